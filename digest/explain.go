@@ -1,0 +1,174 @@
+package digest
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// recordsHeader starts a records file; the digest follows on the same line.
+const recordsHeader = "abbench-digest-records-v1"
+
+// WriteRecords writes d and its per-prompt records in activation order, one
+// "LEN SHA256HEX" line per prompt, after a header line holding the digest.
+func WriteRecords(w io.Writer, d Digest, recs []Record) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s %s\n", recordsHeader, d)
+	for _, r := range recs {
+		bw.WriteString(r.String())
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// ReadRecords reads a file written by WriteRecords, checking that the records
+// reproduce the digest in its header.
+func ReadRecords(r io.Reader, name string) (Digest, []Record, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), 1<<20)
+	if !sc.Scan() {
+		return Digest{}, nil, &LineError{name, 1, "empty file: not a digest records file (write one with abbench digest --records)"}
+	}
+	head, ok := strings.CutPrefix(sc.Text(), recordsHeader+" ")
+	if !ok {
+		return Digest{}, nil, &LineError{name, 1, "not a digest records file: the first line must start with " + recordsHeader}
+	}
+	d, err := Parse(head)
+	if err != nil {
+		return Digest{}, nil, &LineError{name, 1, err.Error()}
+	}
+	b, _ := NewBuilder(d.Algorithm, true)
+	for line := 2; sc.Scan(); line++ {
+		lenText, sumHex, ok := strings.Cut(sc.Text(), " ")
+		n, err1 := strconv.ParseUint(lenText, 10, 64)
+		sum, err2 := hex.DecodeString(sumHex)
+		if !ok || err1 != nil || err2 != nil || len(sum) != 32 {
+			return Digest{}, nil, &LineError{name, line, "want LEN SHA256HEX"}
+		}
+		var rec Record
+		putLen(&rec, int(n))
+		copy(rec[8:], sum)
+		b.AddRecord(rec)
+	}
+	if err := sc.Err(); err != nil {
+		return Digest{}, nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	got, err := b.Sum()
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	if got != d {
+		return Digest{}, nil, fmt.Errorf("%s: the records give %s, not the digest %s in the header: the file was changed", name, got, d)
+	}
+	return d, b.Records(), nil
+}
+
+// Relation is how two record lists relate.
+type Relation string
+
+// The relations Explain distinguishes.
+const (
+	Equal     Relation = "equal"
+	Reordered Relation = "reordered"
+	Different Relation = "different"
+)
+
+// maxPositions caps the positions an Explanation lists.
+const maxPositions = 5
+
+// Explanation says why two digests' records are equal or not.
+type Explanation struct {
+	Relation Relation `json:"relation"`
+	CountA   int      `json:"count_a"`
+	CountB   int      `json:"count_b"`
+	// FirstDivergence is the first position (0-based) where the orders
+	// differ; -1 when equal.
+	FirstDivergence int `json:"first_divergence"`
+	// OnlyA and OnlyB count prompts (with multiplicity) found in one side only.
+	OnlyA int `json:"only_a"`
+	OnlyB int `json:"only_b"`
+	// OnlyAPositions and OnlyBPositions are the first few such positions.
+	OnlyAPositions []int `json:"only_a_positions,omitempty"`
+	OnlyBPositions []int `json:"only_b_positions,omitempty"`
+}
+
+// Explain compares two record lists, each in activation order.
+func Explain(a, b []Record) Explanation {
+	e := Explanation{CountA: len(a), CountB: len(b), FirstDivergence: -1}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		if i >= len(a) || i >= len(b) || a[i] != b[i] {
+			e.FirstDivergence = i
+			break
+		}
+	}
+	if e.FirstDivergence < 0 {
+		e.Relation = Equal
+		return e
+	}
+	// Multiset difference both ways: a prompt is "only in A" when A holds
+	// it more times than B (its surplus occurrences are the last ones).
+	left := make(map[Record]int, len(b))
+	for _, r := range b {
+		left[r]++
+	}
+	for i, r := range a {
+		if left[r] > 0 {
+			left[r]--
+			continue
+		}
+		e.OnlyA++
+		if len(e.OnlyAPositions) < maxPositions {
+			e.OnlyAPositions = append(e.OnlyAPositions, i)
+		}
+	}
+	used := make(map[Record]int, len(a))
+	for _, r := range a {
+		used[r]++
+	}
+	for i, r := range b {
+		if used[r] > 0 {
+			used[r]--
+			continue
+		}
+		e.OnlyB++
+		if len(e.OnlyBPositions) < maxPositions {
+			e.OnlyBPositions = append(e.OnlyBPositions, i)
+		}
+	}
+	if e.OnlyA == 0 && e.OnlyB == 0 {
+		e.Relation = Reordered
+	} else {
+		e.Relation = Different
+	}
+	return e
+}
+
+// String is a sentence a person can act on.
+func (e Explanation) String() string {
+	switch e.Relation {
+	case Equal:
+		return fmt.Sprintf("equal: the same %d prompts in the same order", e.CountA)
+	case Reordered:
+		return fmt.Sprintf("reordered: the same %d prompts in another order; the orders first differ at position %d", e.CountA, e.FirstDivergence)
+	}
+	return fmt.Sprintf("different content: %d of %d prompts only in A (first at positions %s), %d of %d only in B (first at positions %s)",
+		e.OnlyA, e.CountA, positions(e.OnlyAPositions, e.OnlyA), e.OnlyB, e.CountB, positions(e.OnlyBPositions, e.OnlyB))
+}
+
+func positions(p []int, total int) string {
+	if len(p) == 0 {
+		return "none"
+	}
+	s := make([]string, len(p))
+	for i, v := range p {
+		s[i] = strconv.Itoa(v)
+	}
+	out := strings.Join(s, ", ")
+	if total > len(p) {
+		out += ", …"
+	}
+	return out
+}

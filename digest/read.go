@@ -1,0 +1,292 @@
+package digest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// LineError is an error in a prompts file, printed as FILE:LINE: message.
+type LineError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ReadOptions selects how a prompts file is digested.
+type ReadOptions struct {
+	// Algorithm to use; empty picks DefaultFor the file's unit.
+	Algorithm Algorithm
+	// Field names the object field holding the prompt. Empty means
+	// prompt_token_ids, then prompt.
+	Field string
+	// KeepRecords keeps every prompt's record (40 bytes each) for Explain.
+	KeepRecords bool
+	// Workers parsing in parallel; 0 means GOMAXPROCS. The digest does not
+	// depend on it.
+	Workers int
+}
+
+// FileDigest is the digest of a prompts file.
+type FileDigest struct {
+	Digest  Digest
+	Unit    Unit
+	Records []Record // only with ReadOptions.KeepRecords
+}
+
+// ReadFile digests the prompts file at path.
+func ReadFile(path string, opts ReadOptions) (FileDigest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileDigest{}, err
+	}
+	defer f.Close()
+	return Read(f, path, opts)
+}
+
+// chunkSize is a variable so tests can force many chunks.
+var chunkSize = 4 << 20
+
+type chunk struct {
+	seq  int
+	data []byte
+}
+
+type chunkResult struct {
+	seq       int
+	records   []Record
+	lines     int  // newlines in the chunk
+	unit      Unit // unit of the chunk's first prompt
+	unitLine  int  // chunk-relative line of that prompt (1-based)
+	errLine   int  // chunk-relative line of the first error, 0 if none
+	errMsg    string
+	mixedUnit Unit // when the error is a mix of units, the unit found
+}
+
+// Read digests a prompts file read from r; name is used in errors.
+//
+// The file is cut at line boundaries into chunks that the workers parse in
+// parallel; results are put back in file order, so the digest is the same
+// whatever the split.
+func Read(r io.Reader, name string, opts ReadOptions) (FileDigest, error) {
+	if opts.Algorithm != "" {
+		if _, err := ParseAlgorithm(string(opts.Algorithm)); err != nil {
+			return FileDigest{}, err
+		}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan chunk)
+	results := make(chan chunkResult, workers)
+	inflight := make(chan struct{}, 2*workers) // bounds memory: chunks read but not yet folded in
+	stop := make(chan struct{})
+	var readErr error
+	pool := sync.Pool{New: func() any { return make([]byte, 0, chunkSize+64<<10) }}
+
+	go func() {
+		defer close(jobs)
+		readErr = splitChunks(r, &pool, func(c chunk) bool {
+			select {
+			case inflight <- struct{}{}:
+			case <-stop:
+				return false
+			}
+			jobs <- c
+			return true
+		})
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var body []byte
+			for c := range jobs {
+				res := parseChunk(c, opts.Field, &body)
+				pool.Put(c.data[:0])
+				results <- res
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	var (
+		fd       FileDigest
+		b        *Builder
+		firstErr error
+		line     int // lines before the next chunk
+		unitLine int
+		next     int
+		pending  = map[int]chunkResult{}
+	)
+	fold := func(res chunkResult) error {
+		defer func() { line += res.lines }()
+		if res.unit != UnitNone {
+			if fd.Unit == UnitNone {
+				fd.Unit, unitLine = res.unit, line+res.unitLine
+				alg := opts.Algorithm
+				if alg == "" {
+					alg = DefaultFor(fd.Unit)
+				} else if alg.Unit() != fd.Unit {
+					return &LineError{name, unitLine, fmt.Sprintf("%s prompt, but algorithm %s hashes %s", fd.Unit, alg, alg.Unit())}
+				}
+				var err error
+				if b, err = NewBuilder(alg, opts.KeepRecords); err != nil {
+					return err
+				}
+			} else if res.unit != fd.Unit {
+				return mixErr(name, line+res.unitLine, res.unit, fd.Unit, unitLine)
+			}
+		}
+		for _, rec := range res.records {
+			b.AddRecord(rec)
+		}
+		if res.errLine != 0 {
+			if res.mixedUnit != UnitNone {
+				return mixErr(name, line+res.errLine, res.mixedUnit, fd.Unit, unitLine)
+			}
+			return &LineError{name, line + res.errLine, res.errMsg}
+		}
+		return nil
+	}
+	for res := range results {
+		if firstErr != nil {
+			continue // drain
+		}
+		pending[res.seq] = res
+		for {
+			p, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-inflight
+			if err := fold(p); err != nil {
+				firstErr = err
+				close(stop)
+				break
+			}
+		}
+	}
+	if firstErr != nil {
+		return FileDigest{}, firstErr
+	}
+	if readErr != nil {
+		return FileDigest{}, fmt.Errorf("reading %s: %w", name, readErr)
+	}
+	if b == nil {
+		alg := opts.Algorithm
+		if alg == "" {
+			alg = TokensOrdered
+		}
+		b, _ = NewBuilder(alg, opts.KeepRecords)
+	}
+	d, err := b.Sum()
+	if err != nil {
+		return FileDigest{}, err
+	}
+	fd.Digest, fd.Records = d, b.Records()
+	if fd.Records == nil && opts.KeepRecords {
+		fd.Records = []Record{}
+	}
+	return fd, nil
+}
+
+func mixErr(name string, line int, got, want Unit, wantLine int) error {
+	return &LineError{name, line, fmt.Sprintf("%s prompt in a file of %s prompts (line %d): a file must not mix token and text prompts", got, want, wantLine)}
+}
+
+// splitChunks reads r and calls emit with chunks that end at a newline (the
+// last one may not). A line longer than a chunk grows the chunk.
+func splitChunks(r io.Reader, pool *sync.Pool, emit func(chunk) bool) error {
+	var carry []byte
+	seq := 0
+	for {
+		buf := pool.Get().([]byte)[:0]
+		buf = append(buf, carry...)
+		eof := false
+		for !eof {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if errors.Is(err, io.EOF) {
+				eof = true
+			} else if err != nil {
+				return err
+			}
+			if len(buf) >= chunkSize && bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 {
+				break
+			}
+		}
+		cut := len(buf)
+		if !eof {
+			cut = bytes.LastIndexByte(buf, '\n') + 1
+		}
+		carry = append(carry[:0], buf[cut:]...)
+		if cut > 0 || eof {
+			if !emit(chunk{seq: seq, data: buf[:cut]}) {
+				return nil
+			}
+			seq++
+		}
+		if eof {
+			return nil
+		}
+	}
+}
+
+func parseChunk(c chunk, field string, body *[]byte) chunkResult {
+	res := chunkResult{seq: c.seq}
+	data := c.data
+	res.records = make([]Record, 0, 64)
+	for lineNo := 1; len(data) > 0; lineNo++ {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+			res.lines++
+		} else {
+			line, data = data, nil
+		}
+		unit, out, msg := parseLine(line, field, (*body)[:0])
+		*body = out
+		if msg != "" {
+			res.errLine, res.errMsg = lineNo, msg
+			return res
+		}
+		if unit == UnitNone {
+			continue
+		}
+		if res.unit == UnitNone {
+			res.unit, res.unitLine = unit, lineNo
+		} else if unit != res.unit {
+			res.errLine, res.mixedUnit = lineNo, unit
+			return res
+		}
+		var rec Record
+		putLen(&rec, len(out))
+		sum := sha256.Sum256(out)
+		copy(rec[8:], sum[:])
+		res.records = append(res.records, rec)
+	}
+	return res
+}
+
+func putLen(r *Record, n int) {
+	v := uint64(n)
+	for i := 7; i >= 0; i-- {
+		r[i] = byte(v)
+		v >>= 8
+	}
+}
