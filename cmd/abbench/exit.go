@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// Exit statuses, the contract of DESIGN.md; exitStatusHelp documents them.
+const (
+	exitOK        = 0 // success; for run/compare/arm: evidence accepted, whatever the verdict
+	exitError     = 1 // error while working (I/O, a launch failure outside the system under test)
+	exitUsage     = 2 // usage error or invalid input
+	exitCensored  = 3 // censored: evidence missing, invalid or unequal
+	exitUnverfied = 4 // verification failed
+	exitFailOn    = 5 // accepted, but a --fail-on condition was met
+)
+
+const exitStatusHelp = `EXIT STATUS
+  0  success (for run, arm and compare: the evidence was accepted, whatever the verdict)
+  1  error while working (I/O, a launch failure outside the system under test)
+  2  usage error or invalid input (flags, scenario, malformed file)
+  3  censored: evidence missing, invalid or unequal; the output says why
+  4  verification failed: bad signature, untrusted signer, or tampered bundle
+  5  the comparison is accepted but meets a --fail-on condition`
+
+// exitError carries an exit status and an optional hint to the top.
+type statusError struct {
+	code int
+	err  error
+	hint string
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage error (exit 2) with a hint.
+func usageError(err error, hint string) error {
+	return &statusError{code: exitUsage, err: err, hint: hint}
+}
+
+func usagef(hint, format string, args ...any) error {
+	return usageError(fmt.Errorf(format, args...), hint)
+}
+
+// classify maps an error to its exit status, in one place.
+func classify(err error) (int, string) {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.code, se.hint
+	}
+	var (
+		scenarioErrs scenarios.Errors
+		lineErr      *digest.LineError
+		algErr       *digest.UnknownAlgorithmError
+	)
+	switch {
+	case errors.As(err, &scenarioErrs):
+		return exitUsage, "see docs/scenario.md for every key a scenario may hold"
+	case errors.As(err, &lineErr), errors.As(err, &algErr):
+		return exitUsage, ""
+	case strings.HasPrefix(err.Error(), "unknown command"),
+		strings.HasPrefix(err.Error(), "unknown flag"),
+		strings.HasPrefix(err.Error(), "unknown shorthand flag"):
+		return exitUsage, "run 'abbench --help' for the commands and their flags"
+	}
+	return exitError, ""
+}
+
+// report prints err on stderr, one "abbench: " line per line of the message.
+func report(stderr io.Writer, err error, hint string) {
+	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		fmt.Fprintf(stderr, "abbench: %s\n", line)
+	}
+	if hint != "" {
+		fmt.Fprintf(stderr, "abbench: hint: %s\n", hint)
+	}
+}

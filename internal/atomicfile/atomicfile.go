@@ -1,0 +1,77 @@
+// Package atomicfile writes files so that a reader sees either the old
+// content or the whole new content, never a part: the data goes to a
+// temporary file in the same directory, is synced, and is renamed into place.
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile atomically replaces path with data.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// File is a temporary file that becomes path on Commit.
+type File struct {
+	*os.File
+	path string
+	done bool
+}
+
+// Create starts writing path; nothing is visible at path until Commit.
+func Create(path string, perm os.FileMode) (*File, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	return &File{File: tmp, path: path}, nil
+}
+
+// Commit syncs the data and renames it into place.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
+	}
+	f.done = true
+	if err := f.Sync(); err != nil {
+		f.File.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	if err := os.Rename(f.Name(), f.path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort discards the temporary file; path is left as it was. It is safe to
+// call after Commit (it then does nothing), so it can be deferred.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.Name())
+}

@@ -1,0 +1,263 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/abbench/abbench/digest"
+)
+
+// Scenario is one A/B experiment: arms that differ only in declared
+// environment keys, the roles of the system under test, its workload, the
+// evidence to extract and the criteria that evidence must meet.
+//
+// The json tags name the fields of the canonical encoding hashed into the
+// matched digest (see MatchedDigest and docs/scenario.md); they must match the
+// yaml tags.
+type Scenario struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"-"`
+	// Arms maps an arm's name to the environment that defines it. Every arm
+	// declares the same keys; their values are all that may differ.
+	Arms     map[string]Arm `yaml:"arms" json:"arms"`
+	Baseline string         `yaml:"baseline" json:"baseline"`
+	// Env is given to every rank of every role; arm keys may not appear here.
+	Env            map[string]string `yaml:"env" json:"env"`
+	Workload       Workload          `yaml:"workload" json:"workload"`
+	Roles          []Role            `yaml:"roles" json:"roles"`
+	Evidence       Evidence          `yaml:"evidence" json:"evidence"`
+	Acceptance     []Criterion       `yaml:"acceptance" json:"acceptance"`
+	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
+	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
+	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+
+	// Set by Load.
+	File     string   `yaml:"-" json:"-"` // path as given
+	Dir      string   `yaml:"-" json:"-"` // directory that relative paths resolve against
+	ArmOrder []string `yaml:"-" json:"-"` // arm names in file order
+	// PromptsDigest is the content digest of the workload's prompts file.
+	PromptsDigest digest.Digest `yaml:"-" json:"-"`
+}
+
+// Arm is one side of the comparison.
+type Arm struct {
+	Description string            `yaml:"description" json:"-"`
+	Env         map[string]string `yaml:"env" json:"env"`
+}
+
+// Workload is what the client sends.
+type Workload struct {
+	// Prompts is a JSON Lines prompts file, relative to the scenario file.
+	Prompts string `yaml:"prompts" json:"-"`
+	// Field names the object field holding each prompt (default
+	// prompt_token_ids, then prompt).
+	Field string `yaml:"field" json:"field"`
+	// Algorithm is the pinned digest algorithm; default by the file's unit.
+	Algorithm   string `yaml:"algorithm" json:"algorithm"`
+	Requests    int    `yaml:"requests" json:"requests"`
+	Concurrency int    `yaml:"concurrency" json:"concurrency"`
+	Rounds      int    `yaml:"rounds" json:"rounds"`
+}
+
+// Role is one kind of process of the system under test, started Ranks times.
+type Role struct {
+	Name  string `yaml:"name" json:"name"`
+	Ranks int    `yaml:"ranks" json:"ranks"`
+	// Command is the argument list; each argument is a template (see TemplateData).
+	Command []string `yaml:"command" json:"command"`
+	// ArmEnv gives the arm's environment to every rank of this role. Roles
+	// without it never see arm keys.
+	ArmEnv bool              `yaml:"arm_env" json:"arm_env"`
+	Env    map[string]string `yaml:"env" json:"env"`
+	// Log is the rank's log file, a template relative to the run directory.
+	// Default: ROLE-RANK.log.
+	Log   string `yaml:"log" json:"log"`
+	Ready *Probe `yaml:"ready" json:"ready"`
+	// After names roles that must be ready before this one starts.
+	After []string `yaml:"after" json:"after"`
+	// AfterReady starts the role once every role without it is ready.
+	AfterReady bool `yaml:"after_ready" json:"after_ready"`
+	// Client marks the benchmark client: its exit ends the measured phase.
+	Client bool `yaml:"client" json:"client"`
+}
+
+// Probe says when a rank is ready: a line matching Log in its log, or a
+// TCP port (a template) accepting connections.
+type Probe struct {
+	Log  string `yaml:"log" json:"log"`
+	Port string `yaml:"port" json:"port"`
+}
+
+// Rule is a regular expression with named groups applied to a role's logs.
+type Rule struct {
+	Role    string `yaml:"role" json:"role"`
+	Pattern string `yaml:"pattern" json:"pattern"`
+}
+
+// Counter counts matching lines per rank, or, with Value, takes the named
+// group's integer from the last matching line.
+type Counter struct {
+	Role    string `yaml:"role" json:"role"`
+	Pattern string `yaml:"pattern" json:"pattern"`
+	Value   string `yaml:"value" json:"value"`
+}
+
+// ConfigFact is a value at a path inside a generated YAML or JSON
+// configuration file of a role.
+type ConfigFact struct {
+	Name string `yaml:"name" json:"name"`
+	Role string `yaml:"role" json:"role"`
+	// File is a template relative to the run directory.
+	File string `yaml:"file" json:"file"`
+	// Path is dot-separated keys (list indexes as numbers).
+	Path   string `yaml:"path" json:"path"`
+	Equals string `yaml:"equals" json:"equals"`
+}
+
+// Throughput names the benchmark client's record.
+type Throughput struct {
+	File    string `yaml:"file" json:"file"`
+	Format  string `yaml:"format" json:"format"`
+	Pattern string `yaml:"pattern" json:"pattern"`
+}
+
+// The throughput record formats abbench reads.
+var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex"}
+
+// Evidence says what to extract from logs and records.
+type Evidence struct {
+	// Profiling is true when each rank's cumulative log holds a complete
+	// profiling lifecycle before the measured one.
+	Profiling    bool               `yaml:"profiling" json:"profiling"`
+	Mode         *Rule              `yaml:"mode" json:"mode"`
+	LifecycleEnd *Rule              `yaml:"lifecycle_end" json:"lifecycle_end"`
+	Activation   *Rule              `yaml:"activation" json:"activation"`
+	Counters     map[string]Counter `yaml:"counters" json:"counters"`
+	Configs      []ConfigFact       `yaml:"configs" json:"configs"`
+	Throughput   *Throughput        `yaml:"throughput" json:"throughput"`
+	Extra        map[string]Rule    `yaml:"facts" json:"facts"`
+}
+
+// Criterion is one acceptance criterion; exactly one kind is set.
+type Criterion struct {
+	// Requests: "all" requests succeeded.
+	Requests string `yaml:"requests" json:"requests,omitempty"`
+	// Throughput: "valid" record.
+	Throughput string `yaml:"throughput" json:"throughput,omitempty"`
+	// Mode: "all-ranks" ran the arm's mode, before the client and at teardown.
+	Mode string `yaml:"mode" json:"mode,omitempty"`
+	// Digest: "agree": ranks agree on the activation digest and it is pinned.
+	Digest string `yaml:"digest" json:"digest,omitempty"`
+	// Activation: the activation count equals this expression.
+	Activation string `yaml:"activation" json:"activation,omitempty"`
+	// Counter names an evidence counter that must equal Equals on every rank of Role.
+	Counter string `yaml:"counter" json:"counter,omitempty"`
+	// Config names a config fact that must hold.
+	Config string `yaml:"config" json:"config,omitempty"`
+	// CleanShutdown: every rank exited 0 after SIGTERM or on its own.
+	CleanShutdown bool   `yaml:"clean_shutdown" json:"clean_shutdown,omitempty"`
+	Role          string `yaml:"role" json:"role,omitempty"`
+	// Equals is an integer or a product of integers and workload names
+	// (requests, rounds, concurrency), for example requests*rounds.
+	Equals string `yaml:"equals" json:"equals,omitempty"`
+	// Arms limits the criterion to these arms (default every arm).
+	Arms []string `yaml:"arms" json:"arms,omitempty"`
+}
+
+// Kind is the criterion's kind, or "" when none or several are set.
+func (c Criterion) Kind() string {
+	var kinds []string
+	for k, set := range map[string]bool{
+		"requests": c.Requests != "", "throughput": c.Throughput != "", "mode": c.Mode != "",
+		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
+		"config": c.Config != "", "clean_shutdown": c.CleanShutdown,
+	} {
+		if set {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) != 1 {
+		return ""
+	}
+	return kinds[0]
+}
+
+// Deadlines bound every phase of a run.
+type Deadlines struct {
+	Ready     Duration `yaml:"ready" json:"ready"`
+	Client    Duration `yaml:"client" json:"client"`
+	Drain     Duration `yaml:"drain" json:"drain"`
+	Teardown  Duration `yaml:"teardown" json:"teardown"`
+	KillGrace Duration `yaml:"kill_grace" json:"kill_grace"`
+}
+
+// DefaultDeadlines apply to deadlines a scenario leaves out.
+var DefaultDeadlines = Deadlines{
+	Ready:     Duration(2 * time.Minute),
+	Client:    Duration(10 * time.Minute),
+	Drain:     Duration(30 * time.Second),
+	Teardown:  Duration(time.Minute),
+	KillGrace: Duration(10 * time.Second),
+}
+
+// MaxDeadline bounds every deadline: a run never waits longer on one phase.
+const MaxDeadline = 24 * time.Hour
+
+// Duration is a time.Duration written as "90s", "2m", "1h30m".
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: a duration is a string such as 90s or 2m", n.Line)
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (write it like 90s, 2m or 1h30m)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// Launcher holds options for each allocation backend.
+type Launcher struct {
+	Local LocalOptions `yaml:"local" json:"local"`
+	Slurm SlurmOptions `yaml:"slurm" json:"slurm"`
+}
+
+// LocalOptions configure the local backend.
+type LocalOptions struct {
+	// CPUs pins each run to a CPU list such as "0-3" or "0,2".
+	CPUs string `yaml:"cpus" json:"cpus"`
+}
+
+// SlurmOptions configure the Slurm backend.
+type SlurmOptions struct {
+	Partition   string   `yaml:"partition" json:"partition"`
+	Account     string   `yaml:"account" json:"account"`
+	QOS         string   `yaml:"qos" json:"qos"`
+	Time        string   `yaml:"time" json:"time"`
+	Nodes       int      `yaml:"nodes" json:"nodes"`
+	ExtraSbatch []string `yaml:"extra_sbatch" json:"extra_sbatch"`
+	ExtraSrun   []string `yaml:"extra_srun" json:"extra_srun"`
+	Container   string   `yaml:"container_image" json:"container_image"`
+	Mounts      []string `yaml:"container_mounts" json:"container_mounts"`
+}
+
+// TemplateData is what command, log, env and file templates may use, for
+// example {{.Rank}} or {{.Out}}/throughput.json.
+type TemplateData struct {
+	Rank  int    // the rank within its role, from 0
+	Ranks int    // the role's rank count
+	Role  string // the role's name
+	Arm   string // the arm's name
+	Token string // the run's launch token
+	Out   string // the run directory
+	Coord string // the run's coordination directory, named by the token
+	Dir   string // the scenario file's directory
+	Host  string // the host the rank runs on
+}

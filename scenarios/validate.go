@@ -1,0 +1,613 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/abbench/abbench/digest"
+)
+
+// MaxRanks bounds a role's rank count.
+const MaxRanks = 4096
+
+// DefaultNoiseThreshold is the noise threshold in percent when a scenario sets none.
+const DefaultNoiseThreshold = 3.0
+
+var (
+	namePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	envKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+type validator struct {
+	s    *Scenario
+	file string
+	root *yaml.Node
+	errs Errors
+}
+
+// at records a problem at the value of path.
+func (v *validator) at(path []any, format string, args ...any) {
+	v.errs = append(v.errs, &Error{File: v.file, Line: lookup(v.root, path...).Line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// atKey records a problem at the key of path (for a key that should not be there).
+func (v *validator) atKey(path []any, format string, args ...any) {
+	v.errs = append(v.errs, &Error{File: v.file, Line: keyLine(v.root, path...), Msg: fmt.Sprintf(format, args...)})
+}
+
+func p(parts ...any) []any { return parts }
+
+func (v *validator) run() {
+	s := v.s
+	if s.Name == "" {
+		v.at(nil, "missing name: give the experiment a name such as terminal-agreement")
+	} else if !namePattern.MatchString(s.Name) {
+		v.at(p("name"), "name %q: use lower-case letters, digits, '-' and '_' (it names directories)", s.Name)
+	}
+	v.arms()
+	v.env(p("env"), s.Env, true)
+	v.workload()
+	v.roles()
+	v.evidence()
+	v.acceptance()
+	v.deadlines()
+	if s.NoiseThreshold == 0 {
+		s.NoiseThreshold = DefaultNoiseThreshold
+	} else if s.NoiseThreshold < 0 || s.NoiseThreshold > 100 {
+		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
+	}
+	v.launcher()
+}
+
+func (v *validator) arms() {
+	s := v.s
+	if len(s.Arms) < 2 {
+		v.at(p("arms"), "%d arm(s): an A/B needs at least two arms that differ in their env", len(s.Arms))
+	}
+	if len(s.ArmOrder) != len(s.Arms) {
+		s.ArmOrder = slices.Sorted(maps.Keys(s.Arms))
+	}
+	var firstKeys []string
+	first := ""
+	seen := map[string]string{}
+	for _, name := range s.ArmOrder {
+		arm := s.Arms[name]
+		if !namePattern.MatchString(name) {
+			v.atKey(p("arms", name), "arm name %q: use lower-case letters, digits, '-' and '_'", name)
+		}
+		if len(arm.Env) == 0 {
+			v.at(p("arms", name), "arm %q declares no env: arms are defined by the environment keys that differ between them", name)
+			continue
+		}
+		keys := slices.Sorted(maps.Keys(arm.Env))
+		for _, k := range keys {
+			if !envKeyPattern.MatchString(k) {
+				v.atKey(p("arms", name, "env", k), "arm %q: %q is not an environment variable name", name, k)
+			}
+		}
+		if firstKeys == nil {
+			firstKeys, first = keys, name
+		} else if !slices.Equal(keys, firstKeys) {
+			v.at(p("arms", name, "env"), "arm %q declares keys %s but arm %q declares %s: every arm must set the same keys",
+				name, strings.Join(keys, ", "), first, strings.Join(firstKeys, ", "))
+		}
+		sig := envSignature(arm.Env)
+		if other, dup := seen[sig]; dup {
+			v.at(p("arms", name, "env"), "arm %q has the same env as arm %q: the arms would not differ", name, other)
+		}
+		seen[sig] = name
+	}
+	if s.Baseline == "" {
+		v.at(nil, "missing baseline: name the arm the others are compared with")
+	} else if _, ok := s.Arms[s.Baseline]; !ok {
+		v.at(p("baseline"), "baseline %q is not an arm (arms: %s)", s.Baseline, strings.Join(s.ArmOrder, ", "))
+	}
+}
+
+func envSignature(env map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		fmt.Fprintf(&b, "%q=%q;", k, env[k])
+	}
+	return b.String()
+}
+
+// ArmKeys are the environment keys every arm declares, sorted.
+func (s *Scenario) ArmKeys() []string {
+	for _, name := range s.ArmOrder {
+		return slices.Sorted(maps.Keys(s.Arms[name].Env))
+	}
+	return nil
+}
+
+// env checks a constant environment: valid names, no arm key, valid templates.
+func (v *validator) env(path []any, env map[string]string, templates bool) {
+	armKeys := v.s.ArmKeys()
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		kp := append(slices.Clone(path), k)
+		if !envKeyPattern.MatchString(k) {
+			v.atKey(kp, "%q is not an environment variable name", k)
+		}
+		if slices.Contains(armKeys, k) {
+			v.atKey(kp, "%s is an arm key: it may only be set by the arms, or the arms would not be what differs", k)
+		}
+		if templates {
+			v.template(kp, env[k])
+		}
+	}
+}
+
+func (v *validator) workload() {
+	w := &v.s.Workload
+	if w.Prompts == "" {
+		v.at(p("workload"), "workload.prompts is missing: name a JSON Lines prompts file (relative to the scenario)")
+	} else {
+		path := v.s.Path(w.Prompts)
+		var alg digest.Algorithm
+		if w.Algorithm != "" {
+			a, err := digest.ParseAlgorithm(w.Algorithm)
+			if err != nil {
+				v.at(p("workload", "algorithm"), "%v", err)
+			}
+			alg = a
+		}
+		fd, err := digest.ReadFile(path, digest.ReadOptions{Algorithm: alg, Field: w.Field})
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			v.at(p("workload", "prompts"), "prompts file %s does not exist (paths are relative to the scenario file)", path)
+		case err != nil:
+			v.at(p("workload", "prompts"), "prompts file: %v", err)
+		default:
+			v.s.PromptsDigest = fd.Digest
+			if alg == "" && w.Algorithm == "" {
+				w.Algorithm = string(fd.Digest.Algorithm)
+			}
+			if fd.Digest.Count == 0 {
+				v.at(p("workload", "prompts"), "prompts file %s holds no prompts", path)
+			}
+		}
+	}
+	if w.Requests == 0 {
+		w.Requests = int(v.s.PromptsDigest.Count)
+	} else if w.Requests < 0 {
+		v.at(p("workload", "requests"), "requests %d: must be at least 1", w.Requests)
+	} else if n := v.s.PromptsDigest.Count; n > 0 && uint64(w.Requests) > n {
+		v.at(p("workload", "requests"), "requests %d, but the prompts file holds %d prompts", w.Requests, n)
+	}
+	if w.Concurrency == 0 {
+		w.Concurrency = 1
+	} else if w.Concurrency < 0 {
+		v.at(p("workload", "concurrency"), "concurrency %d: must be at least 1", w.Concurrency)
+	}
+	if w.Rounds == 0 {
+		w.Rounds = 1
+	} else if w.Rounds < 0 {
+		v.at(p("workload", "rounds"), "rounds %d: must be at least 1", w.Rounds)
+	}
+}
+
+// Path resolves a path of the scenario relative to its file.
+func (s *Scenario) Path(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(s.Dir, rel)
+}
+
+// Role returns the role named name, or nil.
+func (s *Scenario) Role(name string) *Role {
+	for i := range s.Roles {
+		if s.Roles[i].Name == name {
+			return &s.Roles[i]
+		}
+	}
+	return nil
+}
+
+func (v *validator) roles() {
+	s := v.s
+	if len(s.Roles) == 0 {
+		v.at(p("roles"), "no roles: list the processes of the system under test")
+	}
+	seen := map[string]bool{}
+	clients := 0
+	for i := range s.Roles {
+		r := &s.Roles[i]
+		rp := p("roles", i)
+		switch {
+		case r.Name == "":
+			v.at(rp, "role %d has no name", i+1)
+		case !namePattern.MatchString(r.Name):
+			v.at(append(rp, "name"), "role name %q: use lower-case letters, digits, '-' and '_'", r.Name)
+		case seen[r.Name]:
+			v.at(append(rp, "name"), "duplicate role name %q", r.Name)
+		}
+		seen[r.Name] = true
+		if r.Ranks == 0 {
+			r.Ranks = 1
+		} else if r.Ranks < 0 || r.Ranks > MaxRanks {
+			v.at(append(rp, "ranks"), "role %q: ranks %d: must be between 1 and %d", r.Name, r.Ranks, MaxRanks)
+		}
+		if len(r.Command) == 0 {
+			v.at(rp, "role %q has no command: give the argument list to start one rank", r.Name)
+		}
+		for j, arg := range r.Command {
+			v.template(append(rp, "command", j), arg)
+		}
+		if r.Log == "" {
+			r.Log = r.Name + "-{{.Rank}}.log"
+		} else {
+			v.template(append(rp, "log"), r.Log)
+			if strings.Contains(r.Log, "..") || filepath.IsAbs(r.Log) {
+				v.at(append(rp, "log"), "log %q must stay inside the run directory", r.Log)
+			}
+		}
+		v.env(append(rp, "env"), r.Env, true)
+		if r.Ready != nil {
+			switch {
+			case r.Ready.Log == "" && r.Ready.Port == "":
+				v.at(append(rp, "ready"), "ready probe of role %q: give log (a pattern) or port", r.Name)
+			case r.Ready.Log != "" && r.Ready.Port != "":
+				v.at(append(rp, "ready"), "ready probe of role %q: give log or port, not both", r.Name)
+			case r.Ready.Log != "":
+				v.regexp(append(rp, "ready", "log"), r.Ready.Log)
+			default:
+				v.template(append(rp, "ready", "port"), r.Ready.Port)
+			}
+		}
+		if r.Client {
+			clients++
+			if clients > 1 {
+				v.at(append(rp, "client"), "role %q is a second client: one role's exit ends the measured phase", r.Name)
+			}
+		}
+	}
+	for i, r := range s.Roles {
+		for j, a := range r.After {
+			if a == r.Name {
+				v.at(p("roles", i, "after", j), "role %q cannot start after itself", r.Name)
+			} else if !seen[a] {
+				v.at(p("roles", i, "after", j), "role %q starts after %q, which is not a role", r.Name, a)
+			}
+		}
+	}
+	if cycle := v.afterCycle(); cycle != "" {
+		v.at(p("roles"), "roles wait on each other in a cycle: %s", cycle)
+	}
+}
+
+// afterCycle finds a cycle in the start order, including after_ready edges.
+func (v *validator) afterCycle() string {
+	deps := map[string][]string{}
+	for _, r := range v.s.Roles {
+		deps[r.Name] = append(deps[r.Name], r.After...)
+		if r.AfterReady {
+			for _, o := range v.s.Roles {
+				if !o.AfterReady {
+					deps[r.Name] = append(deps[r.Name], o.Name)
+				}
+			}
+		}
+	}
+	state := map[string]int{}
+	var stack []string
+	var visit func(string) string
+	visit = func(n string) string {
+		switch state[n] {
+		case 1:
+			i := slices.Index(stack, n)
+			return strings.Join(append(stack[i:], n), " -> ")
+		case 2:
+			return ""
+		}
+		state[n] = 1
+		stack = append(stack, n)
+		for _, d := range deps[n] {
+			if _, ok := deps[d]; !ok {
+				continue
+			}
+			if c := visit(d); c != "" {
+				return c
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = 2
+		return ""
+	}
+	for _, r := range v.s.Roles {
+		if c := visit(r.Name); c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+// sampleData executes templates during validation, so unknown fields fail here.
+var sampleData = TemplateData{Rank: 0, Ranks: 1, Role: "r", Arm: "a", Token: "t", Out: "/out", Coord: "/coord", Dir: "/dir", Host: "h"}
+
+// Template parses text as a template over TemplateData.
+func Template(text string) (*template.Template, error) {
+	return template.New("").Option("missingkey=error").Parse(text)
+}
+
+// Expand executes a template text over d.
+func Expand(text string, d TemplateData) (string, error) {
+	t, err := Template(text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (v *validator) template(path []any, text string) {
+	if _, err := Expand(text, sampleData); err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		v.at(path, "template %q: %s (available: .Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host)", text, msg)
+	}
+}
+
+func (v *validator) regexp(path []any, pattern string, groups ...string) *regexp.Regexp {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		v.at(path, "pattern does not compile: %v", err)
+		return nil
+	}
+	names := re.SubexpNames()
+	var missing []string
+	for _, g := range groups {
+		if !slices.Contains(names, g) {
+			missing = append(missing, "(?P<"+g+">...)")
+		}
+	}
+	if len(missing) > 0 {
+		v.at(path, "pattern lacks the named group(s) %s", strings.Join(missing, ", "))
+	}
+	return re
+}
+
+func (v *validator) roleRef(path []any, name string) *Role {
+	if name == "" {
+		v.at(path, "missing role: name the role whose logs this reads")
+		return nil
+	}
+	r := v.s.Role(name)
+	if r == nil {
+		v.at(append(path, "role"), "role %q does not exist (roles: %s)", name, strings.Join(v.roleNames(), ", "))
+	}
+	return r
+}
+
+func (v *validator) roleNames() []string {
+	var names []string
+	for _, r := range v.s.Roles {
+		names = append(names, r.Name)
+	}
+	return names
+}
+
+func (v *validator) evidence() {
+	e := &v.s.Evidence
+	if e.Mode != nil {
+		mp := p("evidence", "mode")
+		r := v.roleRef(mp, e.Mode.Role)
+		if re := v.regexp(append(mp, "pattern"), e.Mode.Pattern, "rank"); re != nil {
+			keys := v.s.ArmKeys()
+			var armGroups int
+			for _, g := range re.SubexpNames()[1:] {
+				if g == "" || g == "rank" {
+					continue
+				}
+				if !slices.Contains(keys, g) {
+					v.at(append(mp, "pattern"), "mode group %q is not an arm key (arm keys: %s)", g, strings.Join(keys, ", "))
+				}
+				armGroups++
+			}
+			if armGroups == 0 {
+				v.at(append(mp, "pattern"), "mode pattern has no group named after an arm key, so it proves nothing about the arm (arm keys: %s)", strings.Join(keys, ", "))
+			}
+		}
+		if r != nil && !r.ArmEnv {
+			v.at(append(mp, "role"), "mode role %q does not take the arm env (arm_env: true): its mode could never match the arm", r.Name)
+		}
+	}
+	if e.LifecycleEnd != nil {
+		v.roleRef(p("evidence", "lifecycle_end"), e.LifecycleEnd.Role)
+		v.regexp(p("evidence", "lifecycle_end", "pattern"), e.LifecycleEnd.Pattern, "rank")
+	} else if e.Profiling {
+		v.at(p("evidence", "profiling"), "profiling: true needs evidence.lifecycle_end to find where the profiling lifecycle ends")
+	}
+	if e.Profiling && e.Mode == nil {
+		v.at(p("evidence", "profiling"), "profiling: true needs evidence.mode to find where the measured lifecycle starts")
+	}
+	if e.Activation != nil {
+		v.roleRef(p("evidence", "activation"), e.Activation.Role)
+		v.regexp(p("evidence", "activation", "pattern"), e.Activation.Pattern, "rank", "count", "digest", "algorithm")
+	}
+	for _, name := range slices.Sorted(maps.Keys(e.Counters)) {
+		c := e.Counters[name]
+		cp := p("evidence", "counters", name)
+		v.roleRef(cp, c.Role)
+		groups := []string{"rank"}
+		if c.Value != "" {
+			groups = append(groups, c.Value)
+		}
+		v.regexp(append(cp, "pattern"), c.Pattern, groups...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(e.Extra)) {
+		v.roleRef(p("evidence", "facts", name), e.Extra[name].Role)
+		v.regexp(p("evidence", "facts", name, "pattern"), e.Extra[name].Pattern)
+	}
+	names := map[string]bool{}
+	for i, c := range e.Configs {
+		cp := p("evidence", "configs", i)
+		if c.Name == "" || names[c.Name] {
+			v.at(cp, "config fact %d needs a unique name", i+1)
+		}
+		names[c.Name] = true
+		v.roleRef(cp, c.Role)
+		if c.File == "" || c.Path == "" {
+			v.at(cp, "config fact %q needs file and path", c.Name)
+		} else {
+			v.template(append(cp, "file"), c.File)
+		}
+	}
+	if t := e.Throughput; t != nil {
+		tp := p("evidence", "throughput")
+		if t.File == "" {
+			v.at(tp, "throughput.file is missing: name the client's record file (relative to the run directory)")
+		} else {
+			v.template(append(tp, "file"), t.File)
+		}
+		if !slices.Contains(ThroughputFormats, t.Format) {
+			v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))
+		}
+		if t.Format == "regex" {
+			v.regexp(append(tp, "pattern"), t.Pattern, "output_throughput")
+		} else if t.Pattern != "" {
+			v.at(append(tp, "pattern"), "throughput.pattern is only for format regex")
+		}
+	}
+}
+
+var workloadNames = []string{"requests", "rounds", "concurrency"}
+
+// EvalExpr evaluates an acceptance expression such as "requests*rounds".
+func (w Workload) EvalExpr(expr string) (int64, error) {
+	var product int64 = 1
+	for _, term := range strings.Split(expr, "*") {
+		term = strings.TrimSpace(term)
+		var n int64
+		switch term {
+		case "requests":
+			n = int64(w.Requests)
+		case "rounds":
+			n = int64(w.Rounds)
+		case "concurrency":
+			n = int64(w.Concurrency)
+		default:
+			var err error
+			if n, err = strconv.ParseInt(term, 10, 64); err != nil || n < 0 {
+				return 0, fmt.Errorf("%q is neither a non-negative integer nor one of %s", term, strings.Join(workloadNames, ", "))
+			}
+		}
+		product *= n
+	}
+	return product, nil
+}
+
+func (v *validator) acceptance() {
+	s := v.s
+	for i, c := range s.Acceptance {
+		cp := p("acceptance", i)
+		kind := c.Kind()
+		if kind == "" {
+			v.at(cp, "criterion %d: set exactly one of requests, throughput, mode, digest, activation, counter, config, clean_shutdown", i+1)
+			continue
+		}
+		for j, a := range c.Arms {
+			if _, ok := s.Arms[a]; !ok {
+				v.at(append(cp, "arms", j), "criterion %d names arm %q, which does not exist (arms: %s)", i+1, a, strings.Join(s.ArmOrder, ", "))
+			}
+		}
+		want := func(field, value string, allowed ...string) {
+			if !slices.Contains(allowed, value) {
+				v.at(append(cp, field), "%s: %q is not allowed (allowed: %s)", field, value, strings.Join(allowed, ", "))
+			}
+		}
+		switch kind {
+		case "requests":
+			want("requests", c.Requests, "all")
+		case "throughput":
+			want("throughput", c.Throughput, "valid")
+			if s.Evidence.Throughput == nil {
+				v.at(cp, "criterion %d needs evidence.throughput", i+1)
+			}
+		case "mode":
+			want("mode", c.Mode, "all-ranks")
+			if s.Evidence.Mode == nil {
+				v.at(cp, "criterion %d needs evidence.mode", i+1)
+			}
+		case "digest":
+			want("digest", c.Digest, "agree")
+			if s.Evidence.Activation == nil {
+				v.at(cp, "criterion %d needs evidence.activation", i+1)
+			}
+		case "activation":
+			if _, err := s.Workload.EvalExpr(c.Activation); err != nil {
+				v.at(append(cp, "activation"), "activation: %v", err)
+			}
+			if s.Evidence.Activation == nil {
+				v.at(cp, "criterion %d needs evidence.activation", i+1)
+			}
+		case "counter":
+			if _, ok := s.Evidence.Counters[c.Counter]; !ok {
+				v.at(append(cp, "counter"), "counter %q is not defined under evidence.counters", c.Counter)
+			}
+			if c.Equals == "" {
+				v.at(cp, "counter criterion %d needs equals (an integer or an expression such as requests)", i+1)
+			} else if _, err := s.Workload.EvalExpr(c.Equals); err != nil {
+				v.at(append(cp, "equals"), "equals: %v", err)
+			}
+			if c.Role != "" && s.Role(c.Role) == nil {
+				v.at(append(cp, "role"), "role %q does not exist", c.Role)
+			}
+		case "config":
+			found := slices.ContainsFunc(s.Evidence.Configs, func(f ConfigFact) bool { return f.Name == c.Config })
+			if !found {
+				v.at(append(cp, "config"), "config fact %q is not defined under evidence.configs", c.Config)
+			}
+		}
+	}
+}
+
+func (v *validator) deadlines() {
+	d := &v.s.Deadlines
+	fields := []struct {
+		name string
+		val  *Duration
+		def  Duration
+	}{
+		{"ready", &d.Ready, DefaultDeadlines.Ready},
+		{"client", &d.Client, DefaultDeadlines.Client},
+		{"drain", &d.Drain, DefaultDeadlines.Drain},
+		{"teardown", &d.Teardown, DefaultDeadlines.Teardown},
+		{"kill_grace", &d.KillGrace, DefaultDeadlines.KillGrace},
+	}
+	for _, f := range fields {
+		if child(child(v.root, "deadlines"), f.name) == nil {
+			*f.val = f.def
+			continue
+		}
+		if *f.val <= 0 || time.Duration(*f.val) > MaxDeadline {
+			v.at(p("deadlines", f.name), "deadline %s %s: must be above 0 and at most %s", f.name, f.val, MaxDeadline)
+		}
+	}
+}
+
+func (v *validator) launcher() {
+	l := v.s.Launcher
+	if l.Local.CPUs != "" && !regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`).MatchString(l.Local.CPUs) {
+		v.at(p("launcher", "local", "cpus"), "cpus %q: a CPU list such as 0-3 or 0,2", l.Local.CPUs)
+	}
+	if l.Slurm.Nodes < 0 {
+		v.at(p("launcher", "slurm", "nodes"), "nodes %d: must be at least 1", l.Slurm.Nodes)
+	}
+}
