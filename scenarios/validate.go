@@ -73,7 +73,7 @@ func (v *validator) run() {
 func (v *validator) arms() {
 	s := v.s
 	if len(s.Arms) < 2 {
-		v.at(p("arms"), "%d arm(s): an A/B needs at least two arms that differ in their env", len(s.Arms))
+		v.atKey(p("arms"), "%d arm(s): an A/B needs at least two arms that differ in their env", len(s.Arms))
 	}
 	if len(s.ArmOrder) != len(s.Arms) {
 		s.ArmOrder = slices.Sorted(maps.Keys(s.Arms))
@@ -283,7 +283,7 @@ func (v *validator) roles() {
 		}
 	}
 	if cycle := v.afterCycle(); cycle != "" {
-		v.at(p("roles"), "roles wait on each other in a cycle: %s", cycle)
+		v.atKey(p("roles"), "roles wait on each other in a cycle: %s", cycle)
 	}
 }
 
@@ -314,8 +314,8 @@ func (v *validator) afterCycle() string {
 		state[n] = 1
 		stack = append(stack, n)
 		for _, d := range deps[n] {
-			if _, ok := deps[d]; !ok {
-				continue
+			if _, ok := deps[d]; !ok || d == n {
+				continue // unknown roles and self-waits are reported on their own
 			}
 			if c := visit(d); c != "" {
 				return c

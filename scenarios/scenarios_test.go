@@ -1,0 +1,226 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const base = `name: t
+arms:
+  fast: {env: {MODE: "1", PEER: "1"}}
+  slow: {env: {MODE: "0", PEER: "1"}}
+baseline: slow
+workload: {prompts: prompts.jsonl, requests: 2, concurrency: 2}
+roles:
+  - {name: server, ranks: 2, arm_env: true, command: [srv, --rank, "{{.Rank}}"]}
+  - {name: client, client: true, after_ready: true, command: [cli, --out, "{{.Out}}/t.json"]}
+evidence:
+  mode: {role: server, pattern: 'mode rank=(?P<rank>\d+) mode=(?P<MODE>\d)'}
+  throughput: {file: t.json, format: vllm}
+acceptance:
+  - {requests: all}
+`
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func load(t *testing.T, yaml string) (*Scenario, error) {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, "prompts.jsonl", "[1,2]\n[3]\n")
+	return Load(write(t, dir, "s.yaml", yaml))
+}
+
+func TestLoadAppliesDefaults(t *testing.T) {
+	s, err := load(t, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.ArmOrder, ","); got != "fast,slow" {
+		t.Errorf("arm order %s, want file order fast,slow", got)
+	}
+	if s.Deadlines.Ready != DefaultDeadlines.Ready || s.Deadlines.KillGrace != DefaultDeadlines.KillGrace {
+		t.Errorf("deadlines not defaulted: %+v", s.Deadlines)
+	}
+	if s.Roles[1].Ranks != 1 || s.Roles[1].Log != "client-{{.Rank}}.log" {
+		t.Errorf("role defaults: %+v", s.Roles[1])
+	}
+	if s.Workload.Rounds != 1 || s.Workload.Algorithm != "sha256-length-prefixed-prompt-sha256-v1" || s.PromptsDigest.Count != 2 {
+		t.Errorf("workload defaults: %+v %v", s.Workload, s.PromptsDigest)
+	}
+	if s.NoiseThreshold != DefaultNoiseThreshold {
+		t.Errorf("noise threshold %v", s.NoiseThreshold)
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	cases := []struct {
+		name, from, to string
+		line           int
+		want           string
+	}{
+		{"unknown key", "baseline: slow", "baseline: slow\nbasline: x", 6, `unknown key "basline"`},
+		{"duplicate key", "baseline: slow", "baseline: slow\nbaseline: fast", 6, "duplicate key"},
+		{"no baseline", "baseline: slow\n", "", 1, "missing baseline"},
+		{"arm name", "  fast: {", "  Fast!: {", 3, `arm name "Fast!"`},
+		{"env key", `MODE: "1", PEER: "1"`, `MODE: "1", PEER: "1", "1BAD": x`, 4, "declares keys"},
+		{"arm key in role env", "command: [srv,", "env: {PEER: x}, command: [srv,", 8, "PEER is an arm key"},
+		{"after unknown", "after_ready: true,", "after: [db],", 9, `starts after "db", which is not a role`},
+		{"cycle", "arm_env: true, command: [srv", "arm_env: true, after: [client], command: [srv", 7, "server -> client -> server"},
+		{"two clients", "ranks: 2, arm_env: true,", "ranks: 2, client: true, arm_env: true,", 9, "second client"},
+		{"mode group not an arm key", "mode=(?P<MODE>", "mode=(?P<OTHER>", 11, `mode group "OTHER" is not an arm key`},
+		{"mode role without arm env", "arm_env: true,", "", 11, "does not take the arm env"},
+		{"throughput format", "format: vllm", "format: csv", 12, `throughput format "csv" is not known`},
+		{"requests over prompts", "requests: 2,", "requests: 3,", 6, "requests 3, but the prompts file holds 2"},
+		{"unknown algorithm", "requests: 2,", "algorithm: md5, requests: 2,", 6, `unknown digest algorithm "md5"`},
+		{"algorithm unit", "requests: 2,", "algorithm: sha256-length-prefixed-text-sha256-v1, requests: 2,", 6, "hashes text"},
+		{"noise", "  - {requests: all}", "  - {requests: all}\nnoise_threshold: -1", 15, "noise_threshold -1"},
+		{"deadline too long", "  - {requests: all}", "  - {requests: all}\ndeadlines: {client: 48h}", 15, "at most 24h0m0s"},
+		{"expression", "  - {requests: all}", "  - {activation: requests*users}", 14, `"users" is neither`},
+		{"ready both", "arm_env: true,", "arm_env: true, ready: {log: x, port: \"1\"},", 8, "not both"},
+		{"cpus", "  - {requests: all}", "  - {requests: all}\nlauncher: {local: {cpus: 'all'}}", 15, `cpus "all"`},
+		{"not a mapping", base, "- a\n- b\n", 1, "a scenario is a mapping"},
+		{"two documents", base, base + "---\nname: u\n", 0, "more than one YAML document"},
+		{"empty", base, "", 1, "empty scenario"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(base, c.from) {
+				t.Fatalf("test edits %q, which the base lacks", c.from)
+			}
+			_, err := load(t, strings.Replace(base, c.from, c.to, 1))
+			var es Errors
+			if !errors.As(err, &es) {
+				t.Fatalf("got %v, want Errors", err)
+			}
+			for _, e := range es {
+				if strings.Contains(e.Msg, c.want) {
+					if e.Line != c.line {
+						t.Fatalf("%q at line %d, want line %d", e.Msg, e.Line, c.line)
+					}
+					return
+				}
+			}
+			t.Fatalf("no error contains %q: %v", c.want, err)
+		})
+	}
+}
+
+func matched(t *testing.T, yaml string) string {
+	t.Helper()
+	s, err := load(t, yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.MatchedDigest()
+}
+
+func TestMatchedDigest(t *testing.T) {
+	want := matched(t, base)
+	same := map[string]string{
+		"arm values":          strings.Replace(base, `MODE: "0"`, `MODE: "a,b c=d"`, 1),
+		"explicit defaults":   strings.Replace(base, "{name: client,", "{name: client, ranks: 1,", 1),
+		"description":         "description: prose\n" + base,
+		"formatting":          strings.ReplaceAll(base, ", ", ",  "),
+		"default deadline":    base + "deadlines: {ready: 2m}\n",
+		"env key order":       strings.Replace(base, `{MODE: "1", PEER: "1"}`, `{PEER: "1", MODE: "1"}`, 1),
+		"prompts file moved?": base, // same content: see TestMatchedDigestFollowsPromptContent
+	}
+	for name, y := range same {
+		if got := matched(t, y); got != want {
+			t.Errorf("%s changed the matched digest", name)
+		}
+	}
+	differ := map[string]string{
+		"command":      strings.Replace(base, "[srv, --rank", "[srv2, --rank", 1),
+		"rank count":   strings.Replace(base, "ranks: 2", "ranks: 3", 1),
+		"concurrency":  strings.Replace(base, "concurrency: 2", "concurrency: 1", 1),
+		"arm key":      strings.ReplaceAll(base, "PEER", "PEERS"),
+		"arm name":     strings.ReplaceAll(base, "fast", "quick"),
+		"deadline":     base + "deadlines: {ready: 3m}\n",
+		"criterion":    base + "  - {throughput: valid}\n",
+		"constant env": strings.Replace(base, "baseline: slow", "baseline: slow\nenv: {X: y}", 1),
+	}
+	for name, y := range differ {
+		if got := matched(t, y); got == want {
+			t.Errorf("%s did not change the matched digest", name)
+		}
+	}
+}
+
+func TestMatchedDigestFollowsPromptContent(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "prompts.jsonl", "[1,2]\n[3]\n")
+	write(t, dir, "other.jsonl", "[1,2]\n[3]\n")
+	a, _ := Load(write(t, dir, "a.yaml", base))
+	b, _ := Load(write(t, dir, "b.yaml", strings.Replace(base, "prompts.jsonl", "other.jsonl", 1)))
+	if a.MatchedDigest() != b.MatchedDigest() {
+		t.Error("same prompt content under another name changed the matched digest")
+	}
+	write(t, dir, "other.jsonl", "[1,2]\n[4]\n")
+	c, _ := Load(write(t, dir, "c.yaml", strings.Replace(base, "prompts.jsonl", "other.jsonl", 1)))
+	if a.MatchedDigest() == c.MatchedDigest() {
+		t.Error("other prompt content kept the matched digest")
+	}
+}
+
+func TestCommittedScenariosLoad(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no committed scenarios")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestAliasBombRefusedQuickly(t *testing.T) {
+	bomb := `a: &a ["x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+name: *h
+`
+	done := make(chan error, 1)
+	go func() { _, err := Parse([]byte(bomb), "bomb.yaml"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("alias bomb accepted")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("alias bomb not refused within 5s")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(base))
+	f.Add([]byte("arms: &a {x: *a}"))
+	f.Add([]byte("roles: [{name: a, after: [a]}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data, "fuzz.yaml")
+		if err == nil && s.MatchedDigest() == "" {
+			t.Fatal("valid scenario without matched digest")
+		}
+		var es Errors
+		if err != nil && !errors.As(err, &es) {
+			t.Fatalf("Parse returned %T, want Errors: %v", err, err)
+		}
+	})
+}
