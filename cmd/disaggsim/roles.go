@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// logger writes key=value lines, each stamped, to the process's output
+// (abbench appends it to the rank's log).
+type logger struct {
+	mu sync.Mutex
+	w  *os.File
+}
+
+func (l *logger) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05.000000Z"), fmt.Sprintf(format, args...))
+}
+
+func waitTerm() {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	<-term
+}
+
+// runGen is a GEN rank: it receives KV transfers from CTX rank 0 and
+// generates output tokens at the configured rate.
+func runGen(rank int, coord string, cfg config, log *logger) error {
+	n, err := newNode(coord, fmt.Sprintf("gen-%d", rank), cfg)
+	if err != nil {
+		return err
+	}
+	log.printf("ready rank=%d addr=%s", rank, n.ln.Addr())
+	var served, failed int
+	var mu sync.Mutex
+	go func() {
+		for in := range n.inbox {
+			if in.m.Type != "kv" {
+				continue
+			}
+			m := in.m
+			go func() {
+				transfer := time.Since(time.Unix(0, m.SentAt))
+				front, err := n.dial("frontend-0")
+				if err != nil {
+					log.printf("error rank=%d %v", rank, err)
+					return
+				}
+				if transfer > cfg.kvTimeout {
+					mu.Lock()
+					failed++
+					mu.Unlock()
+					log.printf("kv_transfer_timeout rank=%d id=%d transfer=%s timeout=%s", rank, m.ID, transfer, cfg.kvTimeout)
+					n.send(front, msg{Type: "done", ID: m.ID, Err: "kv transfer timeout"})
+					return
+				}
+				gen := time.Duration(float64(m.Output) / cfg.genRate * float64(time.Second))
+				time.Sleep(gen)
+				mu.Lock()
+				served++
+				mu.Unlock()
+				n.send(front, msg{Type: "done", ID: m.ID, OK: true, Output: m.Output, SentAt: int64(gen)})
+			}()
+		}
+	}()
+	waitTerm()
+	mu.Lock()
+	log.printf("shutdown_summary rank=%d role=gen served=%d failed=%d", rank, served, failed)
+	mu.Unlock()
+	return nil
+}
+
+// runFrontend routes the client's requests to every CTX rank and GEN's
+// completions back to the client.
+func runFrontend(coord string, ctxRanks int, cfg config, log *logger) error {
+	n, err := newNode(coord, "frontend-0", cfg)
+	if err != nil {
+		return err
+	}
+	ctx := make([]*peer, ctxRanks)
+	for i := range ctx {
+		if ctx[i], err = n.dial(fmt.Sprintf("ctx-%d", i)); err != nil {
+			return err
+		}
+	}
+	log.printf("ready addr=%s ctx_ranks=%d", n.ln.Addr(), ctxRanks)
+	var client *peer
+	routed, completed := 0, 0
+	go func() {
+		for in := range n.inbox {
+			switch in.m.Type {
+			case "request":
+				client = in.reply
+				routed++
+				for _, p := range ctx {
+					n.send(p, msg{Type: "enqueue", ID: in.m.ID, Prompt: in.m.Prompt, Output: in.m.Output, Total: in.m.Total})
+				}
+			case "done":
+				completed++
+				if client != nil {
+					// Straight back: the client is on this host, not across the fabric.
+					client.queue <- queued{time.Now(), in.m}
+				}
+			}
+		}
+	}()
+	waitTerm()
+	log.printf("shutdown_summary role=frontend routed=%d completed=%d", routed, completed)
+	return nil
+}
