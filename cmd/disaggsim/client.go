@@ -198,7 +198,7 @@ func record(rs []result, total, concurrency int, d time.Duration, withValidity b
 		"total_input_tokens": in, "total_output_tokens": out,
 		"request_throughput": float64(completed) / secs, "output_throughput": float64(out) / secs,
 		"total_token_throughput": float64(in+out) / secs,
-		"input_lens": inLens, "output_lens": outLens, "errors": errs,
+		"input_lens":             inLens, "output_lens": outLens, "errors": errs,
 	}
 	stats("ttft", ttft, rec)
 	stats("tpot", tpot, rec)
