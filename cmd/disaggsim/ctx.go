@@ -125,6 +125,9 @@ type ctxRank struct {
 	// activationIndex is each request's position in the activation order.
 	activationIndex map[int]int
 	kvSent          int
+	// voteWaits counts rounds whose next round waited on the terminal vote
+	// round trip: the cost blocking mode puts on the critical path.
+	voteWaits int
 
 	followers  map[int]*peer // rank 0: links to followers
 	readyCh    chan msg
@@ -192,7 +195,7 @@ func (c *ctxRank) shutdown() {
 	defer c.mu.Unlock()
 	d, _ := c.act.Sum()
 	c.log.printf("activation_sequence rank=%d count=%d digest=%s algorithm=%s", c.rank, d.Count, d.Hex, d.Algorithm)
-	c.log.printf("shutdown_summary rank=%d phase=runtime ready_rounds=%d terminal_votes=%d terminal_commits=%d", c.rank, c.readyRounds, c.votes, c.commits)
+	c.log.printf("shutdown_summary rank=%d phase=runtime ready_rounds=%d terminal_votes=%d terminal_commits=%d vote_waits=%d", c.rank, c.readyRounds, c.votes, c.commits, c.voteWaits)
 }
 
 // dispatch routes every inbound message.
@@ -334,6 +337,9 @@ func (c *ctxRank) lead() error {
 		c.mu.Unlock()
 		if c.terminal == 0 {
 			c.waitCommitted(round, ids)
+			c.mu.Lock()
+			c.voteWaits++
+			c.mu.Unlock()
 		}
 		for i, id := range ids {
 			c.sendKV(gens[id%len(gens)], id, reqs[i])

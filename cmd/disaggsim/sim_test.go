@@ -67,7 +67,7 @@ type system struct {
 	record    map[string]any
 }
 
-func (s *system) log(t *testing.T, name string) string {
+func (s *system) log(t testing.TB, name string) string {
 	b, err := os.ReadFile(filepath.Join(s.dir, name))
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func (s *system) activations(t *testing.T) []string {
 // runSystem starts 2 GEN ranks, 4 CTX ranks, the frontend and the client on
 // 256 prompts with concurrency 32, as scenarios/quickstart.yaml does, then
 // stops every process: SIGTERM, then SIGKILL after a grace.
-func runSystem(t *testing.T, clientTimeout time.Duration, env ...string) *system {
+func runSystem(t testing.TB, clientTimeout time.Duration, env ...string) *system {
 	t.Helper()
 	s := &system{dir: t.TempDir()}
 	coord := filepath.Join(s.dir, "coord")
@@ -192,6 +192,14 @@ func TestBothModesCompleteEveryRequest(t *testing.T) {
 			}
 			allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
 			allEqual(t, "activation digest", s.activations(t), promptsDigest)
+			// Blocking mode puts the vote round trip on the critical path of
+			// every round; asynchronous mode never waits for it. (The time
+			// this costs is measured by BenchmarkTerminalModes.)
+			waits := s.summaries(t, "vote_waits")[0]
+			rounds := s.summaries(t, "ready_rounds")[0]
+			if mode == "0" && (waits != rounds || waits == "0") || mode == "1" && waits != "0" {
+				t.Errorf("terminal=%s: rank 0 waited on votes in %s of %s rounds", mode, waits, rounds)
+			}
 			for r, code := range s.ctxExit {
 				if code != 0 {
 					t.Errorf("ctx rank %d exited %d after SIGTERM", r, code)
