@@ -1,0 +1,706 @@
+package arms
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// Options configure one arm run.
+type Options struct {
+	// Out is the output directory; the run's files go to Out/TOKEN.
+	Out string
+	// Token is the launch token; empty means NewToken().
+	Token string
+	// Self is the abbench executable whose rank-exec verb wraps each rank;
+	// empty means this process's executable.
+	Self string
+	// Inherited is the environment ranks may inherit from (BaseKeys only);
+	// nil means os.Environ().
+	Inherited []string
+	// Progress, when set, hears every phase change.
+	Progress func(Event)
+}
+
+// Event is a phase change of a run.
+type Event struct {
+	Arm, Token, Phase, Detail string
+	Elapsed                   time.Duration
+}
+
+// The states a run ends in.
+const (
+	StateRunning     = "running"
+	StateSucceeded   = "succeeded"
+	StateFailed      = "failed"
+	StateInterrupted = "interrupted"
+)
+
+// Status is how a run went; it is written to Out/TOKEN/status.json at every
+// phase change, so a run killed at any point still says how far it got.
+type Status struct {
+	Scenario      string          `json:"scenario"`
+	MatchedDigest string          `json:"matched_digest"`
+	Arm           string          `json:"arm"`
+	Token         string          `json:"token"`
+	Dir           string          `json:"dir"`
+	State         string          `json:"state"`
+	Phase         string          `json:"phase"`
+	Reasons       []reason.Reason `json:"reasons"`
+	Started       time.Time       `json:"started"`
+	Ended         time.Time       `json:"ended,omitzero"`
+	Phases        []PhaseTime     `json:"phases"`
+	Ranks         []RankStatus    `json:"ranks"`
+	Inherited     []string        `json:"inherited_env"`
+	Swept         int             `json:"swept_processes"`
+}
+
+// PhaseTime is when a phase began.
+type PhaseTime struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+}
+
+// RankStatus is one rank's process and log.
+type RankStatus struct {
+	Role     string `json:"role"`
+	Rank     int    `json:"rank"`
+	PID      int    `json:"pid"`
+	Log      string `json:"log"`
+	Offset   int64  `json:"log_offset"`
+	Inode    uint64 `json:"log_inode"`
+	ExitCode int    `json:"exit_code"`
+	Killed   bool   `json:"killed"`
+	Exited   bool   `json:"exited"`
+}
+
+// Offsets are the log byte offsets recorded before the measured phase.
+type Offset struct {
+	File   string `json:"file"`
+	Offset int64  `json:"offset"`
+	Inode  uint64 `json:"inode"`
+}
+
+type controller struct {
+	s      *scenarios.Scenario
+	arm    string
+	opts   Options
+	status *Status
+	dir    string
+	coord  string
+	start  time.Time
+	procs  []*rankProc
+	exited chan *rankProc
+	ready  map[string]bool // role -> all ranks ready
+	self   string
+}
+
+// errAbort stops the run's phases; the reasons are in the status.
+var errAbort = errors.New("run aborted")
+
+// Run runs arm of scenario s in this allocation and returns its status. The
+// error is non-nil only when the run could not be set up at all; failures of
+// the system under test are reasons in the status.
+func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*Status, error) {
+	if _, ok := s.Arms[arm]; !ok {
+		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
+	}
+	if opts.Token == "" {
+		opts.Token = NewToken()
+	}
+	if opts.Inherited == nil {
+		opts.Inherited = os.Environ()
+	}
+	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self}
+	if c.self == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		c.self = exe
+	}
+	c.dir = filepath.Join(opts.Out, opts.Token)
+	c.coord = filepath.Join(c.dir, "coord")
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(c.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
+	}
+	for _, sub := range []string{"ranks", "barriers"} {
+		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// LATEST names the newest attempt from its start, so progress can be read.
+	if err := atomicfile.WriteFile(filepath.Join(opts.Out, "LATEST"), []byte(opts.Token+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	c.start = time.Now()
+	c.status = &Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
+		State: StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
+	c.run(ctx)
+	return c.status, nil
+}
+
+func (c *controller) run(ctx context.Context) {
+	defer c.finish()
+	err := c.phases(ctx)
+	switch {
+	case err == nil:
+		c.status.State = StateSucceeded
+	case ctx.Err() != nil:
+		c.status.State = StateInterrupted
+		c.fail(reason.New(reason.Interrupted, "abbench was interrupted during phase %s", c.status.Phase))
+	default:
+		c.status.State = StateFailed
+	}
+	if c.status.State == StateSucceeded && len(c.status.Reasons) > 0 {
+		c.status.State = StateFailed
+	}
+}
+
+func (c *controller) fail(r reason.Reason) {
+	r.Arm = c.arm
+	c.status.Reasons = append(c.status.Reasons, r)
+}
+
+func (c *controller) phase(name, detail string) {
+	c.status.Phase = name
+	c.status.Phases = append(c.status.Phases, PhaseTime{name, time.Now().UTC()})
+	c.writeStatus()
+	if c.opts.Progress != nil {
+		c.opts.Progress(Event{Arm: c.arm, Token: c.opts.Token, Phase: name, Detail: detail, Elapsed: time.Since(c.start)})
+	}
+}
+
+func (c *controller) writeStatus() {
+	c.status.Ranks = c.status.Ranks[:0]
+	for _, p := range c.procs {
+		rs := RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}
+		if p.cmd != nil && p.cmd.Process != nil {
+			rs.PID = p.cmd.Process.Pid
+		}
+		rs.ExitCode = -1
+		if rs.Exited {
+			rs.ExitCode = p.exitCode()
+		}
+		if rel, err := filepath.Rel(c.dir, p.log); err == nil {
+			rs.Log = rel
+		}
+		c.status.Ranks = append(c.status.Ranks, rs)
+	}
+	data, _ := json.MarshalIndent(c.status, "", "  ")
+	atomicfile.WriteFile(filepath.Join(c.dir, "status.json"), append(data, '\n'), 0o644)
+}
+
+// finish tears everything down, whatever happened, and writes the status.
+func (c *controller) finish() {
+	s := c.s
+	if c.status.Phase != "teardown" {
+		c.phase("teardown", "stopping every rank")
+		if c.status.State != StateSucceeded {
+			c.abortFile()
+		}
+		stopAll(c.procs, time.Duration(s.Deadlines.KillGrace), time.Duration(s.Deadlines.Teardown))
+	}
+	c.status.Swept = sweep(c.opts.Token)
+	if left := Survivors(c.opts.Token); len(left) > 0 {
+		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL", left))
+		c.status.State = StateFailed
+	}
+	c.status.Ended = time.Now().UTC()
+	c.phase("done", c.status.State)
+}
+
+func (c *controller) abortFile() {
+	data, _ := json.Marshal(c.status.Reasons)
+	atomicfile.WriteFile(filepath.Join(c.coord, "abort"), data, 0o644)
+}
+
+func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
+	host, _ := os.Hostname()
+	return scenarios.TemplateData{Rank: rank, Ranks: role.Ranks, Role: role.Name, Arm: c.arm, Token: c.opts.Token,
+		Out: c.dir, Coord: c.coord, Dir: absDir(c.s.Dir), Host: host}
+}
+
+func absDir(d string) string {
+	if a, err := filepath.Abs(d); err == nil {
+		return a
+	}
+	return d
+}
+
+// startOrder lists roles in start waves: a role starts once the roles it
+// waits on are ready. Clients come last.
+func (c *controller) deps(r *scenarios.Role) []string {
+	deps := slices.Clone(r.After)
+	if r.AfterReady {
+		for _, o := range c.s.Roles {
+			if !o.AfterReady && o.Name != r.Name {
+				deps = append(deps, o.Name)
+			}
+		}
+	}
+	return deps
+}
+
+func (c *controller) phases(ctx context.Context) error {
+	s := c.s
+	c.phase("start", "starting roles")
+	var inherited []string
+	var clients []*scenarios.Role
+	readyCtx, cancel := context.WithTimeout(ctx, time.Duration(s.Deadlines.Ready))
+	defer cancel()
+	started := map[string]bool{}
+	for len(started)+len(clients) < len(s.Roles) {
+		progressed := false
+		for i := range s.Roles {
+			r := &s.Roles[i]
+			if started[r.Name] || slices.Contains(clients, r) {
+				continue
+			}
+			if !c.allReady(c.deps(r)) {
+				continue
+			}
+			if r.Client {
+				clients = append(clients, r)
+				progressed = true
+				continue
+			}
+			kept, err := c.startRole(r)
+			if err != nil {
+				return err
+			}
+			inherited = kept
+			started[r.Name] = true
+			progressed = true
+		}
+		if !progressed {
+			if err := c.waitReadyOnce(readyCtx, started); err != nil {
+				return err
+			}
+		}
+	}
+	c.status.Inherited = inherited
+	for name := range started {
+		if err := c.waitRoleReady(readyCtx, s.Role(name)); err != nil {
+			return err
+		}
+	}
+	c.phase("check", "checking registrations and modes before any client traffic")
+	if err := c.checkArm("before the client"); err != nil {
+		return err
+	}
+	if err := c.writeOffsets(); err != nil {
+		return err
+	}
+	if len(clients) > 0 {
+		if err := c.runClients(ctx, clients); err != nil {
+			return err
+		}
+		c.phase("drain", "waiting for logs to settle")
+		c.drain(ctx)
+	} else {
+		if err := c.waitAllExit(ctx); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.phase("teardown", "checking modes, then stopping every rank")
+	tdCtx, cancel2 := context.WithTimeout(ctx, time.Duration(s.Deadlines.Teardown))
+	defer cancel2()
+	if err := c.checkModes("at teardown"); err != nil {
+		c.fail(reasonOf(err))
+	}
+	c.status.Reasons = append(c.status.Reasons, c.checkRegistrations("by the client", true)...)
+	b := NewBarrier(c.coord, "teardown", "controller-0")
+	b.Arrive("controller-0")
+	if err := b.Wait(tdCtx); err != nil {
+		c.fail(reason.New(reason.DeadlineExceeded, "%v", err))
+	}
+	stopAll(c.procs, time.Duration(s.Deadlines.KillGrace), time.Duration(s.Deadlines.Teardown))
+	for _, p := range c.procs {
+		if p.client && len(clients) > 0 {
+			continue // the client ended on its own; checked in runClients
+		}
+		if p.killed {
+			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d ignored SIGTERM for %s and was killed", p.role, p.rank, s.Deadlines.KillGrace).At(c.arm, p.role, p.rank))
+		} else if code := p.exitCode(); code != 0 {
+			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d exited with status %d at teardown", p.role, p.rank, code).At(c.arm, p.role, p.rank))
+		}
+	}
+	return nil
+}
+
+func reasonOf(err error) reason.Reason {
+	var re *reason.Error
+	if errors.As(err, &re) && len(re.Reasons) > 0 {
+		return re.Reasons[0]
+	}
+	return reason.New(reason.ArmModeMismatch, "%v", err)
+}
+
+func (c *controller) allReady(roles []string) bool {
+	for _, r := range roles {
+		if !c.ready[r] {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
+	var kept []string
+	for rank := range r.Ranks {
+		d := c.data(r, rank)
+		argv := make([]string, len(r.Command))
+		for i, a := range r.Command {
+			v, err := scenarios.Expand(a, d)
+			if err != nil {
+				return nil, err
+			}
+			argv[i] = v
+		}
+		logRel, err := scenarios.Expand(r.Log, d)
+		if err != nil {
+			return nil, err
+		}
+		env, k, err := rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d)
+		if err != nil {
+			return nil, err
+		}
+		kept = k
+		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
+		if err := startRank(p, c.self, argv, env, c.dir, c.exited); err != nil {
+			c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, err).At(c.arm, r.Name, rank))
+			return nil, errAbort
+		}
+		c.procs = append(c.procs, p)
+	}
+	c.writeStatus()
+	return kept, nil
+}
+
+// checkExits aborts on any rank that ended while it should be running.
+func (c *controller) checkExits() error {
+	for {
+		select {
+		case p := <-c.exited:
+			if p.stopping || p.client {
+				continue
+			}
+			c.fail(reason.New(reason.RankExited, "%s rank %d exited with status %d during phase %s; last log line: %s",
+				p.role, p.rank, p.exitCode(), c.status.Phase, lastLine(p.log)).At(c.arm, p.role, p.rank))
+			return errAbort
+		default:
+			return nil
+		}
+	}
+}
+
+func lastLine(path string) string {
+	data, _ := os.ReadFile(path)
+	data = bytes.TrimRight(data, "\n")
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[i+1:]
+	}
+	if len(data) > 200 {
+		data = data[:200]
+	}
+	return strconv.Quote(string(data))
+}
+
+// waitReadyOnce waits a little for any started role to become ready.
+func (c *controller) waitReadyOnce(ctx context.Context, started map[string]bool) error {
+	for name := range started {
+		if !c.ready[name] && c.roleReady(c.s.Role(name)) {
+			c.ready[name] = true
+			return nil
+		}
+	}
+	if err := c.checkExits(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return c.readyTimeout(ctx)
+	case <-time.After(10 * time.Millisecond):
+	}
+	return nil
+}
+
+func (c *controller) readyTimeout(ctx context.Context) error {
+	if ctx.Err() == context.Canceled {
+		return ctx.Err()
+	}
+	var waiting []string
+	for _, p := range c.procs {
+		if !c.ready[p.role] && !c.rankReady(c.s.Role(p.role), p) {
+			waiting = append(waiting, p.name())
+		}
+	}
+	c.fail(reason.New(reason.DeadlineExceeded, "not ready within the ready deadline %s: %s", c.s.Deadlines.Ready, strings.Join(waiting, ", ")))
+	return errAbort
+}
+
+func (c *controller) waitRoleReady(ctx context.Context, r *scenarios.Role) error {
+	for !c.ready[r.Name] {
+		if c.roleReady(r) {
+			c.ready[r.Name] = true
+			break
+		}
+		if err := c.checkExits(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return c.readyTimeout(ctx)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func (c *controller) roleReady(r *scenarios.Role) bool {
+	for _, p := range c.procs {
+		if p.role == r.Name && !c.rankReady(r, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// rankReady applies the role's probe; without one, a registered rank is ready.
+func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
+	if _, ok, _ := ReadRegistration(c.coord, p.role, p.rank); !ok {
+		return false
+	}
+	switch {
+	case r.Ready == nil:
+		return true
+	case r.Ready.Log != "":
+		re := regexp.MustCompile(r.Ready.Log)
+		return len(matches(p.log, p.offset, re)) > 0
+	default:
+		port, err := scenarios.Expand(r.Ready.Port, c.data(r, p.rank))
+		if err != nil {
+			return false
+		}
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", port), 100*time.Millisecond)
+		if err != nil {
+			return false
+		}
+		conn.Close()
+		return true
+	}
+}
+
+// matches returns the submatches of re on each line of the log from offset.
+func matches(path string, offset int64, re *regexp.Regexp) [][]string {
+	data, err := os.ReadFile(path)
+	if err != nil || int64(len(data)) < offset {
+		return nil
+	}
+	var out [][]string
+	for _, line := range bytes.Split(data[offset:], []byte("\n")) {
+		if m := re.FindSubmatch(line); m != nil {
+			s := make([]string, len(m))
+			for i, b := range m {
+				s[i] = string(b)
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkArm requires, before any client traffic, a registration from every
+// expected rank with the exact arm values, and modes that agree.
+func (c *controller) checkArm(when string) error {
+	rs := c.checkRegistrations(when, false)
+	c.status.Reasons = append(c.status.Reasons, rs...)
+	if len(rs) > 0 {
+		return errAbort
+	}
+	if err := c.checkModes(when); err != nil {
+		c.fail(reasonOf(err))
+		return errAbort
+	}
+	return nil
+}
+
+// checkRegistrations checks every started rank's registration (clients only
+// when clients is set) against the arm.
+func (c *controller) checkRegistrations(when string, clients bool) []reason.Reason {
+	var rs []reason.Reason
+	armEnv := c.s.Arms[c.arm].Env
+	keys := c.s.ArmKeys()
+	for _, r := range c.s.Roles {
+		if r.Client != clients {
+			continue // clients register when they start, and are checked after
+		}
+		for rank := range r.Ranks {
+			reg, ok, err := ReadRegistration(c.coord, r.Name, rank)
+			if err != nil || !ok {
+				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s", r.Name, rank, when).At(c.arm, r.Name, rank))
+				continue
+			}
+			for _, k := range keys {
+				got := reg.ArmEnv[k]
+				switch {
+				case r.ArmEnv && got == nil:
+					rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d did not receive %s (arm %s sets %q)", r.Name, rank, k, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
+				case r.ArmEnv && *got != armEnv[k]:
+					rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d received %s=%q, but arm %s sets %q", r.Name, rank, k, *got, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
+				case !r.ArmEnv && got != nil:
+					rs = append(rs, reason.New(reason.ArmEnvLeak, "%s rank %d received arm key %s=%q, but role %s does not take the arm env", r.Name, rank, k, *got, r.Name).At(c.arm, r.Name, rank))
+				}
+			}
+		}
+	}
+	return rs
+}
+
+// checkModes requires each rank's last mode line to agree with the arm.
+func (c *controller) checkModes(when string) error {
+	m := c.s.Evidence.Mode
+	if m == nil {
+		return nil
+	}
+	re := regexp.MustCompile(m.Pattern)
+	armEnv := c.s.Arms[c.arm].Env
+	var rs []reason.Reason
+	for _, p := range c.procs {
+		if p.role != m.Role {
+			continue
+		}
+		found := matches(p.log, p.offset, re)
+		if len(found) == 0 {
+			rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logged no mode line %s", p.role, p.rank, when).At(c.arm, p.role, p.rank))
+			continue
+		}
+		last := found[len(found)-1]
+		for i, g := range re.SubexpNames() {
+			if want, ok := armEnv[g]; ok && last[i] != want {
+				rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logs %s=%s %s, but arm %s sets %q", p.role, p.rank, g, last[i], when, c.arm, want).At(c.arm, p.role, p.rank))
+			}
+		}
+	}
+	if len(rs) > 0 {
+		return &reason.Error{Reasons: rs}
+	}
+	return nil
+}
+
+func (c *controller) writeOffsets() error {
+	offsets := map[string]Offset{}
+	for _, p := range c.procs {
+		rel, _ := filepath.Rel(c.dir, p.log)
+		offsets[p.name()] = Offset{File: rel, Offset: p.offset, Inode: p.inode}
+	}
+	data, _ := json.MarshalIndent(offsets, "", "  ")
+	return atomicfile.WriteFile(filepath.Join(c.coord, "offsets.json"), data, 0o644)
+}
+
+func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) error {
+	c.phase("client", "running the client")
+	for _, r := range clients {
+		if _, err := c.startRole(r); err != nil {
+			return err
+		}
+	}
+	clientCtx, cancel := context.WithTimeout(ctx, time.Duration(c.s.Deadlines.Client))
+	defer cancel()
+	for _, p := range c.procs {
+		if !p.client {
+			continue
+		}
+		for !p.exited() {
+			if err := c.checkExits(); err != nil {
+				return err
+			}
+			select {
+			case <-clientCtx.Done():
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				c.fail(reason.New(reason.DeadlineExceeded, "client %s rank %d did not finish within the client deadline %s", p.role, p.rank, c.s.Deadlines.Client).At(c.arm, p.role, p.rank))
+				return errAbort
+			case <-p.done:
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		if code := p.exitCode(); code != 0 {
+			c.fail(reason.New(reason.RankExited, "client %s rank %d exited with status %d; last log line: %s", p.role, p.rank, code, lastLine(p.log)).At(c.arm, p.role, p.rank))
+			return errAbort
+		}
+	}
+	return c.checkExits()
+}
+
+// waitAllExit is the measured phase of a scenario without a client: the
+// ranks run the benchmark themselves and exit.
+func (c *controller) waitAllExit(ctx context.Context) error {
+	c.phase("measure", "waiting for the ranks to finish")
+	deadline := time.After(time.Duration(c.s.Deadlines.Client))
+	for _, p := range c.procs {
+		p.client = true // their exit is the end of the measurement, not a failure
+	}
+	for _, p := range c.procs {
+		select {
+		case <-p.done:
+			if code := p.exitCode(); code != 0 {
+				c.fail(reason.New(reason.RankExited, "%s rank %d exited with status %d; last log line: %s", p.role, p.rank, code, lastLine(p.log)).At(c.arm, p.role, p.rank))
+				return errAbort
+			}
+		case <-deadline:
+			c.fail(reason.New(reason.DeadlineExceeded, "%s rank %d did not finish within the client deadline %s", p.role, p.rank, c.s.Deadlines.Client).At(c.arm, p.role, p.rank))
+			return errAbort
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// drain waits until no log has grown for 200 ms, at most the drain deadline.
+func (c *controller) drain(ctx context.Context) {
+	end := time.Now().Add(time.Duration(c.s.Deadlines.Drain))
+	size := func() int64 {
+		var n int64
+		for _, p := range c.procs {
+			if fi, err := os.Stat(p.log); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
+	last, since := size(), time.Now()
+	for time.Now().Before(end) && time.Since(since) < 200*time.Millisecond {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		if n := size(); n != last {
+			last, since = n, time.Now()
+		}
+	}
+}

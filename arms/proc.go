@@ -1,0 +1,128 @@
+package arms
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/abbench/abbench/internal/proctree"
+)
+
+// rankProc is one running rank: its own process group, output appended to
+// its log.
+type rankProc struct {
+	role   string
+	rank   int
+	client bool
+	log    string // path
+	offset int64  // log size before the rank started
+	inode  uint64
+	cmd    *exec.Cmd
+	done   chan struct{}
+	state  *os.ProcessState
+	// stopping is set once teardown signalled the rank: its exit is expected.
+	stopping bool
+	killed   bool
+}
+
+func (p *rankProc) name() string { return p.role + "-" + strconv.Itoa(p.rank) }
+
+func (p *rankProc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitCode is the rank's exit status, or -1 when a signal ended it.
+func (p *rankProc) exitCode() int {
+	if p.state == nil {
+		return -1
+	}
+	return p.state.ExitCode()
+}
+
+func startRank(p *rankProc, self string, argv, env []string, dir string, exited chan<- *rankProc) error {
+	if err := os.MkdirAll(filepath.Dir(p.log), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		p.offset = fi.Size()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			p.inode = st.Ino
+		}
+	}
+	cmd := exec.Command(self, append([]string{"rank-exec", "--"}, argv...)...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
+	// Its own process group, so teardown signals the rank and its children;
+	// and killed with the controller, so nothing outlives a crashed controller.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd, p.done = cmd, make(chan struct{})
+	go func() {
+		cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+		exited <- p
+	}()
+	return nil
+}
+
+// signalGroup signals the rank's process group.
+func (p *rankProc) signalGroup(sig syscall.Signal) {
+	if p.cmd != nil && p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+}
+
+// stopAll sends SIGTERM to every rank's group, waits up to grace, then
+// SIGKILLs what is left and waits for it (bounded by limit).
+func stopAll(procs []*rankProc, grace, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for _, p := range procs {
+		p.stopping = true
+		if !p.exited() {
+			p.signalGroup(syscall.SIGTERM)
+		}
+	}
+	graceEnd := time.Now().Add(min(grace, limit))
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-time.After(time.Until(graceEnd)):
+		}
+	}
+	for _, p := range procs {
+		if !p.exited() {
+			p.killed = true
+		}
+		// Kill the group even when the leader exited: its children may not have.
+		p.signalGroup(syscall.SIGKILL)
+	}
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-time.After(max(time.Until(deadline), time.Second)):
+		}
+	}
+}
+
+// sweep kills every process whose environment carries the run's token:
+// whatever escaped its process group (a daemon that called setsid) is found
+// by what it inherited. It returns how many it signalled.
+func sweep(token string) int { return proctree.Kill(Survivors(token)) }
+
+// Survivors lists the live processes carrying the run's token.
+func Survivors(token string) []int { return proctree.WithEnv(EnvToken, token) }

@@ -1,0 +1,127 @@
+package arms
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/abbench/abbench/internal/atomicfile"
+)
+
+// Environment variables the controller gives every rank, read by the wrapper.
+const (
+	EnvToken   = "ABBENCH_TOKEN"
+	EnvCoord   = "ABBENCH_COORD"
+	EnvRole    = "ABBENCH_ROLE"
+	EnvRank    = "ABBENCH_RANK"
+	EnvArm     = "ABBENCH_ARM"
+	EnvArmKeys = "ABBENCH_ARM_KEYS" // comma-separated arm keys to record
+)
+
+// Registration is what the rank wrapper records about the process it is
+// about to become, written before it execs the real command.
+type Registration struct {
+	Role  string    `json:"role"`
+	Rank  int       `json:"rank"`
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"`
+	Token string    `json:"token"`
+	Time  time.Time `json:"time"`
+	// ArmEnv maps each arm key to its value exactly as the process received
+	// it, or null when the process did not receive it.
+	ArmEnv map[string]*string `json:"arm_env"`
+	// Scheduler holds allocation details (for example SLURM_JOB_ID) when set.
+	Scheduler map[string]string `json:"scheduler,omitempty"`
+	Command   []string          `json:"command"`
+}
+
+func registrationPath(coord, role string, rank int) string {
+	return filepath.Join(coord, "ranks", fmt.Sprintf("%s-%d.json", role, rank))
+}
+
+// schedulerKeys are recorded in registrations when present.
+var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_RESTART_COUNT"}
+
+// ExecRank is the rank wrapper: it registers the rank in the coordination
+// namespace named by its environment, then replaces itself with argv.
+// It returns only on error.
+func ExecRank(argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("rank wrapper: no command")
+	}
+	coord, role, token := os.Getenv(EnvCoord), os.Getenv(EnvRole), os.Getenv(EnvToken)
+	rank, err := strconv.Atoi(os.Getenv(EnvRank))
+	if coord == "" || role == "" || token == "" || err != nil {
+		return fmt.Errorf("rank wrapper: %s, %s, %s and %s must be set by the controller", EnvCoord, EnvRole, EnvRank, EnvToken)
+	}
+	path, err := lookPath(argv[0], os.Getenv("PATH"))
+	if err != nil {
+		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
+	}
+	host, _ := os.Hostname()
+	reg := Registration{Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
+		ArmEnv: map[string]*string{}, Command: argv}
+	if keys := os.Getenv(EnvArmKeys); keys != "" {
+		for _, k := range strings.Split(keys, ",") {
+			if v, ok := os.LookupEnv(k); ok {
+				reg.ArmEnv[k] = &v
+			} else {
+				reg.ArmEnv[k] = nil
+			}
+		}
+	}
+	for _, k := range schedulerKeys {
+		if v, ok := os.LookupEnv(k); ok {
+			if reg.Scheduler == nil {
+				reg.Scheduler = map[string]string{}
+			}
+			reg.Scheduler[k] = v
+		}
+	}
+	data, err := json.MarshalIndent(reg, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(registrationPath(coord, role, rank), data, 0o644); err != nil {
+		return fmt.Errorf("rank wrapper: registering: %w", err)
+	}
+	return syscall.Exec(path, argv, os.Environ())
+}
+
+// lookPath finds file in the rank's PATH (not the wrapper's own).
+func lookPath(file, pathEnv string) (string, error) {
+	if strings.Contains(file, "/") {
+		return file, nil
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, file)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q not found in the rank's PATH (%s)", file, pathEnv)
+}
+
+// ReadRegistration reads one rank's registration; ok is false when absent.
+func ReadRegistration(coord, role string, rank int) (reg Registration, ok bool, err error) {
+	data, err := os.ReadFile(registrationPath(coord, role, rank))
+	if errors.Is(err, os.ErrNotExist) {
+		return reg, false, nil
+	}
+	if err != nil {
+		return reg, false, err
+	}
+	if err := json.Unmarshal(data, &reg); err != nil {
+		return reg, false, fmt.Errorf("registration of %s rank %d: %w", role, rank, err)
+	}
+	return reg, true, nil
+}

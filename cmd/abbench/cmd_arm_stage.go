@@ -1,0 +1,132 @@
+// The file is not named cmd_arm.go: a _arm suffix would make it an ARM-only file.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/scenarios"
+)
+
+type armOptions struct {
+	arm    string
+	out    string
+	format formatFlag
+}
+
+func newArmCmd() *cobra.Command {
+	var opts armOptions
+	cmd := &cobra.Command{
+		Use:   "arm SCENARIO --arm NAME [--out DIR]",
+		Short: "Run one arm in the current allocation (a CI stage)",
+		Long: `arm runs one arm of a scenario in the allocation it is started in, for
+example one CI stage. It creates a fresh launch token and a coordination
+directory named by it (DIR/TOKEN/coord), starts the roles in order through
+the rank wrapper, requires every rank to register the arm's values exactly as
+its process received them and every mode line to agree before any client
+traffic, runs the client, drains, checks the modes again, and stops every
+process: SIGTERM, the scenario's kill grace, SIGKILL.
+
+When it returns no process of the run is alive, and DIR/TOKEN holds every log,
+every registration and status.json saying how the run ended. DIR/LATEST names
+the newest token. A rerun into the same DIR gets a new token and never reads
+the old files. Progress goes to stderr; --format json prints the status.`,
+		Example: `  abbench arm scenarios/quickstart.yaml --arm async --out out/async`,
+		Args:    argsUsage(cobra.ExactArgs(1), "abbench arm SCENARIO --arm NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runArm(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required)")
+	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
+	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
+	return cmd
+}
+
+func loadScenario(path string) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(path)
+	if err != nil && os.IsNotExist(err) {
+		return nil, usageError(err, "check the scenario path")
+	}
+	return s, err
+}
+
+func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path string) error {
+	if err := opts.format.check(); err != nil {
+		return err
+	}
+	if opts.arm == "" {
+		return usagef("abbench arm SCENARIO --arm NAME", "--arm is required")
+	}
+	s, err := loadScenario(path)
+	if err != nil {
+		return err
+	}
+	if _, ok := s.Arms[opts.arm]; !ok {
+		return usagef("", "arm %q is not in %s (arms: %v)", opts.arm, path, s.ArmOrder)
+	}
+	st, err := arms.Run(ctx, s, opts.arm, arms.Options{Out: opts.out, Progress: func(e arms.Event) {
+		fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
+	}})
+	if err != nil {
+		return err
+	}
+	if opts.format.value == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st); err != nil {
+			return err
+		}
+	} else {
+		printStatus(stdout, st)
+	}
+	return statusErr(st)
+}
+
+func printStatus(w io.Writer, st *arms.Status) {
+	fmt.Fprintf(w, "arm %s: %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
+	fmt.Fprintf(w, "run directory: %s\n", st.Dir)
+	for _, r := range st.Reasons {
+		fmt.Fprintf(w, "  %s\n", r)
+	}
+}
+
+// statusErr maps a run's end to the exit status: accepted 0, failed with
+// reasons 3 (censored), interrupted 1.
+func statusErr(st *arms.Status) error {
+	switch st.State {
+	case arms.StateSucceeded:
+		return nil
+	case arms.StateInterrupted:
+		return &statusError{code: exitError, err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
+	}
+	return &statusError{code: exitCensored, err: fmt.Errorf("arm %s failed: %s", st.Arm, firstReason(st)), hint: "status.json and the logs are in " + st.Dir}
+}
+
+func firstReason(st *arms.Status) string {
+	if len(st.Reasons) == 0 {
+		return "no reason recorded"
+	}
+	return st.Reasons[0].String()
+}
+
+func newRankExecCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "rank-exec -- COMMAND [ARG...]",
+		Short:  "Internal: register a rank in its coordination namespace, then exec its command",
+		Hidden: true,
+		Args:   argsUsage(cobra.MinimumNArgs(1), "rank-exec is started by the controller"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := arms.ExecRank(args)
+			return &statusError{code: 127, err: err}
+		},
+	}
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/launcher/local"
+)
+
+type runOptions struct {
+	launcher string
+	repeat   int
+	order    string
+	seed     uint64
+	seedSet  bool
+	out      string
+	format   formatFlag
+}
+
+func newRunCmd() *cobra.Command {
+	var opts runOptions
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO [--launcher local] [--repeat N] [--order interleaved|random] [--seed S] [--out DIR]",
+		Short: "Run every arm, each run in its own allocation",
+		Long: `run runs every arm of the scenario --repeat times, each run in a fresh
+allocation of its own (with --launcher local: a process session on this
+machine), one at a time, in the chosen order: interleaved (A B A B ...) or
+random (shuffled with --seed; the seed is recorded). Each run is an
+'abbench arm' controller in DIR/runs/N-ARM; DIR/plan.json records the order,
+the seed and each run's allocation, token and result.
+
+Progress goes to stderr: a live line on a terminal, one line per state change
+otherwise. SIGINT or SIGTERM cancels the run in progress, which tears its
+processes down, and stops.`,
+		Example: `  abbench run scenarios/quickstart.yaml
+  abbench run scenarios/quickstart.yaml --repeat 3 --order random --seed 7 --out out/ab`,
+		Args: argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.seedSet = cmd.Flags().Changed("seed")
+			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.launcher, "launcher", "local", "allocation backend: local")
+	fs.IntVar(&opts.repeat, "repeat", 1, "runs per arm")
+	fs.StringVar(&opts.order, "order", "interleaved", "run order: interleaved or random")
+	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
+	addFormatFlag(fs, &opts.format, "table", "json")
+	return cmd
+}
+
+// plannedRun is one run of the plan, as recorded in plan.json.
+type plannedRun struct {
+	Index  int              `json:"index"`
+	Arm    string           `json:"arm"`
+	Dir    string           `json:"dir"`
+	Token  string           `json:"token,omitempty"`
+	Result *launcher.Result `json:"result,omitempty"`
+	Status *arms.Status     `json:"-"`
+}
+
+type plan struct {
+	Scenario      string       `json:"scenario"`
+	MatchedDigest string       `json:"matched_digest"`
+	Launcher      string       `json:"launcher"`
+	Order         string       `json:"order"`
+	Seed          uint64       `json:"seed"`
+	Repeat        int          `json:"repeat"`
+	Runs          []plannedRun `json:"runs"`
+}
+
+// order lists the arms for every run: interleaved repeats the arms in file
+// order; random shuffles all runs with seed.
+func order(armNames []string, repeat int, how string, seed uint64) []string {
+	var seq []string
+	for range repeat {
+		seq = append(seq, armNames...)
+	}
+	if how == "random" {
+		r := rand.New(rand.NewPCG(seed, 0x61626265))
+		r.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
+	}
+	return seq
+}
+
+func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
+	if err := opts.format.check(); err != nil {
+		return err
+	}
+	if opts.launcher != "local" {
+		return usagef("this build has the local launcher only", "--launcher %q: choose local", opts.launcher)
+	}
+	if opts.repeat < 1 {
+		return usagef("", "--repeat %d: must be at least 1", opts.repeat)
+	}
+	if opts.order != "interleaved" && opts.order != "random" {
+		return usagef("", "--order %q: choose interleaved or random", opts.order)
+	}
+	s, err := loadScenario(path)
+	if err != nil {
+		return err
+	}
+	if !opts.seedSet {
+		opts.seed = uint64(time.Now().UnixNano())
+	}
+	if opts.out == "" {
+		opts.out = filepath.Join("out", s.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	out, err := filepath.Abs(opts.out)
+	if err != nil {
+		return err
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return usagef("choose a new --out directory: runs never share one", "--out %s is not empty", opts.out)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "runs"), 0o755); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	scenarioPath, _ := filepath.Abs(path)
+	p := &plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: opts.launcher, Order: opts.order, Seed: opts.seed, Repeat: opts.repeat}
+	for i, arm := range order(s.ArmOrder, opts.repeat, opts.order, opts.seed) {
+		p.Runs = append(p.Runs, plannedRun{Index: i + 1, Arm: arm, Dir: filepath.Join(out, "runs", fmt.Sprintf("%d-%s", i+1, arm))})
+	}
+	writePlan(out, p)
+	l := &local.Launcher{CPUs: s.Launcher.Local.CPUs,
+		Grace: time.Duration(s.Deadlines.Teardown) + time.Duration(s.Deadlines.KillGrace) + 5*time.Second}
+	prog := newProgress(stderr, len(p.Runs))
+	interrupted := false
+	for i := range p.Runs {
+		pr := &p.Runs[i]
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		spec := launcher.Spec{ID: fmt.Sprintf("%d-%s", pr.Index, pr.Arm), Dir: pr.Dir,
+			Command: []string{self, "arm", scenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json"}}
+		prog.state(pr, "starting", 0)
+		r, err := l.Start(ctx, spec)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", spec.ID, err)
+		}
+		res, werr := waitWithProgress(ctx, r, pr, prog)
+		if werr != nil { // interrupted: tear the run down, keep what it wrote
+			r.Cancel()
+			res, _ = r.Wait(context.Background())
+			interrupted = true
+		}
+		pr.Result = &res
+		pr.Status = readStatus(pr.Dir)
+		if pr.Status != nil {
+			pr.Token = pr.Status.Token
+		}
+		prog.state(pr, string(res.State), res.Ended.Sub(res.Started))
+		writePlan(out, p)
+		if interrupted {
+			break
+		}
+	}
+	prog.done()
+	if opts.format.value == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(p)
+	} else {
+		printRuns(stdout, out, p)
+	}
+	if interrupted {
+		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", out)}
+	}
+	for _, pr := range p.Runs {
+		if pr.Result == nil || pr.Result.State != launcher.Succeeded {
+			return &statusError{code: exitCensored, err: fmt.Errorf("run %d (%s) did not succeed: %s", pr.Index, pr.Arm, runReason(pr)),
+				hint: "each run's status.json and logs are under " + filepath.Join(out, "runs")}
+		}
+	}
+	return nil
+}
+
+func runReason(pr plannedRun) string {
+	if pr.Status != nil && len(pr.Status.Reasons) > 0 {
+		return pr.Status.Reasons[0].String()
+	}
+	if pr.Result != nil {
+		return fmt.Sprintf("controller exited with status %d (see %s)", pr.Result.ExitCode, filepath.Join(pr.Dir, "controller.log"))
+	}
+	return "not run"
+}
+
+func writePlan(out string, p *plan) {
+	data, _ := json.MarshalIndent(p, "", "  ")
+	atomicfile.WriteFile(filepath.Join(out, "plan.json"), append(data, '\n'), 0o644)
+}
+
+// readStatus reads the newest attempt's status.json of a run directory.
+func readStatus(dir string) *arms.Status {
+	token, err := os.ReadFile(filepath.Join(dir, "LATEST"))
+	if err != nil {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, strings.TrimSpace(string(token)), "status.json"))
+	if err != nil {
+		return nil
+	}
+	var st arms.Status
+	if json.Unmarshal(data, &st) != nil {
+		return nil
+	}
+	return &st
+}
+
+func waitWithProgress(ctx context.Context, r launcher.Run, pr *plannedRun, prog *progress) (launcher.Result, error) {
+	start := time.Now()
+	lastPhase := ""
+	for {
+		wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		res, err := r.Wait(wctx)
+		cancel()
+		if err == nil {
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		phase := "running"
+		if st := readStatus(pr.Dir); st != nil {
+			phase = st.Phase
+		}
+		if phase != lastPhase || prog.tty {
+			prog.state(pr, phase, time.Since(start))
+			lastPhase = phase
+		}
+	}
+}
+
+// readThroughput peeks at a run's output throughput for the summary.
+func readThroughput(st *arms.Status) string {
+	if st == nil {
+		return "-"
+	}
+	data, err := os.ReadFile(filepath.Join(st.Dir, "throughput.json"))
+	if err != nil {
+		return "-"
+	}
+	var rec struct {
+		OutputThroughput *float64 `json:"output_throughput"`
+	}
+	if json.Unmarshal(data, &rec) != nil || rec.OutputThroughput == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", *rec.OutputThroughput)
+}
+
+func printRuns(w io.Writer, out string, p *plan) {
+	fmt.Fprintf(w, "scenario %s, %d runs (%s order, seed %d) in %s\n\n", p.Scenario, len(p.Runs), p.Order, p.Seed, out)
+	var rows [][]string
+	for _, pr := range p.Runs {
+		state, took, why := "not run", "-", ""
+		if pr.Result != nil {
+			state, took = string(pr.Result.State), pr.Result.Ended.Sub(pr.Result.Started).Round(10*time.Millisecond).String()
+			if pr.Result.State != launcher.Succeeded {
+				why = runReason(pr)
+			}
+		}
+		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, took, readThroughput(pr.Status), why})
+	}
+	writeTable(w, []string{"run", "arm", "state", "took", "output tok/s (raw, not compared)", "reason"}, rows)
+}
+
+// progress reports run states: a live line on a terminal, otherwise one line
+// per change.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	total int
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progress{w: w, tty: tty, total: total}
+}
+
+func (p *progress) state(pr *plannedRun, state string, elapsed time.Duration) {
+	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", pr.Index, p.total, pr.Arm, state, elapsed.Seconds())
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *progress) done() {
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,75 @@
+// Package launcher starts arm runs, each in a fresh allocation: a process
+// session on this machine (launcher/local) or a Slurm job. The Launcher and
+// Run interfaces carry their contract in the method comments, and every
+// backend passes the shared suite in launcher/launchertest.
+package launcher
+
+import (
+	"context"
+	"time"
+)
+
+// Spec is one arm run to start.
+type Spec struct {
+	// ID names the run within its campaign, for example "3-async".
+	ID string
+	// Dir is the run's directory: the command's working directory, where it
+	// writes everything. Start creates it; it must not exist yet, so no run
+	// can read another's files.
+	Dir string
+	// Command is the controller to run inside the allocation, usually
+	// abbench arm SCENARIO --arm NAME --out DIR.
+	Command []string
+	// Env is the controller's environment; nil inherits the launcher's.
+	Env []string
+}
+
+// State is where a run stands.
+type State string
+
+// The states of a run.
+const (
+	Running   State = "running"
+	Succeeded State = "succeeded" // the command exited 0
+	Failed    State = "failed"    // the command exited non-zero, or its allocation failed
+	Cancelled State = "cancelled" // Cancel ended it
+)
+
+// Result is how a run ended.
+type Result struct {
+	State        State     `json:"state"`
+	ExitCode     int       `json:"exit_code"`
+	AllocationID string    `json:"allocation_id"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended"`
+	Detail       string    `json:"detail,omitempty"`
+}
+
+// Launcher is an allocation backend.
+type Launcher interface {
+	// Name is the backend's name as --launcher takes it.
+	Name() string
+	// Start begins spec in a fresh allocation of its own and returns without
+	// waiting for it to end. Nothing is shared between runs but read-only
+	// inputs. An error means nothing was started and nothing is left behind.
+	Start(ctx context.Context, spec Spec) (Run, error)
+}
+
+// Run is one started arm run.
+type Run interface {
+	// ID is the spec's ID.
+	ID() string
+	// AllocationID names the allocation (a process id, a Slurm job id).
+	AllocationID() string
+	// Wait blocks until the run ends and returns its result, or returns
+	// ctx's error when ctx ends first (the run goes on). It may be called
+	// more than once and always returns the same result once ended.
+	Wait(ctx context.Context) (Result, error)
+	// Cancel ends the run: terminate, a bounded grace, then kill. It returns
+	// once no process of the allocation is left, and is safe to call more
+	// than once and after the run ended.
+	Cancel() error
+	// Collect returns the local directory holding the run's files. Valid
+	// once Wait returned a result.
+	Collect() (string, error)
+}

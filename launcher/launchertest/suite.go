@@ -1,0 +1,125 @@
+// Package launchertest is the test suite every launcher backend must pass.
+package launchertest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/launcher"
+)
+
+// Backend describes the backend under test.
+type Backend struct {
+	Launcher launcher.Launcher
+	// Alive reports the live processes of a run's allocation, to check that
+	// Cancel leaves none.
+	Alive func(r launcher.Run) []int
+	// Timeout bounds each wait (schedulers are slower than processes).
+	Timeout time.Duration
+}
+
+// Run runs the suite. dir is a fresh directory on storage the backend's
+// allocations share.
+func Run(t *testing.T, b Backend, dir string) {
+	if b.Timeout == 0 {
+		b.Timeout = 30 * time.Second
+	}
+	start := func(t *testing.T, id, script string) launcher.Run {
+		t.Helper()
+		r, err := b.Launcher.Start(context.Background(), launcher.Spec{ID: id, Dir: filepath.Join(dir, id), Command: []string{"/bin/sh", "-c", script}})
+		if err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		t.Cleanup(func() { r.Cancel() })
+		return r
+	}
+	wait := func(t *testing.T, r launcher.Run) launcher.Result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), b.Timeout)
+		defer cancel()
+		res, err := r.Wait(ctx)
+		if err != nil {
+			t.Fatalf("Wait: %v", err)
+		}
+		return res
+	}
+
+	t.Run("succeeds in its own directory", func(t *testing.T) {
+		r := start(t, "ok", `pwd > where; exit 0`)
+		res := wait(t, r)
+		if res.State != launcher.Succeeded || res.ExitCode != 0 {
+			t.Fatalf("result %+v", res)
+		}
+		got, err := r.Collect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		where, _ := os.ReadFile(filepath.Join(got, "where"))
+		if want, _ := filepath.EvalSymlinks(filepath.Join(dir, "ok")); strings.TrimSpace(string(where)) != want {
+			t.Fatalf("ran in %q, want %q", where, want)
+		}
+		if again := wait(t, r); again != res {
+			t.Fatalf("second Wait gave %+v, first %+v", again, res)
+		}
+	})
+
+	t.Run("reports failure with the exit status", func(t *testing.T) {
+		res := wait(t, start(t, "fail", `exit 3`))
+		if res.State != launcher.Failed || res.ExitCode != 3 {
+			t.Fatalf("result %+v, want failed with 3", res)
+		}
+	})
+
+	t.Run("separate allocations and directories", func(t *testing.T) {
+		a, b2 := start(t, "a", `exit 0`), start(t, "b", `exit 0`)
+		if a.AllocationID() == b2.AllocationID() {
+			t.Fatalf("two runs share allocation %s", a.AllocationID())
+		}
+		if _, err := b.Launcher.Start(context.Background(), launcher.Spec{ID: "a", Dir: filepath.Join(dir, "a"), Command: []string{"/bin/true"}}); err == nil {
+			t.Fatal("a second run into an existing directory was started")
+		}
+	})
+
+	t.Run("wait honours its context", func(t *testing.T) {
+		r := start(t, "slow", `sleep 30`)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		if _, err := r.Wait(ctx); err == nil {
+			t.Fatal("Wait returned a result for a running run")
+		}
+	})
+
+	t.Run("cancel leaves no process", func(t *testing.T) {
+		// A process that ignores SIGTERM, and a child that left the process group.
+		r := start(t, "stubborn", `trap '' TERM; setsid sleep 300 & sleep 300 & echo started > started; wait`)
+		deadline := time.Now().Add(b.Timeout)
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "stubborn", "started")); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("run never started")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := r.Cancel(); err != nil {
+			t.Fatal(err)
+		}
+		res := wait(t, r)
+		if res.State != launcher.Cancelled {
+			t.Fatalf("state %s after Cancel", res.State)
+		}
+		if b.Alive != nil {
+			if left := b.Alive(r); len(left) > 0 {
+				t.Fatalf("processes %v of the allocation survived Cancel", left)
+			}
+		}
+		if err := r.Cancel(); err != nil {
+			t.Fatalf("second Cancel: %v", err)
+		}
+	})
+}

@@ -1,0 +1,191 @@
+// Package local is the launcher backend that runs each arm run as its own
+// process session on this machine, optionally pinned to a CPU list.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/abbench/abbench/internal/proctree"
+	"github.com/abbench/abbench/launcher"
+)
+
+// EnvAllocation marks every process of a local allocation, so that one
+// which leaves the session (setsid) is still found and killed.
+const EnvAllocation = "ABBENCH_ALLOCATION"
+
+// Launcher runs each spec in a new process session.
+type Launcher struct {
+	// CPUs, when set, pins every run to this CPU list (taskset -c).
+	CPUs string
+	// Grace is how long Cancel waits after SIGTERM before SIGKILL.
+	Grace time.Duration
+}
+
+var _ launcher.Launcher = (*Launcher)(nil)
+
+// Name implements launcher.Launcher.
+func (l *Launcher) Name() string { return "local" }
+
+// Start implements launcher.Launcher.
+func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run, error) {
+	if len(spec.Command) == 0 {
+		return nil, errors.New("local launcher: empty command")
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.Dir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(spec.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("local launcher: run directory: %w", err)
+	}
+	argv := spec.Command
+	if l.CPUs != "" {
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			return nil, fmt.Errorf("local launcher: pinning to CPUs %s needs taskset (util-linux): %w", l.CPUs, err)
+		}
+		argv = append([]string{taskset, "-c", l.CPUs}, argv...)
+	}
+	logf, err := os.OpenFile(filepath.Join(spec.Dir, "controller.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	marker := hex.EncodeToString(rnd[:])
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, logf, logf
+	cmd.Env = append(slices.Clone(env), EnvAllocation+"="+marker)
+	// A session of its own: its process group is the allocation.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(spec.Dir)
+		return nil, fmt.Errorf("local launcher: starting %s: %w", argv[0], err)
+	}
+	grace := l.Grace
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	r := &run{spec: spec, cmd: cmd, marker: marker, grace: grace, done: make(chan struct{}), started: time.Now()}
+	go r.wait()
+	return r, nil
+}
+
+type run struct {
+	spec      launcher.Spec
+	cmd       *exec.Cmd
+	marker    string
+	grace     time.Duration
+	started   time.Time
+	done      chan struct{}
+	mu        sync.Mutex
+	cancelled bool
+	result    launcher.Result
+}
+
+func (r *run) wait() {
+	err := r.cmd.Wait()
+	// The leader is gone; anything it left in its session goes too (ranks
+	// run in process groups of their own, but never leave the session).
+	r.killAllocation()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := launcher.Result{AllocationID: r.AllocationID(), Started: r.started, Ended: time.Now(), ExitCode: r.cmd.ProcessState.ExitCode()}
+	switch {
+	case r.cancelled:
+		res.State, res.Detail = launcher.Cancelled, "cancelled"
+	case err == nil:
+		res.State = launcher.Succeeded
+	default:
+		res.State, res.Detail = launcher.Failed, err.Error()
+	}
+	r.result = res
+	close(r.done)
+}
+
+func (r *run) ID() string           { return r.spec.ID }
+func (r *run) AllocationID() string { return fmt.Sprintf("local-%d", r.cmd.Process.Pid) }
+
+func (r *run) Wait(ctx context.Context) (launcher.Result, error) {
+	select {
+	case <-r.done:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.result, nil
+	case <-ctx.Done():
+		return launcher.Result{}, ctx.Err()
+	}
+}
+
+func (r *run) Cancel() error {
+	r.mu.Lock()
+	select {
+	case <-r.done:
+		r.mu.Unlock()
+		return nil
+	default:
+	}
+	r.cancelled = true
+	r.mu.Unlock()
+	pgid := r.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(r.grace):
+	}
+	r.killAllocation()
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("local launcher: run %s (pid %d) did not end 10s after SIGKILL", r.spec.ID, pgid)
+	}
+}
+
+func (r *run) Collect() (string, error) {
+	select {
+	case <-r.done:
+		return r.spec.Dir, nil
+	default:
+		return "", fmt.Errorf("local launcher: run %s has not ended", r.spec.ID)
+	}
+}
+
+// killAllocation sends SIGKILL to the session and to every process that
+// carries the allocation's marker, wherever it went.
+func (r *run) killAllocation() {
+	syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	proctree.Kill(proctree.InSession(r.cmd.Process.Pid))
+	proctree.Kill(proctree.WithEnv(EnvAllocation, r.marker))
+}
+
+// Alive lists the live processes of the run's allocation.
+func Alive(r launcher.Run) []int {
+	lr, ok := r.(*run)
+	if !ok {
+		return nil
+	}
+	pids := proctree.InSession(lr.cmd.Process.Pid)
+	for _, p := range proctree.WithEnv(EnvAllocation, lr.marker) {
+		if !slices.Contains(pids, p) {
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}

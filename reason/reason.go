@@ -1,0 +1,86 @@
+// Package reason holds the stable codes for why evidence is not accepted.
+// CI keys on the codes; the detail is a sentence naming arm, role, rank and
+// numbers. Reasons are values, not log lines: they travel in status files,
+// evidence and comparisons.
+package reason
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Code is a stable censor reason code.
+type Code string
+
+// The codes of DESIGN.md, and the few the controller adds.
+const (
+	ArmEnvMissing          Code = "arm-env-missing"
+	ArmEnvLeak             Code = "arm-env-leak" // a role without arm_env received an arm key
+	ArmModeMismatch        Code = "arm-mode-mismatch"
+	RankMissing            Code = "rank-missing"
+	PhaseIncomplete        Code = "phase-incomplete"
+	RequestsFailed         Code = "requests-failed"
+	ThroughputInvalid      Code = "throughput-invalid"
+	DigestMissing          Code = "digest-missing"
+	DigestAlgorithm        Code = "digest-algorithm"
+	DigestRankDisagreement Code = "digest-rank-disagreement"
+	DigestArmMismatch      Code = "digest-arm-mismatch"
+	FactCount              Code = "fact-count"
+	UncleanShutdown        Code = "unclean-shutdown"
+	ConfigMismatch         Code = "config-mismatch"
+	StaleEvidence          Code = "stale-evidence"
+	DeadlineExceeded       Code = "deadline-exceeded"
+	SignatureInvalid       Code = "signature-invalid"
+	RankExited             Code = "rank-exited" // a rank ended before teardown
+	Interrupted            Code = "interrupted" // abbench was asked to stop
+	LaunchFailed           Code = "launch-failed"
+)
+
+// Reason is one censor reason.
+type Reason struct {
+	Code   Code   `json:"code"`
+	Arm    string `json:"arm,omitempty"`
+	Role   string `json:"role,omitempty"`
+	Rank   *int   `json:"rank,omitempty"`
+	Detail string `json:"detail"`
+}
+
+// New builds a reason with a formatted detail.
+func New(code Code, format string, args ...any) Reason {
+	return Reason{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// At sets where the reason applies.
+func (r Reason) At(arm, role string, rank int) Reason {
+	r.Arm, r.Role, r.Rank = arm, role, &rank
+	return r
+}
+
+func (r Reason) String() string {
+	var where []string
+	if r.Arm != "" {
+		where = append(where, "arm "+r.Arm)
+	}
+	if r.Role != "" {
+		w := "role " + r.Role
+		if r.Rank != nil {
+			w += fmt.Sprintf(" rank %d", *r.Rank)
+		}
+		where = append(where, w)
+	}
+	if len(where) == 0 {
+		return fmt.Sprintf("%s: %s", r.Code, r.Detail)
+	}
+	return fmt.Sprintf("%s (%s): %s", r.Code, strings.Join(where, ", "), r.Detail)
+}
+
+// Error wraps reasons as an error, for callers that stop on them.
+type Error struct{ Reasons []Reason }
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Reasons))
+	for i, r := range e.Reasons {
+		lines[i] = r.String()
+	}
+	return strings.Join(lines, "\n")
+}
