@@ -122,6 +122,12 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	if opts.Token == "" {
 		opts.Token = NewToken()
 	}
+	// Ranks run in the run directory: every path they are given must be absolute.
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	opts.Out = out
 	if opts.Inherited == nil {
 		opts.Inherited = os.Environ()
 	}
@@ -342,8 +348,8 @@ func (c *controller) phases(ctx context.Context) error {
 		}
 		if p.killed {
 			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d ignored SIGTERM for %s and was killed", p.role, p.rank, s.Deadlines.KillGrace).At(c.arm, p.role, p.rank))
-		} else if code := p.exitCode(); code != 0 {
-			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d exited with status %d at teardown", p.role, p.rank, code).At(c.arm, p.role, p.rank))
+		} else if !p.cleanStop() {
+			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d %s at teardown", p.role, p.rank, p.howEnded()).At(c.arm, p.role, p.rank))
 		}
 	}
 	return nil
@@ -406,8 +412,8 @@ func (c *controller) checkExits() error {
 			if p.stopping || p.client {
 				continue
 			}
-			c.fail(reason.New(reason.RankExited, "%s rank %d exited with status %d during phase %s; last log line: %s",
-				p.role, p.rank, p.exitCode(), c.status.Phase, lastLine(p.log)).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.RankExited, "%s rank %d %s during phase %s; last log line: %s",
+				p.role, p.rank, p.howEnded(), c.status.Phase, lastLine(p.log)).At(c.arm, p.role, p.rank))
 			return errAbort
 		default:
 			return nil

@@ -47,6 +47,29 @@ func (p *rankProc) exitCode() int {
 	return p.state.ExitCode()
 }
 
+// cleanStop reports whether the rank ended as a clean shutdown: exit 0, or
+// death by the SIGTERM teardown sent (a program need not handle it).
+func (p *rankProc) cleanStop() bool {
+	if p.state == nil || p.killed {
+		return false
+	}
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return p.stopping && ws.Signal() == syscall.SIGTERM
+	}
+	return p.state.ExitCode() == 0
+}
+
+// howEnded describes the exit for a reason's detail.
+func (p *rankProc) howEnded() string {
+	if p.state == nil {
+		return "did not end"
+	}
+	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "was ended by " + ws.Signal().String()
+	}
+	return "exited with status " + strconv.Itoa(p.state.ExitCode())
+}
+
 func startRank(p *rankProc, self string, argv, env []string, dir string, exited chan<- *rankProc) error {
 	if err := os.MkdirAll(filepath.Dir(p.log), 0o755); err != nil {
 		return err

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -10,8 +10,23 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "abbench" {
+		// The top-level test process: put a disaggsim on PATH for the
+		// scripts that run the embedded default workload.
+		dir, err := os.MkdirTemp("", "abbench-test-bin")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		build := exec.Command("go", "build", "-o", dir, "../disaggsim")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			panic("building disaggsim: " + err.Error())
+		}
+		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	}
 	testscript.Main(m, map[string]func(){
-		"abbench": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"abbench": main,
 	})
 }
 

@@ -1,0 +1,298 @@
+package arms
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/scenarios"
+)
+
+var simDir string // holds a disaggsim built for these tests
+
+// TestMain lets the test binary serve as the rank wrapper (abbench
+// rank-exec) and builds disaggsim for the end-to-end tests.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {
+		err := ExecRank(os.Args[3:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(127)
+	}
+	dir, err := os.MkdirTemp("", "arms-test-bin")
+	if err != nil {
+		panic(err)
+	}
+	build := exec.Command("go", "build", "-o", dir, "../cmd/disaggsim")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building disaggsim: " + err.Error())
+	}
+	simDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func loadScenario(t *testing.T, yaml string) *scenarios.Scenario {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1,2]\n[3]\n"), 0o644)
+	path := filepath.Join(dir, "s.yaml")
+	os.WriteFile(path, []byte(yaml), 0o644)
+	s, err := scenarios.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string) *Status {
+	t.Helper()
+	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	st, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: os.Args[0], Inherited: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := Survivors(st.Token); len(left) > 0 {
+		t.Fatalf("processes %v of token %s are alive after Run returned", left, st.Token)
+	}
+	return st
+}
+
+func codes(st *Status) string {
+	var c []string
+	for _, r := range st.Reasons {
+		c = append(c, string(r.Code))
+	}
+	return strings.Join(c, ",")
+}
+
+// Values that break naive propagation: commas (srun --export), spaces,
+// '=', quotes, a newline and non-ASCII text.
+const hardValue = "a,b c=d \"q\" 'r'\nsecond line ü✓"
+
+const envScenario = `name: env
+arms:
+  hard: {env: {MODE: "` + "a,b c=d \\\"q\\\" 'r'\\nsecond line ü✓" + `", OTHER: "1"}}
+  plain: {env: {MODE: "x", OTHER: "1"}}
+baseline: plain
+workload: {prompts: prompts.jsonl}
+env: {CONST: "{{.Role}}-{{.Rank}}"}
+roles:
+  - {name: server, ranks: 3, arm_env: true, command: [sh, -c, 'echo "mode rank=$ABBENCH_RANK"; exec sleep 60'], ready: {log: 'mode rank='}}
+  - {name: helper, ranks: 2, command: [sh, -c, 'exec sleep 60']}
+  - {name: client, client: true, after_ready: true, arm_env: true, command: [sh, -c, 'env > "{{.Out}}/client-env"']}
+deadlines: {ready: 10s, client: 10s, teardown: 5s, kill_grace: 1s}
+`
+
+func TestArmEnvReachesExactlyTheArmRoles(t *testing.T) {
+	s := loadScenario(t, envScenario)
+	if s.Arms["hard"].Env["MODE"] != hardValue {
+		t.Fatalf("test scenario decodes MODE as %q", s.Arms["hard"].Env["MODE"])
+	}
+	st := runArm(t, context.Background(), s, "hard")
+	if st.State != StateSucceeded {
+		t.Fatalf("state %s: %v", st.State, st.Reasons)
+	}
+	coord := filepath.Join(st.Dir, "coord")
+	for _, role := range []struct {
+		name   string
+		ranks  int
+		armEnv bool
+	}{{"server", 3, true}, {"helper", 2, false}, {"client", 1, true}} {
+		for rank := range role.ranks {
+			reg, ok, err := ReadRegistration(coord, role.name, rank)
+			if err != nil || !ok {
+				t.Fatalf("%s rank %d: no registration (%v)", role.name, rank, err)
+			}
+			got := reg.ArmEnv["MODE"]
+			switch {
+			case role.armEnv && (got == nil || *got != hardValue):
+				t.Errorf("%s rank %d received MODE=%v, want %q", role.name, rank, got, hardValue)
+			case !role.armEnv && got != nil:
+				t.Errorf("%s rank %d received arm key MODE=%q", role.name, rank, *got)
+			}
+			if reg.Token != st.Token || reg.PID <= 0 || reg.Host == "" {
+				t.Errorf("%s rank %d registration incomplete: %+v", role.name, rank, reg)
+			}
+		}
+	}
+	env, _ := os.ReadFile(filepath.Join(st.Dir, "client-env"))
+	if !strings.Contains(string(env), "CONST=client-0\n") {
+		t.Errorf("scenario env template not applied for the client:\n%s", env)
+	}
+	if strings.Contains(string(env), "SECRET_OF_THE_CONTROLLER") {
+		t.Error("a variable outside the documented base reached a rank")
+	}
+}
+
+func TestInheritedEnvIsOnlyTheBase(t *testing.T) {
+	t.Setenv("SECRET_OF_THE_CONTROLLER", "x")
+	t.Setenv("MODE", "leaked-from-the-shell")
+	s := loadScenario(t, envScenario)
+	st := runArm(t, context.Background(), s, "plain")
+	if st.State != StateSucceeded {
+		t.Fatalf("state %s: %v", st.State, st.Reasons)
+	}
+	reg, _, _ := ReadRegistration(filepath.Join(st.Dir, "coord"), "helper", 0)
+	if reg.ArmEnv["MODE"] != nil {
+		t.Fatalf("the controller's own MODE reached a role without arm env: %q", *reg.ArmEnv["MODE"])
+	}
+	for _, k := range st.Inherited {
+		if k == "SECRET_OF_THE_CONTROLLER" || k == "MODE" {
+			t.Fatalf("inherited %s", k)
+		}
+	}
+}
+
+const simScenario = `name: sim
+arms:
+  async: {env: {DISAGGSIM_TERMINAL: "1", DISAGGSIM_FAULTS: "%s"}}
+  blocking: {env: {DISAGGSIM_TERMINAL: "0", DISAGGSIM_FAULTS: ""}}
+baseline: blocking
+env: {DISAGGSIM_PEER_READY: "1", DISAGGSIM_LINK_DELAY: 1ms}
+workload: {prompts: %s}
+roles:
+  - {name: ctx, ranks: 4, arm_env: true, ready: {log: 'ready rank='},
+     command: [disaggsim, ctx, --rank, "{{.Rank}}", --ranks, "4", --coord, "{{.Coord}}"]}
+  - {name: gen, ranks: 2, ready: {log: 'ready rank='}, command: [disaggsim, gen, --rank, "{{.Rank}}", --coord, "{{.Coord}}"]}
+  - {name: frontend, after: [ctx, gen], ready: {log: 'ready addr='}, command: [disaggsim, frontend, --coord, "{{.Coord}}", --ctx-ranks, "4"]}
+  - {name: client, client: true, after_ready: true, arm_env: true,
+     command: [disaggsim, client, --coord, "{{.Coord}}", --prompts, %s, --requests, "256", --concurrency, "32", --out, "{{.Out}}/throughput.json"]}
+evidence:
+  mode: {role: ctx, pattern: 'mode rank=(?P<rank>\d+) phase=\S+ terminal=(?P<DISAGGSIM_TERMINAL>\S+)'}
+deadlines: {ready: 20s, client: %s, drain: 2s, teardown: 10s, kill_grace: %s}
+`
+
+func simulated(t *testing.T, fault, clientDeadline, grace string) *scenarios.Scenario {
+	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
+	return loadScenario(t, fmt.Sprintf(simScenario, fault, prompts, prompts, clientDeadline, grace))
+}
+
+func TestSimulatorBothArmsSucceed(t *testing.T) {
+	s := simulated(t, "", "60s", "2s")
+	for _, arm := range []string{"async", "blocking"} {
+		st := runArm(t, context.Background(), s, arm)
+		if st.State != StateSucceeded {
+			t.Fatalf("%s: %s %v", arm, st.State, st.Reasons)
+		}
+		if _, err := os.Stat(filepath.Join(st.Dir, "throughput.json")); err != nil {
+			t.Fatalf("%s: no throughput record: %v", arm, err)
+		}
+	}
+}
+
+func TestIgnoredArmEnvStopsBeforeTheClient(t *testing.T) {
+	st := runArm(t, context.Background(), simulated(t, "ignore-arm-env", "60s", "2s"), "async")
+	if st.State != StateFailed || !strings.Contains(codes(st), string(reason.ArmModeMismatch)) {
+		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
+	}
+	if _, err := os.Stat(filepath.Join(st.Dir, "client-0.log")); err == nil {
+		t.Fatal("the client was started although the mode did not match")
+	}
+	if !strings.Contains(st.Reasons[0].Detail, "logs DISAGGSIM_TERMINAL=0") {
+		t.Errorf("detail %q does not say what the rank logged", st.Reasons[0].Detail)
+	}
+}
+
+func TestCrashedRankAbortsPromptly(t *testing.T) {
+	start := time.Now()
+	st := runArm(t, context.Background(), simulated(t, "crash-rank=2", "30s", "1s"), "async")
+	if st.State != StateFailed || codes(st) != string(reason.RankExited) {
+		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
+	}
+	if !strings.Contains(st.Reasons[0].Detail, "ctx rank 2 exited with status 3") {
+		t.Errorf("detail %q", st.Reasons[0].Detail)
+	}
+	// Deadline 30s: the abort must come from the exit, not the deadline.
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %s to notice a crashed rank", took)
+	}
+}
+
+func TestHungRankIsKilledWithinDeadlinePlusGrace(t *testing.T) {
+	start := time.Now()
+	st := runArm(t, context.Background(), simulated(t, "hang-rank=1", "3s", "1s"), "async")
+	if st.State != StateFailed || !strings.Contains(codes(st), string(reason.DeadlineExceeded)) {
+		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
+	}
+	// ready (bounded) + client 3s + teardown: SIGTERM, 1s grace, SIGKILL.
+	if took := time.Since(start); took > 3*time.Second+10*time.Second+5*time.Second {
+		t.Errorf("took %s", took)
+	}
+	for _, r := range st.Ranks {
+		if r.Role == "ctx" && r.Rank == 1 && !r.Killed {
+			t.Errorf("the hung rank was not killed: %+v", r)
+		}
+	}
+}
+
+func TestInterruptTearsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	st := runArm(t, ctx, simulated(t, "hang-rank=0", "60s", "1s"), "async")
+	if st.State != StateInterrupted || !strings.Contains(codes(st), string(reason.Interrupted)) {
+		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
+	}
+}
+
+func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
+	s := loadScenario(t, envScenario)
+	out := t.TempDir()
+	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	// A previous attempt's namespace with a registration claiming the wrong
+	// arm value and an abort file: a controller that read it would fail.
+	old := filepath.Join(out, "20200101T000000Z-old", "coord")
+	os.MkdirAll(filepath.Join(old, "ranks"), 0o755)
+	os.WriteFile(filepath.Join(old, "ranks", "server-0.json"), []byte(`{"role":"server","rank":0,"token":"old","arm_env":{"MODE":"wrong"}}`), 0o644)
+	os.WriteFile(filepath.Join(old, "abort"), []byte(`[{"code":"rank-exited"}]`), 0o644)
+	os.WriteFile(filepath.Join(out, "LATEST"), []byte("20200101T000000Z-old\n"), 0o644)
+	before, _ := os.ReadFile(filepath.Join(old, "ranks", "server-0.json"))
+
+	var tokens []string
+	for range 2 {
+		st, err := Run(context.Background(), s, "hard", Options{Out: out, Self: os.Args[0], Inherited: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.State != StateSucceeded {
+			t.Fatalf("rerun failed: %v", st.Reasons)
+		}
+		tokens = append(tokens, st.Token)
+	}
+	if tokens[0] == tokens[1] || tokens[0] == "20200101T000000Z-old" {
+		t.Fatalf("tokens %v are not fresh", tokens)
+	}
+	latest, _ := os.ReadFile(filepath.Join(out, "LATEST"))
+	if strings.TrimSpace(string(latest)) != tokens[1] {
+		t.Fatalf("LATEST is %q, want %s", latest, tokens[1])
+	}
+	after, _ := os.ReadFile(filepath.Join(old, "ranks", "server-0.json"))
+	if string(before) != string(after) {
+		t.Fatal("the old attempt's files were changed")
+	}
+}
+
+func TestBarrierNamesWhoIsMissing(t *testing.T) {
+	b := NewBarrier(t.TempDir(), "teardown", "controller-0", "controller-1")
+	if err := b.Arrive("gpu-worker-7"); err == nil {
+		t.Fatal("a non-participant arrived")
+	}
+	b.Arrive("controller-0")
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := b.Wait(ctx)
+	if err == nil || !strings.Contains(err.Error(), "controller-1 never arrived") {
+		t.Fatalf("got %v", err)
+	}
+	b.Arrive("controller-1")
+	if err := b.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/arms"
+)
+
+// TestInterruptedRunLeavesNothing sends SIGINT to `abbench run` in the middle
+// of a run whose rank ignores SIGTERM, and checks the process table: no
+// process of any run is left, and the run's files are kept.
+func TestInterruptedRunLeavesNothing(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	dir := t.TempDir()
+	prompts, _ := filepath.Abs("../../testdata/prompts-256.jsonl")
+	scenario := filepath.Join(dir, "hang.yaml")
+	os.WriteFile(scenario, []byte(strings.ReplaceAll(`name: hang
+arms:
+  async: {env: {DISAGGSIM_TERMINAL: "1", DISAGGSIM_FAULTS: "hang-rank=1"}}
+  blocking: {env: {DISAGGSIM_TERMINAL: "0", DISAGGSIM_FAULTS: "hang-rank=1"}}
+baseline: blocking
+workload: {prompts: PROMPTS}
+roles:
+  - {name: ctx, ranks: 4, arm_env: true, ready: {log: 'ready rank='},
+     command: [disaggsim, ctx, --rank, "{{.Rank}}", --ranks, "4", --coord, "{{.Coord}}"]}
+  - {name: gen, ranks: 2, ready: {log: 'ready rank='}, command: [disaggsim, gen, --rank, "{{.Rank}}", --coord, "{{.Coord}}"]}
+  - {name: frontend, after: [ctx, gen], ready: {log: 'ready addr='}, command: [disaggsim, frontend, --coord, "{{.Coord}}", --ctx-ranks, "4"]}
+  - {name: client, client: true, after_ready: true,
+     command: [disaggsim, client, --coord, "{{.Coord}}", --prompts, PROMPTS, --out, "{{.Out}}/throughput.json"]}
+deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
+`, "PROMPTS", prompts)), 0o644)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", scenario, "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the client of the first run is running, then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "client") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("run never reached the client phase:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	interrupted := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("abbench run did not stop within 30s of SIGINT")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+		t.Fatalf("exit %v, want status %d\n%s", err, exitError, stderr.String())
+	}
+	t.Logf("stopped %s after SIGINT", time.Since(interrupted).Round(time.Millisecond))
+	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p plan
+	json.Unmarshal(data, &p)
+	if len(p.Runs) != 2 || p.Runs[0].Token == "" || p.Runs[1].Result != nil {
+		t.Fatalf("plan after interrupt: %s", data)
+	}
+	if left := arms.Survivors(p.Runs[0].Token); len(left) > 0 {
+		t.Fatalf("processes %v of the interrupted run survived", left)
+	}
+	st := readStatus(p.Runs[0].Dir)
+	if st == nil || st.State != arms.StateInterrupted {
+		t.Fatalf("status of the interrupted run: %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(st.Dir, "ctx-1.log")); err != nil {
+		t.Fatalf("logs of the interrupted run are gone: %v", err)
+	}
+}
