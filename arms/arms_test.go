@@ -3,6 +3,7 @@ package arms
 import (
 	"context"
 	"fmt"
+	"github.com/abbench/abbench/arms/rankwrap"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +21,7 @@ var simDir string // holds a disaggsim built for these tests
 // rank-exec) and builds disaggsim for the end-to-end tests.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {
-		err := ExecRank(os.Args[3:])
+		err := rankwrap.Exec(os.Args[3:])
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(127)
 	}
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir, "../cmd/disaggsim")
+	build := exec.Command("go", "build", "-o", dir+"/", "../cmd/disaggsim", "../cmd/abbench-rank")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("building disaggsim: " + err.Error())
@@ -52,10 +53,22 @@ func loadScenario(t *testing.T, yaml string) *scenarios.Scenario {
 	return s
 }
 
-func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string) *Status {
+// runArm runs arm with the test binary as abbench. With fastWrapper the
+// binary sits beside abbench-rank, which then wraps the ranks; otherwise
+// the ranks go through its rank-exec verb.
+func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string, fastWrapper ...bool) *Status {
 	t.Helper()
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	st, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: os.Args[0], Inherited: env})
+	self := os.Args[0]
+	if len(fastWrapper) > 0 && fastWrapper[0] {
+		self = filepath.Join(simDir, "abbench")
+		if _, err := os.Stat(self); err != nil {
+			if err := os.Link(os.Args[0], self); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: self, Inherited: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +120,7 @@ func TestArmEnvReachesExactlyTheArmRoles(t *testing.T) {
 		armEnv bool
 	}{{"server", 3, true}, {"helper", 2, false}, {"client", 1, true}} {
 		for rank := range role.ranks {
-			reg, ok, err := ReadRegistration(coord, role.name, rank)
+			reg, ok, err := rankwrap.ReadRegistration(coord, role.name, rank)
 			if err != nil || !ok {
 				t.Fatalf("%s rank %d: no registration (%v)", role.name, rank, err)
 			}
@@ -140,7 +153,7 @@ func TestInheritedEnvIsOnlyTheBase(t *testing.T) {
 	if st.State != StateSucceeded {
 		t.Fatalf("state %s: %v", st.State, st.Reasons)
 	}
-	reg, _, _ := ReadRegistration(filepath.Join(st.Dir, "coord"), "helper", 0)
+	reg, _, _ := rankwrap.ReadRegistration(filepath.Join(st.Dir, "coord"), "helper", 0)
 	if reg.ArmEnv["MODE"] != nil {
 		t.Fatalf("the controller's own MODE reached a role without arm env: %q", *reg.ArmEnv["MODE"])
 	}
@@ -178,9 +191,13 @@ func simulated(t *testing.T, fault, clientDeadline, grace string) *scenarios.Sce
 func TestSimulatorBothArmsSucceed(t *testing.T) {
 	s := simulated(t, "", "60s", "2s")
 	for _, arm := range []string{"async", "blocking"} {
-		st := runArm(t, context.Background(), s, arm)
+		st := runArm(t, context.Background(), s, arm, true)
 		if st.State != StateSucceeded {
 			t.Fatalf("%s: %s %v", arm, st.State, st.Reasons)
+		}
+		reg, ok, _ := rankwrap.ReadRegistration(filepath.Join(st.Dir, "coord"), "ctx", 3)
+		if !ok || reg.ArmEnv["DISAGGSIM_TERMINAL"] == nil || *reg.ArmEnv["DISAGGSIM_TERMINAL"] != s.Arms[arm].Env["DISAGGSIM_TERMINAL"] {
+			t.Fatalf("%s: abbench-rank registration of ctx rank 3: %+v", arm, reg)
 		}
 		if _, err := os.Stat(filepath.Join(st.Dir, "throughput.json")); err != nil {
 			t.Fatalf("%s: no throughput record: %v", arm, err)

@@ -33,7 +33,7 @@ func (b *Barrier) Arrive(participant string) error {
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(b.Dir, participant), []byte(time.Now().UTC().Format(time.RFC3339Nano)), 0o644)
+	return atomicfile.Publish(filepath.Join(b.Dir, participant), []byte(time.Now().UTC().Format(time.RFC3339Nano)), 0o644)
 }
 
 // Missing lists participants that have not arrived.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/abbench/abbench/arms/rankwrap"
 	"net"
 	"os"
 	"path/filepath"
@@ -107,6 +108,9 @@ type controller struct {
 	exited chan *rankProc
 	ready  map[string]bool // role -> all ranks ready
 	self   string
+	// wrapper starts every rank: abbench-rank beside abbench when it is
+	// there (it starts in a millisecond), else abbench rank-exec.
+	wrapper []string
 }
 
 // errAbort stops the run's phases; the reasons are in the status.
@@ -138,6 +142,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 			return nil, err
 		}
 		c.self = exe
+	}
+	c.wrapper = []string{c.self, "rank-exec", "--"}
+	if fast := filepath.Join(filepath.Dir(c.self), "abbench-rank"); isExecutable(fast) {
+		c.wrapper = []string{fast, "--"}
 	}
 	c.dir = filepath.Join(opts.Out, opts.Token)
 	c.coord = filepath.Join(c.dir, "coord")
@@ -394,7 +402,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 		}
 		kept = k
 		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
-		if err := startRank(p, c.self, argv, env, c.dir, c.exited); err != nil {
+		if err := startRank(p, c.wrapper, argv, env, c.dir, c.exited); err != nil {
 			c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, err).At(c.arm, r.Name, rank))
 			return nil, errAbort
 		}
@@ -495,7 +503,7 @@ func (c *controller) roleReady(r *scenarios.Role) bool {
 
 // rankReady applies the role's probe; without one, a registered rank is ready.
 func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
-	if _, ok, _ := ReadRegistration(c.coord, p.role, p.rank); !ok {
+	if _, ok, _ := rankwrap.ReadRegistration(c.coord, p.role, p.rank); !ok {
 		return false
 	}
 	switch {
@@ -563,7 +571,7 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 			continue // clients register when they start, and are checked after
 		}
 		for rank := range r.Ranks {
-			reg, ok, err := ReadRegistration(c.coord, r.Name, rank)
+			reg, ok, err := rankwrap.ReadRegistration(c.coord, r.Name, rank)
 			if err != nil || !ok {
 				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s", r.Name, rank, when).At(c.arm, r.Name, rank))
 				continue
@@ -709,4 +717,9 @@ func (c *controller) drain(ctx context.Context) {
 			last, since = n, time.Now()
 		}
 	}
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }

@@ -1,6 +1,7 @@
 package arms
 
 import (
+	"github.com/abbench/abbench/arms/rankwrap"
 	"maps"
 	"os"
 	"path/filepath"
@@ -44,12 +45,12 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 		}
 	}
 	armKeys := s.ArmKeys()
-	env[EnvToken] = d.Token
-	env[EnvCoord] = d.Coord
-	env[EnvRole] = role.Name
-	env[EnvRank] = strconv.Itoa(d.Rank)
-	env[EnvArm] = arm
-	env[EnvArmKeys] = strings.Join(armKeys, ",")
+	env[rankwrap.EnvToken] = d.Token
+	env[rankwrap.EnvCoord] = d.Coord
+	env[rankwrap.EnvRole] = role.Name
+	env[rankwrap.EnvRank] = strconv.Itoa(d.Rank)
+	env[rankwrap.EnvArm] = arm
+	env[rankwrap.EnvArmKeys] = strings.Join(armKeys, ",")
 	for _, k := range armKeys {
 		delete(env, k)
 	}

@@ -1,9 +1,11 @@
 package arms
 
 import (
+	"github.com/abbench/abbench/arms/rankwrap"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -70,7 +72,7 @@ func (p *rankProc) howEnded() string {
 	return "exited with status " + strconv.Itoa(p.state.ExitCode())
 }
 
-func startRank(p *rankProc, self string, argv, env []string, dir string, exited chan<- *rankProc) error {
+func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan<- *rankProc) error {
 	if err := os.MkdirAll(filepath.Dir(p.log), 0o755); err != nil {
 		return err
 	}
@@ -85,7 +87,8 @@ func startRank(p *rankProc, self string, argv, env []string, dir string, exited 
 			p.inode = st.Ino
 		}
 	}
-	cmd := exec.Command(self, append([]string{"rank-exec", "--"}, argv...)...)
+	full := append(slices.Clone(wrapper), argv...)
+	cmd := exec.Command(full[0], full[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
 	// Its own process group, so teardown signals the rank and its children;
 	// and killed with the controller, so nothing outlives a crashed controller.
@@ -148,4 +151,4 @@ func stopAll(procs []*rankProc, grace, limit time.Duration) {
 func sweep(token string) int { return proctree.Kill(Survivors(token)) }
 
 // Survivors lists the live processes carrying the run's token.
-func Survivors(token string) []int { return proctree.WithEnv(EnvToken, token) }
+func Survivors(token string) []int { return proctree.WithEnv(rankwrap.EnvToken, token) }

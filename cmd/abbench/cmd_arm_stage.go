@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -125,7 +126,7 @@ func newRankExecCmd() *cobra.Command {
 		Hidden: true,
 		Args:   argsUsage(cobra.MinimumNArgs(1), "rank-exec is started by the controller"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := arms.ExecRank(args)
+			err := rankwrap.Exec(args)
 			return &statusError{code: 127, err: err}
 		},
 	}

@@ -9,8 +9,19 @@ import (
 	"path/filepath"
 )
 
-// WriteFile atomically replaces path with data.
+// WriteFile atomically replaces path with data, synced to disk first.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, true)
+}
+
+// Publish atomically replaces path with data without syncing it to disk:
+// readers never see a partial file, but a power loss may lose it. It is for
+// coordination files, which matter only while their run is alive.
+func Publish(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	f, err := Create(path, perm)
 	if err != nil {
 		return err
@@ -19,14 +30,16 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		f.Abort()
 		return err
 	}
+	f.nosync = !sync
 	return f.Commit()
 }
 
 // File is a temporary file that becomes path on Commit.
 type File struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	done   bool
+	nosync bool
 }
 
 // Create starts writing path; nothing is visible at path until Commit.
@@ -49,10 +62,12 @@ func (f *File) Commit() error {
 		return fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
 	}
 	f.done = true
-	if err := f.Sync(); err != nil {
-		f.File.Close()
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", f.path, err)
+	if !f.nosync { // see Publish
+		if err := f.Sync(); err != nil {
+			f.File.Close()
+			os.Remove(f.Name())
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
 	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(f.Name())

@@ -1,4 +1,12 @@
-package arms
+// Package rankwrap is the rank wrapper: the first thing every rank runs. It
+// records, in the run's coordination namespace, what the rank's process
+// received (role, rank, host, pid, token, the arm keys' values exactly as
+// given, scheduler ids), then replaces itself with the rank's real command.
+//
+// It imports nothing but the standard library and atomicfile, so the
+// abbench-rank binary built from it starts in about a millisecond: the
+// wrapper runs once per rank, and its start-up is the controller's overhead.
+package rankwrap
 
 import (
 	"encoding/json"
@@ -41,17 +49,18 @@ type Registration struct {
 	Command   []string          `json:"command"`
 }
 
-func registrationPath(coord, role string, rank int) string {
+// RegistrationPath is where a rank's registration lives in the namespace coord.
+func RegistrationPath(coord, role string, rank int) string {
 	return filepath.Join(coord, "ranks", fmt.Sprintf("%s-%d.json", role, rank))
 }
 
 // schedulerKeys are recorded in registrations when present.
 var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_RESTART_COUNT"}
 
-// ExecRank is the rank wrapper: it registers the rank in the coordination
+// Exec is the rank wrapper: it registers the rank in the coordination
 // namespace named by its environment, then replaces itself with argv.
 // It returns only on error.
-func ExecRank(argv []string) error {
+func Exec(argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("rank wrapper: no command")
 	}
@@ -88,7 +97,7 @@ func ExecRank(argv []string) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(registrationPath(coord, role, rank), data, 0o644); err != nil {
+	if err := atomicfile.Publish(RegistrationPath(coord, role, rank), data, 0o644); err != nil {
 		return fmt.Errorf("rank wrapper: registering: %w", err)
 	}
 	return syscall.Exec(path, argv, os.Environ())
@@ -113,7 +122,7 @@ func lookPath(file, pathEnv string) (string, error) {
 
 // ReadRegistration reads one rank's registration; ok is false when absent.
 func ReadRegistration(coord, role string, rank int) (reg Registration, ok bool, err error) {
-	data, err := os.ReadFile(registrationPath(coord, role, rank))
+	data, err := os.ReadFile(RegistrationPath(coord, role, rank))
 	if errors.Is(err, os.ErrNotExist) {
 		return reg, false, nil
 	}

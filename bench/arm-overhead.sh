@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Controller overhead: time from starting `abbench arm` to every one of 16
+# ranks registered, minus the time a plain shell script takes to start the
+# same 16 processes, each writing a timestamp as the rank wrapper writes its
+# registration. Median of ROUNDS (default 7). Goal: <= 50 ms.
+#   bench/arm-overhead.sh [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-7}
+ranks=16
+work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-overhead.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/bin/" ./cmd/abbench ./cmd/abbench-rank
+echo '[1]' >"$work/prompts.jsonl"
+cat >"$work/s.yaml" <<YAML
+name: overhead
+arms:
+  a: {env: {MODE: "1"}}
+  b: {env: {MODE: "0"}}
+baseline: b
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: worker, ranks: $ranks, arm_env: true, command: [sleep, "30"]}
+  - {name: client, client: true, after_ready: true, command: ["true"]}
+deadlines: {ready: 30s, teardown: 10s, kill_grace: 1s}
+YAML
+
+ns() { date +%s%N; }
+# latest registration time (RFC 3339) of a run, in nanoseconds
+last_registration() {
+	local latest=0 t
+	for f in "$1"/coord/ranks/worker-*.json; do
+		t=$(sed -n 's/.*"time": "\(.*\)".*/\1/p' "$f")
+		t=$(date -d "$t" +%s%N)
+		((t > latest)) && latest=$t
+	done
+	echo "$latest"
+}
+
+abb=() sh_=()
+for i in $(seq "$rounds"); do
+	out="$work/out$i"
+	t0=$(ns)
+	"$work/bin/abbench" arm "$work/s.yaml" --arm a --out "$out" >/dev/null 2>&1
+	tl=$(last_registration "$out/$(cat "$out/LATEST")")
+	abb+=($(((tl - t0) / 1000)))
+
+	d="$work/sh$i"; mkdir -p "$d"
+	t0=$(ns)
+	pids=()
+	for r in $(seq 0 $((ranks - 1))); do
+		sh -c 'date +%s%N > "$0"; exec sleep 30' "$d/$r" & pids+=($!)
+	done
+	for r in $(seq 0 $((ranks - 1))); do while [ ! -s "$d/$r" ]; do :; done; done
+	tl=$(cat "$d"/* | sort -n | tail -1)
+	kill "${pids[@]}" 2>/dev/null || true
+	wait 2>/dev/null || true
+	sh_+=($(((tl - t0) / 1000)))
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ma=$(median "${abb[@]}") ms=$(median "${sh_[@]}")
+printf 'ranks: %d, rounds: %d, %d cores\n' "$ranks" "$rounds" "$(nproc)"
+printf '%-44s %8.1f ms\n' "abbench arm: start to all ranks registered" "$(echo "$ma/1000" | bc -l)"
+printf '%-44s %8.1f ms\n' "plain shell: start to all ranks started" "$(echo "$ms/1000" | bc -l)"
+printf '%-44s %8.1f ms (goal <= 50)\n' "controller overhead" "$(echo "($ma-$ms)/1000" | bc -l)"
+printf 'ratio abbench/shell: %.2f\n' "$(echo "$ma/$ms" | bc -l)"
