@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -80,24 +83,92 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
+	ev, err := evidence.Collect(s, opts.arm, st.Dir)
+	if err != nil {
+		return err
+	}
+	if err := writeEvidence(st.Dir, ev); err != nil {
+		return err
+	}
 	if opts.format.value == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		if err := enc.Encode(ev); err != nil {
 			return err
 		}
 	} else {
 		printStatus(stdout, st)
+		printEvidence(stdout, ev)
 	}
-	return statusErr(st)
+	if st.State == arms.StateInterrupted {
+		return statusErr(st)
+	}
+	return evidenceErr(ev, st.Dir)
+}
+
+func writeEvidence(dir string, ev *evidence.Evidence) error {
+	data, err := json.MarshalIndent(ev, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, "evidence.json"), append(data, '\n'), 0o644)
+}
+
+// evidenceErr is exit 0 for accepted evidence and 3 (censored) otherwise.
+func evidenceErr(ev *evidence.Evidence, dir string) error {
+	if ev.Accepted {
+		return nil
+	}
+	first := "a criterion failed"
+	if len(ev.Reasons) > 0 {
+		first = ev.Reasons[0].String()
+	}
+	return &statusError{code: exitCensored, err: fmt.Errorf("arm %s: evidence not accepted: %s", ev.Arm, first),
+		hint: "evidence.json, status.json and the logs are in " + dir}
+}
+
+func printEvidence(w io.Writer, ev *evidence.Evidence) {
+	verdict := "accepted"
+	if !ev.Accepted {
+		verdict = "NOT accepted"
+	}
+	fmt.Fprintf(w, "evidence: %s\n", verdict)
+	if ev.Workload != nil {
+		fmt.Fprintf(w, "workload digest: %s\n", ev.Workload)
+	}
+	if ev.Throughput != nil {
+		fmt.Fprintf(w, "output throughput: %.1f tok/s (%s record, valid %v)\n", ev.Throughput.Metrics["output_throughput"], ev.Throughput.Format, ev.Throughput.Valid)
+	}
+	if len(ev.Criteria) > 0 {
+		var rows [][]string
+		for _, c := range ev.Criteria {
+			mark := "✓"
+			if !c.OK {
+				mark = "✗"
+			}
+			codes := ""
+			for i, code := range c.Codes {
+				if i > 0 {
+					codes += ", "
+				}
+				codes += string(code)
+			}
+			rows = append(rows, []string{mark, c.ID, c.Detail, codes})
+		}
+		fmt.Fprintln(w)
+		writeTable(w, []string{"", "criterion", "detail", "censor"}, rows)
+	}
+	if len(ev.Reasons) > 0 {
+		fmt.Fprintln(w, "\nreasons:")
+		for _, r := range ev.Reasons {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
 }
 
 func printStatus(w io.Writer, st *arms.Status) {
-	fmt.Fprintf(w, "arm %s: %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
+	fmt.Fprintf(w, "arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
 	fmt.Fprintf(w, "run directory: %s\n", st.Dir)
-	for _, r := range st.Reasons {
-		fmt.Fprintf(w, "  %s\n", r)
-	}
 }
 
 // statusErr maps a run's end to the exit status: accepted 0, failed with

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/local"
@@ -64,12 +65,14 @@ processes down, and stops.`,
 
 // plannedRun is one run of the plan, as recorded in plan.json.
 type plannedRun struct {
-	Index  int              `json:"index"`
-	Arm    string           `json:"arm"`
-	Dir    string           `json:"dir"`
-	Token  string           `json:"token,omitempty"`
-	Result *launcher.Result `json:"result,omitempty"`
-	Status *arms.Status     `json:"-"`
+	Index    int                `json:"index"`
+	Arm      string             `json:"arm"`
+	Dir      string             `json:"dir"`
+	Token    string             `json:"token,omitempty"`
+	Result   *launcher.Result   `json:"result,omitempty"`
+	Accepted *bool              `json:"evidence_accepted,omitempty"`
+	Status   *arms.Status       `json:"-"`
+	Evidence *evidence.Evidence `json:"-"`
 }
 
 type plan struct {
@@ -166,6 +169,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		pr.Status = readStatus(pr.Dir)
 		if pr.Status != nil {
 			pr.Token = pr.Status.Token
+			pr.Evidence = readEvidence(pr.Status.Dir)
+			if pr.Evidence != nil {
+				pr.Accepted = &pr.Evidence.Accepted
+			}
 		}
 		prog.state(pr, string(res.State), res.Ended.Sub(res.Started))
 		writePlan(out, p)
@@ -185,15 +192,30 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", out)}
 	}
 	for _, pr := range p.Runs {
-		if pr.Result == nil || pr.Result.State != launcher.Succeeded {
-			return &statusError{code: exitCensored, err: fmt.Errorf("run %d (%s) did not succeed: %s", pr.Index, pr.Arm, runReason(pr)),
-				hint: "each run's status.json and logs are under " + filepath.Join(out, "runs")}
+		if pr.Evidence == nil || !pr.Evidence.Accepted {
+			return &statusError{code: exitCensored, err: fmt.Errorf("run %d (%s): evidence not accepted: %s", pr.Index, pr.Arm, runReason(pr)),
+				hint: "each run's evidence.json, status.json and logs are under " + filepath.Join(out, "runs")}
 		}
 	}
 	return nil
 }
 
+func readEvidence(dir string) *evidence.Evidence {
+	data, err := os.ReadFile(filepath.Join(dir, "evidence.json"))
+	if err != nil {
+		return nil
+	}
+	var ev evidence.Evidence
+	if json.Unmarshal(data, &ev) != nil {
+		return nil
+	}
+	return &ev
+}
+
 func runReason(pr plannedRun) string {
+	if pr.Evidence != nil && len(pr.Evidence.Reasons) > 0 {
+		return pr.Evidence.Reasons[0].String()
+	}
 	if pr.Status != nil && len(pr.Status.Reasons) > 0 {
 		return pr.Status.Reasons[0].String()
 	}
@@ -271,16 +293,24 @@ func printRuns(w io.Writer, out string, p *plan) {
 	fmt.Fprintf(w, "scenario %s, %d runs (%s order, seed %d) in %s\n\n", p.Scenario, len(p.Runs), p.Order, p.Seed, out)
 	var rows [][]string
 	for _, pr := range p.Runs {
-		state, took, why := "not run", "-", ""
-		if pr.Result != nil {
-			state, took = string(pr.Result.State), pr.Result.Ended.Sub(pr.Result.Started).Round(10*time.Millisecond).String()
-			if pr.Result.State != launcher.Succeeded {
-				why = runReason(pr)
-			}
+		state, took, ev, why := "not run", "-", "-", ""
+		if pr.Status != nil {
+			state = pr.Status.State
 		}
-		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, took, readThroughput(pr.Status), why})
+		if pr.Result != nil {
+			took = pr.Result.Ended.Sub(pr.Result.Started).Round(10 * time.Millisecond).String()
+		}
+		if pr.Evidence != nil {
+			ev = "accepted"
+			if !pr.Evidence.Accepted {
+				ev, why = "censored", runReason(pr)
+			}
+		} else if pr.Result != nil {
+			why = runReason(pr)
+		}
+		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, ev, took, readThroughput(pr.Status), why})
 	}
-	writeTable(w, []string{"run", "arm", "state", "took", "output tok/s (raw, not compared)", "reason"}, rows)
+	writeTable(w, []string{"run", "arm", "run", "evidence", "took", "output tok/s (raw)", "reason"}, rows)
 }
 
 // progress reports run states: a live line on a terminal, otherwise one line

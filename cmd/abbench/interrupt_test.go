@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 `, "PROMPTS", prompts)), 0o644)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "--out", out)
-	var stderr strings.Builder
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -91,4 +92,22 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	if _, err := os.Stat(filepath.Join(st.Dir, "ctx-1.log")); err != nil {
 		t.Fatalf("logs of the interrupted run are gone: %v", err)
 	}
+}
+
+// syncBuffer is a buffer the command writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

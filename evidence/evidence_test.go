@@ -1,0 +1,221 @@
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/scenarios"
+)
+
+const scenarioYAML = `name: t
+arms:
+  async: {env: {TERM_MODE: "1"}}
+  blocking: {env: {TERM_MODE: "0"}}
+baseline: blocking
+workload: {prompts: prompts.jsonl, requests: 4}
+roles:
+  - {name: ctx, ranks: 2, arm_env: true, command: [x]}
+  - {name: client, client: true, command: [y]}
+evidence:
+  profiling: true
+  mode: {role: ctx, pattern: 'mode rank=(?P<rank>\d+) terminal=(?P<TERM_MODE>\d)'}
+  lifecycle_end: {role: ctx, pattern: 'summary rank=(?P<rank>\d+)'}
+  activation: {role: ctx, pattern: 'activation rank=(?P<rank>\d+) count=(?P<count>\d+) digest=(?P<digest>\w+) algorithm=(?P<algorithm>\S+)'}
+  counters:
+    commits: {role: ctx, pattern: 'summary rank=(?P<rank>\d+) commits=(?P<n>\d+)', value: n}
+  configs:
+    - {name: policy, role: ctx, file: "cfg-{{.Rank}}.yaml", path: scheduler.policy, equals: fcfs}
+  throughput: {file: throughput.json, format: vllm}
+acceptance:
+  - {requests: all}
+  - {throughput: valid}
+  - {mode: all-ranks}
+  - {digest: agree}
+  - {activation: requests}
+  - {counter: commits, role: ctx, equals: requests, arms: [async]}
+  - {config: policy}
+  - {clean_shutdown: true}
+`
+
+const alg = "sha256-length-prefixed-prompt-sha256-v1"
+
+var hex64 = strings.Repeat("ab", 32)
+
+// lifecycle is one rank's profiling and measured lifecycles.
+func lifecycle(rank int, mode string, count, commits int, digestHex string) string {
+	return fmt.Sprintf("mode rank=%d terminal=%s\nsummary rank=%d commits=0\nmode rank=%d terminal=%s\nactivation rank=%d count=%d digest=%s algorithm=%s\nsummary rank=%d commits=%d\n",
+		rank, mode, rank, rank, mode, rank, count, digestHex, alg, rank, commits)
+}
+
+type run struct {
+	logs   map[string]string // ctx-0.log ...
+	record string
+	state  string
+	extra  []reason.Reason
+	cfg    string
+	offset int64
+}
+
+func goodRun() *run {
+	return &run{
+		logs:   map[string]string{"ctx-0.log": lifecycle(0, "1", 4, 4, hex64), "ctx-1.log": lifecycle(1, "1", 4, 4, hex64)},
+		record: `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "valid": true}`,
+		state:  arms.StateSucceeded,
+		cfg:    "scheduler: {policy: fcfs}\n",
+	}
+}
+
+func (r *run) collect(t *testing.T) *Evidence {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "prompts.jsonl"), []byte("[1]\n[2]\n[3]\n[4]\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "s.yaml"), []byte(scenarioYAML), 0o644)
+	s, err := scenarios.Load(filepath.Join(root, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "run")
+	os.Mkdir(dir, 0o755)
+	st := arms.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok", Dir: dir, State: r.state, Reasons: r.extra}
+	for rank := range 2 {
+		name := fmt.Sprintf("ctx-%d.log", rank)
+		if content, ok := r.logs[name]; ok {
+			os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+			st.Ranks = append(st.Ranks, arms.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: r.offset})
+		}
+		if r.cfg != "" {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("cfg-%d.yaml", rank)), []byte(r.cfg), 0o644)
+		}
+	}
+	if r.record != "" {
+		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
+	}
+	data, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(dir, "status.json"), data, 0o644)
+	e, err := Collect(s, "async", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func codesOf(e *Evidence) []string {
+	var out []string
+	for _, r := range e.Reasons {
+		if !slices.Contains(out, string(r.Code)) {
+			out = append(out, string(r.Code))
+		}
+	}
+	return out
+}
+
+func TestAcceptedRun(t *testing.T) {
+	e := goodRun().collect(t)
+	if !e.Accepted || len(e.Reasons) > 0 {
+		t.Fatalf("not accepted: %v", e.Reasons)
+	}
+	if e.Workload == nil || e.Workload.Count != 4 || e.Workload.Hex != hex64 {
+		t.Fatalf("workload %v", e.Workload)
+	}
+	for _, c := range e.Criteria {
+		if !c.OK {
+			t.Errorf("criterion %s failed: %s", c.ID, c.Detail)
+		}
+	}
+	if f := e.Ranks[1]; f.Mode["TERM_MODE"] != "1" || f.Counters["commits"] != 4 || f.Activation.Count != 4 {
+		t.Fatalf("facts of rank 1: %+v", f)
+	}
+}
+
+// TestCensorReasons produces every reason evidence can give.
+func TestCensorReasons(t *testing.T) {
+	cases := []struct {
+		name   string
+		edit   func(r *run)
+		want   string
+		detail string
+	}{
+		{"phase-incomplete: profiling never ended", func(r *run) { r.logs["ctx-1.log"] = "mode rank=1 terminal=1\n" }, "phase-incomplete", "never ended on rank(s) 1"},
+		{"phase-incomplete: measured never ended (crash)", func(r *run) {
+			r.logs["ctx-0.log"] = "mode rank=0 terminal=1\nsummary rank=0 commits=0\nmode rank=0 terminal=1\n"
+		}, "phase-incomplete", "measured lifecycle of role ctx never ended on rank(s) 0"},
+		{"stale-evidence: another attempt in scope", func(r *run) {
+			r.logs["ctx-0.log"] = lifecycle(0, "1", 9, 9, hex64) + lifecycle(0, "1", 4, 4, hex64)
+		}, "stale-evidence", "more than one attempt"},
+		{"stale-evidence: log shorter than its offset", func(r *run) { r.offset = 1 << 20 }, "stale-evidence", "fewer than its recorded offset"},
+		{"arm-mode-mismatch", func(r *run) { r.logs["ctx-1.log"] = lifecycle(1, "0", 4, 4, hex64) }, "arm-mode-mismatch", "ctx rank 1 ran TERM_MODE=0"},
+		{"digest-rank-disagreement", func(r *run) { r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 4, strings.Repeat("cd", 32)) }, "digest-rank-disagreement", "ctx rank 1 activated 4 prompts"},
+		{"digest-missing", func(r *run) {
+			r.logs["ctx-0.log"] = strings.Replace(lifecycle(0, "1", 4, 4, hex64), "activation rank=0", "activated rank=0", 1)
+		}, "digest-missing", "no activation digest"},
+		{"digest-algorithm", func(r *run) { r.logs["ctx-0.log"] = strings.ReplaceAll(lifecycle(0, "1", 4, 4, hex64), alg, "md5-of-ids") }, "digest-algorithm", "unknown digest algorithm"},
+		{"fact-count: 255/256 style", func(r *run) { r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 3, hex64) }, "fact-count", "ctx rank 1: 3/4 commits"},
+		{"requests-failed", func(r *run) {
+			r.record = `{"num_prompts": 4, "completed": 3, "failed": 1, "output_throughput": 100.5, "valid": false}`
+		}, "requests-failed", "3 of 4 requests succeeded"},
+		{"throughput-invalid: no validity flag", func(r *run) {
+			r.record = `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5}`
+		}, "throughput-invalid", "lacks its validity flag"},
+		{"throughput-invalid: no record", func(r *run) { r.record = "" }, "throughput-invalid", "no record"},
+		{"config-mismatch: key dropped", func(r *run) { r.cfg = "scheduler: {}\n" }, "config-mismatch", `has no key "policy"`},
+		{"config-mismatch: other value", func(r *run) { r.cfg = "scheduler: {policy: lifo}\n" }, "config-mismatch", "rendered scheduler.policy = lifo"},
+		{"unclean-shutdown", func(r *run) {
+			r.state = arms.StateFailed
+			r.extra = []reason.Reason{reason.New(reason.UncleanShutdown, "ctx rank 1 ignored SIGTERM")}
+		}, "unclean-shutdown", "did not shut down cleanly"},
+		{"rank-missing", func(r *run) { delete(r.logs, "ctx-1.log") }, "rank-missing", "ctx rank 1 never started"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := goodRun()
+			c.edit(r)
+			e := r.collect(t)
+			if e.Accepted {
+				t.Fatal("accepted")
+			}
+			for _, rs := range e.Reasons {
+				if string(rs.Code) == c.want && strings.Contains(rs.Detail, c.detail) {
+					return
+				}
+			}
+			t.Fatalf("no %s reason with %q; got:\n%s", c.want, c.detail, (&reason.Error{Reasons: e.Reasons}).Error())
+		})
+	}
+}
+
+func TestCriterionLimitedToArms(t *testing.T) {
+	r := goodRun()
+	r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 3, hex64)
+	e := r.collect(t)
+	found := false
+	for _, c := range e.Criteria {
+		if c.Kind == "counter" {
+			found = true
+			if c.OK {
+				t.Fatal("counter criterion for arm async passed with 3/4")
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no counter criterion")
+	}
+}
+
+func TestProfilingLifecycleIsNotMeasured(t *testing.T) {
+	// The profiling lifecycle logs the blocking mode and its own summary;
+	// only the measured lifecycle's facts may count.
+	r := goodRun()
+	r.logs["ctx-0.log"] = "mode rank=0 terminal=0\nactivation rank=0 count=99 digest=" + hex64 + " algorithm=" + alg + "\nsummary rank=0 commits=99\n" +
+		"mode rank=0 terminal=1\nactivation rank=0 count=4 digest=" + hex64 + " algorithm=" + alg + "\nsummary rank=0 commits=4\n"
+	e := r.collect(t)
+	if !e.Accepted {
+		t.Fatalf("profiling facts leaked into the measured lifecycle: %v", e.Reasons)
+	}
+}

@@ -1,0 +1,391 @@
+package evidence
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Record is a benchmark client's throughput record, parsed.
+type Record struct {
+	Format string `json:"format"`
+	File   string `json:"file"`
+	// Valid is true only if the record parsed, every requested request
+	// succeeded, no failure marker is present, and the required metrics and
+	// the validity flag are there (and true).
+	Valid    bool     `json:"valid"`
+	Problems []string `json:"problems"`
+	// Requested, Completed and Failed are request counts; -1 when the
+	// format does not say.
+	Requested int `json:"requested"`
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+	// Metrics hold the headline numbers under abbench's names:
+	// output_throughput, request_throughput, total_token_throughput (tok/s,
+	// req/s) and duration (s), when the record has them.
+	Metrics map[string]float64 `json:"metrics"`
+	// ValidityFlag is the record's own flag, nil when absent.
+	ValidityFlag *bool `json:"validity_flag"`
+}
+
+// ValidityKey is the key of the validity flag in JSON records.
+const ValidityKey = "valid"
+
+func (r *Record) problem(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// finish applies the rules every format shares.
+func (r *Record) finish(requested int, needFlag bool) {
+	if requested > 0 && r.Requested < 0 {
+		r.Requested = requested
+	}
+	if r.Requested >= 0 && r.Completed >= 0 && r.Failed < 0 {
+		r.Failed = r.Requested - r.Completed
+	}
+	if _, ok := r.Metrics["output_throughput"]; !ok {
+		r.problem("no output token throughput")
+	}
+	switch {
+	case r.Completed < 0:
+		r.problem("no count of completed requests")
+	case r.Failed > 0:
+		r.problem("%d of %d requests failed", r.Failed, r.Requested)
+	case requested > 0 && r.Completed < requested:
+		r.problem("%d of %d requested requests completed", r.Completed, requested)
+	}
+	if needFlag {
+		switch {
+		case r.ValidityFlag == nil:
+			r.problem("the record lacks its validity flag %q", ValidityKey)
+		case !*r.ValidityFlag:
+			r.problem("the record's validity flag %q is false", ValidityKey)
+		}
+	}
+	r.Valid = len(r.Problems) == 0
+}
+
+func newRecord(format, file string) *Record {
+	return &Record{Format: format, File: file, Requested: -1, Completed: -1, Failed: -1, Metrics: map[string]float64{}, Problems: []string{}}
+}
+
+// ParseRecord parses the record at path in format. requested is the number
+// of requests the scenario sent (0 when unknown); pattern is the regular
+// expression of the regex format. A record that cannot be parsed is
+// returned with Valid false and the problem, not as an error: an unreadable
+// file is an error.
+func ParseRecord(path, format string, requested int, pattern string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := newRecord(format, path)
+	switch format {
+	case "vllm", "trtllm":
+		r.parseVLLM(data, format)
+		r.finish(requested, true)
+	case "vllm-append", "sglang":
+		r.parseJSONLines(data, format)
+		r.finish(requested, format == "vllm-append")
+	case "aiperf":
+		r.parseAIPerf(data)
+		r.finish(requested, false)
+	case "console":
+		r.parseConsole(data)
+		r.finish(requested, false)
+	case "regex":
+		r.parseRegex(data, pattern)
+		r.finish(requested, false)
+	default:
+		return nil, fmt.Errorf("unknown throughput record format %q", format)
+	}
+	return r, nil
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, !math.IsNaN(n) && !math.IsInf(n, 0)
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// pythonJSON replaces the non-standard tokens Python's json module writes
+// for float("inf") and float("nan") (Infinity, -Infinity, NaN) with null,
+// outside strings, so records written by Python benchmark clients parse.
+func pythonJSON(data []byte) []byte {
+	if !bytes.Contains(data, []byte("Infinity")) && !bytes.Contains(data, []byte("NaN")) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+		}
+		replaced := false
+		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(data[i:], []byte(tok)) {
+				out = append(out, "null"...)
+				i += len(tok) - 1
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(pythonJSON(data)))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return obj, nil
+}
+
+// parseVLLM reads a vLLM benchmark_serving result (and the TensorRT-LLM
+// copy of that script): completed, num_prompts, the throughput keys, and
+// either failed (vLLM) or num_prompts - completed (TensorRT-LLM has no
+// failed key), plus errors: any non-empty error is a failed request.
+func (r *Record) parseVLLM(data []byte, format string) {
+	obj, err := decodeObject(data)
+	if err != nil {
+		r.problem("does not parse as a %s result: %v", format, err)
+		return
+	}
+	r.fromServingObject(obj)
+}
+
+func (r *Record) fromServingObject(obj map[string]any) {
+	for key, name := range map[string]string{
+		"output_throughput": "output_throughput", "request_throughput": "request_throughput",
+		"total_token_throughput": "total_token_throughput", "duration": "duration",
+	} {
+		if v, ok := obj[key]; ok {
+			if f, ok := number(v); ok {
+				r.Metrics[name] = f
+			} else {
+				r.problem("%s is not a number", key)
+			}
+		}
+	}
+	if f, ok := number(obj["completed"]); ok {
+		r.Completed = int(f)
+	}
+	if f, ok := number(obj["num_prompts"]); ok {
+		r.Requested = int(f)
+	}
+	if f, ok := number(obj["failed"]); ok {
+		r.Failed = int(f)
+	}
+	if errs, ok := obj["errors"].([]any); ok {
+		failed := 0
+		for _, e := range errs {
+			if s, ok := e.(string); ok && s != "" {
+				failed++
+			}
+		}
+		if failed > 0 && failed > r.Failed {
+			r.Failed = failed
+		}
+	}
+	if v, ok := obj[ValidityKey]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			r.problem("validity flag %q is not true or false", ValidityKey)
+		} else {
+			r.ValidityFlag = &b
+		}
+	}
+}
+
+// parseJSONLines reads the newline-separated forms (vLLM --append-result,
+// SGLang bench_serving's output file): the last line is the record.
+func (r *Record) parseJSONLines(data []byte, format string) {
+	var last []byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			last = append(last[:0], line...)
+		}
+	}
+	if last == nil {
+		r.problem("holds no %s record", format)
+		return
+	}
+	obj, err := decodeObject(last)
+	if err != nil {
+		r.problem("last line does not parse as a %s record: %v", format, err)
+		return
+	}
+	r.fromServingObject(obj)
+	if format == "sglang" {
+		// SGLang names no request count; its throughput holds only completed requests.
+		if f, ok := number(obj["input_throughput"]); ok {
+			r.Metrics["input_throughput"] = f
+		}
+	}
+}
+
+// parseAIPerf reads profile_export_aiperf.json: metrics are {unit, avg, ...}
+// blocks; request_count and error_request_count count requests; a run that
+// was_cancelled is invalid.
+func (r *Record) parseAIPerf(data []byte) {
+	obj, err := decodeObject(data)
+	if err != nil {
+		r.problem("does not parse as an AIPerf profile export: %v", err)
+		return
+	}
+	avg := func(key string) (float64, bool) {
+		block, ok := obj[key].(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		return number(block["avg"])
+	}
+	for key, name := range map[string]string{"output_token_throughput": "output_throughput", "request_throughput": "request_throughput", "benchmark_duration": "duration"} {
+		if f, ok := avg(key); ok {
+			r.Metrics[name] = f
+		}
+	}
+	if f, ok := avg("request_count"); ok {
+		r.Completed = int(f)
+	}
+	errCount := 0
+	if f, ok := number(obj["error_request_count"]); ok {
+		errCount = int(f)
+	} else if f, ok := avg("error_request_count"); ok {
+		errCount = int(f)
+	}
+	if list, ok := obj["error_summary"].([]any); ok {
+		sum := 0
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				if f, ok := number(m["count"]); ok {
+					sum += int(f)
+				}
+			}
+		}
+		errCount = max(errCount, sum)
+	}
+	if r.Completed >= 0 {
+		r.Requested = r.Completed + errCount
+	}
+	r.Failed = errCount
+	if c, ok := obj["was_cancelled"].(bool); ok && c {
+		r.problem("the benchmark was cancelled (was_cancelled: true)")
+	}
+}
+
+var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)):\s*([0-9.eE+-]+)`)
+
+// parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
+// marker or failed requests make it invalid. Without a "Failed requests:"
+// line, failures are the requested count minus the successful ones.
+func (r *Record) parseConsole(data []byte) {
+	if bytes.Contains(data, []byte("!FAILED REQUESTS!")) {
+		r.problem("the summary carries a !FAILED REQUESTS! marker")
+	}
+	found := false
+	for _, line := range strings.Split(string(data), "\n") {
+		m := consoleLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		found = true
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			r.problem("%s: %q is not a number", m[1], m[2])
+			continue
+		}
+		switch strings.ToLower(m[1]) {
+		case "successful requests":
+			r.Completed = int(v)
+		case "failed requests":
+			r.Failed = int(v)
+		case "output token throughput (tok/s)":
+			r.Metrics["output_throughput"] = v
+		case "total token throughput (tok/s)":
+			r.Metrics["total_token_throughput"] = v
+		case "request throughput (req/s)":
+			r.Metrics["request_throughput"] = v
+		case "benchmark duration (s)":
+			r.Metrics["duration"] = v
+		}
+	}
+	if !found {
+		r.problem("no benchmark summary lines (Successful requests:, Output token throughput (tok/s): ...)")
+	}
+	if r.Completed >= 0 && r.Failed >= 0 {
+		r.Requested = r.Completed + r.Failed
+	}
+}
+
+// parseRegex applies a scenario's pattern: named groups output_throughput
+// (required), and optionally completed, failed, requested,
+// request_throughput, total_token_throughput, duration; the last match wins.
+func (r *Record) parseRegex(data []byte, pattern string) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		r.problem("pattern: %v", err)
+		return
+	}
+	all := re.FindAllSubmatch(data, -1)
+	if len(all) == 0 {
+		r.problem("the pattern matches nothing in the record")
+		return
+	}
+	m := all[len(all)-1]
+	for i, name := range re.SubexpNames() {
+		if name == "" || m[i] == nil {
+			continue
+		}
+		v, err := strconv.ParseFloat(string(m[i]), 64)
+		if err != nil {
+			r.problem("group %s: %q is not a number", name, m[i])
+			continue
+		}
+		switch name {
+		case "completed":
+			r.Completed = int(v)
+		case "failed":
+			r.Failed = int(v)
+		case "requested":
+			r.Requested = int(v)
+		default:
+			r.Metrics[name] = v
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package evidence
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func readAll(t *testing.T, s Scope) ([]string, []int64, int64, error) {
+	t.Helper()
+	var lines []string
+	var offs []int64
+	n, err := s.Read(func(line []byte, off int64) {
+		lines = append(lines, string(line))
+		offs = append(offs, off)
+	}, nil)
+	return lines, offs, n, err
+}
+
+func TestScopeReadsFromOffset(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	prefix := "old attempt line\nanother\n"
+	os.WriteFile(path, []byte(prefix+"first\n\nbad \xff\xfe bytes\nlast without newline"), 0o644)
+	lines, offs, n, err := readAll(t, Scope{File: path, Offset: int64(len(prefix))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"first", "", "bad \xff\xfe bytes", "last without newline"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("lines %q", lines)
+	}
+	if offs[0] != int64(len(prefix)) || offs[2] != int64(len(prefix)+7) {
+		t.Fatalf("offsets %v", offs)
+	}
+	fi, _ := os.Stat(path)
+	if n != fi.Size()-int64(len(prefix)) {
+		t.Fatalf("read %d bytes, want %d", n, fi.Size()-int64(len(prefix)))
+	}
+}
+
+func TestScopeKeepsBytesVerbatim(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	content := "skip\nkeep \x00\xff this\r\nand this"
+	os.WriteFile(path, []byte(content), 0o644)
+	var kept bytes.Buffer
+	if _, err := (Scope{File: path, Offset: 5}).Read(func([]byte, int64) {}, &kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept.String() != content[5:] {
+		t.Fatalf("kept %q", kept.String())
+	}
+}
+
+func TestScopeLongLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	long := strings.Repeat("x", 17<<20) + " mode rank=3"
+	os.WriteFile(path, []byte("a\n"+long+"\nb\n"), 0o644)
+	lines, _, _, err := readAll(t, Scope{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 3 || len(lines[1]) != len(long) || !strings.HasSuffix(lines[1], "mode rank=3") || lines[2] != "b" {
+		t.Fatalf("%d lines, second of %d bytes", len(lines), len(lines[1]))
+	}
+}
+
+func TestScopeStale(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log")
+	os.WriteFile(path, []byte("0123456789\n"), 0o644)
+	fi, _ := os.Stat(path)
+	inode := fi.Sys().(*syscall.Stat_t).Ino
+	cases := map[string]Scope{
+		"past the end": {File: path, Offset: 100},
+		"negative":     {File: path, Offset: -1},
+		"missing":      {File: filepath.Join(dir, "none"), Offset: 0},
+	}
+	// A replaced file: same name, another inode.
+	other := filepath.Join(dir, "other")
+	os.WriteFile(other, []byte("0123456789 and more\n"), 0o644)
+	os.Rename(other, path)
+	cases["replaced"] = Scope{File: path, Offset: 5, Inode: inode}
+	for name, s := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, _, _, err := readAll(t, s)
+			var se *StaleError
+			if !errors.As(err, &se) {
+				t.Fatalf("got %v, want a StaleError", err)
+			}
+			if se.Reason().Code != "stale-evidence" {
+				t.Fatalf("code %s", se.Reason().Code)
+			}
+		})
+	}
+	if _, _, _, err := readAll(t, Scope{File: path, Offset: 20}); err != nil {
+		t.Fatalf("offset at the exact end: %v", err)
+	}
+}
+
+func FuzzScope(f *testing.F) {
+	f.Add([]byte("a\nb\n"), int64(0))
+	f.Add([]byte("\n\n\xff"), int64(1))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, off int64) {
+		path := filepath.Join(dir, "log")
+		os.WriteFile(path, data, 0o644)
+		var total int
+		var kept bytes.Buffer
+		n, err := Scope{File: path, Offset: off}.Read(func(line []byte, _ int64) { total += len(line) + 1 }, &kept)
+		if off < 0 || off > int64(len(data)) {
+			if err == nil {
+				t.Fatal("out-of-range offset accepted")
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != int64(len(data))-off || !bytes.Equal(kept.Bytes(), data[off:]) {
+			t.Fatalf("read %d of %d bytes", n, int64(len(data))-off)
+		}
+		if total < int(n) {
+			t.Fatalf("lines cover %d of %d bytes", total, n)
+		}
+	})
+}
