@@ -155,7 +155,9 @@ func TestCensorReasons(t *testing.T) {
 		{"digest-missing", func(r *run) {
 			r.logs["ctx-0.log"] = strings.Replace(lifecycle(0, "1", 4, 4, hex64), "activation rank=0", "activated rank=0", 1)
 		}, "digest-missing", "no activation digest"},
-		{"digest-algorithm", func(r *run) { r.logs["ctx-0.log"] = strings.ReplaceAll(lifecycle(0, "1", 4, 4, hex64), alg, "md5-of-ids") }, "digest-algorithm", "unknown digest algorithm"},
+		{"digest-algorithm", func(r *run) {
+			r.logs["ctx-0.log"] = strings.ReplaceAll(lifecycle(0, "1", 4, 4, hex64), alg, "md5-of-ids")
+		}, "digest-algorithm", "unknown digest algorithm"},
 		{"fact-count: 255/256 style", func(r *run) { r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 3, hex64) }, "fact-count", "ctx rank 1: 3/4 commits"},
 		{"requests-failed", func(r *run) {
 			r.record = `{"num_prompts": 4, "completed": 3, "failed": 1, "output_throughput": 100.5, "valid": false}`
