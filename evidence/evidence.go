@@ -1,14 +1,18 @@
 package evidence
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/digest"
@@ -117,26 +121,84 @@ type collector struct {
 	dir string
 }
 
-// line is a match of one rule in a rank's scope.
-type match struct {
-	rule  string
-	off   int64
-	seq   int
-	named map[string]string
+// rule is one pattern applied to a role's lines, with a literal every
+// match must contain, so most lines are rejected by a fast substring search
+// before the regular expression runs.
+type rule struct {
+	name    string
+	re      *regexp.Regexp
+	literal []byte
 }
 
-type rankScan struct {
-	facts   *RankFacts
-	matches []match
+func newRule(name, pattern string) rule {
+	re := regexp.MustCompile(pattern)
+	return rule{name: name, re: re, literal: requiredLiteral(pattern)}
 }
 
-// rules lists every rule that reads role's logs, by name.
-func (c *collector) rules(role string) map[string]*regexp.Regexp {
+// requiredLiteral is the longest literal a match of pattern must contain
+// (a literal of its top-level concatenation), or nil.
+func requiredLiteral(pattern string) []byte {
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	tree = tree.Simplify()
+	var best []rune
+	consider := func(n *syntax.Regexp) {
+		if n.Op == syntax.OpLiteral && n.Flags&syntax.FoldCase == 0 && len(n.Rune) > len(best) {
+			best = n.Rune
+		}
+	}
+	switch tree.Op {
+	case syntax.OpConcat:
+		for _, sub := range tree.Sub {
+			consider(sub)
+		}
+	default:
+		consider(tree)
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	return []byte(string(best))
+}
+
+// rareNeedles picks, for each rule's required literal, the part of it that
+// starts at its rarest byte in this log (judged on a sample block), so the
+// substring search anchors on bytes that seldom occur and rarely stops in
+// vain. Every line holding the literal holds its needle too. Duplicates go.
+func rareNeedles(rules []rule, sample []byte) [][]byte {
+	var freq [256]int
+	for _, b := range sample[:min(len(sample), 256<<10)] {
+		freq[b]++
+	}
+	var out [][]byte
+	for _, r := range rules {
+		lit := r.literal
+		best := 0
+		for i := range lit {
+			if len(lit)-i < min(len(lit), 4) {
+				break
+			}
+			if freq[lit[i]] < freq[lit[best]] {
+				best = i
+			}
+		}
+		needle := lit[best:]
+		if !slices.ContainsFunc(out, func(n []byte) bool { return bytes.Equal(n, needle) }) {
+			out = append(out, needle)
+		}
+	}
+	return out
+}
+
+// rules lists every rule that reads role's logs, sorted by name.
+func (c *collector) rules(role string) []rule {
 	ev := c.s.Evidence
-	out := map[string]*regexp.Regexp{}
+	var out []rule
 	add := func(name string, r *scenarios.Rule) {
 		if r != nil && r.Role == role {
-			out[name] = regexp.MustCompile(r.Pattern)
+			out = append(out, newRule(name, r.Pattern))
 		}
 	}
 	add("mode", ev.Mode)
@@ -144,31 +206,186 @@ func (c *collector) rules(role string) map[string]*regexp.Regexp {
 	add("activation", ev.Activation)
 	for name, ct := range ev.Counters {
 		if ct.Role == role {
-			out["counter:"+name] = regexp.MustCompile(ct.Pattern)
+			out = append(out, newRule("counter:"+name, ct.Pattern))
 		}
 	}
 	for name, f := range ev.Extra {
 		if f.Role == role {
-			out["fact:"+name] = regexp.MustCompile(f.Pattern)
+			out = append(out, newRule("fact:"+name, f.Pattern))
 		}
 	}
+	slices.SortFunc(out, func(a, b rule) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
+// The lifecycle phases of one rank's scope, in order.
+const (
+	inProfiling   = iota // before the first lifecycle-end line
+	awaitingMode         // profiling ended; the measured lifecycle starts at the next mode line
+	inMeasured           // facts count here, through the next lifecycle-end line
+	afterMeasured        // a further mode line here means another attempt is in scope
+)
+
+// rankScan reads one rank's scope in a single pass, in constant memory:
+// the measured lifecycle of a rank depends only on its own lines; whether
+// the sets are complete is checked across ranks afterwards.
+type rankScan struct {
+	facts                     *RankFacts
+	phase                     int
+	profEnded, started, ended bool
+	anotherLifecycle          bool
+	err                       error
+}
+
+func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
+	ev := c.s.Evidence
+	hasMode := ev.Mode != nil && ev.Mode.Role == role.Name
+	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name
+	switch {
+	case ev.Profiling && hasEnd:
+		sc.phase = inProfiling
+	case hasMode:
+		sc.phase = awaitingMode
+	default:
+		sc.phase, sc.started = inMeasured, true
+	}
+	f := sc.facts
+	f.Measured = [2]int64{-1, -1}
+	matched := make([]map[string]string, len(rules))
+	line := func(line []byte, off int64) {
+		hit := false
+		for i, r := range rules {
+			matched[i] = nil
+			if r.literal != nil && !bytes.Contains(line, r.literal) {
+				continue
+			}
+			m := r.re.FindSubmatch(line)
+			if m == nil {
+				continue
+			}
+			named := map[string]string{}
+			for j, g := range r.re.SubexpNames() {
+				if g != "" && m[j] != nil {
+					named[g] = string(m[j])
+				}
+			}
+			matched[i], hit = named, true
+		}
+		if !hit {
+			return
+		}
+		is := func(name string) bool {
+			for i, r := range rules {
+				if r.name == name && matched[i] != nil {
+					return true
+				}
+			}
+			return false
+		}
+		switch sc.phase {
+		case inProfiling:
+			if is("lifecycle_end") {
+				sc.phase, sc.profEnded = awaitingMode, true
+			}
+			return
+		case awaitingMode:
+			if !is("mode") {
+				return
+			}
+			sc.phase, sc.started = inMeasured, true
+		case afterMeasured:
+			if is("mode") {
+				sc.anotherLifecycle = true
+			}
+			return
+		}
+		if f.Measured[0] < 0 {
+			f.Measured[0] = off
+		}
+		f.Measured[1] = off
+		for i, r := range rules {
+			if matched[i] != nil {
+				c.take(f, r.name, matched[i])
+			}
+		}
+		if hasEnd && is("lifecycle_end") {
+			sc.phase, sc.ended = afterMeasured, true
+		}
+	}
+	everyRuleHasLiteral := true
+	for _, r := range rules {
+		everyRuleHasLiteral = everyRuleHasLiteral && r.literal != nil
+	}
+	var (
+		starts  []int
+		needles [][]byte
+	)
+	n, err := f.Scope.ReadBlocks(func(block []byte, off int64) {
+		if needles == nil && everyRuleHasLiteral {
+			needles = rareNeedles(rules, block)
+		}
+		if !everyRuleHasLiteral {
+			for len(block) > 0 {
+				i := bytes.IndexByte(block, '\n')
+				l := block
+				if i >= 0 {
+					l, block = block[:i], block[i+1:]
+				} else {
+					block = nil
+				}
+				line(l, off)
+				off += int64(len(l)) + 1
+			}
+			return
+		}
+		// Search the whole block for each rule's literal, as grep tools
+		// do, and visit only the lines that hold one, in file order.
+		starts = starts[:0]
+		for _, needle := range needles {
+			for i := 0; i < len(block); {
+				j := bytes.Index(block[i:], needle)
+				if j < 0 {
+					break
+				}
+				pos := i + j
+				starts = append(starts, bytes.LastIndexByte(block[:pos], '\n')+1)
+				e := bytes.IndexByte(block[pos:], '\n')
+				if e < 0 {
+					break
+				}
+				i = pos + e + 1
+			}
+		}
+		slices.Sort(starts)
+		starts = slices.Compact(starts)
+		for _, ls := range starts {
+			le := bytes.IndexByte(block[ls:], '\n')
+			if le < 0 {
+				le = len(block) - ls
+			}
+			line(block[ls:ls+le], off+int64(ls))
+		}
+	}, nil)
+	f.BytesRead, sc.err = n, err
+	if !hasEnd {
+		sc.ended = true
+	}
+}
+
 func (c *collector) ranks() {
-	for _, role := range c.s.Roles {
+	type job struct {
+		role  *scenarios.Role
+		rules []rule
+		scan  *rankScan
+	}
+	var jobs []job
+	byRole := map[string][]*rankScan{}
+	for i := range c.s.Roles {
+		role := &c.s.Roles[i]
 		rules := c.rules(role.Name)
 		if len(rules) == 0 {
 			continue
 		}
-		names := slices.Sorted(func(yield func(string) bool) {
-			for k := range rules {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		var scans []*rankScan
 		for rank := range role.Ranks {
 			rs := c.rankStatus(role.Name, rank)
 			if rs == nil {
@@ -176,37 +393,44 @@ func (c *collector) ranks() {
 				continue
 			}
 			sc := &rankScan{facts: &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: filepath.Join(c.dir, rs.Log), Offset: rs.Offset, Inode: rs.Inode}}}
-			seq := 0
-			n, err := sc.facts.Scope.Read(func(line []byte, off int64) {
-				for _, name := range names {
-					re := rules[name]
-					m := re.FindSubmatch(line)
-					if m == nil {
-						continue
-					}
-					named := map[string]string{}
-					for i, g := range re.SubexpNames() {
-						if g != "" && m[i] != nil {
-							named[g] = string(m[i])
-						}
-					}
-					sc.matches = append(sc.matches, match{name, off, seq, named})
-				}
-				seq++
-			}, nil)
-			sc.facts.BytesRead = n
-			if err != nil {
-				if se, ok := err.(*StaleError); ok {
-					c.e.reason(se.Reason().At(c.e.Arm, role.Name, rank))
-				} else {
-					c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", sc.facts.Scope.File, err).At(c.e.Arm, role.Name, rank))
-				}
+			jobs = append(jobs, job{role, rules, sc})
+			byRole[role.Name] = append(byRole[role.Name], sc)
+		}
+	}
+	// Ranks are independent: read them on every core.
+	var wg sync.WaitGroup
+	next := make(chan job)
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				c.scanRank(j.role, j.rules, j.scan)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for i := range c.s.Roles {
+		role := &c.s.Roles[i]
+		var ok []*rankScan
+		for _, sc := range byRole[role.Name] {
+			if sc.err == nil {
+				ok = append(ok, sc)
 				continue
 			}
-			scans = append(scans, sc)
+			f := sc.facts
+			if se, isStale := sc.err.(*StaleError); isStale {
+				c.e.reason(se.Reason().At(c.e.Arm, f.Role, f.Rank))
+			} else {
+				c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", f.Scope.File, sc.err).At(c.e.Arm, f.Role, f.Rank))
+			}
 		}
-		c.phases(&role, scans)
-		for _, sc := range scans {
+		c.completeness(role, ok)
+		for _, sc := range ok {
 			c.e.Ranks = append(c.e.Ranks, *sc.facts)
 		}
 	}
@@ -221,16 +445,7 @@ func (c *collector) rankStatus(role string, rank int) *arms.RankStatus {
 	return nil
 }
 
-func first(ms []match, rule string, after int) int {
-	for _, m := range ms {
-		if m.rule == rule && m.seq > after {
-			return m.seq
-		}
-	}
-	return -1
-}
-
-func missingRanks(scans []*rankScan, bad func(*rankScan) bool) string {
+func ranksWhere(scans []*rankScan, bad func(*rankScan) bool) string {
 	var out []string
 	for _, sc := range scans {
 		if bad(sc) {
@@ -240,104 +455,63 @@ func missingRanks(scans []*rankScan, bad func(*rankScan) bool) string {
 	return strings.Join(out, ", ")
 }
 
-// phases finds each rank's measured lifecycle and takes its facts.
-func (c *collector) phases(role *scenarios.Role, scans []*rankScan) {
+// completeness applies the cross-rank part of the phase rule: every
+// expected rank must have ended its profiling lifecycle, started and ended
+// its measured one, and hold nothing after it.
+func (c *collector) completeness(role *scenarios.Role, scans []*rankScan) {
 	ev := c.s.Evidence
-	hasMode := ev.Mode != nil && ev.Mode.Role == role.Name
-	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name
-	start := map[*rankScan]int{}
-	end := map[*rankScan]int{}
-	profEnd := map[*rankScan]int{}
-	for _, sc := range scans {
-		profEnd[sc] = -1
-		if ev.Profiling && hasEnd {
-			profEnd[sc] = first(sc.matches, "lifecycle_end", -1)
-		}
-	}
-	if ev.Profiling && hasEnd {
-		if m := missingRanks(scans, func(sc *rankScan) bool { return profEnd[sc] < 0 }); m != "" {
+	if ev.Profiling && ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name {
+		if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.profEnded }); m != "" {
 			c.e.reason(reason.New(reason.PhaseIncomplete, "the profiling lifecycle of role %s never ended on rank(s) %s (no lifecycle-end line)", role.Name, m))
 			return
 		}
 	}
-	for _, sc := range scans {
-		start[sc] = profEnd[sc] + 1
-		if hasMode {
-			start[sc] = first(sc.matches, "mode", profEnd[sc])
-		}
-	}
-	if m := missingRanks(scans, func(sc *rankScan) bool { return start[sc] < 0 }); m != "" {
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.started }); m != "" {
 		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never started on rank(s) %s (no mode line after the profiling lifecycle)", role.Name, m))
 		return
 	}
-	for _, sc := range scans {
-		end[sc] = int(^uint(0) >> 1)
-		if hasEnd {
-			end[sc] = first(sc.matches, "lifecycle_end", start[sc]-1)
-		}
-	}
-	if m := missingRanks(scans, func(sc *rankScan) bool { return end[sc] < 0 }); m != "" {
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.ended }); m != "" {
 		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never ended on rank(s) %s (no lifecycle-end line)", role.Name, m))
 	}
-	if hasMode && hasEnd {
-		if m := missingRanks(scans, func(sc *rankScan) bool { return end[sc] >= 0 && first(sc.matches, "mode", end[sc]) >= 0 }); m != "" {
-			c.e.reason(reason.New(reason.StaleEvidence, "the scoped logs of role %s, rank(s) %s, hold another lifecycle after the measured one: the scope spans more than one attempt", role.Name, m))
-		}
-	}
-	for _, sc := range scans {
-		lo, hi := start[sc], end[sc]
-		if hi < 0 {
-			hi = int(^uint(0) >> 1)
-		}
-		f := sc.facts
-		f.Measured = [2]int64{-1, -1}
-		for _, m := range sc.matches {
-			if m.seq < lo || m.seq > hi {
-				continue
-			}
-			if f.Measured[0] < 0 {
-				f.Measured[0] = m.off
-			}
-			f.Measured[1] = m.off
-			c.take(f, m)
-		}
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return sc.anotherLifecycle }); m != "" {
+		c.e.reason(reason.New(reason.StaleEvidence, "the scoped logs of role %s, rank(s) %s, hold another lifecycle after the measured one: the scope spans more than one attempt", role.Name, m))
 	}
 }
 
 // take records a match of the measured lifecycle as a fact; the last match
 // of a rule wins, except the mode, which is the lifecycle's first line.
-func (c *collector) take(f *RankFacts, m match) {
+func (c *collector) take(f *RankFacts, rule string, named map[string]string) {
 	switch {
-	case m.rule == "mode":
+	case rule == "mode":
 		if f.Mode == nil {
 			f.Mode = map[string]string{}
-			for k, v := range m.named {
+			for k, v := range named {
 				if k != "rank" {
 					f.Mode[k] = v
 				}
 			}
 		}
-	case m.rule == "activation":
-		n, _ := strconv.ParseUint(m.named["count"], 10, 64)
-		f.Activation = &Activation{Count: n, Digest: m.named["digest"], Algorithm: m.named["algorithm"]}
-	case strings.HasPrefix(m.rule, "counter:"):
-		name := strings.TrimPrefix(m.rule, "counter:")
+	case rule == "activation":
+		n, _ := strconv.ParseUint(named["count"], 10, 64)
+		f.Activation = &Activation{Count: n, Digest: named["digest"], Algorithm: named["algorithm"]}
+	case strings.HasPrefix(rule, "counter:"):
+		name := strings.TrimPrefix(rule, "counter:")
 		if f.Counters == nil {
 			f.Counters = map[string]int64{}
 		}
 		if group := c.s.Evidence.Counters[name].Value; group != "" {
-			v, err := strconv.ParseInt(m.named[group], 10, 64)
+			v, err := strconv.ParseInt(named[group], 10, 64)
 			if err == nil {
 				f.Counters[name] = v
 			}
 		} else {
 			f.Counters[name]++
 		}
-	case strings.HasPrefix(m.rule, "fact:"):
+	case strings.HasPrefix(rule, "fact:"):
 		if f.Facts == nil {
 			f.Facts = map[string]map[string]string{}
 		}
-		f.Facts[strings.TrimPrefix(m.rule, "fact:")] = m.named
+		f.Facts[strings.TrimPrefix(rule, "fact:")] = named
 	}
 }
 

@@ -75,9 +75,8 @@ func FuzzRecords(f *testing.F) {
 		data, _ := os.ReadFile(filepath.Join("testdata", "records", e.Name()))
 		f.Add(data)
 	}
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "r")
+		path := filepath.Join(t.TempDir(), "r")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}

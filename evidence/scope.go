@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -35,16 +34,40 @@ func (e *StaleError) Error() string {
 // Reason is the censor reason for a stale scope.
 func (e *StaleError) Reason() reason.Reason { return reason.New(reason.StaleEvidence, "%v", e) }
 
-// maxLine bounds one line; a longer one is cut there (and said so), so no
-// log can exhaust memory. It is far above any real log line.
+// maxLine bounds one line; a longer one is cut there, so no log can
+// exhaust memory. It is far above any real log line.
 const maxLine = 64 << 20
+
+// blockSize is how much ReadBlocks hands over at a time (a block grows to
+// hold a longer line).
+const blockSize = 1 << 20
 
 // Read calls fn with every line of the scope (without its newline, the
 // last line even without one) and its offset in the file, and copies the
-// scoped bytes verbatim to keep when it is not nil. Reading starts with a
-// seek: its cost does not depend on the bytes before the offset. It returns
-// the number of bytes read.
+// scoped bytes verbatim to keep when it is not nil. It returns the number
+// of bytes read.
 func (s Scope) Read(fn func(line []byte, off int64), keep io.Writer) (int64, error) {
+	return s.ReadBlocks(func(block []byte, off int64) {
+		for len(block) > 0 {
+			i := bytes.IndexByte(block, '\n')
+			line := block
+			if i >= 0 {
+				line, block = block[:i], block[i+1:]
+			} else {
+				block = nil
+			}
+			fn(line, off)
+			off += int64(len(line)) + 1
+		}
+	}, keep)
+}
+
+// ReadBlocks calls fn with blocks of whole lines (each ending in a newline,
+// but for the last block of a scope that does not) and the file offset of
+// each block's first byte. Reading starts with a seek: its cost does not
+// depend on the bytes before the offset. A line longer than maxLine is cut
+// to maxLine bytes. The block is only valid during the call.
+func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int64, error) {
 	if s.Offset < 0 {
 		return 0, &StaleError{s, fmt.Sprintf("offset %d is negative", s.Offset)}
 	}
@@ -73,38 +96,58 @@ func (s Scope) Read(fn func(line []byte, off int64), keep io.Writer) (int64, err
 	if keep != nil {
 		src = io.TeeReader(f, keep)
 	}
-	br := bufio.NewReaderSize(src, 256<<10)
 	var (
 		n    int64
-		long []byte
+		buf  = make([]byte, blockSize)
+		have int // bytes in buf
+		off  = s.Offset
+		skip bool // inside a line cut at maxLine: drop bytes to its newline
 	)
-	off := s.Offset
 	for {
-		chunk, err := br.ReadSlice('\n')
-		n += int64(len(chunk))
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(long) < maxLine {
-				long = append(long, chunk[:min(len(chunk), maxLine-len(long))]...)
+		if have == len(buf) {
+			if len(buf) < maxLine {
+				buf = append(buf, make([]byte, len(buf))...)[:min(2*len(buf), maxLine)]
+			} else {
+				// A line longer than maxLine: hand over its first maxLine bytes.
+				fn(buf[:have], off)
+				off += int64(have)
+				have, skip = 0, true
 			}
-			continue
-		case err != nil && !errors.Is(err, io.EOF):
+		}
+		k, err := src.Read(buf[have:])
+		n += int64(k)
+		chunk := buf[have : have+k]
+		if skip {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				off += int64(k)
+				if errors.Is(err, io.EOF) {
+					return n, nil
+				}
+				if err != nil {
+					return n, err
+				}
+				continue
+			}
+			copy(buf[have:], chunk[i+1:])
+			off += int64(i + 1)
+			k -= i + 1
+			skip = false
+		}
+		have += k
+		if err != nil && !errors.Is(err, io.EOF) {
 			return n, err
 		}
-		line := bytes.TrimSuffix(chunk, []byte("\n"))
-		if long != nil {
-			if len(long) < maxLine {
-				long = append(long, line[:min(len(line), maxLine-len(long))]...)
-			}
-			line = long
-		}
-		if len(line) > 0 || !errors.Is(err, io.EOF) {
-			fn(line, off)
-		}
-		off = s.Offset + n
-		long = nil
 		if errors.Is(err, io.EOF) {
+			if have > 0 {
+				fn(buf[:have], off)
+			}
 			return n, nil
+		}
+		if last := bytes.LastIndexByte(buf[:have], '\n'); last >= 0 && (have == len(buf) || have >= blockSize/2) {
+			fn(buf[:last+1], off)
+			off += int64(last + 1)
+			have = copy(buf, buf[last+1:have])
 		}
 	}
 }

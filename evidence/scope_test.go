@@ -104,9 +104,8 @@ func TestScopeStale(t *testing.T) {
 func FuzzScope(f *testing.F) {
 	f.Add([]byte("a\nb\n"), int64(0))
 	f.Add([]byte("\n\n\xff"), int64(1))
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte, off int64) {
-		path := filepath.Join(dir, "log")
+		path := filepath.Join(t.TempDir(), "log")
 		os.WriteFile(path, data, 0o644)
 		var total int
 		var kept bytes.Buffer
@@ -127,4 +126,19 @@ func FuzzScope(f *testing.F) {
 			t.Fatalf("lines cover %d of %d bytes", total, n)
 		}
 	})
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	cases := map[string]string{
+		`mode rank=(?P<rank>\d+) terminal=(?P<t>\d)`: "mode rank=",
+		`shutdown_summary rank=(?P<rank>\d+)`:        "shutdown_summary rank=",
+		`(?i)mode`:                                   "",
+		`a|b`:                                        "",
+		`x`:                                          "x",
+	}
+	for pattern, want := range cases {
+		if got := string(requiredLiteral(pattern)); got != want {
+			t.Errorf("%q: got %q, want %q", pattern, got, want)
+		}
+	}
 }

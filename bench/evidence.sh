@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Evidence extraction benchmarks (results go in the issue note):
+#  1. a 4 GiB cumulative log whose scope is its last 64 MiB: bytes read
+#     (the reader's own count, in evidence.json) against 64 MiB, and the time
+#     against the same scope with no prefix;
+#  2. extraction throughput on the scoped bytes against ripgrep with the
+#     same patterns (goal: abbench >= 0.5x ripgrep);
+#  3. 1,024 rank logs of 8 MiB: CPU use (both cores) and peak memory
+#     (goal <= 128 MiB).
+#   bench/evidence.sh [--quick]   (--quick: 256 MiB prefix and 64 ranks)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=${1:-}
+work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-evidence.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if ! command -v rg >/dev/null; then
+	echo "installing ripgrep"; apt-get install -y -qq ripgrep >/dev/null
+fi
+go build -o "$work/bin/" ./cmd/abbench ./bench/genlogs
+abb="$work/bin/abbench" gen="$work/bin/genlogs"
+prefix=$((4 << 30)) ranks=1024
+if [ "$quick" = --quick ]; then prefix=$((256 << 20)) ranks=64; fi
+
+best() { # best wall seconds of 5 runs of "$@", output discarded
+	local b="" t0 t1 t
+	for _ in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || true
+		t1=$(date +%s%N)
+		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", (b-a)/1e9}')
+		if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
+	done
+	echo "$b"
+}
+replay() { "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
+replay_cmd() { echo "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
+
+echo "== 1. scope of 64 MiB at the end of a $((prefix >> 20)) MiB log"
+"$gen" -dir "$work/big" -ranks 1 -prefix "$prefix" -scope $((64 << 20)) -sparse
+"$gen" -dir "$work/small" -ranks 1 -prefix 0 -scope $((64 << 20))
+read_bytes=$(replay "$work/big" | sed -n 's/.*"bytes_read": \([0-9]*\).*/\1/p' | head -1)
+t_big=$(best $(replay_cmd "$work/big")) t_small=$(best $(replay_cmd "$work/small"))
+awk -v r="$read_bytes" -v tb="$t_big" -v ts="$t_small" 'BEGIN {
+	printf "bytes read: %d = %.3f%% of 64 MiB (goal: within 1%%)\n", r, 100 * r / 67108864
+	printf "time with the prefix %.4fs, without %.4fs: ratio %.2f (goal: about 1)\n", tb, ts, tb / ts
+}'
+
+echo "== 2. extraction on the 64 MiB scope against ripgrep (same patterns)"
+patterns=$(sed -n "s/.*pattern: '\(.*\)'}.*/\1/p" "$work/small/s.yaml" | sed 's/(?P<[A-Za-z_]*>/(/g')
+args=(); while IFS= read -r p; do args+=(-e "$p"); done <<<"$patterns"
+cat "$work/small/scope-0.log" >/dev/null
+t_rg=$(best rg -c -j1 "${args[@]}" "$work/small/scope-0.log")
+t_abb=$t_small
+awk -v tr="$t_rg" -v ta="$t_abb" 'BEGIN {
+	printf "ripgrep %.4fs (%.0f MiB/s), abbench replay %.4fs (%.0f MiB/s): abbench/ripgrep throughput %.2f (goal >= 0.5)\n", tr, 64/tr, ta, 64/ta, tr/ta
+}'
+
+echo "== 3. $ranks rank logs of 8 MiB"
+"$gen" -dir "$work/many" -ranks "$ranks" -prefix 0 -scope $((8 << 20))
+/usr/bin/time -f '%e %M %P' -o "$work/t" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json >/dev/null
+read -r secs rss cpu < <(tail -1 "$work/t")
+awk -v s="$secs" -v m="$rss" -v c="$cpu" -v n="$ranks" 'BEGIN {
+	printf "%d ranks, %d MiB in %.2fs (%.0f MiB/s), CPU %s of %d cores, peak memory %.1f MiB (goal <= 128)\n", n, n*8, s, n*8/s, c, '"$(nproc)"', m/1024
+}'
