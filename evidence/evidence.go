@@ -30,11 +30,17 @@ type Evidence struct {
 	MatchedDigest string            `json:"matched_digest"`
 	Arm           string            `json:"arm"`
 	ArmEnv        map[string]string `json:"arm_env"`
-	Token         string            `json:"token"`
-	RunState      string            `json:"run_state"`
-	Accepted      bool              `json:"accepted"`
-	Reasons       []reason.Reason   `json:"reasons"`
-	Criteria      []Criterion       `json:"criteria"`
+	// Arms are every arm of the scenario, so a comparison can say which is missing.
+	Arms []string `json:"arms"`
+	// Baseline is the scenario's baseline arm.
+	Baseline string `json:"baseline"`
+	// NoiseThreshold is the scenario's noise threshold in percent.
+	NoiseThreshold float64         `json:"noise_threshold_pct"`
+	Token          string          `json:"token"`
+	RunState       string          `json:"run_state"`
+	Accepted       bool            `json:"accepted"`
+	Reasons        []reason.Reason `json:"reasons"`
+	Criteria       []Criterion     `json:"criteria"`
 	// Workload is the activation digest the ranks agree on.
 	Workload   *digest.Digest `json:"workload_digest"`
 	Throughput *Record        `json:"throughput"`
@@ -51,15 +57,18 @@ type Activation struct {
 
 // RankFacts are the facts of one rank's measured lifecycle.
 type RankFacts struct {
-	Role       string                       `json:"role"`
-	Rank       int                          `json:"rank"`
-	Scope      Scope                        `json:"scope"`
-	BytesRead  int64                        `json:"bytes_read"`
-	Measured   [2]int64                     `json:"measured"` // byte offsets of the measured lifecycle's first and last line
-	Mode       map[string]string            `json:"mode,omitempty"`
-	Activation *Activation                  `json:"activation,omitempty"`
-	Counters   map[string]int64             `json:"counters,omitempty"`
-	Facts      map[string]map[string]string `json:"facts,omitempty"`
+	Role       string            `json:"role"`
+	Rank       int               `json:"rank"`
+	Scope      Scope             `json:"scope"`
+	BytesRead  int64             `json:"bytes_read"`
+	Measured   [2]int64          `json:"measured"` // byte offsets of the measured lifecycle's first and last line
+	Mode       map[string]string `json:"mode,omitempty"`
+	Activation *Activation       `json:"activation,omitempty"`
+	// ActivationRecords is the rank's per-prompt records file, relative to
+	// the run directory, when the scenario names one and it exists.
+	ActivationRecords string                       `json:"activation_records,omitempty"`
+	Counters          map[string]int64             `json:"counters,omitempty"`
+	Facts             map[string]map[string]string `json:"facts,omitempty"`
 }
 
 // Criterion is one acceptance criterion, evaluated.
@@ -86,6 +95,7 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 		return nil, fmt.Errorf("%s is a run of arm %q, not %q", dir, st.Arm, arm)
 	}
 	e := &Evidence{Schema: Schema, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
+		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}}
 	if st.MatchedDigest != e.MatchedDigest {
 		e.reason(reason.New(reason.ConfigMismatch, "the run was made with matched digest %s, but this scenario's is %s", st.MatchedDigest, e.MatchedDigest))
@@ -431,8 +441,29 @@ func (c *collector) ranks() {
 		}
 		c.completeness(role, ok)
 		for _, sc := range ok {
+			c.activationRecords(role, sc.facts)
 			c.e.Ranks = append(c.e.Ranks, *sc.facts)
 		}
+	}
+}
+
+// activationRecords notes the rank's per-prompt records file, if any.
+func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
+	a := c.s.Evidence.Activation
+	if a == nil || a.Role != role.Name || a.Records == "" {
+		return
+	}
+	rel, err := scenarios.Expand(a.Records, scenarios.TemplateData{Rank: f.Rank, Ranks: role.Ranks, Role: role.Name, Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Coord: filepath.Join(c.dir, "coord"), Dir: c.s.Dir})
+	if err != nil {
+		return
+	}
+	if filepath.IsAbs(rel) {
+		if r, err := filepath.Rel(c.dir, rel); err == nil {
+			rel = r
+		}
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, rel)); err == nil {
+		f.ActivationRecords = rel
 	}
 }
 

@@ -94,6 +94,10 @@ type Probe struct {
 type Rule struct {
 	Role    string `yaml:"role" json:"role"`
 	Pattern string `yaml:"pattern" json:"pattern"`
+	// Records (activation only) is a template naming each rank's per-prompt
+	// digest records file (abbench digest --records format), relative to the
+	// run directory, so a digest mismatch between arms can be explained.
+	Records string `yaml:"records" json:"records"`
 }
 
 // Counter counts matching lines per rank, or, with Value, takes the named

@@ -440,6 +440,14 @@ func (v *validator) evidence() {
 	if e.Activation != nil {
 		v.roleRef(p("evidence", "activation"), e.Activation.Role)
 		v.regexp(p("evidence", "activation", "pattern"), e.Activation.Pattern, "rank", "count", "digest", "algorithm")
+		if e.Activation.Records != "" {
+			v.template(p("evidence", "activation", "records"), e.Activation.Records)
+		}
+	}
+	for name, r := range map[string]*Rule{"mode": e.Mode, "lifecycle_end": e.LifecycleEnd} {
+		if r != nil && r.Records != "" {
+			v.at(p("evidence", name, "records"), "records is only for evidence.activation")
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(e.Counters)) {
 		c := e.Counters[name]

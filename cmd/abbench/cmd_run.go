@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,19 +16,21 @@ import (
 
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/local"
 )
 
 type runOptions struct {
-	launcher string
-	repeat   int
-	order    string
-	seed     uint64
-	seedSet  bool
-	out      string
-	format   formatFlag
+	launcher  string
+	repeat    int
+	order     string
+	seed      uint64
+	seedSet   bool
+	out       string
+	calibrate string
+	compare   compareOptions
 }
 
 func newRunCmd() *cobra.Command {
@@ -44,9 +47,18 @@ the seed and each run's allocation, token and result.
 
 Progress goes to stderr: a live line on a terminal, one line per state change
 otherwise. SIGINT or SIGTERM cancels the run in progress, which tears its
-processes down, and stops.`,
+processes down, and stops.
+
+The runs are then compared as abbench compare does (the compare flags
+apply), and the exit status is the comparison's.
+
+With --calibrate ARM, only that arm runs, --repeat times (an A/A
+experiment): the run-to-run noise of the metric and the minimum detectable
+effect for 1 to 10 runs per arm go to DIR/calibration.json, for
+abbench compare --calibration.`,
 		Example: `  abbench run scenarios/quickstart.yaml
-  abbench run scenarios/quickstart.yaml --repeat 3 --order random --seed 7 --out out/ab`,
+  abbench run scenarios/quickstart.yaml --repeat 3 --order random --seed 7 --out out/ab
+  abbench run scenarios/quickstart.yaml --calibrate blocking --repeat 5`,
 		Args: argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.seedSet = cmd.Flags().Changed("seed")
@@ -59,7 +71,9 @@ processes down, and stops.`,
 	fs.StringVar(&opts.order, "order", "interleaved", "run order: interleaved or random")
 	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
-	addFormatFlag(fs, &opts.format, "table", "json")
+	fs.StringVar(&opts.calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
+	addCompareFlags(cmd, &opts.compare)
+	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit")
 	return cmd
 }
 
@@ -100,7 +114,7 @@ func order(armNames []string, repeat int, how string, seed uint64) []string {
 }
 
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.compare.check(); err != nil {
 		return err
 	}
 	if opts.launcher != "local" {
@@ -137,8 +151,18 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return err
 	}
 	scenarioPath, _ := filepath.Abs(path)
+	armNames := s.ArmOrder
+	if opts.calibrate != "" {
+		if _, ok := s.Arms[opts.calibrate]; !ok {
+			return usagef("", "--calibrate %q is not an arm of %s (arms: %v)", opts.calibrate, path, s.ArmOrder)
+		}
+		if opts.repeat < 3 {
+			return usagef("for example --calibrate "+opts.calibrate+" --repeat 5", "calibration needs --repeat of at least 3")
+		}
+		armNames = []string{opts.calibrate}
+	}
 	p := &plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: opts.launcher, Order: opts.order, Seed: opts.seed, Repeat: opts.repeat}
-	for i, arm := range order(s.ArmOrder, opts.repeat, opts.order, opts.seed) {
+	for i, arm := range order(armNames, opts.repeat, opts.order, opts.seed) {
 		p.Runs = append(p.Runs, plannedRun{Index: i + 1, Arm: arm, Dir: filepath.Join(out, "runs", fmt.Sprintf("%d-%s", i+1, arm))})
 	}
 	writePlan(out, p)
@@ -181,22 +205,68 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		}
 	}
 	prog.done()
-	if opts.format.value == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(p)
-	} else {
-		printRuns(stdout, out, p)
-	}
 	if interrupted {
+		printRuns(stdout, out, p)
 		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", out)}
 	}
-	for _, pr := range p.Runs {
-		if pr.Evidence == nil || !pr.Evidence.Accepted {
-			return &statusError{code: exitCensored, err: fmt.Errorf("run %d (%s): evidence not accepted: %s", pr.Index, pr.Arm, runReason(pr)),
-				hint: "each run's evidence.json, status.json and logs are under " + filepath.Join(out, "runs")}
+	if opts.compare.format.value == "table" {
+		printRuns(stdout, out, p)
+		fmt.Fprintln(stdout)
+	}
+	runs, err := compare.LoadRuns([]string{out})
+	if err != nil {
+		return err
+	}
+	if opts.calibrate != "" {
+		return writeCalibration(stdout, out, opts, p, runs)
+	}
+	if opts.compare.format.value == "json" {
+		// One JSON document: the plan and the comparison.
+		var buf bytes.Buffer
+		err := runCompare(&buf, opts.compare, runs)
+		var cmp json.RawMessage = buf.Bytes()
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(struct {
+			Plan       *plan           `json:"plan"`
+			Comparison json.RawMessage `json:"comparison"`
+		}{p, cmp}); e != nil {
+			return e
+		}
+		return err
+	}
+	return runCompare(stdout, opts.compare, runs)
+}
+
+func writeCalibration(stdout io.Writer, out string, opts runOptions, p *plan, runs []compare.Run) error {
+	var values []float64
+	for _, r := range runs {
+		if !r.Evidence.Accepted {
+			return &statusError{code: exitCensored, err: fmt.Errorf("calibration run %s: evidence not accepted: a calibration needs every run accepted", r.Path)}
+		}
+		if r.Evidence.Throughput != nil {
+			if v, ok := r.Evidence.Throughput.Metrics[opts.compare.metric]; ok {
+				values = append(values, v)
+			}
 		}
 	}
+	c, err := compare.Calibrate(opts.calibrate, opts.compare.metric, values)
+	if err != nil {
+		return err
+	}
+	data, _ := json.MarshalIndent(c, "", "  ")
+	path := filepath.Join(out, "calibration.json")
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "calibration of arm %s on %s: %d A/A runs, mean %.1f, coefficient of variation %.2f%%\n\n", c.Arm, c.Metric, c.N, c.Mean, 100*c.CV)
+	var rows [][]string
+	for n := 1; n <= 10; n++ {
+		mde, _ := c.MDE(n)
+		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprintf("%.2f%%", mde)})
+	}
+	writeTable(stdout, []string{"runs per arm", "minimum detectable effect (alpha 0.05, power 0.8)"}, rows)
+	fmt.Fprintf(stdout, "\nwritten to %s; use it with abbench compare --calibration %s\n", path, path)
 	return nil
 }
 

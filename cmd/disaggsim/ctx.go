@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/atomicfile"
 )
 
 const profilingRounds = 3
@@ -129,12 +131,13 @@ type ctxRank struct {
 	// round trip: the cost blocking mode puts on the critical path.
 	voteWaits int
 
+	records    string        // where to write the activation records at shutdown
 	followers  map[int]*peer // rank 0: links to followers
 	readyCh    chan msg
 	activateCh chan msg
 }
 
-func runCtx(rank, ranks, genRanks int, coord string, cfg config, log *logger) error {
+func runCtx(rank, ranks, genRanks int, coord, records string, cfg config, log *logger) error {
 	if rank < 0 || rank >= ranks {
 		return fmt.Errorf("--rank %d: must be between 0 and --ranks-1 (%d)", rank, ranks-1)
 	}
@@ -142,7 +145,8 @@ func runCtx(rank, ranks, genRanks int, coord string, cfg config, log *logger) er
 		voteCount: map[int]int{}, isCommitted: map[int]bool{}, activationIndex: map[int]int{}, followers: map[int]*peer{},
 		readyCh: make(chan msg, 1024), activateCh: make(chan msg, 1024)}
 	c.committed = sync.NewCond(&c.mu)
-	c.act, _ = digest.NewBuilder(digest.TokensOrdered, false)
+	c.records = records
+	c.act, _ = digest.NewBuilder(digest.TokensOrdered, records != "")
 	c.terminal = cfg.terminal
 	if cfg.faults.ignoreArmEnv {
 		c.terminal = 0
@@ -194,6 +198,13 @@ func (c *ctxRank) shutdown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d, _ := c.act.Sum()
+	if c.records != "" {
+		var buf bytes.Buffer
+		digest.WriteRecords(&buf, d, c.act.Records())
+		if err := atomicfile.WriteFile(c.records, buf.Bytes(), 0o644); err != nil {
+			c.log.printf("error rank=%d writing activation records: %v", c.rank, err)
+		}
+	}
 	c.log.printf("activation_sequence rank=%d count=%d digest=%s algorithm=%s", c.rank, d.Count, d.Hex, d.Algorithm)
 	c.log.printf("shutdown_summary rank=%d phase=runtime ready_rounds=%d terminal_votes=%d terminal_commits=%d vote_waits=%d", c.rank, c.readyRounds, c.votes, c.commits, c.voteWaits)
 }

@@ -15,7 +15,7 @@ import (
 )
 
 const usage = `usage:
-  disaggsim ctx --rank R --ranks N --gen-ranks M --coord DIR
+  disaggsim ctx --rank R --ranks N --gen-ranks M --coord DIR [--records FILE]
   disaggsim gen --rank R --coord DIR
   disaggsim frontend --coord DIR --ctx-ranks N
   disaggsim client --coord DIR --prompts FILE --out FILE [--requests N] [--concurrency C] [--rounds R]
@@ -44,6 +44,7 @@ func main() {
 	concurrency := fs.Int("concurrency", 1, "requests in flight (client)")
 	rounds := fs.Int("rounds", 1, "rounds (client)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this long (client)")
+	records := fs.String("records", "", "write the activation sequence's per-prompt digest records here at shutdown (ctx)")
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
@@ -64,7 +65,7 @@ func main() {
 		if *ranks < 1 || *genRanks < 1 {
 			fail(fmt.Errorf("--ranks and --gen-ranks must be at least 1"), 2)
 		}
-		err = runCtx(*rank, *ranks, *genRanks, *coord, cfg, log)
+		err = runCtx(*rank, *ranks, *genRanks, *coord, *records, cfg, log)
 	case "gen":
 		err = runGen(*rank, *coord, cfg, log)
 	case "frontend":
