@@ -181,7 +181,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
 	writeTable(w, []string{"arm", "n", "median", "mean", "cv", "delta", "95% interval", "p", "verdict"}, rows)
-	if r.Workload != nil {
+	if r.Workload != nil && r.Verdict != compare.Censored {
 		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}
 	for _, warn := range r.Warnings {

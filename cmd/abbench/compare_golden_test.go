@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the report tests")
+
+// TestCompareGolden renders each report format for an accepted and a
+// censored comparison of committed evidence and compares it with
+// testdata/compare/NAME.golden (go test -run CompareGolden -update rewrites them).
+func TestCompareGolden(t *testing.T) {
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	for _, set := range []struct{ name, code string }{{"accepted", ""}, {"censored", "3"}} {
+		dirs, _ := filepath.Glob(filepath.Join("testdata", "compare", set.name, "*"))
+		for _, format := range []string{"table", "json", "markdown", "junit", "svg"} {
+			t.Run(set.name+"-"+format, func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				args := append([]string{"compare", "--format", format}, dirs...)
+				plot := filepath.Join(t.TempDir(), "plot.svg")
+				if format == "svg" {
+					args = append([]string{"compare", "--plot", plot}, dirs...)
+				}
+				code := run(context.Background(), args, &stdout, &stderr)
+				if want := map[string]int{"": 0, "3": 3}[set.code]; code != want {
+					t.Fatalf("exit %d, want %d: %s", code, want, stderr.String())
+				}
+				got := stdout.Bytes()
+				if format == "svg" {
+					got, _ = os.ReadFile(plot)
+				}
+				golden := filepath.Join("testdata", "compare", set.name+"."+format+".golden")
+				if *update {
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%s differs from the golden file; got:\n%s", golden, got)
+				}
+			})
+		}
+	}
+}
