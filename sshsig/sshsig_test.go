@@ -1,0 +1,272 @@
+package sshsig
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+const ns = "abbench-evidence"
+
+func needSSHKeygen(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ssh-keygen (openssh-client) is missing; .ci/run installs it")
+		}
+		t.Skip("ssh-keygen not installed (Debian openssh-client)")
+	}
+}
+
+func sh(t *testing.T, dir string, stdin []byte, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func keygen(t *testing.T, dir, name, typ string, extra ...string) string {
+	args := append([]string{"-q", "-t", typ, "-N", "", "-C", name, "-f", filepath.Join(dir, name)}, extra...)
+	sh(t, dir, nil, "ssh-keygen", args...)
+	return filepath.Join(dir, name)
+}
+
+func pub(t *testing.T, key string) string {
+	data, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
+
+var message = []byte("{\"_type\": \"https://in-toto.io/Statement/v1\"}\n")
+
+func TestInteropWithSSHKeygen(t *testing.T) {
+	needSSHKeygen(t)
+	for _, kt := range []struct{ typ, bits string }{{"ed25519", ""}, {"ecdsa", "256"}, {"rsa", "3072"}} {
+		t.Run(kt.typ, func(t *testing.T) {
+			dir := t.TempDir()
+			var extra []string
+			if kt.bits != "" {
+				extra = []string{"-b", kt.bits}
+			}
+			key := keygen(t, dir, "id_"+kt.typ, kt.typ, extra...)
+			allowed := filepath.Join(dir, "allowed_signers")
+			os.WriteFile(allowed, []byte("ci@example.org "+pub(t, key)+"\n"), 0o644)
+			msgFile := filepath.Join(dir, "manifest.json")
+			os.WriteFile(msgFile, message, 0o644)
+
+			// abbench signs, ssh-keygen verifies.
+			signer, err := LoadKey(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			armored, err := Sign(signer, ns, message)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(msgFile+".sig", armored, 0o644)
+			out := sh(t, dir, message, "ssh-keygen", "-Y", "verify", "-f", allowed, "-I", "ci@example.org", "-n", ns, "-s", msgFile+".sig")
+			if !strings.Contains(out, "Good") {
+				t.Fatalf("ssh-keygen: %s", out)
+			}
+
+			// ssh-keygen signs, abbench verifies, and its armor is byte-identical in shape.
+			os.Remove(msgFile + ".sig")
+			sh(t, dir, nil, "ssh-keygen", "-Y", "sign", "-f", key, "-n", ns, msgFile)
+			theirs, _ := os.ReadFile(msgFile + ".sig")
+			sig, err := Parse(theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			as, err := ReadAllowedSigners(allowed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := as.Verify(sig, ns, "ci@example.org", message, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if lines(theirs) != lines(armored) && kt.typ == "ed25519" {
+				t.Fatalf("armor line lengths differ from ssh-keygen's:\n%s\n%s", theirs, armored)
+			}
+			if kt.typ == "rsa" && sig.Sig.Format != ssh.KeyAlgoRSASHA512 {
+				t.Fatalf("ssh-keygen RSA signature format %s", sig.Sig.Format)
+			}
+		})
+	}
+}
+
+func lines(b []byte) string {
+	var n []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		n = append(n, string(rune('0'+len(l)%10)))
+	}
+	return strings.Join(n, "")
+}
+
+func TestAgentAndCertificate(t *testing.T) {
+	needSSHKeygen(t)
+	if _, err := exec.LookPath("ssh-agent"); err != nil {
+		t.Skip("ssh-agent not installed")
+	}
+	dir := t.TempDir()
+	key := keygen(t, dir, "id_user", "ed25519")
+	ca := keygen(t, dir, "ca", "ed25519")
+	msgFile := filepath.Join(dir, "m")
+	os.WriteFile(msgFile, message, 0o644)
+
+	// Through a real ssh-agent.
+	sock := filepath.Join(dir, "agent.sock")
+	agentCmd := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agentCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { agentCmd.Process.Kill(); agentCmd.Wait() }()
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	sh(t, dir, nil, "ssh-add", "-q", key)
+	signer, closeAgent, err := AgentSigner(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	armored, err := Sign(signer, ns, message)
+	closeAgent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := filepath.Join(dir, "allowed_signers")
+	os.WriteFile(allowed, []byte("dev@example.org "+pub(t, key)+"\n"), 0o644)
+	os.WriteFile(msgFile+".sig", armored, 0o644)
+	sh(t, dir, message, "ssh-keygen", "-Y", "verify", "-f", allowed, "-I", "dev@example.org", "-n", ns, "-s", msgFile+".sig")
+
+	// A user certificate, trusted through a cert-authority line.
+	sh(t, dir, nil, "ssh-keygen", "-q", "-s", ca, "-I", "ci-runner", "-n", "ci@example.org", "-V", "-1h:+1h", key+".pub")
+	certSigner, err := LoadKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := certSigner.PublicKey().(*ssh.Certificate); !ok {
+		t.Fatal("LoadKey ignored the certificate beside the key")
+	}
+	armored, err = Sign(certSigner, ns, message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caAllowed := filepath.Join(dir, "ca_allowed")
+	os.WriteFile(caAllowed, []byte(`ci@example.org cert-authority,namespaces="abbench-evidence" `+pub(t, ca)+"\n"), 0o644)
+	os.WriteFile(msgFile+".sig", armored, 0o644)
+	sh(t, dir, message, "ssh-keygen", "-Y", "verify", "-f", caAllowed, "-I", "ci@example.org", "-n", ns, "-s", msgFile+".sig")
+	as, _ := ReadAllowedSigners(caAllowed)
+	sig, _ := Parse(armored)
+	if _, err := as.Verify(sig, ns, "ci@example.org", message, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := as.Verify(sig, ns, "mallory@example.org", message, time.Now()); err == nil {
+		t.Fatal("a certificate verified for a principal it does not name")
+	}
+}
+
+func TestVerifyRejects(t *testing.T) {
+	needSSHKeygen(t)
+	dir := t.TempDir()
+	key := keygen(t, dir, "k", "ed25519")
+	other := keygen(t, dir, "o", "ed25519")
+	signer, _ := LoadKey(key)
+	armored, _ := Sign(signer, ns, message)
+	sig, err := Parse(armored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name, allowed, namespace, identity string
+		msg                                []byte
+		untrusted                          bool
+	}{
+		{"changed message", "a@x " + pub(t, key), ns, "a@x", []byte("other"), false},
+		{"wrong namespace", "a@x " + pub(t, key), "file", "a@x", message, false},
+		{"unknown key", "a@x " + pub(t, other), ns, "a@x", message, true},
+		{"wrong identity", "a@x " + pub(t, key), ns, "b@x", message, true},
+		{"namespace not allowed", `a@x namespaces="git" ` + pub(t, key), ns, "a@x", message, true},
+		{"not yet valid", `a@x valid-after="20270101" ` + pub(t, key), ns, "a@x", message, true},
+		{"expired", `a@x valid-before="20261101Z" ` + pub(t, key), ns, "a@x", message, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			as, err := ParseAllowedSigners([]byte(c.allowed+"\n"), "allowed_signers")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = as.Verify(sig, c.namespace, c.identity, c.msg, now)
+			var ue *UntrustedError
+			var ie *InvalidSignatureError
+			if c.untrusted && !errors.As(err, &ue) || !c.untrusted && !errors.As(err, &ie) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	as, _ := ParseAllowedSigners([]byte(`a@x valid-after="20260101",valid-before="20270101" `+pub(t, key)+"\n"), "f")
+	if _, err := as.Verify(sig, ns, "a@x", message, now); err != nil {
+		t.Fatalf("within its validity: %v", err)
+	}
+}
+
+func TestRefusesSHA1RSA(t *testing.T) {
+	needSSHKeygen(t)
+	dir := t.TempDir()
+	key := keygen(t, dir, "r", "rsa", "-b", "2048")
+	signer, _ := LoadKey(key)
+	as := signer.(ssh.AlgorithmSigner)
+	digest, _ := hashMessage(HashSHA512, message)
+	s, err := as.SignWithAlgorithm(nil, signedData(ns, HashSHA512, digest), ssh.KeyAlgoRSA)
+	if err != nil {
+		t.Skipf("cannot make a SHA-1 signature here: %v", err)
+	}
+	blob := ssh.Marshal(wireSig{[6]byte([]byte(magic)), sigVersion, string(signer.PublicKey().Marshal()), ns, "", HashSHA512, string(ssh.Marshal(s))})
+	sig, err := Parse(armor(blob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sig.Verify(ns, message); err == nil || !strings.Contains(err.Error(), "SHA-1") {
+		t.Fatalf("SHA-1 signature: %v", err)
+	}
+}
+
+func TestPassphraseKeyFailsClearlyWithoutTerminal(t *testing.T) {
+	needSSHKeygen(t)
+	dir := t.TempDir()
+	sh(t, dir, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "secret phrase", "-f", filepath.Join(dir, "p"))
+	_, err := LoadKey(filepath.Join(dir, "p"))
+	if err == nil || !strings.Contains(err.Error(), "passphrase") || !strings.Contains(err.Error(), "ssh-agent") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(armorBegin + "\nU1NIU0lH\n" + armorEnd))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, err := Parse(data); err == nil {
+			s.Verify(ns, data)
+		}
+		ParseAllowedSigners(data, "f")
+	})
+}
