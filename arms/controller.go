@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -155,7 +156,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
 	}
-	for _, sub := range []string{"ranks", "barriers"} {
+	for _, sub := range []string{"ranks", "barriers", "env"} {
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
 			return nil, err
 		}
@@ -401,6 +402,12 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 			return nil, err
 		}
 		kept = k
+		// What the rank is given, secrets redacted, for provenance: the
+		// unredacted environment is never written anywhere.
+		envData, _ := json.MarshalIndent(redact.Env(env), "", "  ")
+		if err := atomicfile.Publish(filepath.Join(c.coord, "env", fmt.Sprintf("%s-%d.json", r.Name, rank)), envData, 0o644); err != nil {
+			return nil, err
+		}
 		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
 		if err := startRank(p, c.wrapper, argv, env, c.dir, c.exited); err != nil {
 			c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, err).At(c.arm, r.Name, rank))

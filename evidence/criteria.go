@@ -217,6 +217,9 @@ func (c *collector) config(name string, fail func(reason.Reason)) string {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(c.dir, file)
 		}
+		if _, err := os.Stat(file); err == nil {
+			c.input(c.rel(file))
+		}
 		got, err := valueAt(file, cf.Path)
 		if err != nil {
 			fail(reason.New(reason.ConfigMismatch, "config %s of %s rank %d: %v", name, role.Name, rank, err).At(c.e.Arm, role.Name, rank))

@@ -46,6 +46,9 @@ type Evidence struct {
 	Throughput *Record        `json:"throughput"`
 	Ranks      []RankFacts    `json:"ranks"`
 	Configs    map[string]any `json:"configs,omitempty"`
+	// Inputs are the files besides the logs the evidence was derived from
+	// (the record, activation records, configs), relative to the run directory.
+	Inputs []string `json:"inputs"`
 }
 
 // Activation is one rank's activation-sequence fact.
@@ -80,9 +83,26 @@ type Criterion struct {
 	Codes  []reason.Code `json:"codes,omitempty"`
 }
 
+// Options change where Collect reads.
+type Options struct {
+	// ScopedLogs says each log in dir holds only its scoped bytes (as in a
+	// bundle): it is read from its start, while the facts still name the
+	// original offsets.
+	ScopedLogs bool
+	// Unreadable maps a log (relative to the run directory) to why its
+	// scope could not be read originally; with ScopedLogs, such a log is
+	// reported as it was then.
+	Unreadable map[string]string
+}
+
 // Collect derives the evidence of the run whose attempt directory is dir
 // (holding status.json). It reads only; it starts nothing.
 func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
+	return CollectWith(s, arm, dir, Options{})
+}
+
+// CollectWith is Collect with options.
+func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidence, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "status.json"))
 	if err != nil {
 		return nil, fmt.Errorf("reading the run's status: %w", err)
@@ -96,7 +116,7 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 	}
 	e := &Evidence{Schema: Schema, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
 		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
-		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}}
+		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}
 	if st.MatchedDigest != e.MatchedDigest {
 		e.reason(reason.New(reason.ConfigMismatch, "the run was made with matched digest %s, but this scenario's is %s", st.MatchedDigest, e.MatchedDigest))
 	}
@@ -106,7 +126,7 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 	if st.State != arms.StateSucceeded && len(st.Reasons) == 0 {
 		e.reason(reason.New(reason.RankExited, "the run ended %s", st.State))
 	}
-	c := collector{s: s, e: e, st: &st, dir: dir}
+	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts}
 	c.ranks()
 	c.throughput()
 	c.criteria()
@@ -125,10 +145,27 @@ func (e *Evidence) reason(r reason.Reason) {
 }
 
 type collector struct {
-	s   *scenarios.Scenario
-	e   *Evidence
-	st  *arms.Status
-	dir string
+	s    *scenarios.Scenario
+	e    *Evidence
+	st   *arms.Status
+	dir  string
+	opts Options
+}
+
+// input notes a file the evidence was derived from (relative to the run
+// directory), so a bundle can carry it.
+func (c *collector) input(rel string) {
+	if !slices.Contains(c.e.Inputs, rel) {
+		c.e.Inputs = append(c.e.Inputs, rel)
+	}
+}
+
+// rel is path relative to the run directory when it is inside it.
+func (c *collector) rel(path string) string {
+	if r, err := filepath.Rel(c.dir, path); err == nil && filepath.IsLocal(r) {
+		return r
+	}
+	return path
 }
 
 // rule is one pattern applied to a role's lines, with a literal every
@@ -261,6 +298,11 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 	}
 	f := sc.facts
 	f.Measured = [2]int64{-1, -1}
+	read := Scope{File: filepath.Join(c.dir, f.Scope.File), Offset: f.Scope.Offset, Inode: f.Scope.Inode}
+	shift := int64(0) // what to add to an offset read to give the original one
+	if c.opts.ScopedLogs {
+		read.Offset, read.Inode, shift = 0, 0, f.Scope.Offset
+	}
 	matched := make([]map[string]string, len(rules))
 	line := func(line []byte, off int64) {
 		hit := false
@@ -310,9 +352,9 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 			return
 		}
 		if f.Measured[0] < 0 {
-			f.Measured[0] = off
+			f.Measured[0] = off + shift
 		}
-		f.Measured[1] = off
+		f.Measured[1] = off + shift
 		for i, r := range rules {
 			if matched[i] != nil {
 				c.take(f, r.name, matched[i])
@@ -330,7 +372,11 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 		starts  []int
 		needles [][]byte
 	)
-	n, err := f.Scope.ReadBlocks(func(block []byte, off int64) {
+	if why, ok := c.opts.Unreadable[f.Scope.File]; ok && c.opts.ScopedLogs {
+		sc.err = &StaleError{f.Scope, why}
+		return
+	}
+	n, err := read.ReadBlocks(func(block []byte, off int64) {
 		if needles == nil && everyRuleHasLiteral {
 			needles = rareNeedles(rules, block)
 		}
@@ -377,6 +423,9 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 		}
 	}, nil)
 	f.BytesRead, sc.err = n, err
+	if se, ok := err.(*StaleError); ok {
+		se.Scope = f.Scope // name the log as the run directory does
+	}
 	if !hasEnd {
 		sc.ended = true
 	}
@@ -402,7 +451,7 @@ func (c *collector) ranks() {
 				c.e.reason(reason.New(reason.RankMissing, "%s rank %d never started", role.Name, rank).At(c.e.Arm, role.Name, rank))
 				continue
 			}
-			sc := &rankScan{facts: &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: filepath.Join(c.dir, rs.Log), Offset: rs.Offset, Inode: rs.Inode}}}
+			sc := &rankScan{facts: &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}}}
 			jobs = append(jobs, job{role, rules, sc})
 			byRole[role.Name] = append(byRole[role.Name], sc)
 		}
@@ -436,7 +485,7 @@ func (c *collector) ranks() {
 			if se, isStale := sc.err.(*StaleError); isStale {
 				c.e.reason(se.Reason().At(c.e.Arm, f.Role, f.Rank))
 			} else {
-				c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", f.Scope.File, sc.err).At(c.e.Arm, f.Role, f.Rank))
+				c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", f.Scope.File, strings.ReplaceAll(sc.err.Error(), c.dir+string(filepath.Separator), "")).At(c.e.Arm, f.Role, f.Rank))
 			}
 		}
 		c.completeness(role, ok)
@@ -464,6 +513,7 @@ func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, rel)); err == nil {
 		f.ActivationRecords = rel
+		c.input(rel)
 	}
 }
 
@@ -562,8 +612,11 @@ func (c *collector) throughput() {
 	rec, err := ParseRecord(file, t.Format, requested, t.Pattern)
 	if err != nil {
 		rec = newRecord(t.Format, file)
-		rec.problem("no record: %v", err)
+		rec.problem("no record: %v", strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
+	} else {
+		c.input(c.rel(file))
 	}
+	rec.File = c.rel(file)
 	c.e.Throughput = rec
 }
 

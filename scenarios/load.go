@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/abbench/abbench/digest"
 )
 
 // MaxFileSize bounds a scenario file; anything larger is not a scenario.
@@ -42,6 +44,17 @@ func Load(path string) (*Scenario, error) {
 // Parse decodes and validates scenario bytes; file names the source in errors
 // and is the base for relative paths.
 func Parse(data []byte, file string) (*Scenario, error) {
+	return parse(data, file, nil)
+}
+
+// ParseWithPrompts is Parse for a scenario whose prompts file is not at
+// hand (a scenario inside an evidence bundle): the prompts file's content
+// digest is given instead of read.
+func ParseWithPrompts(data []byte, file string, prompts digest.Digest) (*Scenario, error) {
+	return parse(data, file, &prompts)
+}
+
+func parse(data []byte, file string, prompts *digest.Digest) (*Scenario, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlErrors(file, err)
@@ -64,7 +77,7 @@ func Parse(data []byte, file string) (*Scenario, error) {
 	s.File = file
 	s.Dir = filepath.Dir(file)
 	s.ArmOrder = mappingKeys(child(root.Content[0], "arms"))
-	v := &validator{s: &s, file: file, root: root.Content[0]}
+	v := &validator{s: &s, file: file, root: root.Content[0], prompts: prompts}
 	v.run()
 	if len(v.errs) > 0 {
 		sort.SliceStable(v.errs, func(i, j int) bool { return v.errs[i].Line < v.errs[j].Line })

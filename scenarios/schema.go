@@ -32,6 +32,10 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Source names the system under test for provenance: its repository
+	// (whose revision and dirtiness every bundle records) and image. It is
+	// not part of the matched digest; compare checks the recorded revisions.
+	Source Source `yaml:"source" json:"-"`
 
 	// Set by Load.
 	File     string   `yaml:"-" json:"-"` // path as given
@@ -39,6 +43,12 @@ type Scenario struct {
 	ArmOrder []string `yaml:"-" json:"-"` // arm names in file order
 	// PromptsDigest is the content digest of the workload's prompts file.
 	PromptsDigest digest.Digest `yaml:"-" json:"-"`
+}
+
+// Source is where the system under test comes from.
+type Source struct {
+	Repository string `yaml:"repository"`
+	Image      string `yaml:"image"`
 }
 
 // Arm is one side of the comparison.

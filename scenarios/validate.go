@@ -30,10 +30,11 @@ var (
 )
 
 type validator struct {
-	s    *Scenario
-	file string
-	root *yaml.Node
-	errs Errors
+	s       *Scenario
+	file    string
+	root    *yaml.Node
+	errs    Errors
+	prompts *digest.Digest // given instead of reading the prompts file
 }
 
 // at records a problem at the value of path.
@@ -152,6 +153,11 @@ func (v *validator) workload() {
 	w := &v.s.Workload
 	if w.Prompts == "" {
 		v.at(p("workload"), "workload.prompts is missing: name a JSON Lines prompts file (relative to the scenario)")
+	} else if v.prompts != nil {
+		v.s.PromptsDigest = *v.prompts
+		if w.Algorithm == "" {
+			w.Algorithm = string(v.prompts.Algorithm)
+		}
 	} else {
 		path := v.s.Path(w.Prompts)
 		var alg digest.Algorithm
@@ -336,9 +342,14 @@ func (v *validator) afterCycle() string {
 // sampleData executes templates during validation, so unknown fields fail here.
 var sampleData = TemplateData{Rank: 0, Ranks: 1, Role: "r", Arm: "a", Token: "t", Out: "/out", Coord: "/coord", Dir: "/dir", Host: "h"}
 
+// templateFuncs are the functions templates may call: env NAME reads the
+// controller's environment when the rank starts, so a secret reaches a rank
+// without being written in the scenario (it is redacted in provenance).
+var templateFuncs = template.FuncMap{"env": os.Getenv}
+
 // Template parses text as a template over TemplateData.
 func Template(text string) (*template.Template, error) {
-	return template.New("").Option("missingkey=error").Parse(text)
+	return template.New("").Funcs(templateFuncs).Option("missingkey=error").Parse(text)
 }
 
 // Expand executes a template text over d.
@@ -360,7 +371,7 @@ func (v *validator) template(path []any, text string) {
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
-		v.at(path, "template %q: %s (available: .Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host)", text, msg)
+		v.at(path, "template %q: %s (available: .Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host, and env \"NAME\")", text, msg)
 	}
 }
 

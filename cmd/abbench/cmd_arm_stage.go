@@ -23,6 +23,7 @@ import (
 type armOptions struct {
 	arm    string
 	out    string
+	sign   signOptions
 	format formatFlag
 }
 
@@ -42,7 +43,12 @@ process: SIGTERM, the scenario's kill grace, SIGKILL.
 When it returns no process of the run is alive, and DIR/TOKEN holds every log,
 every registration and status.json saying how the run ended. DIR/LATEST names
 the newest token. A rerun into the same DIR gets a new token and never reads
-the old files. Progress goes to stderr; --format json prints the status.`,
+the old files. Progress goes to stderr; --format json prints the evidence.
+
+The run's evidence goes to DIR/TOKEN/evidence.json and its bundle to
+DIR/TOKEN/bundle (see abbench verify), signed with --sign-key or
+--sign-agent (or ABBENCH_SIGN_KEY), unsigned otherwise; --archive also
+packs it as DIR/TOKEN/bundle.tar.gz.`,
 		Example: `  abbench arm scenarios/quickstart.yaml --arm async --out out/async`,
 		Args:    argsUsage(cobra.ExactArgs(1), "abbench arm SCENARIO --arm NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,6 +57,7 @@ the old files. Progress goes to stderr; --format json prints the status.`,
 	}
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required)")
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
+	addSignFlags(cmd, &opts.sign)
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
 }
@@ -77,6 +84,11 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if _, ok := s.Arms[opts.arm]; !ok {
 		return usagef("", "arm %q is not in %s (arms: %v)", opts.arm, path, s.ArmOrder)
 	}
+	signer, closeSigner, err := opts.sign.signer()
+	if err != nil {
+		return err
+	}
+	defer closeSigner()
 	st, err := arms.Run(ctx, s, opts.arm, arms.Options{Out: opts.out, Progress: func(e arms.Event) {
 		fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 	}})
@@ -89,6 +101,9 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	}
 	if err := writeEvidence(st.Dir, ev); err != nil {
 		return err
+	}
+	if err := writeBundle(s, st, ev, signer, opts.sign.archive); err != nil {
+		return fmt.Errorf("writing the bundle: %w", err)
 	}
 	if opts.format.value == "json" {
 		enc := json.NewEncoder(stdout)

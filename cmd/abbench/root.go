@@ -47,7 +47,7 @@ Start with 'abbench validate SCENARIO' to see what differs between the arms.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newRunCmd(), newCompareCmd(), newReplayCmd(), newRankExecCmd())
+	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newRankExecCmd())
 	for _, c := range root.Commands() {
 		if !strings.Contains(c.Long, "EXIT STATUS") && c.Name() != "completion" && c.Name() != "help" {
 			c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitStatusHelp

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/sshsig"
+)
+
+// EnvSignKey names a signing key file for CI, where flags are awkward.
+const EnvSignKey = "ABBENCH_SIGN_KEY"
+
+type signOptions struct {
+	key     string
+	agent   bool
+	pub     string
+	archive bool
+}
+
+func addSignFlags(cmd *cobra.Command, o *signOptions) {
+	fs := cmd.Flags()
+	fs.StringVar(&o.key, "sign-key", "", "sign the bundle with this OpenSSH private key (a KEY-cert.pub beside it signs as that certificate); default $"+EnvSignKey)
+	fs.BoolVar(&o.agent, "sign-agent", false, "sign the bundle through ssh-agent (SSH_AUTH_SOCK)")
+	fs.StringVar(&o.pub, "sign-pub", "", "with --sign-agent: the public key file of the agent key to use (default: its first key)")
+	fs.BoolVar(&o.archive, "archive", false, "also pack the bundle as bundle.tar.gz")
+}
+
+// signer returns the configured signer (nil: unsigned) and a closer.
+func (o *signOptions) signer() (ssh.Signer, func() error, error) {
+	noop := func() error { return nil }
+	key := o.key
+	if key == "" && !o.agent {
+		key = os.Getenv(EnvSignKey)
+	}
+	switch {
+	case o.agent && key != "":
+		return nil, noop, usagef("", "give --sign-key or --sign-agent, not both")
+	case o.agent:
+		s, closer, err := sshsig.AgentSigner(o.pub)
+		if err != nil {
+			return nil, noop, usageError(err, "")
+		}
+		return s, closer, nil
+	case key != "":
+		s, err := sshsig.LoadKey(key)
+		if err != nil {
+			return nil, noop, usageError(err, "")
+		}
+		return s, noop, nil
+	}
+	return nil, noop, nil
+}
+
+// writeBundle writes the run's bundle beside its evidence.
+func writeBundle(s *scenarios.Scenario, st *arms.Status, ev *evidence.Evidence, signer ssh.Signer, archive bool) error {
+	data, err := os.ReadFile(s.File)
+	if err != nil {
+		return err
+	}
+	dest := filepath.Join(st.Dir, "bundle")
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: "abbench " + version(), Signer: signer}, dest); err != nil {
+		return err
+	}
+	if archive {
+		return bundle.Pack(dest, dest+".tar.gz")
+	}
+	return nil
+}

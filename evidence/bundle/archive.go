@@ -1,0 +1,179 @@
+package bundle
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Limits on reading an archive, against decompression bombs.
+const (
+	MaxArchiveFiles = 100_000
+	MaxArchiveBytes = 8 << 30
+)
+
+// epoch is the fixed time of every archive entry, so archives are reproducible.
+var epoch = time.Unix(0, 0).UTC()
+
+// Pack writes the bundle directory dir as a reproducible .tar.gz: names
+// sorted, modes 0644/0755, times and owners fixed.
+func Pack(dir, out string) error {
+	var names []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", path)
+		}
+		if path != dir {
+			rel, _ := filepath.Rel(dir, path)
+			names = append(names, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	gz, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	gz.ModTime = epoch
+	tw := tar.NewWriter(gz)
+	for _, rel := range names {
+		path := filepath.Join(dir, rel)
+		fi, err := os.Stat(path)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: epoch, Format: tar.FormatPAX, Uname: "", Gname: ""}
+		if fi.IsDir() {
+			hdr.Typeflag, hdr.Mode, hdr.Name = tar.TypeDir, 0o755, hdr.Name+"/"
+		} else {
+			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, 0o644, fi.Size()
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			f.Close()
+			return err
+		}
+		if !fi.IsDir() {
+			src, err := os.Open(path)
+			if err != nil {
+				f.Close()
+				return err
+			}
+			_, err = io.Copy(tw, src)
+			src.Close()
+			if err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := gz.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Unpack extracts a bundle archive into dest (created, must be empty) and
+// refuses anything but regular files and directories with local names:
+// no "..", no absolute names, no links, no devices; extraction goes through
+// os.OpenRoot, so nothing can be written outside dest; sizes are capped.
+func Unpack(archive, dest string) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: not a gzip archive: %w", archive, err)
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	tr := tar.NewReader(gz)
+	var total int64
+	for n := 0; ; n++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", archive, err)
+		}
+		if n >= MaxArchiveFiles {
+			return fmt.Errorf("%s: more than %d entries", archive, MaxArchiveFiles)
+		}
+		name := filepath.FromSlash(hdr.Name)
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("%s: entry %q is not a local name", archive, hdr.Name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if hdr.Size < 0 || total+hdr.Size > MaxArchiveBytes {
+				return fmt.Errorf("%s: more than %d bytes unpacked", archive, MaxArchiveBytes)
+			}
+			if dir := filepath.Dir(name); dir != "." {
+				if err := root.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+			}
+			out, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return fmt.Errorf("%s: entry %q: %w", archive, hdr.Name, err)
+			}
+			written, err := io.Copy(out, io.LimitReader(tr, hdr.Size+1))
+			out.Close()
+			if err != nil {
+				return err
+			}
+			if written != hdr.Size {
+				return fmt.Errorf("%s: entry %q holds more bytes than its header says", archive, hdr.Name)
+			}
+			total += written
+		default:
+			return fmt.Errorf("%s: entry %q is a %s, not a regular file or directory", archive, hdr.Name, typeName(hdr.Typeflag))
+		}
+	}
+}
+
+func typeName(t byte) string {
+	switch t {
+	case tar.TypeSymlink:
+		return "symbolic link"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar, tar.TypeBlock:
+		return "device"
+	case tar.TypeFifo:
+		return "FIFO"
+	}
+	return fmt.Sprintf("entry of type %q", t)
+}

@@ -1,0 +1,379 @@
+// Package bundle turns an arm run into signed evidence a reviewer can check
+// without trusting whoever ran it: a directory (optionally a .tar.gz)
+// holding evidence.json, the scenario as run, the scoped log bytes the
+// evidence was derived from (verbatim, with their source and offset), the
+// raw records, the registrations, provenance.json, an in-toto Statement v1
+// manifest of every other file's SHA-256, and an SSH signature over the
+// manifest's exact bytes (ssh-keygen -Y sign format, namespace
+// abbench-evidence).
+//
+// A bundle is written to a temporary directory and renamed into place only
+// when complete, so no crash leaves half a bundle that verifies.
+package bundle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/sshsig"
+)
+
+// The names and types of a bundle.
+const (
+	Namespace     = "abbench-evidence"
+	StatementType = "https://in-toto.io/Statement/v1"
+	PredicateType = "https://github.com/abbench/abbench/evidence/v1"
+	ManifestFile  = "manifest.json"
+	SignatureFile = "manifest.json.sig"
+	ScenarioFile  = "scenario.yaml"
+	ScopesFile    = "scopes.json"
+	Provenance    = "provenance.json"
+	EvidenceFile  = "evidence.json"
+	StatusFile    = "status.json"
+)
+
+// Statement is the manifest: an in-toto Statement v1.
+type Statement struct {
+	Type          string    `json:"_type"`
+	Subject       []Subject `json:"subject"`
+	PredicateType string    `json:"predicateType"`
+	Predicate     Predicate `json:"predicate"`
+}
+
+// Subject is one file of the bundle and its digest.
+type Subject struct {
+	Name   string            `json:"name"`
+	Digest map[string]string `json:"digest"`
+}
+
+// Predicate summarises the evidence.
+type Predicate struct {
+	Scenario      string         `json:"scenario"`
+	Arm           string         `json:"arm"`
+	Token         string         `json:"token"`
+	MatchedDigest string         `json:"matched_digest"`
+	Workload      *digest.Digest `json:"workload_digest"`
+	Prompts       digest.Digest  `json:"prompts_digest"`
+	Accepted      bool           `json:"accepted"`
+	Started       time.Time      `json:"started"`
+	Ended         time.Time      `json:"ended"`
+}
+
+// ScopeRecord says where a bundled log's bytes came from.
+type ScopeRecord struct {
+	Source     string `json:"source"`
+	Offset     int64  `json:"offset"`
+	Inode      uint64 `json:"inode,omitempty"`
+	Bytes      int64  `json:"bytes"`
+	SHA256     string `json:"sha256"`
+	Unreadable string `json:"unreadable,omitempty"`
+}
+
+// Prov is provenance.json.
+type Prov struct {
+	Tool         string              `json:"tool"`
+	Source       *SourceRevision     `json:"source,omitempty"`
+	Image        string              `json:"image,omitempty"`
+	Hosts        []string            `json:"hosts"`
+	Allocations  []string            `json:"allocations"`
+	Token        string              `json:"token"`
+	RestartCount string              `json:"restart_count,omitempty"`
+	Started      time.Time           `json:"started"`
+	Ended        time.Time           `json:"ended"`
+	Prompts      digest.Digest       `json:"prompts_digest"`
+	Environment  map[string][]string `json:"environment"` // per rank, secrets redacted
+}
+
+// SourceRevision is the system under test's repository state.
+type SourceRevision struct {
+	Repository string `json:"repository"`
+	Head       string `json:"head"`
+	Tree       string `json:"tree"`
+	Dirty      bool   `json:"dirty"`
+}
+
+// Input is what Write needs.
+type Input struct {
+	RunDir        string // the attempt directory
+	Scenario      *scenarios.Scenario
+	ScenarioBytes []byte
+	Evidence      *evidence.Evidence
+	Status        *arms.Status
+	Tool          string     // abbench version
+	Signer        ssh.Signer // nil writes an unsigned bundle
+}
+
+// Write writes the bundle of a run to dest, which must not exist.
+func Write(in Input, dest string) error {
+	if _, err := os.Lstat(dest); err == nil {
+		return fmt.Errorf("bundle %s already exists", dest)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	w := &writer{dir: tmp, run: in.RunDir}
+	if err := w.write(in); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return fmt.Errorf("placing bundle %s: %w", dest, err)
+	}
+	return nil
+}
+
+type writer struct {
+	dir, run string
+	files    []string
+}
+
+func (w *writer) put(rel string, data []byte) error {
+	path := filepath.Join(w.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	w.files = append(w.files, rel)
+	return nil
+}
+
+func (w *writer) putJSON(rel string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return w.put(rel, append(data, '\n'))
+}
+
+// copyFile copies a file of the run directory into the bundle under the same name.
+func (w *writer) copyFile(rel string) error {
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("bundle: %q is not inside the run directory", rel)
+	}
+	data, err := os.ReadFile(filepath.Join(w.run, rel))
+	if err != nil {
+		return err
+	}
+	return w.put(rel, data)
+}
+
+func (w *writer) write(in Input) error {
+	ev, st := in.Evidence, in.Status
+	if err := w.putJSON(EvidenceFile, ev); err != nil {
+		return err
+	}
+	if err := w.put(ScenarioFile, in.ScenarioBytes); err != nil {
+		return err
+	}
+	statusData, err := os.ReadFile(filepath.Join(w.run, StatusFile))
+	if err != nil {
+		return err
+	}
+	if err := w.put(StatusFile, statusData); err != nil {
+		return err
+	}
+	// The scoped log bytes, verbatim, under the names the run directory uses.
+	scopes := map[string]ScopeRecord{}
+	for _, f := range ev.Ranks {
+		if err := w.scope(f.Scope, scopes); err != nil {
+			return err
+		}
+	}
+	for _, rs := range st.Ranks { // logs that could not be read have no facts
+		if _, done := scopes[rs.Log]; !done && hasRules(in.Scenario, rs.Role) {
+			if err := w.scope(evidence.Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}, scopes); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.putJSON(ScopesFile, scopes); err != nil {
+		return err
+	}
+	for _, rel := range ev.Inputs {
+		if err := w.copyFile(rel); err != nil {
+			return err
+		}
+	}
+	// Registrations, with secret-named arm values redacted.
+	regs, _ := filepath.Glob(filepath.Join(w.run, "coord", "ranks", "*.json"))
+	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: in.Scenario.PromptsDigest,
+		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
+	for _, path := range regs {
+		var reg rankwrap.Registration
+		data, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(data, &reg) != nil {
+			return fmt.Errorf("registration %s: unreadable", path)
+		}
+		for k, v := range reg.ArmEnv {
+			if v != nil && redact.Secret(k) {
+				p := redact.Placeholder
+				reg.ArmEnv[k] = &p
+			}
+		}
+		if err := w.putJSON(filepath.Join("coord", "ranks", filepath.Base(path)), reg); err != nil {
+			return err
+		}
+		if !slices.Contains(prov.Hosts, reg.Host) {
+			prov.Hosts = append(prov.Hosts, reg.Host)
+		}
+		if id := reg.Scheduler["SLURM_JOB_ID"]; id != "" && !slices.Contains(prov.Allocations, id) {
+			prov.Allocations = append(prov.Allocations, id)
+		}
+		if rc := reg.Scheduler["SLURM_RESTART_COUNT"]; rc != "" {
+			prov.RestartCount = rc
+		}
+	}
+	envs, _ := filepath.Glob(filepath.Join(w.run, "coord", "env", "*.json"))
+	for _, path := range envs {
+		var env []string
+		data, _ := os.ReadFile(path)
+		if json.Unmarshal(data, &env) == nil {
+			prov.Environment[strings.TrimSuffix(filepath.Base(path), ".json")] = redact.Env(env)
+		}
+	}
+	slices.Sort(prov.Hosts)
+	prov.Source = sourceRevision(in.Scenario)
+	prov.Image = in.Scenario.Source.Image
+	if err := w.putJSON(Provenance, prov); err != nil {
+		return err
+	}
+	// The manifest names every other file; the signature covers its bytes.
+	stmt := Statement{Type: StatementType, PredicateType: PredicateType, Predicate: Predicate{
+		Scenario: ev.Scenario, Arm: ev.Arm, Token: ev.Token, MatchedDigest: ev.MatchedDigest, Workload: ev.Workload,
+		Prompts: in.Scenario.PromptsDigest, Accepted: ev.Accepted, Started: st.Started, Ended: st.Ended}}
+	slices.Sort(w.files)
+	for _, rel := range w.files {
+		sum, err := fileSHA256(filepath.Join(w.dir, rel))
+		if err != nil {
+			return err
+		}
+		stmt.Subject = append(stmt.Subject, Subject{Name: filepath.ToSlash(rel), Digest: map[string]string{"sha256": sum}})
+	}
+	manifest, err := json.MarshalIndent(stmt, "", "  ")
+	if err != nil {
+		return err
+	}
+	manifest = append(manifest, '\n')
+	if err := os.WriteFile(filepath.Join(w.dir, ManifestFile), manifest, 0o644); err != nil {
+		return err
+	}
+	if in.Signer != nil {
+		sig, err := sshsig.Sign(in.Signer, Namespace, manifest)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(w.dir, SignatureFile), sig, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasRules(s *scenarios.Scenario, role string) bool {
+	ev := s.Evidence
+	for _, r := range []*scenarios.Rule{ev.Mode, ev.LifecycleEnd, ev.Activation} {
+		if r != nil && r.Role == role {
+			return true
+		}
+	}
+	for _, c := range ev.Counters {
+		if c.Role == role {
+			return true
+		}
+	}
+	for _, f := range ev.Extra {
+		if f.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// scope copies one log's scoped bytes, or records why they could not be read.
+func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
+	if _, done := scopes[sc.File]; done {
+		return nil
+	}
+	rec := ScopeRecord{Source: filepath.Join(w.run, sc.File), Offset: sc.Offset, Inode: sc.Inode}
+	path := filepath.Join(w.dir, sc.File)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	read := evidence.Scope{File: rec.Source, Offset: sc.Offset, Inode: sc.Inode}
+	n, rerr := read.ReadBlocks(func([]byte, int64) {}, io.MultiWriter(f, h))
+	if cerr := f.Close(); cerr != nil {
+		return cerr
+	}
+	var se *evidence.StaleError
+	switch {
+	case errors.As(rerr, &se):
+		rec.Unreadable = se.Why
+		os.Remove(path)
+	case rerr != nil:
+		return rerr
+	default:
+		rec.Bytes, rec.SHA256 = n, hex.EncodeToString(h.Sum(nil))
+		w.files = append(w.files, sc.File)
+	}
+	scopes[sc.File] = rec
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourceRevision reads the repository the scenario names, if any.
+func sourceRevision(s *scenarios.Scenario) *SourceRevision {
+	repo := s.Source.Repository
+	if repo == "" {
+		return nil
+	}
+	repo = s.Path(repo)
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return &SourceRevision{Repository: repo, Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
+}
