@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 )
 
@@ -18,6 +20,7 @@ type compareOptions struct {
 	calibration string
 	failOn      string
 	plot        string
+	verify      verifyOptions
 	format      formatFlag
 }
 
@@ -29,6 +32,8 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: its minimum detectable effect is the threshold")
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the verdict is regressed (regression) or not improved (inconclusive)")
 	fs.StringVar(&opts.plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
+	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
+	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
 }
 
 func newCompareCmd() *cobra.Command {
@@ -59,7 +64,8 @@ When GITHUB_STEP_SUMMARY is set, the Markdown report is appended to it.`,
   abbench compare stage-a/ stage-b/ --fail-on regression --format junit > report.xml`,
 		Args: argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := compare.LoadRuns(args)
+			runs, cleanup, err := compare.LoadRuns(args)
+			defer cleanup()
 			if err != nil {
 				return usageError(err, "")
 			}
@@ -95,6 +101,11 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 			return usageError(err, "write one with abbench run SCENARIO --calibrate ARM --repeat N")
 		}
 		co.Calibration = c
+	}
+	if opts.verify.allowedSigners != "" {
+		if err := verifyRuns(opts.verify, runs); err != nil {
+			return err
+		}
 	}
 	r := compare.Compare(runs, co)
 	switch opts.format.value {
@@ -188,4 +199,26 @@ func printComparison(w io.Writer, r *compare.Result) {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Headline())
+}
+
+// verifyRuns refuses any run that is not a bundle signed by an allowed signer.
+func verifyRuns(vo verifyOptions, runs []compare.Run) error {
+	bo, err := vo.bundleOptions()
+	if err != nil {
+		return err
+	}
+	var failed []string
+	for _, run := range runs {
+		if !run.IsBundle() {
+			failed = append(failed, fmt.Sprintf("%s: not a bundle (no manifest.json), so not signed", run.Path))
+			continue
+		}
+		if _, err := bundle.Verify(run.Dir, bo); err != nil {
+			failed = append(failed, strings.ReplaceAll(err.Error(), run.Dir, run.Path))
+		}
+	}
+	if len(failed) > 0 {
+		return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(failed), strings.Join(failed, "\n"))}
+	}
+	return nil
 }

@@ -30,6 +30,7 @@ type runOptions struct {
 	seedSet   bool
 	out       string
 	calibrate string
+	sign      signOptions
 	compare   compareOptions
 }
 
@@ -72,6 +73,7 @@ abbench compare --calibration.`,
 	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
 	fs.StringVar(&opts.calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
+	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
 	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit")
 	return cmd
@@ -166,6 +168,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		p.Runs = append(p.Runs, plannedRun{Index: i + 1, Arm: arm, Dir: filepath.Join(out, "runs", fmt.Sprintf("%d-%s", i+1, arm))})
 	}
 	writePlan(out, p)
+	signArgs, err := opts.sign.args()
+	if err != nil {
+		return err
+	}
 	l := &local.Launcher{CPUs: s.Launcher.Local.CPUs,
 		Grace: time.Duration(s.Deadlines.Teardown) + time.Duration(s.Deadlines.KillGrace) + 5*time.Second}
 	prog := newProgress(stderr, len(p.Runs))
@@ -177,7 +183,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 			break
 		}
 		spec := launcher.Spec{ID: fmt.Sprintf("%d-%s", pr.Index, pr.Arm), Dir: pr.Dir,
-			Command: []string{self, "arm", scenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json"}}
+			Command: append([]string{self, "arm", scenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json"}, signArgs...)}
 		prog.state(pr, "starting", 0)
 		r, err := l.Start(ctx, spec)
 		if err != nil {
@@ -213,7 +219,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		printRuns(stdout, out, p)
 		fmt.Fprintln(stdout)
 	}
-	runs, err := compare.LoadRuns([]string{out})
+	runs, cleanup, err := compare.LoadRuns([]string{out})
+	defer cleanup()
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,32 @@ func (o *signOptions) signer() (ssh.Signer, func() error, error) {
 	return nil, noop, nil
 }
 
+// args are the flags that make each arm controller sign the same way,
+// checked here first so a bad key fails before any run.
+func (o *signOptions) args() ([]string, error) {
+	_, closer, err := o.signer()
+	if err != nil {
+		return nil, err
+	}
+	closer()
+	var a []string
+	switch {
+	case o.agent:
+		a = append(a, "--sign-agent")
+		if o.pub != "" {
+			pub, _ := filepath.Abs(o.pub)
+			a = append(a, "--sign-pub", pub)
+		}
+	case o.key != "":
+		key, _ := filepath.Abs(o.key)
+		a = append(a, "--sign-key", key)
+	}
+	if o.archive {
+		a = append(a, "--archive")
+	}
+	return a, nil
+}
+
 // writeBundle writes the run's bundle beside its evidence.
 func writeBundle(s *scenarios.Scenario, st *arms.Status, ev *evidence.Evidence, signer ssh.Signer, archive bool) error {
 	data, err := os.ReadFile(s.File)

@@ -8,6 +8,7 @@ package compare
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/reason"
 )
 
@@ -223,6 +225,36 @@ func (g *gate) check() {
 		g.add(reason.New(ArmMissing, "the baseline arm %s has no run", r.Baseline))
 	}
 	g.workloads()
+	g.sources()
+}
+
+// sources requires every run that recorded its system's source revision to
+// have run the same one (bundles record it when the scenario names a
+// repository).
+func (g *gate) sources() {
+	var ref *bundle.SourceRevision
+	refPath := ""
+	for _, run := range g.runs {
+		data, err := os.ReadFile(filepath.Join(run.Dir, bundle.Provenance))
+		if err != nil {
+			continue
+		}
+		var prov bundle.Prov
+		if json.Unmarshal(data, &prov) != nil || prov.Source == nil {
+			continue
+		}
+		if prov.Source.Dirty {
+			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run %s ran a dirty tree of %s (head %s)", run.Path, prov.Source.Repository, short(prov.Source.Head)))
+		}
+		if ref == nil {
+			ref, refPath = prov.Source, run.Path
+			continue
+		}
+		if prov.Source.Tree != ref.Tree || prov.Source.Dirty != ref.Dirty {
+			g.add(reason.New(reason.ConfigMismatch, "run %s ran source tree %s (dirty %v), run %s tree %s (dirty %v): the arms ran different code",
+				run.Path, short(prov.Source.Tree), prov.Source.Dirty, refPath, short(ref.Tree), ref.Dirty))
+		}
+	}
 }
 
 func short(h string) string {

@@ -10,22 +10,52 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
 )
 
-// LoadRuns reads the runs at paths. A path is a run directory holding
-// evidence.json (an attempt, or a bundle), an abbench arm --out directory
-// (its LATEST attempt), or an abbench run --out directory (every run in
-// runs/). A path that holds none of these is an error naming it.
-func LoadRuns(paths []string) ([]Run, error) {
-	var runs []Run
+// LoadRuns reads the runs at paths. A path is a bundle (a directory or a
+// .tar.gz), a run directory holding evidence.json, an abbench arm --out
+// directory (its LATEST attempt, through its bundle when it has one), or
+// an abbench run --out directory (every run in runs/). A path that holds
+// none of these is an error naming it. cleanup removes unpacked archives.
+func LoadRuns(paths []string) (runs []Run, cleanup func(), err error) {
+	var tmps []string
+	cleanup = func() {
+		for _, d := range tmps {
+			os.RemoveAll(d)
+		}
+	}
 	for _, p := range paths {
+		if strings.HasSuffix(p, ".tar.gz") || strings.HasSuffix(p, ".tgz") {
+			tmp, err := os.MkdirTemp("", "abbench-compare-")
+			if err != nil {
+				return nil, cleanup, err
+			}
+			tmps = append(tmps, tmp)
+			dir := filepath.Join(tmp, "bundle")
+			if err := bundle.Unpack(p, dir); err != nil {
+				return nil, cleanup, err
+			}
+			r, err := loadRun(p, dir)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			runs = append(runs, r)
+			continue
+		}
 		rs, err := loadPath(p)
 		if err != nil {
-			return nil, err
+			return nil, cleanup, err
 		}
 		runs = append(runs, rs...)
 	}
-	return runs, nil
+	return runs, cleanup, nil
+}
+
+// IsBundle reports whether the run was read from a bundle.
+func (r Run) IsBundle() bool {
+	_, err := os.Stat(filepath.Join(r.Dir, bundle.ManifestFile))
+	return err == nil
 }
 
 func loadPath(p string) ([]Run, error) {
@@ -35,6 +65,9 @@ func loadPath(p string) ([]Run, error) {
 	}
 	if token, err := os.ReadFile(filepath.Join(p, "LATEST")); err == nil {
 		dir := filepath.Join(p, strings.TrimSpace(string(token)))
+		if _, err := os.Stat(filepath.Join(dir, "bundle", "evidence.json")); err == nil {
+			dir = filepath.Join(dir, "bundle")
+		}
 		if _, err := os.Stat(filepath.Join(dir, "evidence.json")); err != nil {
 			return nil, fmt.Errorf("%s: its latest attempt %s has no evidence.json (did the run finish?)", p, filepath.Base(dir))
 		}

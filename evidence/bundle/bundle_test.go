@@ -1,0 +1,368 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/sshsig"
+)
+
+const scenarioYAML = `name: t
+arms:
+  async: {env: {TERM_MODE: "1"}}
+  blocking: {env: {TERM_MODE: "0"}}
+baseline: blocking
+workload: {prompts: prompts.jsonl, requests: 4}
+roles:
+  - {name: ctx, ranks: 2, arm_env: true, command: [x]}
+evidence:
+  mode: {role: ctx, pattern: 'mode rank=(?P<rank>\d+) terminal=(?P<TERM_MODE>\d)'}
+  lifecycle_end: {role: ctx, pattern: 'summary rank=(?P<rank>\d+)'}
+  counters:
+    commits: {role: ctx, pattern: 'summary rank=(?P<rank>\d+) commits=(?P<n>\d+)', value: n}
+  throughput: {file: throughput.json, format: vllm}
+acceptance:
+  - {throughput: valid}
+  - {counter: commits, role: ctx, equals: requests}
+`
+
+func newSigner(t *testing.T) (ssh.Signer, string) {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.PublicKey())))
+}
+
+// makeRun writes a run directory (with an earlier attempt's bytes before
+// each log's offset) and returns its scenario, evidence and status.
+func makeRun(t *testing.T, commits1 int) (string, *scenarios.Scenario, []byte, *evidence.Evidence, *arms.Status) {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "prompts.jsonl"), []byte("[1]\n[2]\n[3]\n[4]\n"), 0o644)
+	scenarioPath := filepath.Join(root, "s.yaml")
+	os.WriteFile(scenarioPath, []byte(scenarioYAML), 0o644)
+	s, err := scenarios.Load(scenarioPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "run")
+	os.MkdirAll(filepath.Join(dir, "coord", "ranks"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "coord", "env"), 0o755)
+	st := &arms.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok-1", Dir: dir, State: arms.StateSucceeded,
+		Started: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), Ended: time.Date(2026, 11, 30, 8, 1, 0, 0, time.UTC)}
+	for rank, commits := range []int{4, commits1} {
+		stale := "mode rank=9 terminal=0\nsummary rank=9 commits=0\n"
+		log := fmt.Sprintf("%smode rank=%d terminal=1\nnoise \xff\xfe line\nsummary rank=%d commits=%d\n", stale, rank, rank, commits)
+		name := fmt.Sprintf("ctx-%d.log", rank)
+		os.WriteFile(filepath.Join(dir, name), []byte(log), 0o644)
+		st.Ranks = append(st.Ranks, arms.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: int64(len(stale))})
+		v := "1"
+		reg := rankwrap.Registration{Role: "ctx", Rank: rank, Host: "node-1", PID: 100 + rank, Token: "tok-1", ArmEnv: map[string]*string{"TERM_MODE": &v}}
+		data, _ := json.Marshal(reg)
+		os.WriteFile(filepath.Join(dir, "coord", "ranks", fmt.Sprintf("ctx-%d.json", rank)), data, 0o644)
+		env, _ := json.Marshal([]string{"HF_TOKEN=[REDACTED]", "PATH=/bin", "TERM_MODE=1"})
+		os.WriteFile(filepath.Join(dir, "coord", "env", fmt.Sprintf("ctx-%d.json", rank)), env, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(`{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 99.5, "valid": true}`), 0o644)
+	data, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(dir, "status.json"), data, 0o644)
+	ev, err := evidence.Collect(s, "async", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, s, []byte(scenarioYAML), ev, st
+}
+
+func writeBundle(t *testing.T, signer ssh.Signer, commits1 int) string {
+	t.Helper()
+	dir, s, sb, ev, st := makeRun(t, commits1)
+	dest := filepath.Join(t.TempDir(), "bundle")
+	if err := Write(Input{RunDir: dir, Scenario: s, ScenarioBytes: sb, Evidence: ev, Status: st, Tool: "abbench test", Signer: signer}, dest); err != nil {
+		t.Fatal(err)
+	}
+	return dest
+}
+
+func trust(t *testing.T, line string) *sshsig.AllowedSigners {
+	as, err := sshsig.ParseAllowedSigners([]byte(line+"\n"), "allowed_signers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
+
+func TestWriteAndVerify(t *testing.T) {
+	signer, pub := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	v, err := Verify(b, VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub), Identity: "ci@x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Evidence.Accepted || v.Signer != "ci@x" {
+		t.Fatalf("verified %+v", v)
+	}
+	// The scoped bytes are verbatim, and the earlier attempt's are not there.
+	log, _ := os.ReadFile(filepath.Join(b, "ctx-1.log"))
+	if !bytes.HasPrefix(log, []byte("mode rank=1")) || !bytes.Contains(log, []byte("\xff\xfe")) {
+		t.Fatalf("bundled log %q", log)
+	}
+	var scopes map[string]ScopeRecord
+	data, _ := os.ReadFile(filepath.Join(b, ScopesFile))
+	json.Unmarshal(data, &scopes)
+	if scopes["ctx-1.log"].Offset != int64(len("mode rank=9 terminal=0\nsummary rank=9 commits=0\n")) || scopes["ctx-1.log"].Bytes != int64(len(log)) {
+		t.Fatalf("scope record %+v", scopes["ctx-1.log"])
+	}
+	// An unsigned bundle verifies only when allowed, and says so.
+	u := writeBundle(t, nil, 4)
+	if _, err := Verify(u, VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub)}); err == nil || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("unsigned bundle: %v", err)
+	}
+	if v, err := Verify(u, VerifyOptions{AllowUnsigned: true}); err != nil || !v.Unsigned {
+		t.Fatalf("unsigned with --allow-unsigned: %v", err)
+	}
+}
+
+func TestSSHKeygenVerifiesTheManifest(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen not installed")
+	}
+	signer, pub := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	allowed := filepath.Join(t.TempDir(), "allowed")
+	os.WriteFile(allowed, []byte("ci@x "+pub+"\n"), 0o644)
+	manifest, _ := os.ReadFile(filepath.Join(b, ManifestFile))
+	cmd := exec.Command("ssh-keygen", "-Y", "verify", "-f", allowed, "-I", "ci@x", "-n", Namespace, "-s", filepath.Join(b, SignatureFile))
+	cmd.Stdin = bytes.NewReader(manifest)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+}
+
+func copyTree(t *testing.T, src string) string {
+	dst := filepath.Join(t.TempDir(), "b")
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	return dst
+}
+
+func flipByte(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x20
+	os.WriteFile(path, data, 0o644)
+}
+
+// resign rewrites the manifest for the bundle's current files and signs it
+// with signer: what an insider holding a trusted key could do.
+func resign(t *testing.T, dir string, signer ssh.Signer) {
+	var st Statement
+	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	json.Unmarshal(data, &st)
+	for i, s := range st.Subject {
+		sum, _ := fileSHA256(filepath.Join(dir, s.Name))
+		st.Subject[i].Digest["sha256"] = sum
+	}
+	manifest, _ := json.MarshalIndent(st, "", "  ")
+	os.WriteFile(filepath.Join(dir, ManifestFile), manifest, 0o644)
+	sig, _ := sshsig.Sign(signer, Namespace, manifest)
+	os.WriteFile(filepath.Join(dir, SignatureFile), sig, 0o644)
+}
+
+func TestTamperMatrix(t *testing.T) {
+	signer, pub := newSigner(t)
+	other, otherPub := newSigner(t)
+	good := writeBundle(t, signer, 4)
+	censored := writeBundle(t, signer, 3)
+	opts := VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub), Identity: "ci@x"}
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, dir string)
+		opts   *VerifyOptions
+		want   string
+	}{
+		{"evidence.json byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, EvidenceFile)) }, nil, "evidence.json was changed"},
+		{"scenario byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ScenarioFile)) }, nil, "scenario.yaml was changed"},
+		{"log byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "ctx-0.log")) }, nil, "ctx-0.log was changed"},
+		{"record byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "throughput.json")) }, nil, "throughput.json was changed"},
+		{"registration byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "coord", "ranks", "ctx-1.json")) }, nil, "coord/ranks/ctx-1.json was changed"},
+		{"provenance byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, Provenance)) }, nil, "provenance.json was changed"},
+		{"scopes byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ScopesFile)) }, nil, "scopes.json was changed"},
+		{"manifest byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ManifestFile)) }, nil, "signature"},
+		{"file added", func(t *testing.T, d string) { os.WriteFile(filepath.Join(d, "extra.txt"), []byte("x"), 0o644) }, nil, "extra.txt is not in the manifest"},
+		{"file removed", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "ctx-1.log")) }, nil, "[ctx-1.log] named in the manifest are missing"},
+		{"file renamed", func(t *testing.T, d string) {
+			os.Rename(filepath.Join(d, "ctx-1.log"), filepath.Join(d, "ctx-9.log"))
+		}, nil, "ctx-9.log is not in the manifest"},
+		{"symlink", func(t *testing.T, d string) {
+			os.Remove(filepath.Join(d, "ctx-1.log"))
+			os.Symlink("ctx-0.log", filepath.Join(d, "ctx-1.log"))
+		}, nil, "symbolic link"},
+		{"signature removed", func(t *testing.T, d string) { os.Remove(filepath.Join(d, SignatureFile)) }, nil, "unsigned"},
+		{"unknown key", func(t *testing.T, d string) { resign(t, d, other) }, nil, "not in allowed_signers"},
+		{"wrong namespace", func(t *testing.T, d string) {
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			sig, _ := sshsig.Sign(signer, "file", manifest)
+			os.WriteFile(filepath.Join(d, SignatureFile), sig, 0o644)
+		}, nil, "namespace"},
+		{"key not yet valid", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, `ci@x valid-after="29990101" `+pub)}, "valid only after"},
+		{"key expired", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, `ci@x valid-before="20000101" `+pub)}, "valid only before"},
+		{"other identity", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub+"\nother@x "+otherPub), Identity: "other@x"}, "not in allowed_signers"},
+		{"signature swapped from another bundle", func(t *testing.T, d string) {
+			sig, _ := os.ReadFile(filepath.Join(censored, SignatureFile))
+			os.WriteFile(filepath.Join(d, SignatureFile), sig, 0o644)
+		}, nil, "does not match the data"},
+		{"evidence edited to accepted, re-signed", nil, nil, "does not match the evidence re-derived"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var dir string
+			if c.tamper == nil {
+				// An insider flips the censored evidence to accepted and re-signs.
+				dir = copyTree(t, censored)
+				var ev map[string]any
+				data, _ := os.ReadFile(filepath.Join(dir, EvidenceFile))
+				json.Unmarshal(data, &ev)
+				ev["accepted"], ev["reasons"] = true, []any{}
+				out, _ := json.MarshalIndent(ev, "", "  ")
+				os.WriteFile(filepath.Join(dir, EvidenceFile), out, 0o644)
+				var st Statement
+				m, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+				json.Unmarshal(m, &st)
+				st.Predicate.Accepted = true
+				m, _ = json.MarshalIndent(st, "", "  ")
+				os.WriteFile(filepath.Join(dir, ManifestFile), m, 0o644)
+				resign(t, dir, signer)
+			} else {
+				dir = copyTree(t, good)
+				c.tamper(t, dir)
+			}
+			o := opts
+			if c.opts != nil {
+				o = *c.opts
+			}
+			_, err := Verify(dir, o)
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("got %v, want a VerifyError", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q lacks %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestArchiveRoundTripIsReproducible(t *testing.T) {
+	signer, pub := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	dir := t.TempDir()
+	a1, a2 := filepath.Join(dir, "1.tar.gz"), filepath.Join(dir, "2.tar.gz")
+	if err := Pack(b, a1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	os.Chtimes(filepath.Join(b, "ctx-0.log"), time.Now(), time.Now())
+	Pack(b, a2)
+	x, _ := os.ReadFile(a1)
+	y, _ := os.ReadFile(a2)
+	if !bytes.Equal(x, y) {
+		t.Fatal("packing twice gave different archives")
+	}
+	out := filepath.Join(dir, "out")
+	if err := Unpack(a1, out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(out, VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeTar(t *testing.T, entries []tar.Header, bodies map[string][]byte) string {
+	path := filepath.Join(t.TempDir(), "evil.tar.gz")
+	f, _ := os.Create(path)
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	for _, h := range entries {
+		h := h
+		body := bodies[h.Name]
+		if h.Typeflag == tar.TypeReg && h.Size == 0 {
+			h.Size = int64(len(body))
+		}
+		tw.WriteHeader(&h)
+		if h.Typeflag == tar.TypeReg {
+			tw.Write(body)
+		}
+	}
+	tw.Close()
+	gz.Close()
+	f.Close()
+	return path
+}
+
+func TestMaliciousArchives(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "outside")
+	os.Mkdir(outside, 0o755)
+	cases := map[string][]tar.Header{
+		"dot-dot":  {{Name: "../escape", Typeflag: tar.TypeReg, Mode: 0o644}},
+		"absolute": {{Name: filepath.Join(outside, "abs"), Typeflag: tar.TypeReg, Mode: 0o644}},
+		"symlink then write-through": {
+			{Name: "link", Typeflag: tar.TypeSymlink, Linkname: outside},
+			{Name: "link/pwned", Typeflag: tar.TypeReg, Mode: 0o644},
+		},
+		"hard link": {{Name: "h", Typeflag: tar.TypeLink, Linkname: "/etc/passwd"}},
+		"device":    {{Name: "dev", Typeflag: tar.TypeChar, Devmajor: 1, Devminor: 3}},
+	}
+	for name, entries := range cases {
+		t.Run(name, func(t *testing.T) {
+			archive := writeTar(t, entries, map[string][]byte{"../escape": []byte("x"), filepath.Join(outside, "abs"): []byte("x"), "link/pwned": []byte("x")})
+			dest := filepath.Join(t.TempDir(), "dest")
+			if err := Unpack(archive, dest); err == nil {
+				t.Fatal("unpacked")
+			}
+			left, _ := os.ReadDir(outside)
+			if len(left) > 0 {
+				t.Fatalf("wrote outside the target: %v", left)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(dest), "escape")); err == nil {
+				t.Fatal("wrote ../escape")
+			}
+		})
+	}
+	t.Run("gzip bomb", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "bomb.tar.gz")
+		f, _ := os.Create(path)
+		gz := gzip.NewWriter(f)
+		tw := tar.NewWriter(gz)
+		tw.WriteHeader(&tar.Header{Name: "big", Typeflag: tar.TypeReg, Mode: 0o644, Size: MaxArchiveBytes + 1})
+		tw.Flush()
+		gz.Close()
+		f.Close()
+		if err := Unpack(path, filepath.Join(t.TempDir(), "d")); err == nil || !strings.Contains(err.Error(), "more than") {
+			t.Fatalf("bomb: %v", err)
+		}
+	})
+}
