@@ -89,7 +89,10 @@ func (c *collector) validRecord(fail func(reason.Reason)) string {
 		fail(reason.New(reason.ThroughputInvalid, "%s record %s: %s", r.Format, filepath.Base(r.File), strings.Join(r.Problems, "; ")))
 		return ""
 	}
-	return fmt.Sprintf("%s record valid, output %.1f tok/s", r.Format, r.Metrics["output_throughput"])
+	if v, ok := r.Metrics["output_throughput"]; ok {
+		return fmt.Sprintf("%s record valid, output %.1f tok/s", r.Format, v)
+	}
+	return fmt.Sprintf("%s record valid, %s %.4g", r.Format, c.e.HeadlineMetric, r.Metrics[c.e.HeadlineMetric])
 }
 
 func (c *collector) modes(fail func(reason.Reason)) string {

@@ -35,7 +35,9 @@ type Evidence struct {
 	// Baseline is the scenario's baseline arm.
 	Baseline string `json:"baseline"`
 	// NoiseThreshold is the scenario's noise threshold in percent.
-	NoiseThreshold float64         `json:"noise_threshold_pct"`
+	NoiseThreshold float64 `json:"noise_threshold_pct"`
+	// HeadlineMetric is the record metric compared by default.
+	HeadlineMetric string          `json:"headline_metric,omitempty"`
 	Token          string          `json:"token"`
 	RunState       string          `json:"run_state"`
 	Accepted       bool            `json:"accepted"`
@@ -609,7 +611,12 @@ func (c *collector) throughput() {
 		file = filepath.Join(c.dir, file)
 	}
 	requested := c.s.Workload.Requests * c.s.Workload.Rounds
-	rec, err := ParseRecord(file, t.Format, requested, t.Pattern)
+	metric := t.Metric
+	if metric == "" {
+		metric = "output_throughput"
+	}
+	c.e.HeadlineMetric = metric
+	rec, err := ParseRecordMetric(file, t.Format, requested, t.Pattern, metric)
 	if err != nil {
 		rec = newRecord(t.Format, file)
 		rec.problem("no record: %v", strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))

@@ -41,16 +41,21 @@ func (r *Record) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
-// finish applies the rules every format shares.
-func (r *Record) finish(requested int, needFlag bool) {
+// finish applies the rules every format shares; metric is the headline
+// metric the record must hold.
+func (r *Record) finish(requested int, needFlag bool, metric string) {
 	if requested > 0 && r.Requested < 0 {
 		r.Requested = requested
 	}
 	if r.Requested >= 0 && r.Completed >= 0 && r.Failed < 0 {
 		r.Failed = r.Requested - r.Completed
 	}
-	if _, ok := r.Metrics["output_throughput"]; !ok {
-		r.problem("no output token throughput")
+	if _, ok := r.Metrics[metric]; !ok {
+		if metric == "output_throughput" {
+			r.problem("no output token throughput")
+		} else {
+			r.problem("no %s", metric)
+		}
 	}
 	switch {
 	case r.Completed < 0:
@@ -79,8 +84,13 @@ func newRecord(format, file string) *Record {
 // of requests the scenario sent (0 when unknown); pattern is the regular
 // expression of the regex format. A record that cannot be parsed is
 // returned with Valid false and the problem, not as an error: an unreadable
-// file is an error.
+// file is an error. The record must hold output_throughput.
 func ParseRecord(path, format string, requested int, pattern string) (*Record, error) {
+	return ParseRecordMetric(path, format, requested, pattern, "output_throughput")
+}
+
+// ParseRecordMetric is ParseRecord with another required headline metric.
+func ParseRecordMetric(path, format string, requested int, pattern, metric string) (*Record, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -89,19 +99,19 @@ func ParseRecord(path, format string, requested int, pattern string) (*Record, e
 	switch format {
 	case "vllm", "trtllm":
 		r.parseVLLM(data, format)
-		r.finish(requested, true)
+		r.finish(requested, true, metric)
 	case "vllm-append", "sglang":
 		r.parseJSONLines(data, format)
-		r.finish(requested, format == "vllm-append")
+		r.finish(requested, format == "vllm-append", metric)
 	case "aiperf":
 		r.parseAIPerf(data)
-		r.finish(requested, false)
+		r.finish(requested, false, metric)
 	case "console":
 		r.parseConsole(data)
-		r.finish(requested, false)
+		r.finish(requested, false, metric)
 	case "regex":
 		r.parseRegex(data, pattern)
-		r.finish(requested, false)
+		r.finish(requested, false, metric)
 	default:
 		return nil, fmt.Errorf("unknown throughput record format %q", format)
 	}

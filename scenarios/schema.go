@@ -135,6 +135,9 @@ type Throughput struct {
 	File    string `yaml:"file" json:"file"`
 	Format  string `yaml:"format" json:"format"`
 	Pattern string `yaml:"pattern" json:"pattern"`
+	// Metric is the headline metric compared by default (default
+	// output_throughput); for the regex format, a named group of Pattern.
+	Metric string `yaml:"metric" json:"metric"`
 }
 
 // The throughput record formats abbench reads.

@@ -498,8 +498,11 @@ func (v *validator) evidence() {
 		if !slices.Contains(ThroughputFormats, t.Format) {
 			v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))
 		}
+		if t.Metric == "" {
+			t.Metric = "output_throughput"
+		}
 		if t.Format == "regex" {
-			v.regexp(append(tp, "pattern"), t.Pattern, "output_throughput")
+			v.regexp(append(tp, "pattern"), t.Pattern, t.Metric)
 		} else if t.Pattern != "" {
 			v.at(append(tp, "pattern"), "throughput.pattern is only for format regex")
 		}

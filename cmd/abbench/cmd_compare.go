@@ -27,7 +27,7 @@ type compareOptions struct {
 func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's)")
-	fs.StringVar(&opts.metric, "metric", "output_throughput", "record metric: output_throughput, request_throughput, total_token_throughput, duration")
+	fs.StringVar(&opts.metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
 	fs.Float64Var(&opts.threshold, "threshold", 0, "noise threshold in percent (default: the scenario's, else 3)")
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: its minimum detectable effect is the threshold")
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the verdict is regressed (regression) or not improved (inconclusive)")

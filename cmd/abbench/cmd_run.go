@@ -247,17 +247,24 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 
 func writeCalibration(stdout io.Writer, out string, opts runOptions, p *plan, runs []compare.Run) error {
 	var values []float64
+	metric := opts.compare.metric
+	if metric == "" {
+		metric = "output_throughput"
+		if len(runs) > 0 && runs[0].Evidence.HeadlineMetric != "" {
+			metric = runs[0].Evidence.HeadlineMetric
+		}
+	}
 	for _, r := range runs {
 		if !r.Evidence.Accepted {
 			return &statusError{code: exitCensored, err: fmt.Errorf("calibration run %s: evidence not accepted: a calibration needs every run accepted", r.Path)}
 		}
 		if r.Evidence.Throughput != nil {
-			if v, ok := r.Evidence.Throughput.Metrics[opts.compare.metric]; ok {
+			if v, ok := r.Evidence.Throughput.Metrics[metric]; ok {
 				values = append(values, v)
 			}
 		}
 	}
-	c, err := compare.Calibrate(opts.calibrate, opts.compare.metric, values)
+	c, err := compare.Calibrate(opts.calibrate, metric, values)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,8 @@ type Run struct {
 type Options struct {
 	// Baseline overrides the scenario's baseline arm.
 	Baseline string
-	// Metric is a throughput record metric; default output_throughput.
+	// Metric is a throughput record metric; default the scenario's headline
+	// metric (output_throughput unless it names another).
 	Metric string
 	// Threshold is the noise threshold in percent; 0 takes the scenario's.
 	Threshold float64
@@ -129,6 +130,9 @@ func higherIsBetter(metric string) bool {
 func Compare(runs []Run, opts Options) *Result {
 	if opts.Metric == "" {
 		opts.Metric = "output_throughput"
+		if len(runs) > 0 && runs[0].Evidence.HeadlineMetric != "" {
+			opts.Metric = runs[0].Evidence.HeadlineMetric
+		}
 	}
 	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric), Reasons: []reason.Reason{}, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
 	g := gate{r: r, runs: runs, opts: opts}
