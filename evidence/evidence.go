@@ -550,7 +550,11 @@ func (c *collector) completeness(role *scenarios.Role, scans []*rankScan) {
 		}
 	}
 	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.started }); m != "" {
-		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never started on rank(s) %s (no mode line after the profiling lifecycle)", role.Name, m))
+		after := ""
+		if ev.Profiling {
+			after = " after the profiling lifecycle"
+		}
+		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never started on rank(s) %s (no mode line%s)", role.Name, m, after))
 		return
 	}
 	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.ended }); m != "" {

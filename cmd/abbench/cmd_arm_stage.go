@@ -152,7 +152,15 @@ func printEvidence(w io.Writer, ev *evidence.Evidence) {
 		fmt.Fprintf(w, "workload digest: %s\n", ev.Workload)
 	}
 	if ev.Throughput != nil {
-		fmt.Fprintf(w, "output throughput: %.1f tok/s (%s record, valid %v)\n", ev.Throughput.Metrics["output_throughput"], ev.Throughput.Format, ev.Throughput.Valid)
+		metric := ev.HeadlineMetric
+		if metric == "" {
+			metric = "output_throughput"
+		}
+		if v, ok := ev.Throughput.Metrics[metric]; ok {
+			fmt.Fprintf(w, "%s: %.4g (%s record, valid %v)\n", metric, v, ev.Throughput.Format, ev.Throughput.Valid)
+		} else {
+			fmt.Fprintf(w, "%s: none (%s record, valid %v)\n", metric, ev.Throughput.Format, ev.Throughput.Valid)
+		}
 	}
 	if len(ev.Criteria) > 0 {
 		var rows [][]string

@@ -355,22 +355,20 @@ func waitWithProgress(ctx context.Context, r launcher.Run, pr *plannedRun, prog 
 	}
 }
 
-// readThroughput peeks at a run's output throughput for the summary.
-func readThroughput(st *arms.Status) string {
-	if st == nil {
+// headline is a run's headline metric, for the summary.
+func headline(ev *evidence.Evidence) string {
+	if ev == nil || ev.Throughput == nil {
 		return "-"
 	}
-	data, err := os.ReadFile(filepath.Join(st.Dir, "throughput.json"))
-	if err != nil {
+	metric := ev.HeadlineMetric
+	if metric == "" {
+		metric = "output_throughput"
+	}
+	v, ok := ev.Throughput.Metrics[metric]
+	if !ok {
 		return "-"
 	}
-	var rec struct {
-		OutputThroughput *float64 `json:"output_throughput"`
-	}
-	if json.Unmarshal(data, &rec) != nil || rec.OutputThroughput == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", *rec.OutputThroughput)
+	return fmt.Sprintf("%.4g", v)
 }
 
 func printRuns(w io.Writer, out string, p *plan) {
@@ -392,9 +390,15 @@ func printRuns(w io.Writer, out string, p *plan) {
 		} else if pr.Result != nil {
 			why = runReason(pr)
 		}
-		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, ev, took, readThroughput(pr.Status), why})
+		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, ev, took, headline(pr.Evidence), why})
 	}
-	writeTable(w, []string{"run", "arm", "run", "evidence", "took", "output tok/s (raw)", "reason"}, rows)
+	metric := "headline metric"
+	for _, pr := range p.Runs {
+		if pr.Evidence != nil && pr.Evidence.HeadlineMetric != "" {
+			metric = pr.Evidence.HeadlineMetric
+		}
+	}
+	writeTable(w, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
 }
 
 // progress reports run states: a live line on a terminal, otherwise one line
