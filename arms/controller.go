@@ -477,6 +477,13 @@ func (c *controller) readyTimeout(ctx context.Context) error {
 			waiting = append(waiting, p.name())
 		}
 	}
+	// A wrong arm often is why ranks never got ready (mismatched ranks can
+	// hang each other): say so first, from what the ranks registered and logged.
+	when := "while waiting for readiness"
+	c.status.Reasons = append(c.status.Reasons, c.checkRegistrations(when, false)...)
+	if err := c.checkModes(when); err != nil {
+		c.fail(reasonOf(err))
+	}
 	c.fail(reason.New(reason.DeadlineExceeded, "not ready within the ready deadline %s: %s", c.s.Deadlines.Ready, strings.Join(waiting, ", ")))
 	return errAbort
 }

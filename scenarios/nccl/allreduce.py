@@ -98,21 +98,23 @@ def main():
 
     torch.cuda.set_device(a.rank)
     device = torch.device("cuda", a.rank)
+    # With device_id the NCCL communicator is created now (eagerly), and
+    # NCCL logs its environment settings, NCCL_ALGO among them, before any
+    # collective: abbench checks them before it lets the measurement start.
+    # (Ranks whose algorithms differ can hang in their first collective.)
     dist.init_process_group("nccl", init_method=f"tcp://{a.master_addr}:{a.master_port}",
                             rank=a.rank, world_size=a.world_size, device_id=device)
-    # The first collective creates the NCCL communicator: NCCL logs its
-    # environment settings now, before any measurement.
-    probe = torch.ones(1, device=device)
-    dist.all_reduce(probe)
-    torch.cuda.synchronize()
-    if probe.item() != a.world_size:
-        raise SystemExit(f"allreduce: probe sum {probe.item()} != {a.world_size}")
     log(f"allreduce_ready rank={a.rank} world_size={a.world_size} device={torch.cuda.get_device_name(device)}")
     if not wait_for(os.path.join(a.coord, "start"), a.timeout, stop):
         # Stopped before any measurement (abbench found something wrong).
         dist.destroy_process_group()
         log(f"allreduce_shutdown rank={a.rank} results=0")
         return
+    probe = torch.ones(1, device=device)
+    dist.all_reduce(probe)
+    torch.cuda.synchronize()
+    if probe.item() != a.world_size:
+        raise SystemExit(f"allreduce: probe sum {probe.item()} != {a.world_size}")
 
     results = []
     ws = a.world_size
