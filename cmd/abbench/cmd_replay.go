@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
 )
 
 type replayOptions struct {
@@ -29,8 +30,9 @@ func newReplayCmd() *cobra.Command {
 files in its directory (status.json, the scoped logs, the throughput record),
 with the scenario's rules as they are now. Nothing is started. A reviewer can
 re-check an artifact this way, and a fix to a rule can be tried on an old
-failure. DIR is an attempt directory (holding status.json) or the --out
-directory of abbench arm (its LATEST attempt is used).
+failure. DIR is an attempt directory (holding status.json), the --out
+directory of abbench arm (its LATEST attempt is used), or a bundle
+(a directory or .tar.gz), whose logs hold only their scoped bytes.
 
 The evidence is printed; --write also replaces DIR's evidence.json.`,
 		Example: `  abbench replay scenarios/quickstart.yaml --arm async --from out/async`,
@@ -72,11 +74,24 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	if _, ok := s.Arms[opts.arm]; !ok {
 		return usagef("", "arm %q is not in %s (arms: %v)", opts.arm, path, s.ArmOrder)
 	}
-	dir, err := attemptDir(opts.from)
+	from, cleanup, err := openBundle(opts.from)
+	if err != nil {
+		return usageError(err, "")
+	}
+	defer cleanup()
+	dir, err := attemptDir(from)
 	if err != nil {
 		return err
 	}
-	ev, err := evidence.Collect(s, opts.arm, dir)
+	var ev *evidence.Evidence
+	if bundle.IsBundle(dir) {
+		if opts.write {
+			return usagef("a bundle is signed as it is", "--write cannot change a bundle")
+		}
+		ev, err = bundle.Recollect(s, opts.arm, dir)
+	} else {
+		ev, err = evidence.Collect(s, opts.arm, dir)
+	}
 	if err != nil {
 		return usageError(err, "")
 	}

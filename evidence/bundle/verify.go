@@ -107,18 +107,7 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 	if err != nil {
 		return nil, fail("the bundled scenario does not load: %v", err)
 	}
-	var scopes map[string]ScopeRecord
-	scopesData, _ := os.ReadFile(filepath.Join(dir, ScopesFile))
-	if err := json.Unmarshal(scopesData, &scopes); err != nil {
-		return nil, fail("%s does not parse: %v", ScopesFile, err)
-	}
-	unreadable := map[string]string{}
-	for name, rec := range scopes {
-		if rec.Unreadable != "" {
-			unreadable[name] = rec.Unreadable
-		}
-	}
-	again, err := evidence.CollectWith(s, ev.Arm, dir, evidence.Options{ScopedLogs: true, Unreadable: unreadable})
+	again, err := Recollect(s, ev.Arm, dir)
 	if err != nil {
 		return nil, fail("re-deriving the evidence: %v", err)
 	}
@@ -250,4 +239,30 @@ func short(v any) string {
 		s = s[:80] + "…"
 	}
 	return s
+}
+
+// Recollect derives the evidence of a bundle from its bundled log bytes and
+// records (its logs hold only their scopes), as verify and replay do.
+func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, error) {
+	var scopes map[string]ScopeRecord
+	data, err := os.ReadFile(filepath.Join(dir, ScopesFile))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &scopes); err != nil {
+		return nil, fmt.Errorf("%s does not parse: %v", ScopesFile, err)
+	}
+	unreadable := map[string]string{}
+	for name, rec := range scopes {
+		if rec.Unreadable != "" {
+			unreadable[name] = rec.Unreadable
+		}
+	}
+	return evidence.CollectWith(s, arm, dir, evidence.Options{ScopedLogs: true, Unreadable: unreadable})
+}
+
+// IsBundle reports whether dir holds a bundle.
+func IsBundle(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ManifestFile))
+	return err == nil
 }

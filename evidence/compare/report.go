@@ -227,9 +227,19 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 func (r *Result) SVG(w io.Writer) error {
 	const width, height, top, bottom, left = 640, 360, 50, 300, 80
 	var lo, hi = math.Inf(1), math.Inf(-1)
+	var baseMedian float64
 	for _, a := range r.Arms {
 		for _, v := range a.Values {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if a.Name == r.Baseline {
+			baseMedian = a.Median
+		}
+	}
+	for _, d := range r.Deltas { // the intervals must fit too
+		if d.Interval != nil && baseMedian != 0 {
+			lo = math.Min(lo, baseMedian*(1+d.Interval[0]/100))
+			hi = math.Max(hi, baseMedian*(1+d.Interval[1]/100))
 		}
 	}
 	if math.IsInf(lo, 1) {
@@ -244,7 +254,7 @@ func (r *Result) SVG(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="14">%s</text>`+"\n", left, html.EscapeString(r.Scenario+" — "+r.Headline()))
+	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="14">%s</text>`+"\n", left, html.EscapeString(fmt.Sprintf("%s: %s (%s, baseline %s)", r.Scenario, r.Verdict, r.Metric, r.Baseline)))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, top, left, bottom)
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
@@ -277,13 +287,7 @@ func (r *Result) SVG(w io.Writer) error {
 			text := d.Display
 			if d.Interval != nil {
 				text += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
-				var base float64
-				for _, ba := range r.Arms {
-					if ba.Name == r.Baseline {
-						base = ba.Median
-					}
-				}
-				y0, y1 := y(base*(1+d.Interval[0]/100)), y(base*(1+d.Interval[1]/100))
+				y0, y1 := y(baseMedian*(1+d.Interval[0]/100)), y(baseMedian*(1+d.Interval[1]/100))
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#d62728" stroke-width="3"/>`+"\n", cx+colw/3, y0, cx+colw/3, y1)
 			}
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", cx, bottom+38, html.EscapeString(text+" "+d.Verdict))
