@@ -91,6 +91,18 @@ type Role struct {
 	AfterReady bool `yaml:"after_ready" json:"after_ready"`
 	// Client marks the benchmark client: its exit ends the measured phase.
 	Client bool `yaml:"client" json:"client"`
+	// Slurm places the role's ranks inside a Slurm allocation.
+	Slurm RoleSlurm `yaml:"slurm" json:"slurm"`
+}
+
+// RoleSlurm places one role's srun step inside the allocation.
+type RoleSlurm struct {
+	// Nodes gives the role a slice of this many nodes of the allocation, of
+	// its own (roles with Nodes take disjoint slices, in role order); zero
+	// lets srun place the ranks anywhere in the allocation.
+	Nodes       int      `yaml:"nodes" json:"nodes"`
+	GPUsPerTask int      `yaml:"gpus_per_task" json:"gpus_per_task"`
+	ExtraSrun   []string `yaml:"extra_srun" json:"extra_srun"`
 }
 
 // Probe says when a rank is ready: a line matching Log in its log, or a
@@ -254,11 +266,13 @@ type LocalOptions struct {
 
 // SlurmOptions configure the Slurm backend.
 type SlurmOptions struct {
-	Partition   string   `yaml:"partition" json:"partition"`
-	Account     string   `yaml:"account" json:"account"`
-	QOS         string   `yaml:"qos" json:"qos"`
-	Time        string   `yaml:"time" json:"time"`
-	Nodes       int      `yaml:"nodes" json:"nodes"`
+	Partition string `yaml:"partition" json:"partition"`
+	Account   string `yaml:"account" json:"account"`
+	QOS       string `yaml:"qos" json:"qos"`
+	Time      string `yaml:"time" json:"time"`
+	Nodes     int    `yaml:"nodes" json:"nodes"`
+	// TasksPerNode bounds ranks per node (default: enough for every rank).
+	TasksPerNode int `yaml:"tasks_per_node" json:"tasks_per_node"`
 	ExtraSbatch []string `yaml:"extra_sbatch" json:"extra_sbatch"`
 	ExtraSrun   []string `yaml:"extra_srun" json:"extra_srun"`
 	Container   string   `yaml:"container_image" json:"container_image"`

@@ -632,4 +632,20 @@ func (v *validator) launcher() {
 	if l.Slurm.Nodes < 0 {
 		v.at(p("launcher", "slurm", "nodes"), "nodes %d: must be at least 1", l.Slurm.Nodes)
 	}
+	if l.Slurm.TasksPerNode < 0 {
+		v.at(p("launcher", "slurm", "tasks_per_node"), "tasks_per_node %d: must be at least 1", l.Slurm.TasksPerNode)
+	}
+	sliced := 0
+	for i, r := range v.s.Roles {
+		if r.Slurm.Nodes < 0 || r.Slurm.GPUsPerTask < 0 {
+			v.at(p("roles", i, "slurm"), "role %q: slurm nodes and gpus_per_task must not be negative", r.Name)
+		}
+		if r.Slurm.Nodes > r.Ranks {
+			v.at(p("roles", i, "slurm", "nodes"), "role %q asks %d nodes for %d rank(s)", r.Name, r.Slurm.Nodes, r.Ranks)
+		}
+		sliced += r.Slurm.Nodes
+	}
+	if l.Slurm.Nodes > 0 && sliced > l.Slurm.Nodes {
+		v.at(p("launcher", "slurm", "nodes"), "roles take %d nodes of their own, but the allocation has %d", sliced, l.Slurm.Nodes)
+	}
 }

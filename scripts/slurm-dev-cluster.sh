@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# A real single-host Slurm cluster for abbench's tests: two emulated nodes
+# (two slurmd -N daemons), slurmctld and munged, from Debian's slurm-wlm and
+# munge, without systemd.
+#   scripts/slurm-dev-cluster.sh up     install if needed, configure, start, wait until idle
+#   scripts/slurm-dev-cluster.sh down   stop what "up" started (pid files), nothing else
+#   scripts/slurm-dev-cluster.sh status
+# It writes /etc/slurm/slurm.conf and /etc/munge/munge.key only when it
+# created them (a marker file says so), and needs root.
+set -euo pipefail
+action=${1:-up}
+state=/run/abbench-slurm
+conf=/etc/slurm/slurm.conf
+nodes=(node1 node2)
+
+log() { echo "slurm-dev-cluster: $*" >&2; }
+
+alive() { # alive PIDFILE NAME: the pid file names a live process called NAME
+	local pid
+	[ -f "$1" ] || return 1
+	pid=$(cat "$1" 2>/dev/null) || return 1
+	[ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$2" ] &&
+		! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
+}
+
+stop() { # stop PIDFILE NAME
+	if alive "$1" "$2"; then
+		local pid; pid=$(cat "$1")
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do alive "$1" "$2" || break; sleep 0.1; done
+		alive "$1" "$2" && kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -f "$1"
+}
+
+down() {
+	for n in "${nodes[@]}"; do stop "$state/slurmd-$n.pid" slurmd; done
+	stop "$state/slurmctld.pid" slurmctld
+	stop "$state/munged.pid" munged
+	log "stopped"
+}
+
+up() {
+	[ "$(id -u)" = 0 ] || { log "needs root"; exit 1; }
+	if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+		log "installing slurm-wlm and munge"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null ||
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; }
+	fi
+	mkdir -p "$state" /run/slurm /var/log/slurm /var/spool/slurmctld /etc/slurm
+	for n in "${nodes[@]}"; do mkdir -p "/var/spool/slurmd/$n"; done
+	if [ ! -f /etc/munge/munge.key ]; then
+		mkdir -p /etc/munge
+		dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key status=none
+		touch "$state/created-munge-key"
+	fi
+	chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key
+	mkdir -p /run/munge /var/lib/munge /var/log/munge
+	chown munge:munge /run/munge /var/lib/munge /var/log/munge; chmod 755 /run/munge
+	if [ ! -f "$conf" ] || grep -q 'abbench-dev-cluster' "$conf"; then
+		cpus=8
+		cat >"$conf" <<CONF
+# abbench-dev-cluster: written by scripts/slurm-dev-cluster.sh
+ClusterName=abbench
+SlurmctldHost=localhost
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd/%n
+SlurmctldPidFile=/run/slurm/slurmctld.pid
+SlurmdPidFile=/run/slurm/slurmd-%n.pid
+SlurmctldPort=6817
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+EnforcePartLimits=ALL
+SlurmdParameters=config_overrides
+JobCompType=jobcomp/filetxt
+JobCompLoc=/var/log/slurm/jobcomp.log
+MinJobAge=600
+KillWait=5
+InactiveLimit=0
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmdLogFile=/var/log/slurm/slurmd-%n.log
+NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=17001 CPUs=$cpus RealMemory=4000 State=UNKNOWN
+NodeName=node2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=17002 CPUs=$cpus RealMemory=4000 State=UNKNOWN
+PartitionName=debug Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP
+CONF
+	else
+		log "$conf exists and was not written by this script: using it as it is"
+	fi
+	if ! alive "$state/munged.pid" munged; then
+		runuser -u munge -- /usr/sbin/munged --force
+		for _ in $(seq 50); do [ -S /run/munge/munge.socket.2 ] && break; sleep 0.1; done
+		cp /run/munge/munged.pid "$state/munged.pid"
+	fi
+	if ! alive "$state/slurmctld.pid" slurmctld; then
+		/usr/sbin/slurmctld -i
+		for _ in $(seq 50); do [ -s /run/slurm/slurmctld.pid ] && break; sleep 0.1; done
+		cp /run/slurm/slurmctld.pid "$state/slurmctld.pid"
+	fi
+	for n in "${nodes[@]}"; do
+		if ! alive "$state/slurmd-$n.pid" slurmd; then
+			/usr/sbin/slurmd -N "$n"
+			for _ in $(seq 50); do [ -s "/run/slurm/slurmd-$n.pid" ] && break; sleep 0.1; done
+			cp "/run/slurm/slurmd-$n.pid" "$state/slurmd-$n.pid"
+		fi
+	done
+	for _ in $(seq 300); do
+		idle=$(sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle' || true)
+		if [ "$idle" -ge "${#nodes[@]}" ]; then
+			log "up: ${#nodes[@]} nodes idle"
+			return 0
+		fi
+		sleep 0.1
+	done
+	log "nodes did not become idle within 30s:"
+	sinfo -N >&2 || true
+	tail -20 /var/log/slurm/slurmctld.log >&2 || true
+	exit 1
+}
+
+case $action in
+up) up ;;
+down) down ;;
+status) sinfo -N ;;
+*) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
