@@ -36,6 +36,9 @@ type Options struct {
 	Inherited []string
 	// Progress, when set, hears every phase change.
 	Progress func(Event)
+	// Ranks says how ranks start: RanksLocal (default), or RanksSrun, one
+	// srun step per role inside the Slurm allocation abbench runs in.
+	Ranks string
 }
 
 // Event is a phase change of a run.
@@ -112,6 +115,8 @@ type controller struct {
 	// wrapper starts every rank: abbench-rank beside abbench when it is
 	// there (it starts in a millisecond), else abbench rank-exec.
 	wrapper []string
+	// slices are the node slices of roles that take nodes of their own (srun).
+	slices map[string][]string
 }
 
 // errAbort stops the run's phases; the reasons are in the status.
@@ -168,6 +173,20 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.start = time.Now()
 	c.status = &Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
 		State: StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
+	if opts.Ranks == "" {
+		c.opts.Ranks = RanksLocal
+	}
+	if c.opts.Ranks == RanksSrun {
+		nodes, err := jobNodes()
+		if err != nil {
+			return nil, err
+		}
+		if c.slices, err = sliceNodes(s, nodes); err != nil {
+			return nil, err
+		}
+	} else if c.opts.Ranks != RanksLocal {
+		return nil, fmt.Errorf("ranks %q: choose %s or %s", c.opts.Ranks, RanksLocal, RanksSrun)
+	}
 	c.run(ctx)
 	return c.status, nil
 }
@@ -225,14 +244,14 @@ func (c *controller) writeStatus() {
 
 // finish tears everything down, whatever happened, and writes the status.
 func (c *controller) finish() {
-	s := c.s
 	if c.status.Phase != "teardown" {
 		c.phase("teardown", "stopping every rank")
 		if c.status.State != StateSucceeded {
 			c.abortFile()
 		}
-		stopAll(c.procs, time.Duration(s.Deadlines.KillGrace), time.Duration(s.Deadlines.Teardown))
+		c.stopAll()
 	}
+	os.RemoveAll(filepath.Join(c.coord, "launch"))
 	c.status.Swept = sweep(c.opts.Token)
 	if left := Survivors(c.opts.Token); len(left) > 0 {
 		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL", left))
@@ -350,7 +369,7 @@ func (c *controller) phases(ctx context.Context) error {
 	if err := b.Wait(tdCtx); err != nil {
 		c.fail(reason.New(reason.DeadlineExceeded, "%v", err))
 	}
-	stopAll(c.procs, time.Duration(s.Deadlines.KillGrace), time.Duration(s.Deadlines.Teardown))
+	c.stopAll()
 	for _, p := range c.procs {
 		if p.client && len(clients) > 0 {
 			continue // the client ended on its own; checked in runClients
@@ -362,6 +381,13 @@ func (c *controller) phases(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// stopAll stops local ranks and srun steps alike.
+func (c *controller) stopAll() {
+	grace, limit := time.Duration(c.s.Deadlines.KillGrace), time.Duration(c.s.Deadlines.Teardown)
+	stopAll(c.procs, grace, limit)
+	c.stopSteps(grace, limit)
 }
 
 func reasonOf(err error) reason.Reason {
@@ -383,6 +409,10 @@ func (c *controller) allReady(roles []string) bool {
 
 func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	var kept []string
+	var (
+		stepRanks []*rankProc
+		launches  []rankwrap.Launch
+	)
 	for rank := range r.Ranks {
 		d := c.data(r, rank)
 		argv := make([]string, len(r.Command))
@@ -409,11 +439,26 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 			return nil, err
 		}
 		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
+		if c.opts.Ranks == RanksSrun {
+			if err := p.openLog(); err != nil {
+				return nil, err
+			}
+			stepRanks = append(stepRanks, p)
+			launches = append(launches, rankwrap.Launch{Argv: argv, Env: env, Log: p.log})
+			c.procs = append(c.procs, p)
+			continue
+		}
 		if err := startRank(p, c.wrapper, argv, env, c.dir, c.exited); err != nil {
 			c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, err).At(c.arm, r.Name, rank))
 			return nil, errAbort
 		}
 		c.procs = append(c.procs, p)
+	}
+	if len(stepRanks) > 0 {
+		if err := c.startStep(r, stepRanks, launches); err != nil {
+			c.fail(reason.New(reason.LaunchFailed, "starting role %s as an srun step: %v", r.Name, err))
+			return nil, errAbort
+		}
 	}
 	c.writeStatus()
 	return kept, nil

@@ -28,6 +28,8 @@ type rankProc struct {
 	// stopping is set once teardown signalled the rank: its exit is expected.
 	stopping bool
 	killed   bool
+	// step is the srun step running this rank (--ranks srun), else nil.
+	step *srunStep
 }
 
 func (p *rankProc) name() string { return p.role + "-" + strconv.Itoa(p.rank) }
@@ -72,21 +74,39 @@ func (p *rankProc) howEnded() string {
 	return "exited with status " + strconv.Itoa(p.state.ExitCode())
 }
 
-func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan<- *rankProc) error {
-	if err := os.MkdirAll(filepath.Dir(p.log), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// openLog creates the rank's log (appending) and records its size and
+// inode before the rank writes: the scope of its evidence.
+func (p *rankProc) openLog() error {
+	f, err := p.logFile()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	return f.Close()
+}
+
+func (p *rankProc) logFile() (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(p.log), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
 	if fi, err := f.Stat(); err == nil {
 		p.offset = fi.Size()
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 			p.inode = st.Ino
 		}
 	}
+	return f, nil
+}
+
+func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan<- *rankProc) error {
+	f, err := p.logFile()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	full := append(slices.Clone(wrapper), argv...)
 	cmd := exec.Command(full[0], full[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
@@ -117,6 +137,7 @@ func (p *rankProc) signalGroup(sig syscall.Signal) {
 // SIGKILLs what is left and waits for it (bounded by limit).
 func stopAll(procs []*rankProc, grace, limit time.Duration) {
 	deadline := time.Now().Add(limit)
+	procs = slices.DeleteFunc(slices.Clone(procs), func(p *rankProc) bool { return p.step != nil })
 	for _, p := range procs {
 		p.stopping = true
 		if !p.exited() {

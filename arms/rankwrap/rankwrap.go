@@ -57,6 +57,74 @@ func RegistrationPath(coord, role string, rank int) string {
 // schedulerKeys are recorded in registrations when present.
 var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_RESTART_COUNT"}
 
+// Launch is what a rank started by srun needs, written by the controller
+// into the token namespace (mode 0600, removed at teardown): one srun step
+// starts every rank of a role, and each rank finds its own file by its
+// SLURM_PROCID. A file carries any value exactly (commas, spaces, '=',
+// quotes, newlines, UTF-8), where srun --export would split or drop them.
+type Launch struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Log  string   `json:"log"`
+}
+
+// LaunchPath is where the launch file of a role's rank lives.
+func LaunchPath(coord, role string, rank int) string {
+	return filepath.Join(coord, "launch", fmt.Sprintf("%s-%d.json", role, rank))
+}
+
+// stepKeys are inherited from srun's environment by a launched rank: the
+// scheduler's ids and the devices it bound; the launch file's environment
+// comes after them, so an arm that sets one of them wins.
+var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES"}
+
+// ExecLaunched is the wrapper of a rank started by srun: it reads its launch
+// file (by SLURM_PROCID), takes that environment, appends its output to its
+// log, registers, and execs the rank's command.
+func ExecLaunched(dir, role string) error {
+	rank, err := strconv.Atoi(os.Getenv("SLURM_PROCID"))
+	if err != nil {
+		return fmt.Errorf("rank wrapper: --launch needs SLURM_PROCID (start it with srun): %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%d.json", role, rank)))
+	if err != nil {
+		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
+	}
+	var l Launch
+	if err := json.Unmarshal(data, &l); err != nil {
+		return fmt.Errorf("rank wrapper: launch file of %s rank %d: %w", role, rank, err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		for _, p := range stepKeys {
+			if strings.HasPrefix(kv, p) {
+				env = append(env, kv)
+				break
+			}
+		}
+	}
+	env = append(env, l.Env...)
+	os.Clearenv()
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			os.Setenv(k, v)
+		}
+	}
+	if l.Log != "" {
+		f, err := os.OpenFile(l.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("rank wrapper: log: %w", err)
+		}
+		if err := syscall.Dup2(int(f.Fd()), 1); err != nil {
+			return err
+		}
+		if err := syscall.Dup2(int(f.Fd()), 2); err != nil {
+			return err
+		}
+	}
+	return Exec(l.Argv)
+}
+
 // Exec is the rank wrapper: it registers the rank in the coordination
 // namespace named by its environment, then replaces itself with argv.
 // It returns only on error.

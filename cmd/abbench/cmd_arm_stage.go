@@ -23,6 +23,7 @@ import (
 type armOptions struct {
 	arm    string
 	out    string
+	ranks  string
 	sign   signOptions
 	format formatFlag
 }
@@ -57,6 +58,7 @@ packs it as DIR/TOKEN/bundle.tar.gz.`,
 	}
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required)")
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
+	cmd.Flags().StringVar(&opts.ranks, "ranks", "local", "how ranks start: local (processes of this host), or srun (one srun step per role, inside a Slurm allocation)")
 	addSignFlags(cmd, &opts.sign)
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
@@ -89,7 +91,10 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		return err
 	}
 	defer closeSigner()
-	st, err := arms.Run(ctx, s, opts.arm, arms.Options{Out: opts.out, Progress: func(e arms.Event) {
+	if opts.ranks != arms.RanksLocal && opts.ranks != arms.RanksSrun {
+		return usagef("", "--ranks %q: choose local or srun", opts.ranks)
+	}
+	st, err := arms.Run(ctx, s, opts.arm, arms.Options{Out: opts.out, Ranks: opts.ranks, Progress: func(e arms.Event) {
 		fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 	}})
 	if err != nil {
@@ -220,7 +225,12 @@ func newRankExecCmd() *cobra.Command {
 		Hidden: true,
 		Args:   argsUsage(cobra.MinimumNArgs(1), "rank-exec is started by the controller"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := rankwrap.Exec(args)
+			var err error
+			if len(args) == 3 && args[0] == "--launch" {
+				err = rankwrap.ExecLaunched(args[1], args[2])
+			} else {
+				err = rankwrap.Exec(args)
+			}
 			return &statusError{code: 127, err: err}
 		},
 	}
