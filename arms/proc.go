@@ -60,6 +60,9 @@ func (p *rankProc) cleanStop() bool {
 	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return p.stopping && ws.Signal() == syscall.SIGTERM
 	}
+	if p.step != nil && p.stopping && p.state.ExitCode() == 128+int(syscall.SIGTERM) {
+		return true // srun reports tasks ended by the SIGTERM of teardown so
+	}
 	return p.state.ExitCode() == 0
 }
 

@@ -93,7 +93,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 	}
 	args = append(args, c.s.Launcher.Slurm.ExtraSrun...)
 	args = append(args, r.Slurm.ExtraSrun...)
-	args = append(args, c.wrapper[:len(c.wrapper)-1]...) // the wrapper, without its "--"
+	args = append(args, c.wrapper...)
 	args = append(args, "--launch", dir, r.Name)
 	out, err := os.OpenFile(filepath.Join(c.dir, r.Name+".srun.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

@@ -55,7 +55,7 @@ func RegistrationPath(coord, role string, rank int) string {
 }
 
 // schedulerKeys are recorded in registrations when present.
-var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_RESTART_COUNT"}
+var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_RESTART_COUNT"}
 
 // Launch is what a rank started by srun needs, written by the controller
 // into the token namespace (mode 0600, removed at teardown): one srun step

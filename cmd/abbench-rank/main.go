@@ -13,15 +13,14 @@ import (
 
 func main() {
 	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
 	var err error
-	switch {
-	case len(args) == 3 && args[0] == "--launch":
-		// abbench-rank --launch DIR ROLE: a rank started by srun.
+	if len(args) == 3 && args[0] == "--launch" {
+		// abbench-rank -- --launch DIR ROLE: a rank started by srun.
 		err = rankwrap.ExecLaunched(args[1], args[2])
-	default:
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
+	} else {
 		err = rankwrap.Exec(args)
 	}
 	fmt.Fprintf(os.Stderr, "abbench-rank: %v\n", err)

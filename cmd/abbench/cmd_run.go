@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -20,18 +21,21 @@ import (
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/local"
+	"github.com/abbench/abbench/launcher/slurm"
+	"github.com/abbench/abbench/scenarios"
 )
 
 type runOptions struct {
-	launcher  string
-	repeat    int
-	order     string
-	seed      uint64
-	seedSet   bool
-	out       string
-	calibrate string
-	sign      signOptions
-	compare   compareOptions
+	launcher   string
+	repeat     int
+	order      string
+	seed       uint64
+	seedSet    bool
+	out        string
+	calibrate  string
+	maxPending time.Duration
+	sign       signOptions
+	compare    compareOptions
 }
 
 func newRunCmd() *cobra.Command {
@@ -67,11 +71,12 @@ abbench compare --calibration.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.launcher, "launcher", "local", "allocation backend: local")
+	fs.StringVar(&opts.launcher, "launcher", "local", "allocation backend: local (a process session each) or slurm (an sbatch job each)")
 	fs.IntVar(&opts.repeat, "repeat", 1, "runs per arm")
 	fs.StringVar(&opts.order, "order", "interleaved", "run order: interleaved or random")
 	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
+	fs.DurationVar(&opts.maxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
 	fs.StringVar(&opts.calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
 	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
@@ -81,14 +86,16 @@ abbench compare --calibration.`,
 
 // plannedRun is one run of the plan, as recorded in plan.json.
 type plannedRun struct {
-	Index    int                `json:"index"`
-	Arm      string             `json:"arm"`
-	Dir      string             `json:"dir"`
-	Token    string             `json:"token,omitempty"`
-	Result   *launcher.Result   `json:"result,omitempty"`
-	Accepted *bool              `json:"evidence_accepted,omitempty"`
-	Status   *arms.Status       `json:"-"`
-	Evidence *evidence.Evidence `json:"-"`
+	Index int    `json:"index"`
+	Arm   string `json:"arm"`
+	Dir   string `json:"dir"`
+	// Allocation is the run's allocation (local-PID, slurm-JOBID), in submit order.
+	Allocation string             `json:"allocation,omitempty"`
+	Token      string             `json:"token,omitempty"`
+	Result     *launcher.Result   `json:"result,omitempty"`
+	Accepted   *bool              `json:"evidence_accepted,omitempty"`
+	Status     *arms.Status       `json:"-"`
+	Evidence   *evidence.Evidence `json:"-"`
 }
 
 type plan struct {
@@ -119,8 +126,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err := opts.compare.check(); err != nil {
 		return err
 	}
-	if opts.launcher != "local" {
-		return usagef("this build has the local launcher only", "--launcher %q: choose local", opts.launcher)
+	if opts.launcher != "local" && opts.launcher != "slurm" {
+		return usagef("", "--launcher %q: choose local or slurm", opts.launcher)
 	}
 	if opts.repeat < 1 {
 		return usagef("", "--repeat %d: must be at least 1", opts.repeat)
@@ -172,8 +179,19 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err != nil {
 		return err
 	}
-	l := &local.Launcher{CPUs: s.Launcher.Local.CPUs,
-		Grace: time.Duration(s.Deadlines.Teardown) + time.Duration(s.Deadlines.KillGrace) + 5*time.Second}
+	d := s.Deadlines
+	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + 5*time.Second
+	var l launcher.Launcher = &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}
+	ranksMode := arms.RanksLocal
+	if opts.launcher == "slurm" {
+		l = &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace}
+		ranksMode = arms.RanksSrun
+	}
+	// A run that outlives every deadline of its phases, with a margin for
+	// the allocation to start, is cancelled: nothing waits for ever, also
+	// not on an allocation that never starts or hangs.
+	phases := time.Duration(d.Ready + d.Client + d.Drain + d.Teardown + d.KillGrace)
+	runDeadline := phases + max(10*time.Second, phases/5)
 	prog := newProgress(stderr, len(p.Runs))
 	interrupted := false
 	for i := range p.Runs {
@@ -183,17 +201,25 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 			break
 		}
 		spec := launcher.Spec{ID: fmt.Sprintf("%d-%s", pr.Index, pr.Arm), Dir: pr.Dir,
-			Command: append([]string{self, "arm", scenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json"}, signArgs...)}
+			Command: append([]string{self, "arm", scenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranksMode}, signArgs...)}
 		prog.state(pr, "starting", 0)
 		r, err := l.Start(ctx, spec)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", spec.ID, err)
 		}
-		res, werr := waitWithProgress(ctx, r, pr, prog)
-		if werr != nil { // interrupted: tear the run down, keep what it wrote
-			r.Cancel()
+		pr.Allocation = r.AllocationID()
+		writePlan(out, p)
+		res, werr := waitWithProgress(ctx, r, pr, prog, runDeadline, opts.maxPending)
+		if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
+			if err := r.Cancel(); err != nil {
+				fmt.Fprintf(stderr, "abbench: %v\n", err)
+			}
 			res, _ = r.Wait(context.Background())
-			interrupted = true
+			if errors.Is(werr, errPastDeadline) {
+				res.Detail = fmt.Sprintf("cancelled: %v; %s", werr, res.Detail)
+			} else {
+				interrupted = true
+			}
 		}
 		pr.Result = &res
 		pr.Status = readStatus(pr.Dir)
@@ -298,13 +324,18 @@ func readEvidence(dir string) *evidence.Evidence {
 
 func runReason(pr plannedRun) string {
 	if pr.Evidence != nil && len(pr.Evidence.Reasons) > 0 {
-		return pr.Evidence.Reasons[0].String()
+		r := pr.Evidence.Reasons[0].String()
+		// What the allocation says (a Slurm job's state) comes first.
+		if pr.Result != nil && pr.Result.State != launcher.Succeeded && pr.Result.Detail != "" && !strings.HasPrefix(pr.Result.Detail, "exit status") {
+			r = pr.Result.Detail + "; " + r
+		}
+		return r
 	}
 	if pr.Status != nil && len(pr.Status.Reasons) > 0 {
 		return pr.Status.Reasons[0].String()
 	}
 	if pr.Result != nil {
-		return fmt.Sprintf("controller exited with status %d (see %s)", pr.Result.ExitCode, filepath.Join(pr.Dir, "controller.log"))
+		return fmt.Sprintf("%s: controller exited with status %d (see %s)", pr.Result.Detail, pr.Result.ExitCode, pr.Dir)
 	}
 	return "not run"
 }
@@ -331,8 +362,16 @@ func readStatus(dir string) *arms.Status {
 	return &st
 }
 
-func waitWithProgress(ctx context.Context, r launcher.Run, pr *plannedRun, prog *progress) (launcher.Result, error) {
+// errPastDeadline ends a wait whose run outlived its deadline.
+var errPastDeadline = errors.New("past its deadline")
+
+// waitWithProgress waits for a run, reporting its phase. The deadline
+// counts from when the run's current attempt started running (a requeued
+// job starts again; time queued does not count), and maxPending bounds
+// the time spent queued.
+func waitWithProgress(ctx context.Context, r launcher.Run, pr *plannedRun, prog *progress, deadline, maxPending time.Duration) (launcher.Result, error) {
 	start := time.Now()
+	attempt, pendingSince := start, start
 	lastPhase := ""
 	for {
 		wctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
@@ -344,9 +383,27 @@ func waitWithProgress(ctx context.Context, r launcher.Run, pr *plannedRun, prog 
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
+		sched := ""
+		if s, ok := r.(interface{ Status() string }); ok {
+			sched = s.Status() // pending, running, ... as the scheduler says
+		}
+		now := time.Now()
+		if strings.HasPrefix(sched, "pending") {
+			attempt = now
+			if now.Sub(pendingSince) > maxPending {
+				return res, fmt.Errorf("%w: queued for more than %s (--max-pending)", errPastDeadline, maxPending)
+			}
+		} else {
+			pendingSince = now
+			if now.Sub(attempt) > deadline {
+				return res, fmt.Errorf("%w of %s (the scenario's deadlines and a margin)", errPastDeadline, deadline)
+			}
+		}
 		phase := "running"
-		if st := readStatus(pr.Dir); st != nil {
+		if st := readStatus(pr.Dir); st != nil && !strings.HasPrefix(sched, "pending") {
 			phase = st.Phase
+		} else if sched != "" {
+			phase = sched
 		}
 		if phase != lastPhase || prog.tty {
 			prog.state(pr, phase, time.Since(start))
@@ -432,4 +489,18 @@ func (p *progress) done() {
 	if p.tty {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// tasksPerNode is what the largest srun step needs on each of its nodes.
+func tasksPerNode(s *scenarios.Scenario) int {
+	nodes := max(s.Launcher.Slurm.Nodes, 1)
+	need := 1
+	for _, r := range s.Roles {
+		n := nodes
+		if r.Slurm.Nodes > 0 {
+			n = r.Slurm.Nodes
+		}
+		need = max(need, (r.Ranks+n-1)/n)
+	}
+	return need
 }

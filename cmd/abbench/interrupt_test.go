@@ -111,3 +111,72 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestSlurmJobCancelledFromOutside scancels a run's job from outside:
+// abbench reports the run failed with Slurm's state, runs the next one,
+// and censors the comparison.
+func TestSlurmJobCancelledFromOutside(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Slurm cluster in CI: %v", err)
+		}
+		t.Skip("no Slurm cluster")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
+	scenario := filepath.Join(dir, "slow.yaml")
+	os.WriteFile(scenario, []byte(`name: slow
+arms:
+  a: {env: {MODE: "1"}}
+  b: {env: {MODE: "0"}}
+baseline: b
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
+  - {name: client, client: true, after_ready: true,
+     command: [sh, -c, 'sleep 3; echo "{\"num_prompts\": 1, \"completed\": 1, \"failed\": 0, \"output_throughput\": 10.0, \"valid\": true}" > "{{.Out}}/t.json"']}
+evidence:
+  throughput: {file: t.json, format: vllm}
+acceptance:
+  - {throughput: valid}
+deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out)
+	var stdout syncBuffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	jobFile := filepath.Join(out, "runs", "1-a", "job_id")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		regs, _ := filepath.Glob(filepath.Join(out, "runs", "1-a", "*", "coord", "ranks", "w-0.json"))
+		if _, err := os.Stat(jobFile); err == nil && len(regs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the first run's job never ran")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	id, _ := os.ReadFile(jobFile)
+	if out, err := exec.Command("scancel", strings.TrimSpace(string(id))).CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v %s", err, out)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitCensored {
+		t.Fatalf("exit %v, want %d\n%s", err, exitCensored, stdout.String())
+	}
+	for _, want := range []string{"slurm job " + strings.TrimSpace(string(id)) + " CANCELLED", "2   | b", "CENSORED"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

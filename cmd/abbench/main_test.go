@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -43,6 +45,17 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "slurm" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput()
+			ok := err == nil && strings.Contains(string(out), "idle")
+			if !ok && os.Getenv("CI") != "" {
+				return false, fmt.Errorf("no Slurm cluster in CI (sinfo: %v): .ci/run starts one", err)
+			}
+			return ok, nil
 		},
 	})
 }

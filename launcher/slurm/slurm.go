@@ -1,0 +1,321 @@
+// Package slurm is the launcher backend that runs each arm run as a Slurm
+// job of its own: one sbatch per run, submitted with a clean environment,
+// its batch script exporting the (shell-quoted) variables the controller
+// needs and running the controller inside the allocation. The job is
+// watched by polling scontrol (sbatch --wait polls slowly and says nothing
+// of a job cancelled while pending), cancelled with scancel, and followed
+// through requeues.
+package slurm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// EnvAllocation marks every process of a job, as in the local backend.
+const EnvAllocation = "ABBENCH_ALLOCATION"
+
+// Launcher submits each spec as a Slurm job.
+type Launcher struct {
+	Options scenarios.SlurmOptions
+	// TasksPerNode is how many tasks the job asks on each node when the
+	// options name none: enough for the largest step on its nodes (steps
+	// run with --overlap, sharing the allocation); 0 asks for one.
+	TasksPerNode int
+	// Poll is the interval between job state queries (default 200ms).
+	Poll time.Duration
+	// Grace is how long Cancel waits for the job to end (default 60s).
+	Grace time.Duration
+	// Env is the environment sbatch runs in (nil: a clean one, see cleanEnv).
+	Env []string
+}
+
+var _ launcher.Launcher = (*Launcher)(nil)
+
+// Name implements launcher.Launcher.
+func (l *Launcher) Name() string { return "slurm" }
+
+// keep are the only variables of abbench's environment a job script is
+// submitted with; SLURM_* of an enclosing job would confuse the new job's
+// steps, and anything else is not the run's business.
+var keep = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "TZ", "TMPDIR", "SSH_AUTH_SOCK"}
+
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, want := range keep {
+			if k == want {
+				env = append(env, kv)
+			}
+		}
+	}
+	return env
+}
+
+// shellQuote quotes s for a POSIX shell, whatever it holds.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Script is the batch script of a spec.
+func (l *Launcher) Script(spec launcher.Spec, marker string) string {
+	o := l.Options
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n")
+	directive := func(format string, args ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", args...) }
+	directive("--job-name=abbench-%s", spec.ID)
+	directive("--output=%s", filepath.Join(spec.Dir, "slurm-%j.out"))
+	directive("--chdir=%s", spec.Dir)
+	directive("--requeue")
+	nodes := max(o.Nodes, 1)
+	directive("--nodes=%d", nodes)
+	perNode := o.TasksPerNode
+	if perNode == 0 {
+		perNode = max(l.TasksPerNode, 1)
+	}
+	directive("--ntasks-per-node=%d", perNode)
+	for flag, v := range map[string]string{"partition": o.Partition, "account": o.Account, "qos": o.QOS, "time": o.Time} {
+		if v != "" {
+			directive("--%s=%s", flag, v)
+		}
+	}
+	for _, a := range o.ExtraSbatch {
+		directive("%s", a)
+	}
+	if o.Container != "" {
+		directive("--container-image=%s", o.Container)
+		if len(o.Mounts) > 0 {
+			directive("--container-mounts=%s", strings.Join(o.Mounts, ","))
+		}
+	}
+	b.WriteString("set -u\n")
+	fmt.Fprintf(&b, "export %s=%s\n", EnvAllocation, shellQuote(marker))
+	for _, kv := range spec.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
+		}
+	}
+	b.WriteString("exec")
+	for _, a := range spec.Command {
+		b.WriteString(" " + shellQuote(a))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+var jobID = regexp.MustCompile(`^(\d+)`)
+
+// Start implements launcher.Launcher: it writes the batch script into the
+// run directory (on the shared filesystem) and submits it.
+func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run, error) {
+	if len(spec.Command) == 0 {
+		return nil, errors.New("slurm launcher: empty command")
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.Dir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(spec.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("slurm launcher: run directory: %w", err)
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	marker := hex.EncodeToString(rnd[:])
+	script := filepath.Join(spec.Dir, "job.sbatch")
+	if err := os.WriteFile(script, []byte(l.Script(spec, marker)), 0o755); err != nil {
+		return nil, err
+	}
+	env := l.Env
+	if env == nil {
+		env = cleanEnv()
+	}
+	cmd := exec.CommandContext(ctx, "sbatch", "--parsable", script)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		os.RemoveAll(spec.Dir)
+		return nil, fmt.Errorf("slurm launcher: sbatch: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	m := jobID.FindStringSubmatch(strings.TrimSpace(string(out)))
+	if m == nil {
+		return nil, fmt.Errorf("slurm launcher: sbatch said %q, not a job id", out)
+	}
+	poll, grace := l.Poll, l.Grace
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	if grace <= 0 {
+		grace = 60 * time.Second
+	}
+	r := &run{spec: spec, id: m[1], marker: marker, poll: poll, grace: grace, submitted: time.Now(), done: make(chan struct{})}
+	os.WriteFile(filepath.Join(spec.Dir, "job_id"), []byte(r.id+"\n"), 0o644)
+	go r.watch()
+	return r, nil
+}
+
+type run struct {
+	spec      launcher.Spec
+	id        string
+	marker    string
+	poll      time.Duration
+	grace     time.Duration
+	submitted time.Time
+	done      chan struct{}
+	mu        sync.Mutex
+	state     string // Slurm's JobState
+	restarts  int
+	cancelled bool
+	result    launcher.Result
+}
+
+func (r *run) ID() string           { return r.spec.ID }
+func (r *run) AllocationID() string { return "slurm-" + r.id }
+
+// JobID is the Slurm job id.
+func (r *run) JobID() string { return r.id }
+
+// Status is the job's current Slurm state and restart count, for progress.
+func (r *run) Status() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := strings.ToLower(r.state)
+	if r.restarts > 0 {
+		s += fmt.Sprintf(" (requeued %d)", r.restarts)
+	}
+	return s
+}
+
+// terminal are the job states that end a job (a requeued job goes back to PENDING).
+var terminal = map[string]bool{"COMPLETED": true, "FAILED": true, "CANCELLED": true, "TIMEOUT": true, "NODE_FAIL": true,
+	"PREEMPTED": true, "OUT_OF_MEMORY": true, "BOOT_FAIL": true, "DEADLINE": true, "REVOKED": true, "SPECIAL_EXIT": true}
+
+// query reads the job's state, exit code and restart count.
+func (r *run) query() (state string, exit int, restarts int, err error) {
+	out, err := exec.Command("scontrol", "-o", "show", "job", r.id).CombinedOutput()
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
+	}
+	fields := map[string]string{}
+	for _, f := range strings.Fields(string(out)) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	state = fields["JobState"]
+	if code, _, ok := strings.Cut(fields["ExitCode"], ":"); ok {
+		exit, _ = strconv.Atoi(code)
+	}
+	restarts, _ = strconv.Atoi(fields["Restarts"])
+	return state, exit, restarts, nil
+}
+
+func (r *run) watch() {
+	failures := 0
+	for {
+		state, exit, restarts, err := r.query()
+		if err != nil {
+			failures++
+			if failures >= 25 { // the job is gone from slurmctld: say so
+				r.finish(launcher.Result{State: launcher.Failed, ExitCode: -1, Detail: err.Error()})
+				return
+			}
+			time.Sleep(r.poll)
+			continue
+		}
+		failures = 0
+		r.mu.Lock()
+		r.state, r.restarts = state, restarts
+		cancelled := r.cancelled
+		r.mu.Unlock()
+		if terminal[state] {
+			res := launcher.Result{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
+			switch {
+			case cancelled:
+				res.State = launcher.Cancelled
+			case state == "COMPLETED" && exit == 0:
+				res.State = launcher.Succeeded
+			default:
+				res.State = launcher.Failed
+			}
+			r.finish(res)
+			return
+		}
+		time.Sleep(r.poll)
+	}
+}
+
+func (r *run) finish(res launcher.Result) {
+	r.mu.Lock()
+	res.AllocationID, res.Started, res.Ended = r.AllocationID(), r.submitted, time.Now()
+	r.result = res
+	r.mu.Unlock()
+	close(r.done)
+}
+
+func (r *run) Wait(ctx context.Context) (launcher.Result, error) {
+	select {
+	case <-r.done:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.result, nil
+	case <-ctx.Done():
+		return launcher.Result{}, ctx.Err()
+	}
+}
+
+// Cancel asks Slurm to end the job (SIGTERM to its steps and batch script,
+// then SIGKILL after the cluster's KillWait) and waits for it to end.
+func (r *run) Cancel() error {
+	select {
+	case <-r.done:
+		return nil
+	default:
+	}
+	r.mu.Lock()
+	r.cancelled = true
+	pending := r.state == "" || r.state == "PENDING"
+	r.mu.Unlock()
+	if !pending {
+		// First SIGTERM to the batch script: the controller tears its ranks down.
+		exec.Command("scancel", "--batch", "--signal=TERM", r.id).Run()
+		select {
+		case <-r.done:
+			return nil
+		case <-time.After(r.grace):
+		}
+	}
+	if out, err := exec.Command("scancel", r.id).CombinedOutput(); err != nil {
+		return fmt.Errorf("scancel %s: %v: %s", r.id, err, out)
+	}
+	// Slurm sends SIGTERM, then SIGKILL after the cluster's KillWait.
+	wait := max(r.grace, 30*time.Second)
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(wait):
+		return fmt.Errorf("slurm job %s did not end within %s of scancel", r.id, wait)
+	}
+}
+
+func (r *run) Collect() (string, error) {
+	select {
+	case <-r.done:
+		return r.spec.Dir, nil
+	default:
+		return "", fmt.Errorf("slurm launcher: job %s has not ended", r.id)
+	}
+}

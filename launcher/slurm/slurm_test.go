@@ -1,0 +1,59 @@
+package slurm
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/internal/proctree"
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/launcher/launchertest"
+)
+
+// needCluster skips without a reachable Slurm cluster, except in CI, where
+// .ci/run brings one up (scripts/slurm-dev-cluster.sh) and its absence fails.
+func needCluster(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput()
+	if err == nil && strings.Contains(string(out), "idle") {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no Slurm cluster (sinfo: %v %s): .ci/run starts one with scripts/slurm-dev-cluster.sh up", err, out)
+	}
+	t.Skipf("no Slurm cluster reachable (start one: sudo scripts/slurm-dev-cluster.sh up): %v", err)
+}
+
+func TestSlurmBackend(t *testing.T) {
+	needCluster(t)
+	launchertest.Run(t, launchertest.Backend{
+		Launcher: &Launcher{Poll: 100 * time.Millisecond, Grace: 2 * time.Second},
+		Alive: func(r launcher.Run) []int {
+			return proctree.WithEnv(EnvAllocation, r.(*run).marker)
+		},
+		Timeout: 60 * time.Second,
+	}, t.TempDir())
+}
+
+func TestScriptQuotesAnyValue(t *testing.T) {
+	l := &Launcher{Options: testOptions(), TasksPerNode: 5}
+	spec := launcher.Spec{ID: "1-a", Dir: "/shared/run", Command: []string{"abbench", "arm", "s.yaml", "--arm", "it's"},
+		Env: []string{"A=a,b c=d \"q\" 'r'\nnext ü"}}
+	script := l.Script(spec, "m")
+	for _, want := range []string{
+		"#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=5\n", "#SBATCH --partition=gpu\n", "#SBATCH --exclusive\n",
+		"#SBATCH --container-image=nvcr.io/x\n", "export A='a,b c=d \"q\" '\\''r'\\''\nnext ü'\n",
+		"exec 'abbench' 'arm' 's.yaml' '--arm' 'it'\\''s'\n",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	// The quoting survives a real shell.
+	out, err := exec.Command("bash", "-c", "export A='a,b c=d \"q\" '\\''r'\\''\nnext ü'; printf %s \"$A\"").Output()
+	if err != nil || string(out) != "a,b c=d \"q\" 'r'\nnext ü" {
+		t.Fatalf("shell read %q (%v)", out, err)
+	}
+}
