@@ -272,11 +272,11 @@ type SlurmOptions struct {
 	Time      string `yaml:"time" json:"time"`
 	Nodes     int    `yaml:"nodes" json:"nodes"`
 	// TasksPerNode bounds ranks per node (default: enough for every rank).
-	TasksPerNode int `yaml:"tasks_per_node" json:"tasks_per_node"`
-	ExtraSbatch []string `yaml:"extra_sbatch" json:"extra_sbatch"`
-	ExtraSrun   []string `yaml:"extra_srun" json:"extra_srun"`
-	Container   string   `yaml:"container_image" json:"container_image"`
-	Mounts      []string `yaml:"container_mounts" json:"container_mounts"`
+	TasksPerNode int      `yaml:"tasks_per_node" json:"tasks_per_node"`
+	ExtraSbatch  []string `yaml:"extra_sbatch" json:"extra_sbatch"`
+	ExtraSrun    []string `yaml:"extra_srun" json:"extra_srun"`
+	Container    string   `yaml:"container_image" json:"container_image"`
+	Mounts       []string `yaml:"container_mounts" json:"container_mounts"`
 }
 
 // TemplateData is what command, log, env and file templates may use, for
