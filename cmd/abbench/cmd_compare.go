@@ -11,6 +11,7 @@ import (
 
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/reason"
 )
 
 type compareOptions struct {
@@ -210,11 +211,11 @@ func verifyRuns(vo verifyOptions, runs []compare.Run) error {
 	var failed []string
 	for _, run := range runs {
 		if !run.IsBundle() {
-			failed = append(failed, fmt.Sprintf("%s: not a bundle (no manifest.json), so not signed", run.Path))
+			failed = append(failed, fmt.Sprintf("%s: %s: not a bundle (no manifest.json), so not signed", reason.SignatureInvalid, run.Path))
 			continue
 		}
 		if _, err := bundle.Verify(run.Dir, bo); err != nil {
-			failed = append(failed, strings.ReplaceAll(err.Error(), run.Dir, run.Path))
+			failed = append(failed, fmt.Sprintf("%s: %s", reason.SignatureInvalid, strings.ReplaceAll(err.Error(), run.Dir, run.Path)))
 		}
 	}
 	if len(failed) > 0 {

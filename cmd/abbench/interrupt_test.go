@@ -180,3 +180,79 @@ deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
 		}
 	}
 }
+
+// TestSlurmInterruptCancelsOnlyItsJobs sends SIGINT to `abbench run
+// --launcher slurm` while its job runs: abbench cancels that job, and a job
+// of somebody else's keeps running.
+func TestSlurmInterruptCancelsOnlyItsJobs(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Slurm cluster in CI: %v", err)
+		}
+		t.Skip("no Slurm cluster")
+	}
+	dir := t.TempDir()
+	other, err := exec.Command("sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 30").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherID := strings.TrimSpace(string(other))
+	defer exec.Command("scancel", otherID).Run()
+	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte(`name: s
+arms:
+  a: {env: {MODE: "1"}}
+  b: {env: {MODE: "0"}}
+baseline: b
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
+  - {name: client, client: true, after_ready: true, command: [sleep, "30"]}
+deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	jobFile := filepath.Join(out, "runs", "1-a", "job_id")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		regs, _ := filepath.Glob(filepath.Join(out, "runs", "1-a", "*", "coord", "ranks", "client-0.json"))
+		if len(regs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run's client never started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+		t.Fatalf("exit %v, want %d", err, exitError)
+	}
+	id, _ := os.ReadFile(jobFile)
+	state := func(id string) string {
+		out, _ := exec.Command("scontrol", "-o", "show", "job", id).Output()
+		for _, f := range strings.Fields(string(out)) {
+			if v, ok := strings.CutPrefix(f, "JobState="); ok {
+				return v
+			}
+		}
+		return "gone"
+	}
+	if s := state(strings.TrimSpace(string(id))); s == "RUNNING" || s == "PENDING" {
+		t.Fatalf("abbench's job is still %s after SIGINT", s)
+	}
+	if s := state(otherID); s != "RUNNING" {
+		t.Fatalf("the other job is %s: abbench cancelled a job not its own", s)
+	}
+}

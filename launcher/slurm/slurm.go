@@ -203,11 +203,11 @@ func (r *run) Status() string {
 var terminal = map[string]bool{"COMPLETED": true, "FAILED": true, "CANCELLED": true, "TIMEOUT": true, "NODE_FAIL": true,
 	"PREEMPTED": true, "OUT_OF_MEMORY": true, "BOOT_FAIL": true, "DEADLINE": true, "REVOKED": true, "SPECIAL_EXIT": true}
 
-// query reads the job's state, exit code and restart count.
-func (r *run) query() (state string, exit int, restarts int, err error) {
+// query reads the job's state, exit code, restart count and Slurm's reason.
+func (r *run) query() (state string, exit int, restarts int, why string, err error) {
 	out, err := exec.Command("scontrol", "-o", "show", "job", r.id).CombinedOutput()
 	if err != nil {
-		return "", 0, 0, fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
+		return "", 0, 0, "", fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
 	}
 	fields := map[string]string{}
 	for _, f := range strings.Fields(string(out)) {
@@ -220,13 +220,16 @@ func (r *run) query() (state string, exit int, restarts int, err error) {
 		exit, _ = strconv.Atoi(code)
 	}
 	restarts, _ = strconv.Atoi(fields["Restarts"])
-	return state, exit, restarts, nil
+	if fields["Reason"] != "None" {
+		why = fields["Reason"]
+	}
+	return state, exit, restarts, why, nil
 }
 
 func (r *run) watch() {
 	failures := 0
 	for {
-		state, exit, restarts, err := r.query()
+		state, exit, restarts, why, err := r.query()
 		if err != nil {
 			failures++
 			if failures >= 25 { // the job is gone from slurmctld: say so
@@ -243,6 +246,9 @@ func (r *run) watch() {
 		r.mu.Unlock()
 		if terminal[state] {
 			res := launcher.Result{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
+			if why != "" && state != "COMPLETED" {
+				res.Detail += " (reason " + why + ")"
+			}
 			switch {
 			case cancelled:
 				res.State = launcher.Cancelled
