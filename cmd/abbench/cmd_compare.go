@@ -171,25 +171,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 	fmt.Fprintln(w)
 	var rows [][]string
 	for _, a := range r.Arms {
-		delta, interval, p, verdict := "", "", "", "baseline"
-		if a.Name != r.Baseline {
-			verdict = "not comparable"
-		}
-		for _, d := range r.Deltas {
-			if d.Arm == a.Name {
-				delta, verdict = d.Display, d.Verdict
-				if d.Interval != nil {
-					interval = fmt.Sprintf("[%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
-				}
-				if d.P != nil {
-					p = fmt.Sprintf("%.3f", *d.P)
-				}
-			}
-		}
-		vals := make([]string, len(a.Values))
-		for i, v := range a.Values {
-			vals[i] = fmt.Sprintf("%.1f", v)
-		}
+		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
 	writeTable(w, []string{"arm", "n", "median", "mean", "cv", "delta", "95% interval", "p", "verdict"}, rows)

@@ -120,12 +120,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	if err != nil {
 		t.Skip("abbench test binary not on PATH")
 	}
-	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no Slurm cluster in CI: %v", err)
-		}
-		t.Skip("no Slurm cluster")
-	}
+	needSlurm(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
 	scenario := filepath.Join(dir, "slow.yaml")
@@ -189,12 +184,7 @@ func TestSlurmInterruptCancelsOnlyItsJobs(t *testing.T) {
 	if err != nil {
 		t.Skip("abbench test binary not on PATH")
 	}
-	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("no Slurm cluster in CI: %v", err)
-		}
-		t.Skip("no Slurm cluster")
-	}
+	needSlurm(t)
 	dir := t.TempDir()
 	other, err := exec.Command("sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 30").Output()
 	if err != nil {
@@ -254,5 +244,17 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 	}
 	if s := state(otherID); s != "RUNNING" {
 		t.Fatalf("the other job is %s: abbench cancelled a job not its own", s)
+	}
+}
+
+// needSlurm skips without a Slurm cluster, except in CI, where .ci/run
+// starts one and its absence fails the test.
+func needSlurm(t *testing.T) {
+	t.Helper()
+	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Slurm cluster in CI: %v", err)
+		}
+		t.Skip("no Slurm cluster (sudo scripts/slurm-dev-cluster.sh up)")
 	}
 }

@@ -41,6 +41,28 @@ func fmtValue(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
+// DeltaCells are an arm's delta, interval, p value and verdict as a
+// report prints them ("" where there is none).
+func (r *Result) DeltaCells(arm string) (delta, interval, p, verdict string) {
+	if arm == r.Baseline {
+		return "", "", "", "baseline"
+	}
+	verdict = "not comparable"
+	for _, d := range r.Deltas {
+		if d.Arm != arm {
+			continue
+		}
+		delta, verdict = d.Display, d.Verdict
+		if d.Interval != nil {
+			interval = fmt.Sprintf("[%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
+		}
+		if d.P != nil {
+			p = fmt.Sprintf("%.3f", *d.P)
+		}
+	}
+	return delta, interval, p, verdict
+}
+
 // Headline is the one-line verdict.
 func (r *Result) Headline() string {
 	switch r.Verdict {
@@ -98,21 +120,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | interval (95%) | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
-		delta, interval, p, verdict := "", "", "", "baseline"
-		if a.Name != r.Baseline {
-			verdict = "not comparable"
-			for _, d := range r.Deltas {
-				if d.Arm == a.Name {
-					delta, verdict = d.Display, d.Verdict
-					if d.Interval != nil {
-						interval = fmt.Sprintf("[%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
-					}
-					if d.P != nil {
-						p = fmt.Sprintf("%.3f", *d.P)
-					}
-				}
-			}
-		}
+		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
 	}
 	b.WriteString("\n### Acceptance criteria\n\n| run | arm | criterion | | detail |\n| --- | --- | --- | --- | --- |\n")
