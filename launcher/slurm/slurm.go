@@ -120,6 +120,9 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 
 var jobID = regexp.MustCompile(`^(\d+)`)
 
+// settle is how long an ending state must hold before a job counts as ended.
+const settle = time.Second
+
 // Start implements launcher.Launcher: it writes the batch script into the
 // run directory (on the shared filesystem) and submits it.
 func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run, error) {
@@ -245,6 +248,12 @@ func (r *run) watch() {
 		cancelled := r.cancelled
 		r.mu.Unlock()
 		if terminal[state] {
+			// A requeue passes through an ending state before the job is
+			// pending again: believe an end only when it holds a while.
+			time.Sleep(settle)
+			if again, _, restarts2, _, err := r.query(); err == nil && (!terminal[again] || restarts2 != restarts) {
+				continue
+			}
 			res := launcher.Result{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
 			if why != "" && state != "COMPLETED" {
 				res.Detail += " (reason " + why + ")"
