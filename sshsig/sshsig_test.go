@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,8 +101,10 @@ func TestInteropWithSSHKeygen(t *testing.T) {
 			if _, err := as.Verify(sig, ns, "ci@example.org", message, time.Now()); err != nil {
 				t.Fatal(err)
 			}
-			if lines(theirs) != lines(armored) && kt.typ == "ed25519" {
-				t.Fatalf("armor line lengths differ from ssh-keygen's:\n%s\n%s", theirs, armored)
+			// ed25519 signatures have one length, so the armor must have
+			// ssh-keygen's exact shape (lines wrapped at 70 columns).
+			if kt.typ == "ed25519" && lineLengths(theirs) != lineLengths(armored) {
+				t.Fatalf("armor lines %s, ssh-keygen's %s", lineLengths(armored), lineLengths(theirs))
 			}
 			if kt.typ == "rsa" && sig.Sig.Format != ssh.KeyAlgoRSASHA512 {
 				t.Fatalf("ssh-keygen RSA signature format %s", sig.Sig.Format)
@@ -110,12 +113,13 @@ func TestInteropWithSSHKeygen(t *testing.T) {
 	}
 }
 
-func lines(b []byte) string {
+// lineLengths is the armor's shape: the length of each line.
+func lineLengths(b []byte) string {
 	var n []string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		n = append(n, string(rune('0'+len(l)%10)))
+		n = append(n, strconv.Itoa(len(l)))
 	}
-	return strings.Join(n, "")
+	return strings.Join(n, ",")
 }
 
 func TestAgentAndCertificate(t *testing.T) {

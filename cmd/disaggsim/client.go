@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"sync"
 	"time"
+
+	mstats "github.com/montanaflynn/stats"
 
 	"github.com/abbench/abbench/internal/atomicfile"
 )
@@ -144,25 +145,20 @@ func runClient(o clientOptions, cfg config, log *logger) error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// stats adds the mean, median, standard deviation and 99th percentile of
+// v (milliseconds) under the benchmark client's key names.
 func stats(prefix string, v []float64, rec map[string]any) {
 	if len(v) == 0 {
 		v = []float64{0}
 	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	var sum, sq float64
-	for _, x := range s {
-		sum += x
-	}
-	mean := sum / float64(len(s))
-	for _, x := range s {
-		sq += (x - mean) * (x - mean)
-	}
-	pct := func(p float64) float64 { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] }
+	mean, _ := mstats.Mean(v)
+	median, _ := mstats.Median(v)
+	std, _ := mstats.StandardDeviationPopulation(v)
+	p99, _ := mstats.Percentile(v, 99)
 	rec["mean_"+prefix+"_ms"] = mean
-	rec["median_"+prefix+"_ms"] = pct(0.5)
-	rec["std_"+prefix+"_ms"] = math.Sqrt(sq / float64(len(s)))
-	rec["p99_"+prefix+"_ms"] = pct(0.99)
+	rec["median_"+prefix+"_ms"] = median
+	rec["std_"+prefix+"_ms"] = std
+	rec["p99_"+prefix+"_ms"] = p99
 }
 
 // record is a vLLM benchmark_serving result, plus "failed" and the
