@@ -148,18 +148,7 @@ deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
 		t.Fatal(err)
 	}
 	jobFile := filepath.Join(out, "runs", "1-a", "job_id")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		regs, _ := filepath.Glob(filepath.Join(out, "runs", "1-a", "*", "coord", "ranks", "w-0.json"))
-		if _, err := os.Stat(jobFile); err == nil && len(regs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the first run's job never ran")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForRegistration(t, cmd, filepath.Join(out, "runs", "1-a"), "w-0")
 	id, _ := os.ReadFile(jobFile)
 	if out, err := exec.Command("scancel", strings.TrimSpace(string(id))).CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v %s", err, out)
@@ -211,18 +200,7 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 		t.Fatal(err)
 	}
 	jobFile := filepath.Join(out, "runs", "1-a", "job_id")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		regs, _ := filepath.Glob(filepath.Join(out, "runs", "1-a", "*", "coord", "ranks", "client-0.json"))
-		if len(regs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the run's client never started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForRegistration(t, cmd, filepath.Join(out, "runs", "1-a"), "client-0")
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	var ee *exec.ExitError
@@ -256,5 +234,22 @@ func needSlurm(t *testing.T) {
 			t.Fatalf("no Slurm cluster in CI: %v", err)
 		}
 		t.Skip("no Slurm cluster (sudo scripts/slurm-dev-cluster.sh up)")
+	}
+}
+
+// waitForRegistration waits until rank ("role-rank") of the run in runDir
+// registered, killing cmd and failing the test after a minute.
+func waitForRegistration(t *testing.T, cmd *exec.Cmd, runDir, rank string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if regs, _ := filepath.Glob(filepath.Join(runDir, "*", "coord", "ranks", rank+".json")); len(regs) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("%s of %s never registered", rank, runDir)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
