@@ -3,13 +3,15 @@ package arms
 import (
 	"context"
 	"fmt"
-	"github.com/abbench/abbench/arms/rankwrap"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/rundir"
 
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
@@ -56,7 +58,7 @@ func loadScenario(t *testing.T, yaml string) *scenarios.Scenario {
 // runArm runs arm with the test binary as abbench. With fastWrapper the
 // binary sits beside abbench-rank, which then wraps the ranks; otherwise
 // the ranks go through its rank-exec verb.
-func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string, fastWrapper ...bool) *Status {
+func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string, fastWrapper ...bool) *rundir.Status {
 	t.Helper()
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	self := os.Args[0]
@@ -78,7 +80,7 @@ func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string
 	return st
 }
 
-func codes(st *Status) string {
+func codes(st *rundir.Status) string {
 	var c []string
 	for _, r := range st.Reasons {
 		c = append(c, string(r.Code))
@@ -110,7 +112,7 @@ func TestArmEnvReachesExactlyTheArmRoles(t *testing.T) {
 		t.Fatalf("test scenario decodes MODE as %q", s.Arms["hard"].Env["MODE"])
 	}
 	st := runArm(t, context.Background(), s, "hard")
-	if st.State != StateSucceeded {
+	if st.State != rundir.StateSucceeded {
 		t.Fatalf("state %s: %v", st.State, st.Reasons)
 	}
 	coord := filepath.Join(st.Dir, "coord")
@@ -120,7 +122,7 @@ func TestArmEnvReachesExactlyTheArmRoles(t *testing.T) {
 		armEnv bool
 	}{{"server", 3, true}, {"helper", 2, false}, {"client", 1, true}} {
 		for rank := range role.ranks {
-			reg, ok, err := rankwrap.ReadRegistration(coord, role.name, rank)
+			reg, ok, err := rundir.ReadRegistration(coord, role.name, rank)
 			if err != nil || !ok {
 				t.Fatalf("%s rank %d: no registration (%v)", role.name, rank, err)
 			}
@@ -150,10 +152,10 @@ func TestInheritedEnvIsOnlyTheBase(t *testing.T) {
 	t.Setenv("MODE", "leaked-from-the-shell")
 	s := loadScenario(t, envScenario)
 	st := runArm(t, context.Background(), s, "plain")
-	if st.State != StateSucceeded {
+	if st.State != rundir.StateSucceeded {
 		t.Fatalf("state %s: %v", st.State, st.Reasons)
 	}
-	reg, _, _ := rankwrap.ReadRegistration(filepath.Join(st.Dir, "coord"), "helper", 0)
+	reg, _, _ := rundir.ReadRegistration(filepath.Join(st.Dir, "coord"), "helper", 0)
 	if reg.ArmEnv["MODE"] != nil {
 		t.Fatalf("the controller's own MODE reached a role without arm env: %q", *reg.ArmEnv["MODE"])
 	}
@@ -192,10 +194,10 @@ func TestSimulatorBothArmsSucceed(t *testing.T) {
 	s := simulated(t, "", "60s", "2s")
 	for _, arm := range []string{"async", "blocking"} {
 		st := runArm(t, context.Background(), s, arm, true)
-		if st.State != StateSucceeded {
+		if st.State != rundir.StateSucceeded {
 			t.Fatalf("%s: %s %v", arm, st.State, st.Reasons)
 		}
-		reg, ok, _ := rankwrap.ReadRegistration(filepath.Join(st.Dir, "coord"), "ctx", 3)
+		reg, ok, _ := rundir.ReadRegistration(filepath.Join(st.Dir, "coord"), "ctx", 3)
 		if !ok || reg.ArmEnv["DISAGGSIM_TERMINAL"] == nil || *reg.ArmEnv["DISAGGSIM_TERMINAL"] != s.Arms[arm].Env["DISAGGSIM_TERMINAL"] {
 			t.Fatalf("%s: abbench-rank registration of ctx rank 3: %+v", arm, reg)
 		}
@@ -207,7 +209,7 @@ func TestSimulatorBothArmsSucceed(t *testing.T) {
 
 func TestIgnoredArmEnvStopsBeforeTheClient(t *testing.T) {
 	st := runArm(t, context.Background(), simulated(t, "ignore-arm-env", "60s", "2s"), "async")
-	if st.State != StateFailed || !strings.Contains(codes(st), string(reason.ArmModeMismatch)) {
+	if st.State != rundir.StateFailed || !strings.Contains(codes(st), string(reason.ArmModeMismatch)) {
 		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
 	}
 	if _, err := os.Stat(filepath.Join(st.Dir, "client-0.log")); err == nil {
@@ -221,7 +223,7 @@ func TestIgnoredArmEnvStopsBeforeTheClient(t *testing.T) {
 func TestCrashedRankAbortsPromptly(t *testing.T) {
 	start := time.Now()
 	st := runArm(t, context.Background(), simulated(t, "crash-rank=2", "30s", "1s"), "async")
-	if st.State != StateFailed || codes(st) != string(reason.RankExited) {
+	if st.State != rundir.StateFailed || codes(st) != string(reason.RankExited) {
 		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
 	}
 	if !strings.Contains(st.Reasons[0].Detail, "ctx rank 2 exited with status 3") {
@@ -236,7 +238,7 @@ func TestCrashedRankAbortsPromptly(t *testing.T) {
 func TestHungRankIsKilledWithinDeadlinePlusGrace(t *testing.T) {
 	start := time.Now()
 	st := runArm(t, context.Background(), simulated(t, "hang-rank=1", "3s", "1s"), "async")
-	if st.State != StateFailed || !strings.Contains(codes(st), string(reason.DeadlineExceeded)) {
+	if st.State != rundir.StateFailed || !strings.Contains(codes(st), string(reason.DeadlineExceeded)) {
 		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
 	}
 	// ready (bounded) + client 3s + teardown: SIGTERM, 1s grace, SIGKILL.
@@ -254,7 +256,7 @@ func TestInterruptTearsDown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
 	st := runArm(t, ctx, simulated(t, "hang-rank=0", "60s", "1s"), "async")
-	if st.State != StateInterrupted || !strings.Contains(codes(st), string(reason.Interrupted)) {
+	if st.State != rundir.StateInterrupted || !strings.Contains(codes(st), string(reason.Interrupted)) {
 		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
 	}
 }
@@ -278,7 +280,7 @@ func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.State != StateSucceeded {
+		if st.State != rundir.StateSucceeded {
 			t.Fatalf("rerun failed: %v", st.Reasons)
 		}
 		tokens = append(tokens, st.Token)

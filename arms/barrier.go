@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/rundir"
 )
 
 // Barrier is a named meeting point in the coordination namespace whose
@@ -22,7 +23,7 @@ type Barrier struct {
 
 // NewBarrier names a barrier inside the token namespace coord.
 func NewBarrier(coord, name string, participants ...string) *Barrier {
-	return &Barrier{Dir: filepath.Join(coord, "barriers", name), Participants: participants}
+	return &Barrier{Dir: rundir.BarrierDir(coord, name), Participants: participants}
 }
 
 // Arrive records that participant reached the barrier.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/abbench/abbench/arms/rankwrap"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/abbench/abbench/rundir"
 
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/internal/redact"
@@ -47,64 +48,11 @@ type Event struct {
 	Elapsed                   time.Duration
 }
 
-// The states a run ends in.
-const (
-	StateRunning     = "running"
-	StateSucceeded   = "succeeded"
-	StateFailed      = "failed"
-	StateInterrupted = "interrupted"
-)
-
-// Status is how a run went; it is written to Out/TOKEN/status.json at every
-// phase change, so a run killed at any point still says how far it got.
-type Status struct {
-	Scenario      string          `json:"scenario"`
-	MatchedDigest string          `json:"matched_digest"`
-	Arm           string          `json:"arm"`
-	Token         string          `json:"token"`
-	Dir           string          `json:"dir"`
-	State         string          `json:"state"`
-	Phase         string          `json:"phase"`
-	Reasons       []reason.Reason `json:"reasons"`
-	Started       time.Time       `json:"started"`
-	Ended         time.Time       `json:"ended,omitzero"`
-	Phases        []PhaseTime     `json:"phases"`
-	Ranks         []RankStatus    `json:"ranks"`
-	Inherited     []string        `json:"inherited_env"`
-	Swept         int             `json:"swept_processes"`
-}
-
-// PhaseTime is when a phase began.
-type PhaseTime struct {
-	Name  string    `json:"name"`
-	Start time.Time `json:"start"`
-}
-
-// RankStatus is one rank's process and log.
-type RankStatus struct {
-	Role     string `json:"role"`
-	Rank     int    `json:"rank"`
-	PID      int    `json:"pid"`
-	Log      string `json:"log"`
-	Offset   int64  `json:"log_offset"`
-	Inode    uint64 `json:"log_inode"`
-	ExitCode int    `json:"exit_code"`
-	Killed   bool   `json:"killed"`
-	Exited   bool   `json:"exited"`
-}
-
-// Offsets are the log byte offsets recorded before the measured phase.
-type Offset struct {
-	File   string `json:"file"`
-	Offset int64  `json:"offset"`
-	Inode  uint64 `json:"inode"`
-}
-
 type controller struct {
 	s      *scenarios.Scenario
 	arm    string
 	opts   Options
-	status *Status
+	status *rundir.Status
 	dir    string
 	coord  string
 	start  time.Time
@@ -125,7 +73,7 @@ var errAbort = errors.New("run aborted")
 // Run runs arm of scenario s in this allocation and returns its status. The
 // error is non-nil only when the run could not be set up at all; failures of
 // the system under test are reasons in the status.
-func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*Status, error) {
+func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*rundir.Status, error) {
 	if _, ok := s.Arms[arm]; !ok {
 		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
 	}
@@ -153,26 +101,26 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	if fast := filepath.Join(filepath.Dir(c.self), "abbench-rank"); isExecutable(fast) {
 		c.wrapper = []string{fast, "--"}
 	}
-	c.dir = filepath.Join(opts.Out, opts.Token)
-	c.coord = filepath.Join(c.dir, "coord")
+	c.dir = rundir.Attempt(opts.Out, opts.Token)
+	c.coord = rundir.Coord(c.dir)
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
 	}
-	for _, sub := range []string{"ranks", "barriers", "env"} {
+	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir} {
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
 			return nil, err
 		}
 	}
 	// LATEST names the newest attempt from its start, so progress can be read.
-	if err := atomicfile.WriteFile(filepath.Join(opts.Out, "LATEST"), []byte(opts.Token+"\n"), 0o644); err != nil {
+	if err := rundir.WriteLatest(opts.Out, opts.Token); err != nil {
 		return nil, err
 	}
 	c.start = time.Now()
-	c.status = &Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
-		State: StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
+	c.status = &rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
+		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
 	if opts.Ranks == "" {
 		c.opts.Ranks = RanksLocal
 	}
@@ -196,15 +144,15 @@ func (c *controller) run(ctx context.Context) {
 	err := c.phases(ctx)
 	switch {
 	case err == nil:
-		c.status.State = StateSucceeded
+		c.status.State = rundir.StateSucceeded
 	case ctx.Err() != nil:
-		c.status.State = StateInterrupted
+		c.status.State = rundir.StateInterrupted
 		c.fail(reason.New(reason.Interrupted, "abbench was interrupted during phase %s", c.status.Phase))
 	default:
-		c.status.State = StateFailed
+		c.status.State = rundir.StateFailed
 	}
-	if c.status.State == StateSucceeded && len(c.status.Reasons) > 0 {
-		c.status.State = StateFailed
+	if c.status.State == rundir.StateSucceeded && len(c.status.Reasons) > 0 {
+		c.status.State = rundir.StateFailed
 	}
 }
 
@@ -215,7 +163,7 @@ func (c *controller) fail(r reason.Reason) {
 
 func (c *controller) phase(name, detail string) {
 	c.status.Phase = name
-	c.status.Phases = append(c.status.Phases, PhaseTime{name, time.Now().UTC()})
+	c.status.Phases = append(c.status.Phases, rundir.PhaseTime{Name: name, Start: time.Now().UTC()})
 	c.writeStatus()
 	if c.opts.Progress != nil {
 		c.opts.Progress(Event{Arm: c.arm, Token: c.opts.Token, Phase: name, Detail: detail, Elapsed: time.Since(c.start)})
@@ -225,7 +173,7 @@ func (c *controller) phase(name, detail string) {
 func (c *controller) writeStatus() {
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
-		rs := RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}
+		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}
 		if p.cmd != nil && p.cmd.Process != nil {
 			rs.PID = p.cmd.Process.Pid
 		}
@@ -238,24 +186,23 @@ func (c *controller) writeStatus() {
 		}
 		c.status.Ranks = append(c.status.Ranks, rs)
 	}
-	data, _ := json.MarshalIndent(c.status, "", "  ")
-	atomicfile.WriteFile(filepath.Join(c.dir, "status.json"), append(data, '\n'), 0o644)
+	rundir.WriteStatus(c.dir, c.status)
 }
 
 // finish tears everything down, whatever happened, and writes the status.
 func (c *controller) finish() {
 	if c.status.Phase != "teardown" {
 		c.phase("teardown", "stopping every rank")
-		if c.status.State != StateSucceeded {
+		if c.status.State != rundir.StateSucceeded {
 			c.abortFile()
 		}
 		c.stopAll()
 	}
-	os.RemoveAll(filepath.Join(c.coord, "launch"))
+	os.RemoveAll(rundir.LaunchDirOf(c.coord))
 	c.status.Swept = sweep(c.opts.Token)
 	if left := Survivors(c.opts.Token); len(left) > 0 {
 		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL", left))
-		c.status.State = StateFailed
+		c.status.State = rundir.StateFailed
 	}
 	c.status.Ended = time.Now().UTC()
 	c.phase("done", c.status.State)
@@ -263,20 +210,12 @@ func (c *controller) finish() {
 
 func (c *controller) abortFile() {
 	data, _ := json.Marshal(c.status.Reasons)
-	atomicfile.WriteFile(filepath.Join(c.coord, "abort"), data, 0o644)
+	atomicfile.WriteFile(filepath.Join(c.coord, rundir.AbortFile), data, 0o644)
 }
 
 func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
 	host, _ := os.Hostname()
-	return scenarios.TemplateData{Rank: rank, Ranks: role.Ranks, Role: role.Name, Arm: c.arm, Token: c.opts.Token,
-		Out: c.dir, Coord: c.coord, Dir: absDir(c.s.Dir), Host: host}
-}
-
-func absDir(d string) string {
-	if a, err := filepath.Abs(d); err == nil {
-		return a
-	}
-	return d
+	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host})
 }
 
 // startOrder lists roles in start waves: a role starts once the roles it
@@ -411,7 +350,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	var kept []string
 	var (
 		stepRanks []*rankProc
-		launches  []rankwrap.Launch
+		launches  []rundir.Launch
 	)
 	for rank := range r.Ranks {
 		d := c.data(r, rank)
@@ -435,7 +374,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 		// What the rank is given, secrets redacted, for provenance: the
 		// unredacted environment is never written anywhere.
 		envData, _ := json.MarshalIndent(redact.Env(env), "", "  ")
-		if err := atomicfile.Publish(filepath.Join(c.coord, "env", fmt.Sprintf("%s-%d.json", r.Name, rank)), envData, 0o644); err != nil {
+		if err := atomicfile.Publish(rundir.EnvPath(c.coord, r.Name, rank), envData, 0o644); err != nil {
 			return nil, err
 		}
 		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
@@ -444,7 +383,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 				return nil, err
 			}
 			stepRanks = append(stepRanks, p)
-			launches = append(launches, rankwrap.Launch{Argv: argv, Env: env, Log: p.log})
+			launches = append(launches, rundir.Launch{Argv: argv, Env: env, Log: p.log})
 			c.procs = append(c.procs, p)
 			continue
 		}
@@ -562,7 +501,7 @@ func (c *controller) roleReady(r *scenarios.Role) bool {
 
 // rankReady applies the role's probe; without one, a registered rank is ready.
 func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
-	if _, ok, _ := rankwrap.ReadRegistration(c.coord, p.role, p.rank); !ok {
+	if _, ok, _ := rundir.ReadRegistration(c.coord, p.role, p.rank); !ok {
 		return false
 	}
 	switch {
@@ -630,7 +569,7 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 			continue // clients register when they start, and are checked after
 		}
 		for rank := range r.Ranks {
-			reg, ok, err := rankwrap.ReadRegistration(c.coord, r.Name, rank)
+			reg, ok, err := rundir.ReadRegistration(c.coord, r.Name, rank)
 			if err != nil || !ok {
 				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s", r.Name, rank, when).At(c.arm, r.Name, rank))
 				continue
@@ -683,13 +622,13 @@ func (c *controller) checkModes(when string) error {
 }
 
 func (c *controller) writeOffsets() error {
-	offsets := map[string]Offset{}
+	offsets := map[string]rundir.Offset{}
 	for _, p := range c.procs {
 		rel, _ := filepath.Rel(c.dir, p.log)
-		offsets[p.name()] = Offset{File: rel, Offset: p.offset, Inode: p.inode}
+		offsets[p.name()] = rundir.Offset{File: rel, Offset: p.offset, Inode: p.inode}
 	}
 	data, _ := json.MarshalIndent(offsets, "", "  ")
-	return atomicfile.WriteFile(filepath.Join(c.coord, "offsets.json"), data, 0o644)
+	return atomicfile.WriteFile(filepath.Join(c.coord, rundir.OffsetsFile), data, 0o644)
 }
 
 func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) error {

@@ -1,13 +1,13 @@
 package arms
 
 import (
-	"github.com/abbench/abbench/arms/rankwrap"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/arms/rankwrap"
 
 	"github.com/abbench/abbench/scenarios"
 )
@@ -63,12 +63,4 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 	}
 	slices.Sort(kept)
 	return out, kept, nil
-}
-
-func selfDir() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	return filepath.Dir(exe)
 }

@@ -1,7 +1,6 @@
 package arms
 
 import (
-	"github.com/abbench/abbench/arms/rankwrap"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/abbench/abbench/arms/rankwrap"
 
 	"github.com/abbench/abbench/internal/proctree"
 )

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -66,8 +66,8 @@ func sliceNodes(s *scenarios.Scenario, nodes []string) (map[string][]string, err
 // startStep writes each rank's launch file and starts the role as one srun
 // step of ranks tasks; the rank wrapper of each task finds its launch file
 // by SLURM_PROCID.
-func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []rankwrap.Launch) error {
-	dir := filepath.Join(c.coord, "launch")
+func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []rundir.Launch) error {
+	dir := rundir.LaunchDirOf(c.coord)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 		}
 		// The launch file holds the rank's whole environment, secrets too:
 		// readable by its owner only, and removed at teardown.
-		if err := atomicfile.Publish(rankwrap.LaunchPath(c.coord, r.Name, ranks[i].rank), data, 0o600); err != nil {
+		if err := atomicfile.Publish(rundir.LaunchPath(c.coord, r.Name, ranks[i].rank), data, 0o600); err != nil {
 			return err
 		}
 	}
@@ -129,7 +129,7 @@ func (c *controller) stepID(role string) string {
 		if p.role != role {
 			continue
 		}
-		if reg, ok, _ := rankwrap.ReadRegistration(c.coord, role, p.rank); ok && reg.Scheduler["SLURM_STEP_ID"] != "" {
+		if reg, ok, _ := rundir.ReadRegistration(c.coord, role, p.rank); ok && reg.Scheduler["SLURM_STEP_ID"] != "" {
 			return reg.Scheduler["SLURM_JOB_ID"] + "." + reg.Scheduler["SLURM_STEP_ID"]
 		}
 	}

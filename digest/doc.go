@@ -1,6 +1,5 @@
-// Package digest implements the pinned prompt-content digests of the abbench
-// digest specification (spec/digest.md in the shared material, reproduced in
-// docs/digest.md).
+// Package digest implements the pinned prompt-content digests of abbench,
+// as docs/digest.md specifies them.
 //
 // A Digest is the triple (algorithm, count, hex digest). It is only ever
 // compared with a digest of the same algorithm; an unknown algorithm

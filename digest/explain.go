@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/atomicfile"
 )
 
 // recordsHeader starts a records file; the digest follows on the same line.
@@ -171,4 +174,51 @@ func positions(p []int, total int) string {
 		out += ", …"
 	}
 	return out
+}
+
+// WriteRecordsFile writes d's records to path atomically.
+func WriteRecordsFile(path string, d Digest, recs []Record) error {
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := WriteRecords(f, d, recs); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// ReadRecordsFile reads a records file written by WriteRecordsFile.
+func ReadRecordsFile(path string) (Digest, []Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	defer f.Close()
+	return ReadRecords(f, path)
+}
+
+// FileExplanation is Explain of two records files, with their digests.
+type FileExplanation struct {
+	A Digest `json:"a"`
+	B Digest `json:"b"`
+	Explanation
+}
+
+// ExplainFiles explains how the prompts of two records files differ. Both
+// must use one algorithm: digests are only ever compared within one.
+func ExplainFiles(a, b string) (*FileExplanation, error) {
+	da, ra, err := ReadRecordsFile(a)
+	if err != nil {
+		return nil, err
+	}
+	db, rb, err := ReadRecordsFile(b)
+	if err != nil {
+		return nil, err
+	}
+	if da.Algorithm != db.Algorithm {
+		return nil, fmt.Errorf("%s uses %s but %s uses %s", a, da.Algorithm, b, db.Algorithm)
+	}
+	return &FileExplanation{A: da, B: db, Explanation: Explain(ra, rb)}, nil
 }

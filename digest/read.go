@@ -90,7 +90,7 @@ func Read(r io.Reader, name string, opts ReadOptions) (FileDigest, error) {
 	inflight := make(chan struct{}, 2*workers) // bounds memory: chunks read but not yet folded in
 	stop := make(chan struct{})
 	var readErr error
-	pool := sync.Pool{New: func() any { return make([]byte, 0, chunkSize+64<<10) }}
+	pool := sync.Pool{New: func() any { b := make([]byte, 0, chunkSize+64<<10); return &b }}
 
 	go func() {
 		defer close(jobs)
@@ -112,7 +112,8 @@ func Read(r io.Reader, name string, opts ReadOptions) (FileDigest, error) {
 			var body []byte
 			for c := range jobs {
 				res := parseChunk(c, opts.Field, &body)
-				pool.Put(c.data[:0])
+				buf := c.data[:0]
+				pool.Put(&buf) // a pointer: a slice in an interface would allocate
 				results <- res
 			}
 		}()
@@ -212,7 +213,7 @@ func splitChunks(r io.Reader, pool *sync.Pool, emit func(chunk) bool) error {
 	var carry []byte
 	seq := 0
 	for {
-		buf := pool.Get().([]byte)[:0]
+		buf := (*pool.Get().(*[]byte))[:0]
 		buf = append(buf, carry...)
 		eof := false
 		for !eof {

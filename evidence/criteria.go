@@ -212,7 +212,7 @@ func (c *collector) config(name string, fail func(reason.Reason)) string {
 		c.e.Configs = map[string]any{}
 	}
 	for rank := range role.Ranks {
-		file, err := scenarios.Expand(cf.File, scenarios.TemplateData{Rank: rank, Ranks: role.Ranks, Role: role.Name, Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Coord: filepath.Join(c.dir, "coord"), Dir: c.s.Dir})
+		file, err := scenarios.Expand(cf.File, c.data(role, rank))
 		if err != nil {
 			fail(reason.New(reason.ConfigMismatch, "config %s: %v", name, err))
 			return ""

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -105,14 +104,11 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 
 // CollectWith is Collect with options.
 func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidence, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "status.json"))
+	stp, err := rundir.ReadStatus(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading the run's status: %w", err)
 	}
-	var st arms.Status
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "status.json"), err)
-	}
+	st := *stp
 	if st.Arm != arm {
 		return nil, fmt.Errorf("%s is a run of arm %q, not %q", dir, st.Arm, arm)
 	}
@@ -125,7 +121,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	for _, r := range st.Reasons {
 		e.reason(r)
 	}
-	if st.State != arms.StateSucceeded && len(st.Reasons) == 0 {
+	if st.State != rundir.StateSucceeded && len(st.Reasons) == 0 {
 		e.reason(reason.New(reason.RankExited, "the run ended %s", st.State))
 	}
 	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts}
@@ -149,9 +145,21 @@ func (e *Evidence) reason(r reason.Reason) {
 type collector struct {
 	s    *scenarios.Scenario
 	e    *Evidence
-	st   *arms.Status
+	st   *rundir.Status
 	dir  string
 	opts Options
+}
+
+// data is the template data of role's rank (nil: the whole run), with the
+// host the rank registered from, as the controller expanded it.
+func (c *collector) data(role *scenarios.Role, rank int) scenarios.TemplateData {
+	host := ""
+	if role != nil {
+		if reg, ok, _ := rundir.ReadRegistration(rundir.Coord(c.dir), role.Name, rank); ok {
+			host = reg.Host
+		}
+	}
+	return c.s.TemplateData(scenarios.Place{Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Role: role, Rank: rank, Host: host})
 }
 
 // input notes a file the evidence was derived from (relative to the run
@@ -504,7 +512,7 @@ func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
 	if a == nil || a.Role != role.Name || a.Records == "" {
 		return
 	}
-	rel, err := scenarios.Expand(a.Records, scenarios.TemplateData{Rank: f.Rank, Ranks: role.Ranks, Role: role.Name, Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Coord: filepath.Join(c.dir, "coord"), Dir: c.s.Dir})
+	rel, err := scenarios.Expand(a.Records, c.data(role, f.Rank))
 	if err != nil {
 		return
 	}
@@ -519,7 +527,7 @@ func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
 	}
 }
 
-func (c *collector) rankStatus(role string, rank int) *arms.RankStatus {
+func (c *collector) rankStatus(role string, rank int) *rundir.RankStatus {
 	for i := range c.st.Ranks {
 		if c.st.Ranks[i].Role == role && c.st.Ranks[i].Rank == rank {
 			return &c.st.Ranks[i]
@@ -607,7 +615,7 @@ func (c *collector) throughput() {
 	if t == nil {
 		return
 	}
-	file, err := scenarios.Expand(t.File, scenarios.TemplateData{Out: c.dir, Arm: c.e.Arm, Token: c.e.Token, Dir: c.s.Dir})
+	file, err := scenarios.Expand(t.File, c.data(nil, 0))
 	if err != nil {
 		return
 	}

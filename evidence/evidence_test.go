@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -67,7 +66,7 @@ func goodRun() *run {
 	return &run{
 		logs:   map[string]string{"ctx-0.log": lifecycle(0, "1", 4, 4, hex64), "ctx-1.log": lifecycle(1, "1", 4, 4, hex64)},
 		record: `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "valid": true}`,
-		state:  arms.StateSucceeded,
+		state:  rundir.StateSucceeded,
 		cfg:    "scheduler: {policy: fcfs}\n",
 	}
 }
@@ -83,12 +82,12 @@ func (r *run) collect(t *testing.T) *Evidence {
 	}
 	dir := filepath.Join(root, "run")
 	os.Mkdir(dir, 0o755)
-	st := arms.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok", Dir: dir, State: r.state, Reasons: r.extra}
+	st := rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok", Dir: dir, State: r.state, Reasons: r.extra}
 	for rank := range 2 {
 		name := fmt.Sprintf("ctx-%d.log", rank)
 		if content, ok := r.logs[name]; ok {
 			os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
-			st.Ranks = append(st.Ranks, arms.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: r.offset})
+			st.Ranks = append(st.Ranks, rundir.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: r.offset})
 		}
 		if r.cfg != "" {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("cfg-%d.yaml", rank)), []byte(r.cfg), 0o644)
@@ -104,16 +103,6 @@ func (r *run) collect(t *testing.T) *Evidence {
 		t.Fatal(err)
 	}
 	return e
-}
-
-func codesOf(e *Evidence) []string {
-	var out []string
-	for _, r := range e.Reasons {
-		if !slices.Contains(out, string(r.Code)) {
-			out = append(out, string(r.Code))
-		}
-	}
-	return out
 }
 
 func TestAcceptedRun(t *testing.T) {
@@ -169,7 +158,7 @@ func TestCensorReasons(t *testing.T) {
 		{"config-mismatch: key dropped", func(r *run) { r.cfg = "scheduler: {}\n" }, "config-mismatch", `has no key "policy"`},
 		{"config-mismatch: other value", func(r *run) { r.cfg = "scheduler: {policy: lifo}\n" }, "config-mismatch", "rendered scheduler.policy = lifo"},
 		{"unclean-shutdown", func(r *run) {
-			r.state = arms.StateFailed
+			r.state = rundir.StateFailed
 			r.extra = []reason.Reason{reason.New(reason.UncleanShutdown, "ctx rank 1 ignored SIGTERM")}
 		}, "unclean-shutdown", "did not shut down cleanly"},
 		{"rank-missing", func(r *run) { delete(r.logs, "ctx-1.log") }, "rank-missing", "ctx rank 1 never started"},

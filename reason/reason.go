@@ -12,7 +12,8 @@ import (
 // Code is a stable censor reason code.
 type Code string
 
-// The codes of DESIGN.md, and the few the controller adds.
+// Every code abbench emits: docs/evidence.md lists each (a test holds
+// them together), and no package makes a code of its own.
 const (
 	ArmEnvMissing          Code = "arm-env-missing"
 	ArmEnvLeak             Code = "arm-env-leak" // a role without arm_env received an arm key
@@ -34,6 +35,8 @@ const (
 	RankExited             Code = "rank-exited" // a rank ended before teardown
 	Interrupted            Code = "interrupted" // abbench was asked to stop
 	LaunchFailed           Code = "launch-failed"
+	DuplicateRun           Code = "duplicate-run" // the same run given twice to a comparison
+	ArmMissing             Code = "arm-missing"   // an arm (a CI stage) has no run
 )
 
 // Reason is one censor reason.

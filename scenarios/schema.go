@@ -43,6 +43,9 @@ type Scenario struct {
 	ArmOrder []string `yaml:"-" json:"-"` // arm names in file order
 	// PromptsDigest is the content digest of the workload's prompts file.
 	PromptsDigest digest.Digest `yaml:"-" json:"-"`
+	// Warnings are problems that do not stop the scenario, each FILE:LINE:
+	// message (for example a workload value spelled literally in a command).
+	Warnings Errors `yaml:"-" json:"-"`
 }
 
 // Source is where the system under test comes from.
@@ -277,18 +280,4 @@ type SlurmOptions struct {
 	ExtraSrun    []string `yaml:"extra_srun" json:"extra_srun"`
 	Container    string   `yaml:"container_image" json:"container_image"`
 	Mounts       []string `yaml:"container_mounts" json:"container_mounts"`
-}
-
-// TemplateData is what command, log, env and file templates may use, for
-// example {{.Rank}} or {{.Out}}/throughput.json.
-type TemplateData struct {
-	Rank  int    // the rank within its role, from 0
-	Ranks int    // the role's rank count
-	Role  string // the role's name
-	Arm   string // the arm's name
-	Token string // the run's launch token
-	Out   string // the run directory
-	Coord string // the run's coordination directory, named by the token
-	Dir   string // the scenario file's directory
-	Host  string // the host the rank runs on
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -69,6 +68,53 @@ func (v *validator) run() {
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}
 	v.launcher()
+	v.workloadLiterals()
+}
+
+// warn records a problem that does not invalidate the scenario.
+func (v *validator) warn(path []any, format string, args ...any) {
+	v.s.Warnings = append(v.s.Warnings, &Error{File: v.file, Line: lookup(v.root, path...).Line, Msg: "warning: " + fmt.Sprintf(format, args...)})
+}
+
+// workloadLiterals warns where a command spells a workload value that the
+// scenario declares: changing workload.requests would then not change
+// what the client sends, and the run would be censored for a mismatch it
+// did not cause.
+func (v *validator) workloadLiterals() {
+	w := v.s.Workload
+	values := []struct{ flag, field, value string }{
+		{"request", "Requests", strconv.Itoa(w.Requests)},
+		{"concurren", "Concurrency", strconv.Itoa(w.Concurrency)},
+		{"round", "Rounds", strconv.Itoa(w.Rounds)},
+	}
+	prompts := ""
+	if w.Prompts != "" {
+		prompts = absDir(v.s.Path(w.Prompts))
+	}
+	for i, r := range v.s.Roles {
+		for j, arg := range r.Command {
+			prev := ""
+			if j > 0 {
+				prev = strings.ToLower(r.Command[j-1])
+			}
+			flag, value, isFlag := strings.Cut(arg, "=")
+			if isFlag && strings.HasPrefix(flag, "-") {
+				prev = strings.ToLower(flag)
+			} else {
+				value = arg
+			}
+			for _, c := range values {
+				if value == c.value && strings.HasPrefix(prev, "-") && strings.Contains(prev, c.flag) {
+					v.warn(p("roles", i, "command", j), "role %q spells workload.%s (%s) literally: use {{.Workload.%s}} so the workload is declared once", r.Name, strings.ToLower(c.field), value, c.field)
+				}
+			}
+			if prompts != "" && !strings.Contains(value, "Workload.Prompts") {
+				if e, err := Expand(value, v.s.sampleData()); err == nil && e != "" && absDir(e) == prompts {
+					v.warn(p("roles", i, "command", j), "role %q names the prompts file literally: use {{.Workload.Prompts}} so the workload is declared once", r.Name)
+				}
+			}
+		}
+	}
 }
 
 func (v *validator) arms() {
@@ -339,40 +385,27 @@ func (v *validator) afterCycle() string {
 	return ""
 }
 
-// sampleData executes templates during validation, so unknown fields fail here.
-var sampleData = TemplateData{Rank: 0, Ranks: 1, Role: "r", Arm: "a", Token: "t", Out: "/out", Coord: "/coord", Dir: "/dir", Host: "h"}
-
-// templateFuncs are the functions templates may call: env NAME reads the
-// controller's environment when the rank starts, so a secret reaches a rank
-// without being written in the scenario (it is redacted in provenance).
-var templateFuncs = template.FuncMap{"env": os.Getenv}
-
-// Template parses text as a template over TemplateData.
-func Template(text string) (*template.Template, error) {
-	return template.New("").Funcs(templateFuncs).Option("missingkey=error").Parse(text)
-}
-
-// Expand executes a template text over d.
-func Expand(text string, d TemplateData) (string, error) {
-	t, err := Template(text)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
 func (v *validator) template(path []any, text string) {
-	if _, err := Expand(text, sampleData); err != nil {
+	if _, err := Expand(text, v.s.sampleData()); err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
-		v.at(path, "template %q: %s (available: .Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host, and env \"NAME\")", text, msg)
+		v.at(path, "template %q: %s (available: %s)", text, msg, templateFields)
 	}
+}
+
+// perRank matches the template fields that have a value per rank only.
+var perRank = regexp.MustCompile(`\{\{[^}]*\.(Rank|Ranks|Role|Host)\b`)
+
+// runTemplate checks a template that is expanded once for the whole run:
+// fields of one rank have no value there.
+func (v *validator) runTemplate(path []any, text string) {
+	if m := perRank.FindStringSubmatch(text); m != nil {
+		v.at(path, "template %q: .%s has no value for a file of the whole run (it is a rank's)", text, m[1])
+		return
+	}
+	v.template(path, text)
 }
 
 func (v *validator) regexp(path []any, pattern string, groups ...string) *regexp.Regexp {
@@ -493,7 +526,7 @@ func (v *validator) evidence() {
 		if t.File == "" {
 			v.at(tp, "throughput.file is missing: name the client's record file (relative to the run directory)")
 		} else {
-			v.template(append(tp, "file"), t.File)
+			v.runTemplate(append(tp, "file"), t.File)
 		}
 		if !slices.Contains(ThroughputFormats, t.Format) {
 			v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))

@@ -95,3 +95,24 @@ func AgentSigner(pubFile string) (ssh.Signer, func() error, error) {
 	conn.Close()
 	return nil, nil, fmt.Errorf("ssh-agent does not hold the key of %s", pubFile)
 }
+
+// OpenSigner returns the signer a user chose: the key file key, or with
+// agent the ssh-agent key whose public key is in pubFile (default: the
+// agent's first), or nil when neither is given (unsigned). close is never nil.
+func OpenSigner(key string, agent bool, pubFile string) (s ssh.Signer, close func() error, err error) {
+	noop := func() error { return nil }
+	switch {
+	case agent && key != "":
+		return nil, noop, errors.New("give a signing key file or the agent, not both")
+	case agent:
+		s, closer, err := AgentSigner(pubFile)
+		if err != nil {
+			return nil, noop, err
+		}
+		return s, closer, nil
+	case key != "":
+		s, err := LoadKey(key)
+		return s, noop, err
+	}
+	return nil, noop, nil
+}

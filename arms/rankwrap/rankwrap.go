@@ -3,7 +3,7 @@
 // received (role, rank, host, pid, token, the arm keys' values exactly as
 // given, scheduler ids), then replaces itself with the rank's real command.
 //
-// It imports nothing but the standard library and atomicfile, so the
+// It imports nothing but the standard library, atomicfile and rundir, so the
 // abbench-rank binary built from it starts in about a millisecond: the
 // wrapper runs once per rank, and its start-up is the controller's overhead.
 package rankwrap
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/rundir"
 )
 
 // Environment variables the controller gives every rank, read by the wrapper.
@@ -32,46 +33,16 @@ const (
 	EnvArmKeys = "ABBENCH_ARM_KEYS" // comma-separated arm keys to record
 )
 
-// Registration is what the rank wrapper records about the process it is
-// about to become, written before it execs the real command.
-type Registration struct {
-	Role  string    `json:"role"`
-	Rank  int       `json:"rank"`
-	Host  string    `json:"host"`
-	PID   int       `json:"pid"`
-	Token string    `json:"token"`
-	Time  time.Time `json:"time"`
-	// ArmEnv maps each arm key to its value exactly as the process received
-	// it, or null when the process did not receive it.
-	ArmEnv map[string]*string `json:"arm_env"`
-	// Scheduler holds allocation details (for example SLURM_JOB_ID) when set.
-	Scheduler map[string]string `json:"scheduler,omitempty"`
-	Command   []string          `json:"command"`
-}
+// Registration is what the rank wrapper records (rundir's type).
+type Registration = rundir.Registration
 
 // RegistrationPath is where a rank's registration lives in the namespace coord.
 func RegistrationPath(coord, role string, rank int) string {
-	return filepath.Join(coord, "ranks", fmt.Sprintf("%s-%d.json", role, rank))
+	return rundir.RegistrationPath(coord, role, rank)
 }
 
 // schedulerKeys are recorded in registrations when present.
 var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_RESTART_COUNT"}
-
-// Launch is what a rank started by srun needs, written by the controller
-// into the token namespace (mode 0600, removed at teardown): one srun step
-// starts every rank of a role, and each rank finds its own file by its
-// SLURM_PROCID. A file carries any value exactly (commas, spaces, '=',
-// quotes, newlines, UTF-8), where srun --export would split or drop them.
-type Launch struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Log  string   `json:"log"`
-}
-
-// LaunchPath is where the launch file of a role's rank lives.
-func LaunchPath(coord, role string, rank int) string {
-	return filepath.Join(coord, "launch", fmt.Sprintf("%s-%d.json", role, rank))
-}
 
 // stepKeys are inherited from srun's environment by a launched rank: the
 // scheduler's ids and the devices it bound; the launch file's environment
@@ -86,11 +57,11 @@ func ExecLaunched(dir, role string) error {
 	if err != nil {
 		return fmt.Errorf("rank wrapper: --launch needs SLURM_PROCID (start it with srun): %v", err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%d.json", role, rank)))
+	data, err := os.ReadFile(rundir.LaunchFile(dir, role, rank))
 	if err != nil {
 		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
 	}
-	var l Launch
+	var l rundir.Launch
 	if err := json.Unmarshal(data, &l); err != nil {
 		return fmt.Errorf("rank wrapper: launch file of %s rank %d: %w", role, rank, err)
 	}
@@ -186,19 +157,4 @@ func lookPath(file, pathEnv string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%q not found in the rank's PATH (%s)", file, pathEnv)
-}
-
-// ReadRegistration reads one rank's registration; ok is false when absent.
-func ReadRegistration(coord, role string, rank int) (reg Registration, ok bool, err error) {
-	data, err := os.ReadFile(RegistrationPath(coord, role, rank))
-	if errors.Is(err, os.ErrNotExist) {
-		return reg, false, nil
-	}
-	if err != nil {
-		return reg, false, err
-	}
-	if err := json.Unmarshal(data, &reg); err != nil {
-		return reg, false, fmt.Errorf("registration of %s rank %d: %w", role, rank, err)
-	}
-	return reg, true, nil
 }

@@ -7,13 +7,13 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -32,23 +32,15 @@ func main() {
 	must(os.MkdirAll(run, 0o755))
 	must(os.WriteFile(filepath.Join(*dir, "prompts.jsonl"), []byte("[1]\n"), 0o644))
 	must(os.WriteFile(filepath.Join(*dir, "s.yaml"), []byte(scenario(*ranks)), 0o644))
-	type rankStatus struct {
-		Role   string `json:"role"`
-		Rank   int    `json:"rank"`
-		Log    string `json:"log"`
-		Offset int64  `json:"log_offset"`
-	}
-	var rs []rankStatus
+	var rs []rundir.RankStatus
 	for r := range *ranks {
 		name := fmt.Sprintf("ctx-%d.log", r)
 		writeLog(filepath.Join(run, name), r, *prefix, *scope, *sparse)
-		rs = append(rs, rankStatus{"ctx", r, name, *prefix})
+		rs = append(rs, rundir.RankStatus{Role: "ctx", Rank: r, Log: name, Offset: *prefix})
 	}
 	sc, err := scenarios.Load(filepath.Join(*dir, "s.yaml"))
 	must(err)
-	status := map[string]any{"scenario": "bench", "matched_digest": sc.MatchedDigest(), "arm": "async", "token": "bench", "dir": run, "state": "succeeded", "ranks": rs}
-	data, _ := json.MarshalIndent(status, "", "  ")
-	must(os.WriteFile(filepath.Join(run, "status.json"), data, 0o644))
+	must(rundir.WriteStatus(run, &rundir.Status{Scenario: "bench", MatchedDigest: sc.MatchedDigest(), Arm: "async", Token: "bench", Dir: run, State: rundir.StateSucceeded, Ranks: rs}))
 	// rank 0's scope alone, for ripgrep
 	src, err := os.Open(filepath.Join(run, "ctx-0.log"))
 	must(err)

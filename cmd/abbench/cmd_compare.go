@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,9 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/reason"
 )
 
 type compareOptions struct {
@@ -40,30 +37,11 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 func newCompareCmd() *cobra.Command {
 	var opts compareOptions
 	cmd := &cobra.Command{
-		Use:   "compare RUN...",
-		Short: "Censor gate and statistics over the runs of two or more arms",
-		Long: `compare reads the evidence of arm runs (run directories, abbench arm --out
-directories, or abbench run --out directories) and applies the censor gate:
-every run's evidence accepted, one matched digest, one workload digest and
-digest algorithm across arms (a difference is explained from the per-prompt
-records: reordered, or which prompts are in one arm only), every rank in its
-arm's mode, no run given twice, every arm present. Every reason is
-collected; a censored comparison prints no delta as if it meant something.
-
-Otherwise it compares each treatment with the baseline on --metric: per arm
-n, median, mean and coefficient of variation; the delta of medians in
-percent. With several runs per arm, the Mann-Whitney U test (as benchstat)
-decides at alpha 0.05 and a bootstrap gives the delta's 95% interval; with
-one run per arm, or too few for the U test, the delta counts only beyond the
-noise threshold (--threshold, the scenario's, or --calibration's minimum
-detectable effect). Verdicts: improved, regressed, inconclusive (delta
-printed as ~), censored.
-
-When GITHUB_STEP_SUMMARY is set, the Markdown report is appended to it.`,
-		Example: `  abbench compare out/async out/blocking
-  abbench compare out/terminal-agreement-20261130T080000Z --format markdown
-  abbench compare stage-a/ stage-b/ --fail-on regression --format junit > report.xml`,
-		Args: argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
+		Use:     "compare RUN...",
+		Short:   "Censor gate and statistics over the runs of two or more arms",
+		Long:    help("compare"),
+		Example: help("compare.examples"),
+		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runs, cleanup, err := compare.LoadRuns(args)
 			defer cleanup()
@@ -109,44 +87,18 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 		}
 	}
 	r := compare.Compare(runs, co)
-	switch opts.format.value {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	case "markdown":
-		if err := r.Markdown(stdout); err != nil {
-			return err
-		}
-	case "junit":
-		if err := r.JUnit(stdout, opts.failOn); err != nil {
-			return err
-		}
-	default:
-		printComparison(stdout, r)
+	if err := r.Render(stdout, opts.format.value, opts.failOn); err != nil {
+		return err
 	}
 	if opts.plot != "" {
-		f, err := os.Create(opts.plot)
-		if err != nil {
-			return err
-		}
-		err = r.SVG(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := r.WriteSVGFile(opts.plot); err != nil {
 			return err
 		}
 	}
 	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
+		if err := r.AppendMarkdown(path); err != nil {
 			return fmt.Errorf("appending the report to GITHUB_STEP_SUMMARY: %w", err)
 		}
-		r.Markdown(f)
-		f.Close()
 	}
 	switch {
 	case r.Verdict == compare.Censored:
@@ -159,49 +111,14 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 	return nil
 }
 
-func printComparison(w io.Writer, r *compare.Result) {
-	fmt.Fprintf(w, "comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
-	if r.Verdict == compare.Censored {
-		fmt.Fprintf(w, "\nCENSORED: no delta is reported. Every reason:\n")
-		for _, rs := range r.Reasons {
-			fmt.Fprintf(w, "  %s\n", rs)
-		}
-		fmt.Fprintln(w, "\nraw values (not comparable):")
-	}
-	fmt.Fprintln(w)
-	var rows [][]string
-	for _, a := range r.Arms {
-		delta, interval, p, verdict := r.DeltaCells(a.Name)
-		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
-	}
-	writeTable(w, []string{"arm", "n", "median", "mean", "cv", "delta", "95% interval", "p", "verdict"}, rows)
-	if r.Workload != nil && r.Verdict != compare.Censored {
-		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
-	}
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Headline())
-}
-
 // verifyRuns refuses any run that is not a bundle signed by an allowed signer.
 func verifyRuns(vo verifyOptions, runs []compare.Run) error {
 	bo, err := vo.bundleOptions()
 	if err != nil {
 		return err
 	}
-	var failed []string
-	for _, run := range runs {
-		if !run.IsBundle() {
-			failed = append(failed, fmt.Sprintf("%s: %s: not a bundle (no manifest.json), so not signed", reason.SignatureInvalid, run.Path))
-			continue
-		}
-		if _, err := bundle.Verify(run.Dir, bo); err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %s", reason.SignatureInvalid, strings.ReplaceAll(err.Error(), run.Dir, run.Path)))
-		}
-	}
-	if len(failed) > 0 {
-		return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(failed), strings.Join(failed, "\n"))}
+	if refused := compare.VerifyRuns(runs, bo); len(refused) > 0 {
+		return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/digest"
-	"github.com/abbench/abbench/internal/atomicfile"
 )
 
 type digestOptions struct {
@@ -24,24 +23,10 @@ type digestOptions struct {
 func newDigestCmd() *cobra.Command {
 	var opts digestOptions
 	cmd := &cobra.Command{
-		Use:   "digest FILE | digest --explain A.records B.records",
-		Short: "Pinned prompt-content digest of a prompts file",
-		Long: `digest computes the pinned prompt-content digest of a JSON Lines prompts file
-(docs/digest.md): each line a JSON array of token IDs, a JSON string, or an
-object holding prompt_token_ids or prompt (or the field named by --field).
-
-The default algorithm is sha256-length-prefixed-prompt-sha256-v1 for token
-files and sha256-length-prefixed-text-sha256-v1 for text files. Every error in
-the file is reported as FILE:LINE: message.
-
---records writes every prompt's record (length and SHA-256 of its content) so
-that two digests can later be explained: with --explain, abbench says whether
-two records files are equal, the same prompts in another order (and where the
-orders first differ), or different content (which prompts are in one only).`,
-		Example: `  abbench digest testdata/prompts-256.jsonl
-  abbench digest --format json --algorithm sha256-sorted-length-prefixed-prompt-sha256-v1 prompts.jsonl
-  abbench digest --records a.records arm-a-prompts.jsonl
-  abbench digest --explain a.records b.records`,
+		Use:     "digest FILE | digest --explain A.records B.records",
+		Short:   "Pinned prompt-content digest of a prompts file",
+		Long:    help("digest"),
+		Example: help("digest.examples"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.explain && len(args) != 2 {
 				return usagef("abbench digest --explain A.records B.records", "--explain takes two records files, got %d argument(s)", len(args))
@@ -87,15 +72,7 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 		return err
 	}
 	if opts.records != "" {
-		f, err := atomicfile.Create(opts.records, 0o644)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		if err := digest.WriteRecords(f, fd.Digest, fd.Records); err != nil {
-			return err
-		}
-		if err := f.Commit(); err != nil {
+		if err := digest.WriteRecordsFile(opts.records, fd.Digest, fd.Records); err != nil {
 			return err
 		}
 	}
@@ -106,42 +83,19 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 	return err
 }
 
-func readRecordsFile(path string) (digest.Digest, []digest.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return digest.Digest{}, nil, usageError(err, "write records files with abbench digest --records FILE")
-	}
-	defer f.Close()
-	d, recs, err := digest.ReadRecords(f, path)
-	if err != nil {
-		return d, nil, usageError(err, "")
-	}
-	return d, recs, nil
-}
-
 func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
 	if err := opts.format.check(); err != nil {
 		return err
 	}
-	da, ra, err := readRecordsFile(a)
-	if err != nil {
-		return err
+	fe, err := digest.ExplainFiles(a, b)
+	if errors.Is(err, os.ErrNotExist) {
+		return usageError(err, "write records files with abbench digest --records FILE")
+	} else if err != nil {
+		return usageError(err, "digests are only ever compared within one algorithm, from records files")
 	}
-	db, rb, err := readRecordsFile(b)
-	if err != nil {
-		return err
-	}
-	if da.Algorithm != db.Algorithm {
-		return usagef("digests are only ever compared within one algorithm", "%s uses %s but %s uses %s", a, da.Algorithm, b, db.Algorithm)
-	}
-	e := digest.Explain(ra, rb)
 	if opts.format.value == "json" {
-		return json.NewEncoder(stdout).Encode(struct {
-			A digest.Digest `json:"a"`
-			B digest.Digest `json:"b"`
-			digest.Explanation
-		}{da, db, e})
+		return json.NewEncoder(stdout).Encode(fe) // one line, as the digest itself
 	}
-	fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", da, a, db, b, e)
-	return nil
+	_, err = fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", fe.A, a, fe.B, b, fe.Explanation)
+	return err
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,29 +20,11 @@ type verifyOptions struct {
 func newVerifyCmd() *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
-		Use:   "verify BUNDLE... --allowed-signers FILE",
-		Short: "Check bundles' signatures, manifests and evidence",
-		Long: `verify checks evidence bundles (directories or .tar.gz archives) without
-trusting whoever made them, offline:
-
-  1. the SSH signature over manifest.json's exact bytes, against an
-     allowed_signers file in ssh-keygen's format (principals, namespaces=,
-     valid-after=, valid-before=, cert-authority), before the manifest is
-     parsed; the namespace must be abbench-evidence;
-  2. every file the manifest names is present with its SHA-256, and no other
-     file, link or special file is there;
-  3. the evidence re-derived from the bundled log bytes and records equals
-     evidence.json.
-
-OpenSSH alone can check step 1:
-  ssh-keygen -Y verify -f allowed_signers -I IDENTITY -n abbench-evidence \
-    -s BUNDLE/manifest.json.sig < BUNDLE/manifest.json
-
-Unsigned bundles pass only with --allow-unsigned, and say so. Any failure
-exits 4 and names what failed.`,
-		Example: `  abbench verify out/async/*/bundle --allowed-signers allowed_signers
-  abbench verify run.tar.gz --allowed-signers allowed_signers --identity ci@example.org`,
-		Args: argsUsage(cobra.MinimumNArgs(1), "give the bundles to verify"),
+		Use:     "verify BUNDLE... --allowed-signers FILE",
+		Short:   "Check bundles' signatures, manifests and evidence",
+		Long:    help("verify"),
+		Example: help("verify.examples"),
+		Args:    argsUsage(cobra.MinimumNArgs(1), "give the bundles to verify"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd.OutOrStdout(), opts, args)
 		},
@@ -68,25 +46,6 @@ func (o verifyOptions) bundleOptions() (bundle.VerifyOptions, error) {
 		vo.AllowedSigners = as
 	}
 	return vo, nil
-}
-
-// openBundle returns a bundle directory: the path itself, or a .tar.gz
-// unpacked into a temporary directory (removed by the returned cleanup).
-func openBundle(path string) (string, func(), error) {
-	if !strings.HasSuffix(path, ".tar.gz") && !strings.HasSuffix(path, ".tgz") {
-		return path, func() {}, nil
-	}
-	tmp, err := os.MkdirTemp("", "abbench-bundle-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	dir := filepath.Join(tmp, "bundle")
-	if err := bundle.Unpack(path, dir); err != nil {
-		cleanup()
-		return "", nil, &bundle.VerifyError{Bundle: path, What: err.Error()}
-	}
-	return dir, cleanup, nil
 }
 
 type verifyResult struct {
@@ -114,25 +73,16 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	failed := 0
 	for _, p := range paths {
 		res := verifyResult{Bundle: p}
-		dir, cleanup, err := openBundle(p)
-		if err == nil {
-			var v *bundle.Verified
-			v, err = bundle.Verify(dir, vo)
-			cleanup()
-			if err == nil {
-				res.OK, res.Signer, res.Unsigned, res.Arm, res.Accepted = true, v.Signer, v.Unsigned, v.Evidence.Arm, v.Evidence.Accepted
-			}
-		}
-		if err != nil {
-			res.Error = strings.ReplaceAll(err.Error(), dir, p)
+		if v, err := bundle.VerifyPath(p, vo); err != nil {
+			res.Error = err.Error()
 			failed++
+		} else {
+			res.OK, res.Signer, res.Unsigned, res.Arm, res.Accepted = true, v.Signer, v.Unsigned, v.Evidence.Arm, v.Evidence.Accepted
 		}
 		results = append(results, res)
 	}
 	if opts.format.value == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(results)
+		writeJSON(stdout, results)
 	} else {
 		for _, r := range results {
 			switch {

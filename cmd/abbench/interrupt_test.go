@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/rundir"
 )
 
 // TestInterruptedRunLeavesNothing sends SIGINT to `abbench run` in the middle
@@ -77,7 +78,7 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p plan
+	var p rundir.Plan
 	json.Unmarshal(data, &p)
 	if len(p.Runs) != 2 || p.Runs[0].Token == "" || p.Runs[1].Result != nil {
 		t.Fatalf("plan after interrupt: %s", data)
@@ -85,8 +86,8 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	if left := arms.Survivors(p.Runs[0].Token); len(left) > 0 {
 		t.Fatalf("processes %v of the interrupted run survived", left)
 	}
-	st := readStatus(p.Runs[0].Dir)
-	if st == nil || st.State != arms.StateInterrupted {
+	st, _ := rundir.LatestStatus(p.Runs[0].Dir)
+	if st == nil || st.State != rundir.StateInterrupted {
 		t.Fatalf("status of the interrupted run: %+v", st)
 	}
 	if _, err := os.Stat(filepath.Join(st.Dir, "ctx-1.log")); err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 func TestMain(m *testing.M) {
@@ -45,6 +47,18 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// rundir-tree DIR: DIR is a finished campaign laid out as rundir says.
+			"rundir-tree": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: rundir-tree DIR")
+				}
+				err := rundir.CheckCampaign(ts.MkAbs(args[0]))
+				if neg != (err != nil) {
+					ts.Fatalf("rundir-tree %s: %v", args[0], err)
+				}
+			},
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond != "slurm" {

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"embed"
+	"encoding/json"
 	"io"
-	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/abbench/abbench/internal/version"
 )
 
 // run is the whole CLI: it takes its arguments and writers, so tests drive it
@@ -24,20 +28,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// helpTexts are the commands' long help, one file each, so they read as the
+// documentation they are.
+//
+//go:embed help/*.txt
+var helpTexts embed.FS
+
+// help is the long help of a command.
+func help(name string) string {
+	data, err := helpTexts.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("no help text for " + name) // a test runs every command's help
+	}
+	return strings.TrimRight(string(data), "\n")
+}
+
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "abbench",
-		Short: "Reproducible A/B benchmarks that end in signed, checkable evidence",
-		Long: `abbench stands up matched arms of an A/B benchmark (the same everything but the
-environment keys a scenario declares), proves on every rank that the arm's
-environment arrived, scopes logs by byte offset, hashes the workload's prompt
-content with a pinned algorithm, and censors any comparison whose evidence is
-missing, partial, stale or unequal.
-
-Start with 'abbench validate SCENARIO' to see what differs between the arms.
-
-` + exitStatusHelp,
-		Version:           version(),
+		Use:               "abbench",
+		Short:             "Reproducible A/B benchmarks that end in signed, checkable evidence",
+		Long:              help("abbench") + "\n\n" + exitStatusHelp,
+		Version:           version.String(),
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
@@ -56,32 +67,11 @@ Start with 'abbench validate SCENARIO' to see what differs between the arms.
 	return root
 }
 
-// version is the module version from build information, with the VCS
-// revision when the binary was built from a checkout.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " (" + rev + dirty + ")"
-	}
-	return v
+// writeJSON prints v as indented JSON: every command's --format json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // exactArgs is cobra.ExactArgs whose failure is a usage error.
@@ -106,10 +96,8 @@ func addFormatFlag(fs *pflag.FlagSet, f *formatFlag, choices ...string) {
 }
 
 func (f *formatFlag) check() error {
-	for _, c := range f.choices {
-		if f.value == c {
-			return nil
-		}
+	if slices.Contains(f.choices, f.value) {
+		return nil
 	}
 	return usagef("", "--format %q: choose one of %s", f.value, strings.Join(f.choices, ", "))
 }

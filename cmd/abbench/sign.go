@@ -7,10 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/evidence"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
 
@@ -34,28 +30,15 @@ func addSignFlags(cmd *cobra.Command, o *signOptions) {
 
 // signer returns the configured signer (nil: unsigned) and a closer.
 func (o *signOptions) signer() (ssh.Signer, func() error, error) {
-	noop := func() error { return nil }
 	key := o.key
 	if key == "" && !o.agent {
 		key = os.Getenv(EnvSignKey)
 	}
-	switch {
-	case o.agent && key != "":
-		return nil, noop, usagef("", "give --sign-key or --sign-agent, not both")
-	case o.agent:
-		s, closer, err := sshsig.AgentSigner(o.pub)
-		if err != nil {
-			return nil, noop, usageError(err, "")
-		}
-		return s, closer, nil
-	case key != "":
-		s, err := sshsig.LoadKey(key)
-		if err != nil {
-			return nil, noop, usageError(err, "")
-		}
-		return s, noop, nil
+	s, closer, err := sshsig.OpenSigner(key, o.agent, o.pub)
+	if err != nil {
+		return nil, closer, usageError(err, "")
 	}
-	return nil, noop, nil
+	return s, closer, nil
 }
 
 // args are the flags that make each arm controller sign the same way,
@@ -82,20 +65,4 @@ func (o *signOptions) args() ([]string, error) {
 		a = append(a, "--archive")
 	}
 	return a, nil
-}
-
-// writeBundle writes the run's bundle beside its evidence.
-func writeBundle(s *scenarios.Scenario, st *arms.Status, ev *evidence.Evidence, signer ssh.Signer, archive bool) error {
-	data, err := os.ReadFile(s.File)
-	if err != nil {
-		return err
-	}
-	dest := filepath.Join(st.Dir, "bundle")
-	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: "abbench " + version(), Signer: signer}, dest); err != nil {
-		return err
-	}
-	if archive {
-		return bundle.Pack(dest, dest+".tar.gz")
-	}
-	return nil
 }

@@ -10,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 // Limits on reading an archive, against decompression bombs.
@@ -176,4 +179,34 @@ func typeName(t byte) string {
 		return "FIFO"
 	}
 	return fmt.Sprintf("entry of type %q", t)
+}
+
+// Open returns a bundle directory for path: path itself, or a .tar.gz
+// unpacked into a temporary directory that cleanup removes. An archive that
+// does not unpack is a *VerifyError naming it.
+func Open(path string) (dir string, cleanup func(), err error) {
+	if !rundir.IsArchive(path) {
+		return path, func() {}, nil
+	}
+	found, cleanup, err := rundir.Resolve(path, Unpack)
+	if err != nil {
+		cleanup()
+		return "", func() {}, &VerifyError{Bundle: path, What: err.Error()}
+	}
+	return found[0].Dir, cleanup, nil
+}
+
+// VerifyPath verifies the bundle at path (a directory or an archive); its
+// errors name path, not a temporary directory.
+func VerifyPath(path string, opts VerifyOptions) (*Verified, error) {
+	dir, cleanup, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	v, err := Verify(dir, opts)
+	if err != nil && dir != path {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), dir, path))
+	}
+	return v, err
 }

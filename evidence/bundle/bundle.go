@@ -27,11 +27,10 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
@@ -46,8 +45,8 @@ const (
 	ScenarioFile  = "scenario.yaml"
 	ScopesFile    = "scopes.json"
 	Provenance    = "provenance.json"
-	EvidenceFile  = "evidence.json"
-	StatusFile    = "status.json"
+	EvidenceFile  = rundir.EvidenceFile
+	StatusFile    = rundir.StatusFile
 )
 
 // Statement is the manifest: an in-toto Statement v1.
@@ -116,7 +115,7 @@ type Input struct {
 	Scenario      *scenarios.Scenario
 	ScenarioBytes []byte
 	Evidence      *evidence.Evidence
-	Status        *arms.Status
+	Status        *rundir.Status
 	Tool          string     // abbench version
 	Signer        ssh.Signer // nil writes an unsigned bundle
 }
@@ -219,11 +218,11 @@ func (w *writer) write(in Input) error {
 		}
 	}
 	// Registrations, with secret-named arm values redacted.
-	regs, _ := filepath.Glob(filepath.Join(w.run, "coord", "ranks", "*.json"))
+	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: in.Scenario.PromptsDigest,
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
 	for _, path := range regs {
-		var reg rankwrap.Registration
+		var reg rundir.Registration
 		data, err := os.ReadFile(path)
 		if err != nil || json.Unmarshal(data, &reg) != nil {
 			return fmt.Errorf("registration %s: unreadable", path)
@@ -234,7 +233,7 @@ func (w *writer) write(in Input) error {
 				reg.ArmEnv[k] = &p
 			}
 		}
-		if err := w.putJSON(filepath.Join("coord", "ranks", filepath.Base(path)), reg); err != nil {
+		if err := w.putJSON(filepath.Join(rundir.CoordDir, rundir.RanksDir, filepath.Base(path)), reg); err != nil {
 			return err
 		}
 		if !slices.Contains(prov.Hosts, reg.Host) {
@@ -247,7 +246,7 @@ func (w *writer) write(in Input) error {
 			prov.RestartCount = rc
 		}
 	}
-	envs, _ := filepath.Glob(filepath.Join(w.run, "coord", "env", "*.json"))
+	envs, _ := filepath.Glob(rundir.EnvGlob(rundir.Coord(w.run)))
 	for _, path := range envs {
 		var env []string
 		data, _ := os.ReadFile(path)

@@ -18,9 +18,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
@@ -56,7 +55,7 @@ func newSigner(t *testing.T) (ssh.Signer, string) {
 
 // makeRun writes a run directory (with an earlier attempt's bytes before
 // each log's offset) and returns its scenario, evidence and status.
-func makeRun(t *testing.T, commits1 int) (string, *scenarios.Scenario, []byte, *evidence.Evidence, *arms.Status) {
+func makeRun(t *testing.T, commits1 int) (string, *scenarios.Scenario, []byte, *evidence.Evidence, *rundir.Status) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "prompts.jsonl"), []byte("[1]\n[2]\n[3]\n[4]\n"), 0o644)
@@ -69,16 +68,16 @@ func makeRun(t *testing.T, commits1 int) (string, *scenarios.Scenario, []byte, *
 	dir := filepath.Join(root, "run")
 	os.MkdirAll(filepath.Join(dir, "coord", "ranks"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "coord", "env"), 0o755)
-	st := &arms.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok-1", Dir: dir, State: arms.StateSucceeded,
+	st := &rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok-1", Dir: dir, State: rundir.StateSucceeded,
 		Started: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), Ended: time.Date(2026, 11, 30, 8, 1, 0, 0, time.UTC)}
 	for rank, commits := range []int{4, commits1} {
 		stale := "mode rank=9 terminal=0\nsummary rank=9 commits=0\n"
 		log := fmt.Sprintf("%smode rank=%d terminal=1\nnoise \xff\xfe line\nsummary rank=%d commits=%d\n", stale, rank, rank, commits)
 		name := fmt.Sprintf("ctx-%d.log", rank)
 		os.WriteFile(filepath.Join(dir, name), []byte(log), 0o644)
-		st.Ranks = append(st.Ranks, arms.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: int64(len(stale))})
+		st.Ranks = append(st.Ranks, rundir.RankStatus{Role: "ctx", Rank: rank, Log: name, Offset: int64(len(stale))})
 		v := "1"
-		reg := rankwrap.Registration{Role: "ctx", Rank: rank, Host: "node-1", PID: 100 + rank, Token: "tok-1", ArmEnv: map[string]*string{"TERM_MODE": &v}}
+		reg := rundir.Registration{Role: "ctx", Rank: rank, Host: "node-1", PID: 100 + rank, Token: "tok-1", ArmEnv: map[string]*string{"TERM_MODE": &v}}
 		data, _ := json.Marshal(reg)
 		os.WriteFile(filepath.Join(dir, "coord", "ranks", fmt.Sprintf("ctx-%d.json", rank)), data, 0o644)
 		env, _ := json.Marshal([]string{"HF_TOKEN=[REDACTED]", "PATH=/bin", "TERM_MODE=1"})

@@ -34,12 +34,6 @@ const (
 	Inconclusive = "inconclusive"
 )
 
-// Codes the gate adds to those of DESIGN.md.
-const (
-	DuplicateRun reason.Code = "duplicate-run"
-	ArmMissing   reason.Code = "arm-missing"
-)
-
 // Alpha is the significance level of the U test, and Confidence the level
 // of the delta's interval.
 const (
@@ -67,7 +61,8 @@ type Options struct {
 	Calibration *Calibration
 }
 
-// Result is a comparison, as DESIGN.md specifies its JSON.
+// Result is a comparison; its JSON is the --format json report
+// (docs/evidence.md).
 type Result struct {
 	Verdict        string          `json:"verdict"`
 	Reasons        []reason.Reason `json:"reasons"`
@@ -158,7 +153,7 @@ func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }
 func (g *gate) check() {
 	r := g.r
 	if len(g.runs) == 0 {
-		g.add(reason.New(ArmMissing, "no runs were given"))
+		g.add(reason.New(reason.ArmMissing, "no runs were given"))
 		return
 	}
 	first := g.runs[0].Evidence
@@ -174,7 +169,7 @@ func (g *gate) check() {
 		value := metricOf(e, g.opts.Metric)
 		r.Runs = append(r.Runs, RunSummary{Path: run.Path, Arm: e.Arm, Token: e.Token, Accepted: e.Accepted, Value: value, Criteria: e.Criteria})
 		if prev, dup := tokens[e.Token]; dup {
-			g.add(reason.New(DuplicateRun, "%s and %s are the same run (token %s): a run counts once", prev, run.Path, e.Token))
+			g.add(reason.New(reason.DuplicateRun, "%s and %s are the same run (token %s): a run counts once", prev, run.Path, e.Token))
 			continue
 		}
 		tokens[e.Token] = run.Path
@@ -220,13 +215,13 @@ func (g *gate) check() {
 		}
 	}
 	if len(missing) > 0 {
-		g.add(reason.New(ArmMissing, "no run of arm %s was given (arms: %s): was its stage run?", strings.Join(missing, ", "), strings.Join(first.Arms, ", ")))
+		g.add(reason.New(reason.ArmMissing, "no run of arm %s was given (arms: %s): was its stage run?", strings.Join(missing, ", "), strings.Join(first.Arms, ", ")))
 	}
 	if len(present) < 2 {
-		g.add(reason.New(ArmMissing, "only %d arm(s) given: a comparison needs two", len(present)))
+		g.add(reason.New(reason.ArmMissing, "only %d arm(s) given: a comparison needs two", len(present)))
 	}
 	if !present[r.Baseline] && len(present) > 0 {
-		g.add(reason.New(ArmMissing, "the baseline arm %s has no run", r.Baseline))
+		g.add(reason.New(reason.ArmMissing, "the baseline arm %s has no run", r.Baseline))
 	}
 	g.workloads()
 	g.sources()

@@ -158,8 +158,8 @@ func TestCensorGate(t *testing.T) {
 			return rs
 		}, []reason.Code{reason.DigestMissing}},
 		{"mode of an arm", func(rs []Run) []Run { rs[2].Evidence.Ranks[0].Mode["T"] = "0"; return rs }, []reason.Code{reason.ArmModeMismatch}},
-		{"same run twice", func(rs []Run) []Run { return append(rs, rs[0]) }, []reason.Code{DuplicateRun}},
-		{"one arm only", func(rs []Run) []Run { return rs[:2] }, []reason.Code{ArmMissing}},
+		{"same run twice", func(rs []Run) []Run { return append(rs, rs[0]) }, []reason.Code{reason.DuplicateRun}},
+		{"one arm only", func(rs []Run) []Run { return rs[:2] }, []reason.Code{reason.ArmMissing}},
 		{"several at once", func(rs []Run) []Run {
 			rs[2].Evidence.MatchedDigest = "other"
 			rs[3].Evidence.Ranks[0].Mode["T"] = "0"

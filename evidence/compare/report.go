@@ -1,14 +1,18 @@
 package compare
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"html"
 	"io"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/internal/texttable"
 )
 
 func (r *Result) armEnvDiff() (keys []string, differing map[string]bool) {
@@ -307,4 +311,78 @@ func (r *Result) SVG(w io.Writer) error {
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// WriteText prints the comparison for a person: a censored one with every
+// reason and no delta, otherwise per-arm statistics, warnings and the verdict.
+func (r *Result) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
+	if r.Verdict == Censored {
+		fmt.Fprintf(w, "\nCENSORED: no delta is reported. Every reason:\n")
+		for _, rs := range r.Reasons {
+			fmt.Fprintf(w, "  %s\n", rs)
+		}
+		fmt.Fprintln(w, "\nraw values (not comparable):")
+	}
+	fmt.Fprintln(w)
+	var rows [][]string
+	for _, a := range r.Arms {
+		delta, interval, p, verdict := r.DeltaCells(a.Name)
+		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
+	}
+	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", "95% interval", "p", "verdict"}, rows); err != nil {
+		return err
+	}
+	if r.Workload != nil && r.Verdict != Censored {
+		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	_, err := fmt.Fprintf(w, "\nverdict: %s\n", r.Headline())
+	return err
+}
+
+// WriteSVGFile writes the plot of every run's value per arm to path.
+func (r *Result) WriteSVGFile(path string) error {
+	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, r.SVG)
+}
+
+// AppendMarkdown appends the Markdown report to path (a CI step summary).
+func (r *Result) AppendMarkdown(path string) error {
+	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, r.Markdown)
+}
+
+// writeTo opens path with flag, lets write fill it, and reports the first error.
+func writeTo(path string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Formats are the report formats Render takes.
+var Formats = []string{"table", "json", "markdown", "junit"}
+
+// Render writes the report in format (one of Formats); failOn marks the
+// JUnit comparison case failed as --fail-on would.
+func (r *Result) Render(w io.Writer, format, failOn string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "markdown":
+		return r.Markdown(w)
+	case "junit":
+		return r.JUnit(w, failOn)
+	case "table":
+		return r.WriteText(w)
+	}
+	return fmt.Errorf("unknown report format %q", format)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 )
 
 // EnvAllocation marks every process of a local allocation, so that one
@@ -56,7 +57,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		}
 		argv = append([]string{taskset, "-c", l.CPUs}, argv...)
 	}
-	logf, err := os.OpenFile(filepath.Join(spec.Dir, "controller.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(filepath.Join(spec.Dir, rundir.ControllerLog), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}

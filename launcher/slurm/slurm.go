@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -79,7 +80,7 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	b.WriteString("#!/bin/bash\n")
 	directive := func(format string, args ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", args...) }
 	directive("--job-name=abbench-%s", spec.ID)
-	directive("--output=%s", filepath.Join(spec.Dir, "slurm-%j.out"))
+	directive("--output=%s", rundir.SlurmOutputPattern(spec.Dir))
 	directive("--chdir=%s", spec.Dir)
 	directive("--requeue")
 	nodes := max(o.Nodes, 1)
@@ -138,7 +139,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	marker := hex.EncodeToString(rnd[:])
-	script := filepath.Join(spec.Dir, "job.sbatch")
+	script := filepath.Join(spec.Dir, rundir.JobScript)
 	if err := os.WriteFile(script, []byte(l.Script(spec, marker)), 0o755); err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		grace = 60 * time.Second
 	}
 	r := &run{spec: spec, id: m[1], marker: marker, poll: poll, grace: grace, submitted: time.Now(), done: make(chan struct{})}
-	os.WriteFile(filepath.Join(spec.Dir, "job_id"), []byte(r.id+"\n"), 0o644)
+	os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(r.id+"\n"), 0o644)
 	go r.watch()
 	return r, nil
 }

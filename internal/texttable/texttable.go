@@ -1,4 +1,6 @@
-package main
+// Package texttable draws the plain-text tables of abbench's reports, in
+// one style everywhere.
+package texttable
 
 import (
 	"io"
@@ -8,8 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// writeTable draws a plain-text table; only cmd/abbench draws tables.
-func writeTable(w io.Writer, header []string, rows [][]string) error {
+// Write draws a plain-text table of header and rows to w.
+func Write(w io.Writer, header []string, rows [][]string) error {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),

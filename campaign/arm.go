@@ -1,0 +1,69 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// ArmOptions configure one arm run's pipeline.
+type ArmOptions struct {
+	Out      string     // the arm's --out directory; the attempt goes to Out/TOKEN
+	Ranks    string     // arms.RanksLocal or arms.RanksSrun
+	Signer   ssh.Signer // signs the bundle; nil writes it unsigned
+	Archive  bool       // also pack the bundle as bundle.tar.gz
+	Tool     string     // "abbench VERSION", recorded in provenance
+	Progress func(arms.Event)
+}
+
+// RunArm is the arm pipeline: run arm of s in this allocation, collect its
+// evidence into evidence.json, and write its bundle. The status and
+// evidence are returned whenever the run itself took place, also with an
+// error from writing the bundle.
+func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOptions) (*rundir.Status, *evidence.Evidence, error) {
+	st, err := arms.Run(ctx, s, arm, arms.Options{Out: opts.Out, Ranks: opts.Ranks, Progress: opts.Progress})
+	if err != nil {
+		return nil, nil, err
+	}
+	ev, err := evidence.Collect(s, arm, st.Dir)
+	if err != nil {
+		return st, nil, err
+	}
+	if err := WriteEvidence(st.Dir, ev); err != nil {
+		return st, ev, err
+	}
+	if err := writeBundle(s, st, ev, opts); err != nil {
+		return st, ev, fmt.Errorf("writing the bundle: %w", err)
+	}
+	return st, ev, nil
+}
+
+// WriteEvidence writes an attempt's evidence.json atomically.
+func WriteEvidence(attempt string, ev *evidence.Evidence) error {
+	return rundir.WriteJSON(filepath.Join(attempt, rundir.EvidenceFile), ev)
+}
+
+// writeBundle writes the run's bundle beside its evidence.
+func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence, opts ArmOptions) error {
+	data, err := os.ReadFile(s.File)
+	if err != nil {
+		return err
+	}
+	dest := filepath.Join(st.Dir, rundir.BundleDir)
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer}, dest); err != nil {
+		return err
+	}
+	if opts.Archive {
+		return bundle.Pack(dest, filepath.Join(st.Dir, rundir.BundleArchive))
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/launcher/local"
+	"github.com/abbench/abbench/launcher/slurm"
+	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// The launchers Config.Launcher takes.
+var Launchers = []string{"local", "slurm"}
+
+// Config is one campaign.
+type Config struct {
+	Scenario     *scenarios.Scenario
+	ScenarioPath string // the scenario file, as each run's controller reads it
+	Launcher     string // local or slurm
+	Repeat       int    // runs per arm
+	Order        string // OrderInterleaved or OrderRandom
+	Seed         uint64 // the random order's seed, recorded
+	SeedSet      bool   // false: Plan takes the seed from the clock
+	// Out is the campaign directory; it must be new or empty (default
+	// out/NAME-TIME).
+	Out string
+	// Calibrate, when set, runs only this arm (an A/A campaign).
+	Calibrate string
+	// MaxPending bounds the time a run's allocation may stay queued.
+	MaxPending time.Duration
+	// Self is the abbench executable each allocation runs as its controller.
+	Self string
+	// ArmArgs are extra flags for every run's abbench arm (signing).
+	ArmArgs []string
+	// Progress, when set, hears every change of a run's state.
+	Progress func(Event)
+
+	total int // runs in the plan, for events
+}
+
+// Event is a change of one run's state (a phase, pending, an end state).
+type Event struct {
+	Index, Total int
+	Arm, State   string
+	Elapsed      time.Duration
+	// Tick is true for a repeat of the same state (elapsed time only).
+	Tick bool
+}
+
+// Result is what a campaign did.
+type Result struct {
+	Out  string
+	Plan *rundir.Plan
+	// Runs parallels Plan.Runs: what each run left (nil where it left nothing).
+	Runs []Run
+	// Interrupted is true when the context ended the campaign early.
+	Interrupted bool
+}
+
+// Run is what one run of the plan left.
+type Run struct {
+	Planned  *rundir.PlannedRun
+	Status   *rundir.Status
+	Evidence *evidence.Evidence
+}
+
+// ErrNotEmpty is returned when Config.Out already holds files.
+var ErrNotEmpty = errors.New("the campaign directory is not empty")
+
+// Check validates the configuration before anything is written.
+func (c *Config) Check() error {
+	switch {
+	case !contains(Launchers, c.Launcher):
+		return fmt.Errorf("--launcher %q: choose local or slurm", c.Launcher)
+	case c.Repeat < 1:
+		return fmt.Errorf("--repeat %d: must be at least 1", c.Repeat)
+	case !contains(Orders, c.Order):
+		return fmt.Errorf("--order %q: choose interleaved or random", c.Order)
+	}
+	if c.Calibrate != "" {
+		if _, ok := c.Scenario.Arms[c.Calibrate]; !ok {
+			return fmt.Errorf("--calibrate %q is not an arm of %s (arms: %v)", c.Calibrate, c.Scenario.File, c.Scenario.ArmOrder)
+		}
+		if c.Repeat < 3 {
+			return fmt.Errorf("calibration needs --repeat of at least 3")
+		}
+	}
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan writes the campaign's plan into Out (which must be new or empty)
+// and returns it; Execute then runs it.
+func Plan(c *Config) (*Result, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	if !c.SeedSet {
+		c.Seed, c.SeedSet = uint64(time.Now().UnixNano()), true
+	}
+	if c.Out == "" {
+		c.Out = filepath.Join("out", c.Scenario.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	out, err := filepath.Abs(c.Out)
+	if err != nil {
+		return nil, err
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("--out %s: %w", c.Out, ErrNotEmpty)
+	}
+	if err := os.MkdirAll(filepath.Join(out, rundir.RunsDir), 0o755); err != nil {
+		return nil, err
+	}
+	s := c.Scenario
+	armNames := s.ArmOrder
+	if c.Calibrate != "" {
+		armNames = []string{c.Calibrate}
+	}
+	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat}
+	for i, arm := range Order(armNames, c.Repeat, c.Order, c.Seed) {
+		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm)})
+	}
+	if err := rundir.WritePlan(out, p); err != nil {
+		return nil, err
+	}
+	r := &Result{Out: out, Plan: p, Runs: make([]Run, len(p.Runs))}
+	for i := range p.Runs {
+		r.Runs[i].Planned = &p.Runs[i]
+	}
+	return r, nil
+}
+
+// Execute runs the planned runs one at a time, each in a fresh allocation,
+// and records each one's allocation, result, status and evidence in
+// plan.json as it ends. A run past its deadline is cancelled and the
+// campaign goes on; when ctx ends, the run in progress is torn down (its
+// files kept) and Execute returns with Interrupted set. The error is
+// non-nil only when a run could not be started at all.
+func Execute(ctx context.Context, c *Config, r *Result) error {
+	c.total = len(r.Runs)
+	l, ranks := newLauncher(c)
+	runDeadline := deadline(c.Scenario)
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		pr := run.Planned
+		if ctx.Err() != nil {
+			r.Interrupted = true
+			break
+		}
+		spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
+			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks}, c.ArmArgs...)}
+		c.event(pr, "starting", 0, false)
+		lr, err := l.Start(ctx, spec)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", spec.ID, err)
+		}
+		pr.Allocation = lr.AllocationID()
+		rundir.WritePlan(r.Out, r.Plan)
+		res, werr := c.wait(ctx, lr, pr, runDeadline)
+		if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
+			cerr := lr.Cancel()
+			res, _ = lr.Wait(context.Background())
+			if errors.Is(werr, errPastDeadline) {
+				res.Detail = fmt.Sprintf("cancelled: %v; %s", werr, res.Detail)
+			} else {
+				r.Interrupted = true
+			}
+			if cerr != nil {
+				res.Detail = fmt.Sprintf("%s; cancelling: %v", res.Detail, cerr)
+			}
+		}
+		pr.Result = &rundir.Outcome{State: string(res.State), ExitCode: res.ExitCode, AllocationID: res.AllocationID, Started: res.Started, Ended: res.Ended, Detail: res.Detail}
+		run.collect()
+		c.event(pr, string(res.State), res.Ended.Sub(res.Started), false)
+		rundir.WritePlan(r.Out, r.Plan)
+		if r.Interrupted {
+			break
+		}
+	}
+	return nil
+}
+
+// collect reads what the run left: its newest attempt's status and evidence.
+func (run *Run) collect() {
+	st, err := rundir.LatestStatus(run.Planned.Dir)
+	if err != nil {
+		return
+	}
+	run.Status = st
+	run.Planned.Token = st.Token
+	var ev evidence.Evidence
+	if rundir.ReadJSON(filepath.Join(st.Dir, rundir.EvidenceFile), &ev) == nil {
+		run.Evidence = &ev
+		run.Planned.Accepted = &ev.Accepted
+	}
+}
+
+func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duration, tick bool) {
+	if c.Progress != nil {
+		c.Progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
+	}
+}
+
+func newLauncher(c *Config) (launcher.Launcher, string) {
+	s := c.Scenario
+	d := s.Deadlines
+	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + 5*time.Second
+	if c.Launcher == "slurm" {
+		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace}, arms.RanksSrun
+	}
+	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
+}
+
+// deadline bounds one run: every deadline of its phases, with a margin for
+// the allocation to start. Nothing waits for ever, also not on an
+// allocation that never starts or hangs.
+func deadline(s *scenarios.Scenario) time.Duration {
+	d := s.Deadlines
+	phases := time.Duration(d.Ready + d.Client + d.Drain + d.Teardown + d.KillGrace)
+	return phases + max(10*time.Second, phases/5)
+}
+
+// tasksPerNode is what the largest srun step needs on each of its nodes.
+func tasksPerNode(s *scenarios.Scenario) int {
+	nodes := max(s.Launcher.Slurm.Nodes, 1)
+	need := 1
+	for _, r := range s.Roles {
+		n := nodes
+		if r.Slurm.Nodes > 0 {
+			n = r.Slurm.Nodes
+		}
+		need = max(need, (r.Ranks+n-1)/n)
+	}
+	return need
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestReadmeExitStatus holds the README's exit-status table against the
+// codes the CLI returns and the EXIT STATUS section of every --help.
+func TestReadmeExitStatus(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := map[int]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\| (\d) \| (.+) \|$`).FindAllStringSubmatch(string(data), -1) {
+		n, _ := strconv.Atoi(m[1])
+		readme[n] = strings.ReplaceAll(m[2], "`", "")
+	}
+	help := map[int]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(exitStatusHelp, -1) {
+		n, _ := strconv.Atoi(m[1])
+		help[n] = m[2]
+	}
+	codes := []int{exitOK, exitError, exitUsage, exitCensored, exitUnverfied, exitFailOn}
+	if len(readme) != len(codes) || len(help) != len(codes) {
+		t.Fatalf("README lists %d exit statuses, --help %d, the code %d", len(readme), len(help), len(codes))
+	}
+	for _, c := range codes {
+		r, h := readme[c], help[c]
+		if r == "" || h == "" {
+			t.Errorf("exit status %d: README %q, --help %q", c, r, h)
+			continue
+		}
+		// The same words, allowing the README's commas for "run, arm, compare".
+		norm := func(s string) string { return strings.NewReplacer(",", "", " and ", " ").Replace(s) }
+		if norm(r) != norm(h) {
+			t.Errorf("exit status %d:\n README: %s\n --help: %s", c, r, h)
+		}
+	}
+}
+
+// TestEveryCommandHasHelp runs every command's --help, so a missing help
+// text fails here and not in a user's terminal.
+func TestEveryCommandHasHelp(t *testing.T) {
+	var out, errb strings.Builder
+	for _, c := range newRoot(&out, &errb).Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if !strings.Contains(c.Long, "EXIT STATUS") || c.Example == "" {
+			t.Errorf("%s: long help or examples missing", c.Name())
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package evidence
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abbench/abbench/internal/texttable"
+)
+
+// DefaultMetric is the headline metric of evidence that names none.
+const DefaultMetric = "output_throughput"
+
+// Headline is the record metric compared by default.
+func (e *Evidence) Headline() string {
+	if e.HeadlineMetric == "" {
+		return DefaultMetric
+	}
+	return e.HeadlineMetric
+}
+
+// WriteText prints the evidence for a person: the verdict, the workload
+// digest, the headline metric, every criterion, and every reason.
+func (e *Evidence) WriteText(w io.Writer) error {
+	verdict := "accepted"
+	if !e.Accepted {
+		verdict = "NOT accepted"
+	}
+	fmt.Fprintf(w, "evidence: %s\n", verdict)
+	if e.Workload != nil {
+		fmt.Fprintf(w, "workload digest: %s\n", e.Workload)
+	}
+	if t := e.Throughput; t != nil {
+		metric := e.Headline()
+		if v, ok := t.Metrics[metric]; ok {
+			fmt.Fprintf(w, "%s: %.4g (%s record, valid %v)\n", metric, v, t.Format, t.Valid)
+		} else {
+			fmt.Fprintf(w, "%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
+		}
+	}
+	if len(e.Criteria) > 0 {
+		var rows [][]string
+		for _, c := range e.Criteria {
+			mark := "✓"
+			if !c.OK {
+				mark = "✗"
+			}
+			codes := make([]string, len(c.Codes))
+			for i, code := range c.Codes {
+				codes[i] = string(code)
+			}
+			rows = append(rows, []string{mark, c.ID, c.Detail, strings.Join(codes, ", ")})
+		}
+		fmt.Fprintln(w)
+		if err := texttable.Write(w, []string{"", "criterion", "detail", "censor"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(e.Reasons) > 0 {
+		fmt.Fprintln(w, "\nreasons:")
+		for _, r := range e.Reasons {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
+	return nil
+}

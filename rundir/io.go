@@ -1,0 +1,107 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/abbench/abbench/internal/atomicfile"
+)
+
+// WriteJSON writes v as indented JSON to path atomically: readers see the
+// whole file or the one before it.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// ReadJSON reads path's JSON into v; errors name the file.
+func ReadJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteLatest names token as the newest attempt of the --out directory out.
+func WriteLatest(out, token string) error {
+	return atomicfile.WriteFile(filepath.Join(out, Latest), []byte(token+"\n"), 0o644)
+}
+
+// LatestAttempt is the newest attempt directory of the --out directory out.
+func LatestAttempt(out string) (string, error) {
+	token, err := os.ReadFile(filepath.Join(out, Latest))
+	if err != nil {
+		return "", err
+	}
+	t := strings.TrimSpace(string(token))
+	if t == "" || strings.ContainsAny(t, `/\`) || t == "." || t == ".." {
+		return "", fmt.Errorf("%s: %q is not a token", filepath.Join(out, Latest), t)
+	}
+	return Attempt(out, t), nil
+}
+
+// ReadStatus reads an attempt's status.json.
+func ReadStatus(attempt string) (*Status, error) {
+	var st Status
+	if err := ReadJSON(filepath.Join(attempt, StatusFile), &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// WriteStatus writes an attempt's status.json atomically.
+func WriteStatus(attempt string, st *Status) error {
+	return WriteJSON(filepath.Join(attempt, StatusFile), st)
+}
+
+// LatestStatus reads the newest attempt's status of an --out directory.
+func LatestStatus(out string) (*Status, error) {
+	dir, err := LatestAttempt(out)
+	if err != nil {
+		return nil, err
+	}
+	return ReadStatus(dir)
+}
+
+// WritePlan writes a campaign's plan.json atomically.
+func WritePlan(campaign string, p *Plan) error {
+	return WriteJSON(filepath.Join(campaign, PlanFile), p)
+}
+
+// ReadPlan reads a campaign's plan.json.
+func ReadPlan(campaign string) (*Plan, error) {
+	var p Plan
+	if err := ReadJSON(filepath.Join(campaign, PlanFile), &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// ReadRegistration reads one rank's registration from the namespace coord;
+// ok is false when the rank has not registered.
+func ReadRegistration(coord, role string, rank int) (reg Registration, ok bool, err error) {
+	err = ReadJSON(RegistrationPath(coord, role, rank), &reg)
+	if errors.Is(err, os.ErrNotExist) {
+		return reg, false, nil
+	}
+	if err != nil {
+		return reg, false, fmt.Errorf("registration of %s rank %d: %w", role, rank, err)
+	}
+	return reg, true, nil
+}

@@ -1,0 +1,105 @@
+package rundir
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The names of the tree in the package comment, each spelled only here.
+const (
+	Latest          = "LATEST"
+	StatusFile      = "status.json"
+	EvidenceFile    = "evidence.json"
+	PlanFile        = "plan.json"
+	CalibrationFile = "calibration.json"
+	BundleDir       = "bundle"
+	BundleArchive   = "bundle.tar.gz"
+	CoordDir        = "coord"
+	RunsDir         = "runs"
+	ControllerLog   = "controller.log"
+	JobScript       = "job.sbatch"
+	JobIDFile       = "job_id"
+
+	// Inside coord/.
+	RanksDir    = "ranks"
+	EnvDir      = "env"
+	LaunchDir   = "launch"
+	BarriersDir = "barriers"
+	OffsetsFile = "offsets.json"
+	AbortFile   = "abort"
+)
+
+// Attempt is the directory of the attempt named token in an arm's --out directory.
+func Attempt(out, token string) string { return filepath.Join(out, token) }
+
+// Coord is an attempt's coordination directory (its token namespace).
+func Coord(attempt string) string { return filepath.Join(attempt, CoordDir) }
+
+// rankFile is ROLE-RANK.json in dir.
+func rankFile(dir, role string, rank int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.json", role, rank))
+}
+
+// RegistrationPath is where a rank's registration lives in the namespace coord.
+func RegistrationPath(coord, role string, rank int) string {
+	return rankFile(filepath.Join(coord, RanksDir), role, rank)
+}
+
+// RegistrationGlob matches every registration in the namespace coord.
+func RegistrationGlob(coord string) string { return filepath.Join(coord, RanksDir, "*.json") }
+
+// EnvPath is where the environment a rank was given is recorded.
+func EnvPath(coord, role string, rank int) string {
+	return rankFile(filepath.Join(coord, EnvDir), role, rank)
+}
+
+// EnvGlob matches every recorded rank environment in the namespace coord.
+func EnvGlob(coord string) string { return filepath.Join(coord, EnvDir, "*.json") }
+
+// LaunchDirOf is the directory of the launch files in the namespace coord.
+func LaunchDirOf(coord string) string { return filepath.Join(coord, LaunchDir) }
+
+// LaunchPath is where the launch file of a role's rank lives.
+func LaunchPath(coord, role string, rank int) string {
+	return rankFile(LaunchDirOf(coord), role, rank)
+}
+
+// LaunchFile is a launch file's path in a launch directory.
+func LaunchFile(launchDir, role string, rank int) string { return rankFile(launchDir, role, rank) }
+
+// RankName is ROLE-RANK, the stem of a rank's files.
+func RankName(role string, rank int) string { return fmt.Sprintf("%s-%d", role, rank) }
+
+// RankLog is the default log file of a rank in an attempt.
+func RankLog(attempt, role string, rank int) string {
+	return filepath.Join(attempt, RankName(role, rank)+".log")
+}
+
+// RunDir is the directory of a campaign's run index (from 1) of arm.
+func RunDir(campaign string, index int, arm string) string {
+	return filepath.Join(campaign, RunsDir, RunID(index, arm))
+}
+
+// RunID names a campaign's run: N-ARM.
+func RunID(index int, arm string) string { return fmt.Sprintf("%d-%s", index, arm) }
+
+// RunIndex is the index of a run directory's name N-ARM, 0 if it has none.
+func RunIndex(name string) int {
+	n, _, _ := strings.Cut(name, "-")
+	i, err := strconv.Atoi(n)
+	if err != nil {
+		return 0
+	}
+	return i
+}
+
+// SlurmOutput is the output file of Slurm job id in a run directory.
+func SlurmOutput(dir, id string) string { return filepath.Join(dir, "slurm-"+id+".out") }
+
+// SlurmOutputPattern is the --output pattern of a run directory's batch job.
+func SlurmOutputPattern(dir string) string { return SlurmOutput(dir, "%j") }
+
+// BarrierDir is the directory of barrier name in the namespace coord.
+func BarrierDir(coord, name string) string { return filepath.Join(coord, BarriersDir, name) }

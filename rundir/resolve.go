@@ -1,0 +1,118 @@
+package rundir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Found is one attempt a user's path led to.
+type Found struct {
+	// Source is the path as the user gave it; for a campaign, the run's directory.
+	Source string
+	// Dir is the attempt directory, or the bundle directory when the path
+	// was a bundle (a directory or an unpacked archive).
+	Dir string
+	// Bundle is the attempt's bundle directory when it has one, else "";
+	// for a bundle it is Dir.
+	Bundle string
+}
+
+// EvidenceDir is where the attempt's evidence is best read: its bundle when
+// it has one (the bytes a signature covers), else the attempt directory.
+func (f Found) EvidenceDir() string {
+	if f.Bundle != "" {
+		return f.Bundle
+	}
+	return f.Dir
+}
+
+// Unpacker unpacks a bundle archive into dir, which must not exist.
+type Unpacker func(archive, dir string) error
+
+// IsArchive reports whether path names a bundle archive by its suffix.
+func IsArchive(path string) bool {
+	return strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz")
+}
+
+// Resolve turns anything a user may pass into the attempts it holds:
+//
+//   - a bundle archive (.tar.gz, .tgz): unpacked with unpack into a
+//     temporary directory that cleanup removes;
+//   - an attempt directory or a bundle directory (holding status.json or
+//     evidence.json): itself;
+//   - an abbench arm --out directory (holding LATEST): its newest attempt;
+//   - an abbench run --out directory (holding plan.json): the newest
+//     attempt of every run under runs/, in run order.
+//
+// A path that holds none of these is an error naming it and what was
+// expected. cleanup is never nil.
+func Resolve(path string, unpack Unpacker) (found []Found, cleanup func(), err error) {
+	cleanup = func() {}
+	if IsArchive(path) {
+		if unpack == nil {
+			return nil, cleanup, fmt.Errorf("%s: archives cannot be read here", path)
+		}
+		tmp, err := os.MkdirTemp("", "abbench-bundle-")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		dir := filepath.Join(tmp, BundleDir)
+		if err := unpack(path, dir); err != nil {
+			return nil, cleanup, err
+		}
+		return []Found{{Source: path, Dir: dir, Bundle: dir}}, cleanup, nil
+	}
+	found, err = resolveDir(path)
+	return found, cleanup, err
+}
+
+func resolveDir(p string) ([]Found, error) {
+	if exists(filepath.Join(p, StatusFile)) || exists(filepath.Join(p, EvidenceFile)) {
+		return []Found{attempt(p, p)}, nil
+	}
+	if exists(filepath.Join(p, Latest)) {
+		dir, err := LatestAttempt(p)
+		if err != nil {
+			return nil, err
+		}
+		return []Found{attempt(p, dir)}, nil
+	}
+	if exists(filepath.Join(p, PlanFile)) {
+		entries, err := os.ReadDir(filepath.Join(p, RunsDir))
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		slices.SortStableFunc(names, func(a, b string) int { return RunIndex(a) - RunIndex(b) })
+		var found []Found
+		for _, n := range names {
+			f, err := resolveDir(filepath.Join(p, RunsDir, n))
+			if err != nil {
+				return nil, err
+			}
+			found = append(found, f...)
+		}
+		return found, nil
+	}
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", p)
+	}
+	return nil, fmt.Errorf("%s holds no %s, %s, %s or %s: give an arm run's directory, an attempt, a bundle, or an abbench run output", p, StatusFile, EvidenceFile, Latest, PlanFile)
+}
+
+// attempt is the Found of an attempt directory dir reached from source.
+func attempt(source, dir string) Found {
+	f := Found{Source: source, Dir: dir}
+	if b := filepath.Join(dir, BundleDir); exists(filepath.Join(b, EvidenceFile)) {
+		f.Bundle = b
+	}
+	return f
+}

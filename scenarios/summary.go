@@ -1,0 +1,169 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/abbench/abbench/internal/texttable"
+)
+
+// ArmSummary is one arm of a Summary.
+type ArmSummary struct {
+	Name     string            `json:"name"`
+	Baseline bool              `json:"baseline"`
+	Env      map[string]string `json:"env"`
+}
+
+// Summary is what validate reports of a scenario: the arms, exactly which
+// arm keys differ, and everything held constant.
+type Summary struct {
+	File          string       `json:"file"`
+	Name          string       `json:"name"`
+	MatchedDigest string       `json:"matched_digest"`
+	Arms          []ArmSummary `json:"arms"`
+	DifferingKeys []string     `json:"differing_keys"`
+	EqualArmKeys  []string     `json:"equal_arm_keys"`
+	Constant      Constant     `json:"constant"`
+}
+
+// Constant is what every arm shares.
+type Constant struct {
+	Roles      []RoleSummary     `json:"roles"`
+	Workload   WorkloadSummary   `json:"workload"`
+	EnvKeys    []string          `json:"env_keys"`
+	Criteria   int               `json:"acceptance_criteria"`
+	Deadlines  map[string]string `json:"deadlines"`
+	Threshold  float64           `json:"noise_threshold_pct"`
+	Throughput string            `json:"throughput_format,omitempty"`
+}
+
+// RoleSummary is one role of a Summary.
+type RoleSummary struct {
+	Name   string `json:"name"`
+	Ranks  int    `json:"ranks"`
+	ArmEnv bool   `json:"arm_env"`
+	Client bool   `json:"client"`
+}
+
+// WorkloadSummary is the workload of a Summary.
+type WorkloadSummary struct {
+	Prompts     string `json:"prompts_digest"`
+	Requests    int    `json:"requests"`
+	Concurrency int    `json:"concurrency"`
+	Rounds      int    `json:"rounds"`
+}
+
+// ArmDiff splits the arm keys into those whose value differs between arms
+// and those every arm sets alike: the tool's core claim is that the first
+// list is all that differs.
+func (s *Scenario) ArmDiff() (differing, equal []string) {
+	for _, k := range s.ArmKeys() {
+		first := s.Arms[s.ArmOrder[0]].Env[k]
+		same := true
+		for _, a := range s.ArmOrder[1:] {
+			same = same && s.Arms[a].Env[k] == first
+		}
+		if same {
+			equal = append(equal, k)
+		} else {
+			differing = append(differing, k)
+		}
+	}
+	return differing, equal
+}
+
+// Summary summarizes a loaded scenario.
+func (s *Scenario) Summary() Summary {
+	sum := Summary{File: s.File, Name: s.Name, MatchedDigest: s.MatchedDigest()}
+	for _, name := range s.ArmOrder {
+		sum.Arms = append(sum.Arms, ArmSummary{Name: name, Baseline: name == s.Baseline, Env: s.Arms[name].Env})
+	}
+	sum.DifferingKeys, sum.EqualArmKeys = s.ArmDiff()
+	c := &sum.Constant
+	for _, r := range s.Roles {
+		c.Roles = append(c.Roles, RoleSummary{r.Name, r.Ranks, r.ArmEnv, r.Client})
+	}
+	c.Workload = WorkloadSummary{s.PromptsDigest.String(), s.Workload.Requests, s.Workload.Concurrency, s.Workload.Rounds}
+	for k := range s.Env {
+		c.EnvKeys = append(c.EnvKeys, k)
+	}
+	slices.Sort(c.EnvKeys)
+	c.Criteria = len(s.Acceptance)
+	d := s.Deadlines
+	c.Deadlines = map[string]string{"ready": d.Ready.String(), "client": d.Client.String(), "drain": d.Drain.String(), "teardown": d.Teardown.String(), "kill_grace": d.KillGrace.String()}
+	c.Threshold = s.NoiseThreshold
+	if s.Evidence.Throughput != nil {
+		c.Throughput = s.Evidence.Throughput.Format
+	}
+	return sum
+}
+
+// WriteText prints the summary for a person: the arms, which keys differ,
+// and what is held constant.
+func (s Summary) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "scenario %s (%s)\n", s.Name, s.File)
+	fmt.Fprintf(w, "matched digest: %s\n", s.MatchedDigest)
+	var names []string
+	for _, a := range s.Arms {
+		n := a.Name
+		if a.Baseline {
+			n += " (baseline)"
+		}
+		names = append(names, n)
+	}
+	fmt.Fprintf(w, "arms: %s\n\n", strings.Join(names, ", "))
+	header := []string{"arm key"}
+	for _, a := range s.Arms {
+		header = append(header, a.Name)
+	}
+	header = append(header, "")
+	var rows [][]string
+	for _, group := range []struct {
+		keys []string
+		note string
+	}{{s.DifferingKeys, "differs"}, {s.EqualArmKeys, "same in every arm"}} {
+		for _, k := range group.keys {
+			row := []string{k}
+			for _, a := range s.Arms {
+				row = append(row, fmt.Sprintf("%q", a.Env[k]))
+			}
+			rows = append(rows, append(row, group.note))
+		}
+	}
+	if err := texttable.Write(w, header, rows); err != nil {
+		return err
+	}
+	c := s.Constant
+	var roles []string
+	for _, r := range c.Roles {
+		desc := fmt.Sprintf("%s x%d", r.Name, r.Ranks)
+		var tags []string
+		if r.ArmEnv {
+			tags = append(tags, "arm env")
+		}
+		if r.Client {
+			tags = append(tags, "client")
+		}
+		if len(tags) > 0 {
+			desc += " (" + strings.Join(tags, ", ") + ")"
+		}
+		roles = append(roles, desc)
+	}
+	fmt.Fprintf(w, "\nheld constant:\n")
+	fmt.Fprintf(w, "  roles:      %s\n", strings.Join(roles, ", "))
+	fmt.Fprintf(w, "  workload:   %d requests, concurrency %d, %d round(s)\n", c.Workload.Requests, c.Workload.Concurrency, c.Workload.Rounds)
+	fmt.Fprintf(w, "  prompts:    %s\n", c.Workload.Prompts)
+	if len(c.EnvKeys) > 0 {
+		fmt.Fprintf(w, "  env:        %s\n", strings.Join(c.EnvKeys, ", "))
+	}
+	fmt.Fprintf(w, "  evidence:   %d acceptance criteria", c.Criteria)
+	if c.Throughput != "" {
+		fmt.Fprintf(w, ", %s throughput record", c.Throughput)
+	}
+	fmt.Fprintf(w, ", noise threshold %g%%\n", c.Threshold)
+	d := c.Deadlines
+	fmt.Fprintf(w, "  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
+	return nil
+}

@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/abbench/abbench/rundir"
+)
+
+// TemplateData is what command, log, env and file templates may use, for
+// example {{.Rank}}, {{.Out}}/throughput.json or {{.Workload.Requests}}.
+// Build it with Scenario.TemplateData only, so validation, the controller,
+// evidence and bundles see the same values.
+type TemplateData struct {
+	Rank     int          // the rank within its role, from 0
+	Ranks    int          // the role's rank count
+	Role     string       // the role's name
+	Arm      string       // the arm's name
+	Token    string       // the run's launch token
+	Out      string       // the run (attempt) directory
+	Coord    string       // the run's coordination directory, named by the token
+	Dir      string       // the scenario file's directory, absolute
+	Host     string       // the host the rank runs on
+	Workload WorkloadData // the workload, declared once in the scenario
+}
+
+// WorkloadData is the scenario's workload as templates see it, so a
+// client's command takes it from the one place it is declared.
+type WorkloadData struct {
+	Requests    int    // workload.requests
+	Concurrency int    // workload.concurrency
+	Rounds      int    // workload.rounds
+	Prompts     string // the prompts file, absolute
+}
+
+// Place says for whom a template is expanded: an arm's attempt, and for a
+// rank's templates its role, rank and host. A zero Role means the run as a
+// whole (the throughput record's file).
+type Place struct {
+	Arm, Token string
+	Out        string // the attempt directory
+	Role       *Role
+	Rank       int
+	Host       string
+}
+
+// TemplateData is the one constructor of template data.
+func (s *Scenario) TemplateData(p Place) TemplateData {
+	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank,
+		Workload: WorkloadData{Requests: s.Workload.Requests, Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds}}
+	if p.Out != "" {
+		d.Coord = rundir.Coord(p.Out)
+	}
+	if s.Workload.Prompts != "" {
+		d.Workload.Prompts = absDir(s.Path(s.Workload.Prompts))
+	}
+	if p.Role != nil {
+		d.Role, d.Ranks = p.Role.Name, p.Role.Ranks
+	}
+	return d
+}
+
+func absDir(d string) string {
+	if a, err := filepath.Abs(d); err == nil {
+		return a
+	}
+	return d
+}
+
+// sampleData executes templates during validation, so unknown fields fail
+// there and not at run time.
+func (s *Scenario) sampleData() TemplateData {
+	d := s.TemplateData(Place{Arm: "a", Token: "t", Out: "/out", Role: &Role{Name: "r", Ranks: 1}, Host: "h"})
+	return d
+}
+
+// templateFields names what templates may use, for error messages.
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
+
+// templateFuncs are the functions templates may call: env NAME reads the
+// controller's environment when the rank starts, so a secret reaches a rank
+// without being written in the scenario (it is redacted in provenance).
+var templateFuncs = template.FuncMap{"env": os.Getenv}
+
+// Template parses text as a template over TemplateData.
+func Template(text string) (*template.Template, error) {
+	return template.New("").Funcs(templateFuncs).Option("missingkey=error").Parse(text)
+}
+
+// Expand executes a template text over d.
+func Expand(text string, d TemplateData) (string, error) {
+	t, err := Template(text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, d); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
