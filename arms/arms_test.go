@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +23,19 @@ var simDir string // holds a disaggsim built for these tests
 // TestMain lets the test binary serve as the rank wrapper (abbench
 // rank-exec) and builds disaggsim for the end-to-end tests.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "spawn-rank" {
+		// A stand-in controller: start the wrapper as the controller does
+		// (its own group, SIGKILL at parent death), say its pid, and wait
+		// to be killed.
+		cmd := exec.Command(os.Args[2], os.Args[3:]...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd.Process.Pid)
+		select {}
+	}
 	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {
 		err := rankwrap.Exec(os.Args[3:])
 		fmt.Fprintln(os.Stderr, err)
@@ -313,5 +327,84 @@ func TestBarrierNamesWhoIsMissing(t *testing.T) {
 	b.Arrive("controller-1")
 	if err := b.Wait(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A rank that leaves a setsid daemon behind is swept at teardown; the
+// run is not censored for it (the daemon is gone when the run ends), and
+// no trial reports a false unclean-shutdown.
+func TestDaemonLeftByARankIsSweptNotCensored(t *testing.T) {
+	s := loadScenario(t, `name: daemon
+arms:
+  a: {env: {MODE: "a"}}
+  b: {env: {MODE: "b"}}
+baseline: a
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: server, ranks: 2, arm_env: true, command: [sh, -c, 'setsid sh -c "trap \"\" TERM; while :; do sleep 0.01; done" & sleep 0.05 & echo up; exec sleep 60'], ready: {log: up}}
+  - {name: client, client: true, after_ready: true, command: [sh, -c, 'sleep 0.05']}
+deadlines: {ready: 10s, client: 10s, teardown: 5s, kill_grace: 1s}
+`)
+	for trial := range 6 {
+		st := runArm(t, context.Background(), s, "a", true)
+		if st.State != rundir.StateSucceeded {
+			t.Fatalf("trial %d: %s: %s", trial, st.State, codes(st))
+		}
+		if st.Swept == 0 {
+			t.Fatalf("trial %d: the daemon was not swept", trial)
+		}
+	}
+}
+
+// SIGKILL of the controller kills every rank the wrapper started, in every
+// trial: the wrapper execs from the thread that holds the parent-death
+// signal (before the fix, 1-5% of ranks survived).
+func TestRanksDieWithAKilledController(t *testing.T) {
+	coord := t.TempDir()
+	os.MkdirAll(filepath.Join(coord, rundir.RanksDir), 0o755)
+	wrapper := filepath.Join(simDir, "abbench-rank")
+	survived := 0
+	const trials = 200
+	for i := range trials {
+		cmd := exec.Command(os.Args[0], "spawn-rank", wrapper, "--", "sleep", "30")
+		cmd.Env = append(os.Environ(), rankwrap.EnvCoord+"="+coord, rankwrap.EnvRole+"=r", rankwrap.EnvRank+"="+fmt.Sprint(i), rankwrap.EnvToken+"=pdeath-test")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		if _, err := fmt.Fscan(out, &pid); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the wrapper has exec'd sleep (its registration is
+		// written just before), then kill the controller.
+		reg := rundir.RegistrationPath(coord, "r", i)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if _, err := os.Stat(reg); err == nil {
+				break
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		gone := false
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			// Gone, or a zombie waiting for whoever adopted it to reap it.
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil || strings.Contains(string(stat), ") Z ") {
+				gone = true
+				break
+			}
+		}
+		if !gone {
+			survived++
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if survived > 0 {
+		t.Fatalf("%d of %d ranks survived their controller's SIGKILL", survived, trials)
 	}
 }

@@ -200,8 +200,12 @@ func (c *controller) finish() {
 	}
 	os.RemoveAll(rundir.LaunchDirOf(c.coord))
 	c.status.Swept = sweep(c.opts.Token)
-	if left := Survivors(c.opts.Token); len(left) > 0 {
-		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL", left))
+	// A process just sent SIGKILL is not gone at once: only one still alive
+	// after a bounded wait survived. A daemon a rank left behind and the
+	// sweep killed is recorded (swept_processes), not censored: nothing of
+	// it outlives the run.
+	if left := survivorsAfter(c.opts.Token, sweepWait); len(left) > 0 {
+		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL for %s", left, sweepWait))
 		c.status.State = rundir.StateFailed
 	}
 	c.status.Ended = time.Now().UTC()

@@ -175,5 +175,22 @@ func stopAll(procs []*rankProc, grace, limit time.Duration) {
 // by what it inherited. It returns how many it signalled.
 func sweep(token string) int { return proctree.Kill(Survivors(token)) }
 
+// sweepWait bounds the wait for swept processes to die.
+const sweepWait = 3 * time.Second
+
+// survivorsAfter polls until no process carries token, for at most wait,
+// and returns those still alive then.
+func survivorsAfter(token string, wait time.Duration) []int {
+	deadline := time.Now().Add(wait)
+	for {
+		left := Survivors(token)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		proctree.Kill(left)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Survivors lists the live processes carrying the run's token.
 func Survivors(token string) []int { return proctree.WithEnv(rankwrap.EnvToken, token) }

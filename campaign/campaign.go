@@ -121,10 +121,10 @@ func Plan(c *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("--out %s: %w", c.Out, ErrNotEmpty)
+	if err := claim(out); err != nil {
+		return nil, fmt.Errorf("--out %s: %w", c.Out, err)
 	}
-	if err := os.MkdirAll(filepath.Join(out, rundir.RunsDir), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(out, rundir.RunsDir), 0o755); err != nil {
 		return nil, err
 	}
 	s := c.Scenario
@@ -215,6 +215,31 @@ func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duratio
 	if c.Progress != nil {
 		c.Progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
 	}
+}
+
+// claim makes out the directory of this campaign alone: plan.json is
+// created exclusively, so of two campaigns started into one directory at
+// once exactly one gets it, and a directory that holds anything else is
+// refused.
+func claim(out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(out, rundir.PlanFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return ErrNotEmpty
+	} else if err != nil {
+		return err
+	}
+	f.Close()
+	if entries, err := os.ReadDir(out); err != nil || len(entries) != 1 {
+		os.Remove(filepath.Join(out, rundir.PlanFile))
+		if err != nil {
+			return err
+		}
+		return ErrNotEmpty
+	}
+	return nil
 }
 
 func newLauncher(c *Config) (launcher.Launcher, string) {

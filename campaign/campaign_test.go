@@ -2,10 +2,13 @@ package campaign
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/abbench/abbench/rundir"
@@ -95,5 +98,30 @@ func TestTasksPerNode(t *testing.T) {
 	s.Launcher.Slurm.Nodes = 2
 	if got := tasksPerNode(s); got != 2 {
 		t.Fatalf("two nodes: %d, want 2", got)
+	}
+}
+
+// Two campaigns started into one directory at once: exactly one claims it.
+func TestPlanClaimsItsDirectoryAtomically(t *testing.T) {
+	s := quickstart(t)
+	for trial := range 20 {
+		out := filepath.Join(t.TempDir(), fmt.Sprint(trial))
+		var wg sync.WaitGroup
+		var won atomic.Int32
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := Plan(&Config{Scenario: s, Launcher: "local", Repeat: 1, Order: OrderInterleaved, Out: out}); err == nil {
+					won.Add(1)
+				} else if !errors.Is(err, ErrNotEmpty) {
+					t.Errorf("trial %d: %v", trial, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if won.Load() != 1 {
+			t.Fatalf("trial %d: %d campaigns claimed one directory", trial, won.Load())
+		}
 	}
 }

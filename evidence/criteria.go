@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -212,18 +211,17 @@ func (c *collector) config(name string, fail func(reason.Reason)) string {
 		c.e.Configs = map[string]any{}
 	}
 	for rank := range role.Ranks {
-		file, err := scenarios.Expand(cf.File, c.data(role, rank))
+		expanded, err := scenarios.Expand(cf.File, c.data(role, rank))
 		if err != nil {
 			fail(reason.New(reason.ConfigMismatch, "config %s: %v", name, err))
 			return ""
 		}
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(c.dir, file)
+		file, data, err := c.readLocal(expanded)
+		var got any
+		if err == nil {
+			c.input(file)
+			got, err = valueAt(data, file, cf.Path)
 		}
-		if _, err := os.Stat(file); err == nil {
-			c.input(c.rel(file))
-		}
-		got, err := valueAt(file, cf.Path)
 		if err != nil {
 			fail(reason.New(reason.ConfigMismatch, "config %s of %s rank %d: %v", name, role.Name, rank, err).At(c.e.Arm, role.Name, rank))
 			continue
@@ -238,11 +236,7 @@ func (c *collector) config(name string, fail func(reason.Reason)) string {
 
 // valueAt reads a YAML or JSON file and returns the value at a dotted path
 // (list indexes as numbers).
-func valueAt(file, path string) (any, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
+func valueAt(data []byte, file, path string) (any, error) {
 	var doc any
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s does not parse as YAML or JSON: %v", filepath.Base(file), err)

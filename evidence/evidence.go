@@ -2,7 +2,9 @@ package evidence
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -124,7 +126,12 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	if st.State != rundir.StateSucceeded && len(st.Reasons) == 0 {
 		e.reason(reason.New(reason.RankExited, "the run ended %s", st.State))
 	}
-	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts, root: root}
 	c.ranks()
 	c.throughput()
 	c.criteria()
@@ -147,6 +154,7 @@ type collector struct {
 	e    *Evidence
 	st   *rundir.Status
 	dir  string
+	root *os.Root // the run directory: every evidence file is read through it
 	opts Options
 }
 
@@ -171,11 +179,39 @@ func (c *collector) input(rel string) {
 }
 
 // rel is path relative to the run directory when it is inside it.
-func (c *collector) rel(path string) string {
-	if r, err := filepath.Rel(c.dir, path); err == nil && filepath.IsLocal(r) {
-		return r
+// local is the path of an evidence file inside the run directory, or an
+// error: evidence is read only from the run's own files, so a stale record
+// elsewhere (an absolute path, ../) can never stand in for one the run wrote.
+func (c *collector) local(file string) (string, error) {
+	rel := file
+	if filepath.IsAbs(file) {
+		r, err := filepath.Rel(c.dir, file)
+		if err != nil {
+			return file, err
+		}
+		rel = r
 	}
-	return path
+	if !filepath.IsLocal(rel) {
+		return file, fmt.Errorf("%s is outside the run directory: evidence is read only from the run's own files", file)
+	}
+	return rel, nil
+}
+
+// readLocal reads an evidence file through the run directory's root, so
+// not even a symbolic link leads outside it.
+func (c *collector) readLocal(file string) (rel string, data []byte, err error) {
+	rel, err = c.local(file)
+	if err != nil {
+		return rel, nil, err
+	}
+	data, err = c.root.ReadFile(rel)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// The same words as a plain open: a reason's text is part of the
+		// evidence a bundle re-derives, whichever way the file was read.
+		err = &fs.PathError{Op: "open", Path: rel, Err: pe.Err}
+	}
+	return rel, data, err
 }
 
 // rule is one pattern applied to a role's lines, with a literal every
@@ -512,16 +548,15 @@ func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
 	if a == nil || a.Role != role.Name || a.Records == "" {
 		return
 	}
-	rel, err := scenarios.Expand(a.Records, c.data(role, f.Rank))
+	expanded, err := scenarios.Expand(a.Records, c.data(role, f.Rank))
 	if err != nil {
 		return
 	}
-	if filepath.IsAbs(rel) {
-		if r, err := filepath.Rel(c.dir, rel); err == nil {
-			rel = r
-		}
+	rel, err := c.local(expanded)
+	if err != nil {
+		return
 	}
-	if _, err := os.Stat(filepath.Join(c.dir, rel)); err == nil {
+	if _, err := c.root.Stat(rel); err == nil {
 		f.ActivationRecords = rel
 		c.input(rel)
 	}
@@ -615,12 +650,9 @@ func (c *collector) throughput() {
 	if t == nil {
 		return
 	}
-	file, err := scenarios.Expand(t.File, c.data(nil, 0))
+	expanded, err := scenarios.Expand(t.File, c.data(nil, 0))
 	if err != nil {
 		return
-	}
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(c.dir, file)
 	}
 	requested := c.s.Workload.Requests * c.s.Workload.Rounds
 	metric := t.Metric
@@ -628,14 +660,16 @@ func (c *collector) throughput() {
 		metric = "output_throughput"
 	}
 	c.e.HeadlineMetric = metric
-	rec, err := ParseRecordMetric(file, t.Format, requested, t.Pattern, metric)
+	var rec *Record
+	rel, data, err := c.readLocal(expanded)
 	if err != nil {
-		rec = newRecord(t.Format, file)
+		rec = newRecord(t.Format, rel)
 		rec.problem("no record: %v", strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
 	} else {
-		c.input(c.rel(file))
+		rec = ParseRecordBytes(data, rel, t.Format, requested, t.Pattern, metric)
+		c.input(rel)
 	}
-	rec.File = c.rel(file)
+	rec.File = rel
 	c.e.Throughput = rec
 }
 

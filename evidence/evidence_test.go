@@ -54,6 +54,9 @@ func lifecycle(rank int, mode string, count, commits int, digestHex string) stri
 }
 
 type run struct {
+	// link, when set, makes throughput.json a symbolic link to a record
+	// outside the run directory holding record.
+	link   bool
 	logs   map[string]string // ctx-0.log ...
 	record string
 	state  string
@@ -93,7 +96,12 @@ func (r *run) collect(t *testing.T) *Evidence {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("cfg-%d.yaml", rank)), []byte(r.cfg), 0o644)
 		}
 	}
-	if r.record != "" {
+	switch {
+	case r.record != "" && r.link:
+		stale := filepath.Join(root, "stale-throughput.json")
+		os.WriteFile(stale, []byte(r.record), 0o644)
+		os.Symlink(stale, filepath.Join(dir, "throughput.json"))
+	case r.record != "":
 		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
 	}
 	data, _ := json.Marshal(st)
@@ -208,5 +216,19 @@ func TestProfilingLifecycleIsNotMeasured(t *testing.T) {
 	e := r.collect(t)
 	if !e.Accepted {
 		t.Fatalf("profiling facts leaked into the measured lifecycle: %v", e.Reasons)
+	}
+}
+
+// A record outside the run directory never counts, not even through a
+// symbolic link inside it: evidence is read through the run's os.Root.
+func TestRecordOutsideTheRunIsNotRead(t *testing.T) {
+	r := goodRun()
+	r.link = true
+	e := r.collect(t)
+	if e.Accepted || e.Throughput == nil || e.Throughput.Valid {
+		t.Fatalf("a linked stale record was accepted: %+v", e.Throughput)
+	}
+	if p := strings.Join(e.Throughput.Problems, "; "); !strings.Contains(p, "no record") || !strings.Contains(p, "escapes") && !strings.Contains(p, "outside") {
+		t.Fatalf("problems %q do not say the record is outside the run", p)
 	}
 }

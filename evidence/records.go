@@ -8,8 +8,11 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/scenarios"
 )
 
 // Record is a benchmark client's throughput record, parsed.
@@ -91,10 +94,18 @@ func ParseRecord(path, format string, requested int, pattern string) (*Record, e
 
 // ParseRecordMetric is ParseRecord with another required headline metric.
 func ParseRecordMetric(path, format string, requested int, pattern, metric string) (*Record, error) {
+	if !slices.Contains(scenarios.ThroughputFormats, format) {
+		return nil, fmt.Errorf("unknown throughput record format %q", format)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return ParseRecordBytes(data, path, format, requested, pattern, metric), nil
+}
+
+// ParseRecordBytes parses a record already read from the file named path.
+func ParseRecordBytes(data []byte, path, format string, requested int, pattern, metric string) *Record {
 	r := newRecord(format, path)
 	switch format {
 	case "vllm", "trtllm":
@@ -113,9 +124,9 @@ func ParseRecordMetric(path, format string, requested int, pattern, metric strin
 		r.parseRegex(data, pattern)
 		r.finish(requested, false, metric)
 	default:
-		return nil, fmt.Errorf("unknown throughput record format %q", format)
+		r.problem("unknown throughput record format %q", format)
 	}
-	return r, nil
+	return r
 }
 
 func number(v any) (float64, bool) {

@@ -92,6 +92,15 @@ func TestLoadRejects(t *testing.T) {
 		{"not a mapping", base, "- a\n- b\n", 1, "a scenario is a mapping"},
 		{"two documents", base, base + "---\nname: u\n", 0, "more than one YAML document"},
 		{"empty", base, "", 1, "empty scenario"},
+		{"abbench variable as arm key", `PEER: "1"}}
+  slow`, `PEER: "1", ABBENCH_TOKEN: "x"}}
+  slow`, 3, "ABBENCH_TOKEN is reserved"},
+		{"PATH in env", "  - {requests: all}", "  - {requests: all}\nenv: {PATH: /opt/bin}", 15, "PATH is reserved"},
+		{"secret-named arm key", `MODE: "1", PEER: "1"}}`, `MODE: "1", PEER: "1", API_KEY: "a"}}`, 3, "API_KEY names a secret"},
+		{"NUL in an arm value", `MODE: "1", PEER: "1"}}`, `MODE: "1\0", PEER: "1"}}`, 3, "holds a NUL byte"},
+		{"record outside the run", "file: t.json", "file: /tmp/t.json", 12, "outside the run directory"},
+		{"record above the run", "file: t.json", "file: ../t.json", 12, "outside the run directory"},
+		{"record through .Dir", "file: t.json", "file: '{{.Dir}}/t.json'", 12, "outside the run directory"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

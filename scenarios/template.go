@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -91,9 +92,23 @@ func Template(text string) (*template.Template, error) {
 
 // Expand executes a template text over d.
 func Expand(text string, d TemplateData) (string, error) {
+	return ExpandSecrets(text, d, nil)
+}
+
+// ExpandSecrets is Expand that adds to secrets every value the template
+// read with env "NAME": whatever its name, such a value may be a secret,
+// and abbench writes it nowhere (see package redact).
+func ExpandSecrets(text string, d TemplateData, secrets *redact.Values) (string, error) {
 	t, err := Template(text)
 	if err != nil {
 		return "", err
+	}
+	if secrets != nil {
+		t.Funcs(template.FuncMap{"env": func(name string) string {
+			v := os.Getenv(name)
+			secrets.Add(v)
+			return v
+		}})
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, d); err != nil {

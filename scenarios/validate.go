@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // MaxRanks bounds a role's rank count.
@@ -139,8 +140,16 @@ func (v *validator) arms() {
 		}
 		keys := slices.Sorted(maps.Keys(arm.Env))
 		for _, k := range keys {
+			kp := p("arms", name, "env", k)
 			if !envKeyPattern.MatchString(k) {
-				v.atKey(p("arms", name, "env", k), "arm %q: %q is not an environment variable name", name, k)
+				v.atKey(kp, "arm %q: %q is not an environment variable name", name, k)
+			}
+			v.reservedKey(kp, k)
+			if redact.Secret(k) {
+				v.atKey(kp, "arm %q: %s names a secret, but arm values are written in the scenario and every record in clear: give the secret to the role that needs it with env: {%s: '{{env \"%s\"}}'} (it is then redacted everywhere)", name, k, k, k)
+			}
+			if strings.ContainsRune(arm.Env[k], 0) {
+				v.at(kp, "arm %q: the value of %s holds a NUL byte, which no environment can carry", name, k)
 			}
 		}
 		if firstKeys == nil {
@@ -189,9 +198,25 @@ func (v *validator) env(path []any, env map[string]string, templates bool) {
 		if slices.Contains(armKeys, k) {
 			v.atKey(kp, "%s is an arm key: it may only be set by the arms, or the arms would not be what differs", k)
 		}
+		v.reservedKey(kp, k)
+		if strings.ContainsRune(env[k], 0) {
+			v.at(kp, "the value of %s holds a NUL byte, which no environment can carry", k)
+		}
 		if templates {
 			v.template(kp, env[k])
 		}
+	}
+}
+
+// reservedKey refuses keys abbench sets itself on every rank: its own
+// ABBENCH_ variables (the token, the coordination directory, the arm keys)
+// and PATH (abbench's directory first, then the inherited PATH).
+func (v *validator) reservedKey(path []any, k string) {
+	switch {
+	case strings.HasPrefix(strings.ToUpper(k), "ABBENCH_"):
+		v.atKey(path, "%s is reserved: abbench sets its ABBENCH_ variables on every rank itself", k)
+	case k == "PATH":
+		v.atKey(path, "PATH is reserved: abbench gives every rank its own directory first, then the PATH it inherited; name a command by its absolute path instead")
 	}
 }
 
@@ -395,6 +420,30 @@ func (v *validator) template(path []any, text string) {
 	}
 }
 
+// evidenceFile checks the template of a file evidence is read from: it
+// must name a file inside the run directory (relative, or under {{.Out}}),
+// so no record from elsewhere, stale or shared, can count as the run's.
+func (v *validator) evidenceFile(path []any, text string, wholeRun bool) {
+	before := len(v.errs)
+	if wholeRun {
+		v.runTemplate(path, text)
+	} else {
+		v.template(path, text)
+	}
+	if len(v.errs) > before {
+		return
+	}
+	d := v.s.sampleData()
+	file, _ := Expand(text, d)
+	rel := file
+	if filepath.IsAbs(file) {
+		rel, _ = filepath.Rel(d.Out, file)
+	}
+	if !filepath.IsLocal(rel) {
+		v.at(path, "%q names a file outside the run directory: evidence is read only from the run's own files (give a path relative to it, or under {{.Out}})", text)
+	}
+}
+
 // perRank matches the template fields that have a value per rank only.
 var perRank = regexp.MustCompile(`\{\{[^}]*\.(Rank|Ranks|Role|Host)\b`)
 
@@ -485,7 +534,7 @@ func (v *validator) evidence() {
 		v.roleRef(p("evidence", "activation"), e.Activation.Role)
 		v.regexp(p("evidence", "activation", "pattern"), e.Activation.Pattern, "rank", "count", "digest", "algorithm")
 		if e.Activation.Records != "" {
-			v.template(p("evidence", "activation", "records"), e.Activation.Records)
+			v.evidenceFile(p("evidence", "activation", "records"), e.Activation.Records, false)
 		}
 	}
 	for name, r := range map[string]*Rule{"mode": e.Mode, "lifecycle_end": e.LifecycleEnd} {
@@ -518,7 +567,7 @@ func (v *validator) evidence() {
 		if c.File == "" || c.Path == "" {
 			v.at(cp, "config fact %q needs file and path", c.Name)
 		} else {
-			v.template(append(cp, "file"), c.File)
+			v.evidenceFile(append(cp, "file"), c.File, false)
 		}
 	}
 	if t := e.Throughput; t != nil {
@@ -526,7 +575,7 @@ func (v *validator) evidence() {
 		if t.File == "" {
 			v.at(tp, "throughput.file is missing: name the client's record file (relative to the run directory)")
 		} else {
-			v.runTemplate(append(tp, "file"), t.File)
+			v.evidenceFile(append(tp, "file"), t.File, true)
 		}
 		if !slices.Contains(ThroughputFormats, t.Format) {
 			v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -139,7 +140,36 @@ func Exec(argv []string) error {
 	if err := atomicfile.Publish(RegistrationPath(coord, role, rank), data, 0o644); err != nil {
 		return fmt.Errorf("rank wrapper: registering: %w", err)
 	}
+	if err := keepParentDeathSignal(); err != nil {
+		return err
+	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// startPPID is the wrapper's parent when it started: the controller.
+var startPPID = os.Getppid()
+
+func init() {
+	// The parent-death signal the controller set belongs to the main OS
+	// thread: execve from another thread would start the rank without it,
+	// and a killed controller would leave the rank running. The main
+	// goroutine stays on the main thread, and Exec runs on it.
+	runtime.LockOSThread()
+}
+
+// keepParentDeathSignal sets SIGKILL as the parent-death signal of the
+// thread about to exec (again, in case the caller left the main thread),
+// then checks the parent is still the one the wrapper started under: a
+// controller that died before this point sent no signal, so the rank must
+// not start.
+func keepParentDeathSignal() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
+		return fmt.Errorf("rank wrapper: setting the parent-death signal: %v", errno)
+	}
+	if os.Getppid() != startPPID {
+		return fmt.Errorf("rank wrapper: the controller (pid %d) is gone; not starting the rank", startPPID)
+	}
+	return nil
 }
 
 // lookPath finds file in the rank's PATH (not the wrapper's own).

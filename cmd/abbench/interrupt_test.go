@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/launcher/slurm"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -230,9 +231,9 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 // starts one and its absence fails the test.
 func needSlurm(t *testing.T) {
 	t.Helper()
-	if out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput(); err != nil || !strings.Contains(string(out), "idle") {
+	if ok, why := slurm.ClusterUp(); !ok {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("no Slurm cluster in CI: %v", err)
+			t.Fatalf("no Slurm cluster in CI: %s", why)
 		}
 		t.Skip("no Slurm cluster (sudo scripts/slurm-dev-cluster.sh up)")
 	}

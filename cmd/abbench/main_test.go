@@ -5,11 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/abbench/abbench/launcher/slurm"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -64,10 +64,9 @@ func TestScripts(t *testing.T) {
 			if cond != "slurm" {
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}
-			out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput()
-			ok := err == nil && strings.Contains(string(out), "idle")
+			ok, why := slurm.ClusterUp()
 			if !ok && os.Getenv("CI") != "" {
-				return false, fmt.Errorf("no Slurm cluster in CI (sinfo: %v): .ci/run starts one", err)
+				return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
 			}
 			return ok, nil
 		},

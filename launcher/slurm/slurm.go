@@ -335,3 +335,21 @@ func (r *run) Collect() (string, error) {
 		return "", fmt.Errorf("slurm launcher: job %s has not ended", r.id)
 	}
 }
+
+// ClusterUp reports whether a Slurm cluster answers here with a node that
+// can run jobs: idle, or busy (allocated, mixed, completing) with another
+// job, which a test running beside another one sees. sinfo's output or
+// error comes back for the message.
+func ClusterUp() (bool, string) {
+	out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput()
+	if err != nil {
+		return false, fmt.Sprintf("sinfo: %v %s", err, out)
+	}
+	for _, state := range strings.Fields(string(out)) {
+		switch strings.TrimRight(state, "*~#!%$@^-+") {
+		case "idle", "mixed", "allocated", "completing":
+			return true, ""
+		}
+	}
+	return false, "sinfo: no node up: " + strings.TrimSpace(string(out))
+}

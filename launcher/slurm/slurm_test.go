@@ -16,14 +16,14 @@ import (
 // .ci/run brings one up (scripts/slurm-dev-cluster.sh) and its absence fails.
 func needCluster(t *testing.T) {
 	t.Helper()
-	out, err := exec.Command("sinfo", "-h", "-o", "%T").CombinedOutput()
-	if err == nil && strings.Contains(string(out), "idle") {
+	ok, why := ClusterUp()
+	if ok {
 		return
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("no Slurm cluster (sinfo: %v %s): .ci/run starts one with scripts/slurm-dev-cluster.sh up", err, out)
+		t.Fatalf("no Slurm cluster (%s): .ci/run starts one with scripts/slurm-dev-cluster.sh up", why)
 	}
-	t.Skipf("no Slurm cluster reachable (start one: sudo scripts/slurm-dev-cluster.sh up): %v", err)
+	t.Skipf("no Slurm cluster reachable (start one: sudo scripts/slurm-dev-cluster.sh up): %s", why)
 }
 
 func TestSlurmBackend(t *testing.T) {
