@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/rundir"
 
 	"github.com/abbench/abbench/internal/atomicfile"
@@ -63,6 +64,9 @@ type controller struct {
 	// wrapper starts every rank: abbench-rank beside abbench when it is
 	// there (it starts in a millisecond), else abbench rank-exec.
 	wrapper []string
+	// secrets are the values templates read with env "NAME": abbench
+	// writes none of them anywhere.
+	secrets redact.Values
 	// slices are the node slices of roles that take nodes of their own (srun).
 	slices map[string][]string
 }
@@ -210,6 +214,15 @@ func (c *controller) finish() {
 	}
 	c.status.Ended = time.Now().UTC()
 	c.phase("done", c.status.State)
+}
+
+// redactArgv is argv as records may show it.
+func redactArgv(argv []string, secrets redact.Values) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = secrets.In(a)
+	}
+	return out
 }
 
 func (c *controller) abortFile() {
@@ -360,7 +373,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 		d := c.data(r, rank)
 		argv := make([]string, len(r.Command))
 		for i, a := range r.Command {
-			v, err := scenarios.Expand(a, d)
+			v, err := scenarios.ExpandSecrets(a, d, &c.secrets)
 			if err != nil {
 				return nil, err
 			}
@@ -370,14 +383,21 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		env, k, err := rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d)
+		env, k, err := rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d, &c.secrets)
 		if err != nil {
 			return nil, err
 		}
 		kept = k
-		// What the rank is given, secrets redacted, for provenance: the
-		// unredacted environment is never written anywhere.
-		envData, _ := json.MarshalIndent(redact.Env(env), "", "  ")
+		// The wrapper records the command with every secret redacted: it
+		// cannot tell which parts came through {{env}}, the controller can.
+		if shown := redactArgv(argv, c.secrets); !slices.Equal(shown, argv) {
+			data, _ := json.Marshal(shown)
+			env = append(env, rankwrap.EnvArgv+"="+string(data))
+		}
+		// What the rank is given, secrets redacted by name and by value, for
+		// provenance: the unredacted environment is never written anywhere
+		// but the 0600 launch file of an srun step, removed at teardown.
+		envData, _ := json.MarshalIndent(c.secrets.EnvIn(env), "", "  ")
 		if err := atomicfile.Publish(rundir.EnvPath(c.coord, r.Name, rank), envData, 0o644); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/internal/redact"
 
 	"github.com/abbench/abbench/scenarios"
 )
@@ -22,7 +23,7 @@ var BaseKeys = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC
 // winning: base (inherited), scenario env, role env, abbench's variables,
 // and the arm env for roles that take it. It returns the environment and the
 // names it inherited.
-func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *scenarios.Role, arm string, d scenarios.TemplateData) ([]string, []string, error) {
+func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *scenarios.Role, arm string, d scenarios.TemplateData, secrets *redact.Values) ([]string, []string, error) {
 	env := map[string]string{}
 	var kept []string
 	for _, kv := range inherited {
@@ -37,7 +38,7 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 	}
 	for _, layer := range []map[string]string{s.Env, role.Env} {
 		for _, k := range slices.Sorted(maps.Keys(layer)) {
-			v, err := scenarios.Expand(layer[k], d)
+			v, err := scenarios.ExpandSecrets(layer[k], d, secrets)
 			if err != nil {
 				return nil, nil, err
 			}

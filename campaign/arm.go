@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -42,6 +44,13 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 		return st, ev, err
 	}
 	if err := writeBundle(s, st, ev, opts); err != nil {
+		// A run counts only with its complete bundle: say so in the
+		// evidence too, so nothing that reads it takes the run as accepted.
+		ev.Accepted = false
+		ev.Reasons = append(ev.Reasons, reason.Reason{Code: reason.BundleInvalid, Arm: arm, Detail: fmt.Sprintf("the bundle could not be written: %v", err)})
+		if werr := WriteEvidence(st.Dir, ev); werr != nil {
+			err = errors.Join(err, werr)
+		}
 		return st, ev, fmt.Errorf("writing the bundle: %w", err)
 	}
 	return st, ev, nil

@@ -37,6 +37,9 @@ const (
 	LaunchFailed           Code = "launch-failed"
 	DuplicateRun           Code = "duplicate-run" // the same run given twice to a comparison
 	ArmMissing             Code = "arm-missing"   // an arm (a CI stage) has no run
+	RunMissing             Code = "run-missing"   // a run of a campaign's plan left nothing, or one not in the plan
+	BundleInvalid          Code = "bundle-invalid"
+	ControllerFailed       Code = "controller-failed" // the arm controller itself failed (exit 1 or 2)
 )
 
 // Reason is one censor reason.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -19,6 +18,13 @@ type Found struct {
 	// Bundle is the attempt's bundle directory when it has one, else "";
 	// for a bundle it is Dir.
 	Bundle string
+	// Planned is the run of a campaign's plan this attempt belongs to, nil
+	// outside a campaign.
+	Planned *PlannedRun
+	// Problem, when set, says why this entry of a campaign holds no attempt
+	// to read (a planned run whose directory is gone, a run the plan does
+	// not list); Dir is then the run directory or "".
+	Problem string
 }
 
 // EvidenceDir is where the attempt's evidence is best read: its bundle when
@@ -83,29 +89,50 @@ func resolveDir(p string) ([]Found, error) {
 		return []Found{attempt(p, dir)}, nil
 	}
 	if exists(filepath.Join(p, PlanFile)) {
-		entries, err := os.ReadDir(filepath.Join(p, RunsDir))
-		if err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(entries))
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		slices.SortStableFunc(names, func(a, b string) int { return RunIndex(a) - RunIndex(b) })
-		var found []Found
-		for _, n := range names {
-			f, err := resolveDir(filepath.Join(p, RunsDir, n))
-			if err != nil {
-				return nil, err
-			}
-			found = append(found, f...)
-		}
-		return found, nil
+		return resolveCampaign(p)
 	}
 	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist", p)
 	}
 	return nil, fmt.Errorf("%s holds no %s, %s, %s or %s: give an arm run's directory, an attempt, a bundle, or an abbench run output", p, StatusFile, EvidenceFile, Latest, PlanFile)
+}
+
+// resolveCampaign lists the newest attempt of every run the plan lists, in
+// plan order: a campaign is whole or censored, so a planned run that left
+// no attempt, and a run directory the plan does not list, come back with a
+// Problem instead of being skipped.
+func resolveCampaign(p string) ([]Found, error) {
+	plan, err := ReadPlan(p)
+	if err != nil {
+		return nil, err
+	}
+	var found []Found
+	listed := map[string]bool{}
+	for i := range plan.Runs {
+		pr := &plan.Runs[i]
+		dir := RunDir(p, pr.Index, pr.Arm)
+		listed[filepath.Base(dir)] = true
+		attemptDir, err := LatestAttempt(dir)
+		if err != nil {
+			why := "it left no attempt (" + Latest + " is missing)"
+			if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+				why = "its directory is gone"
+			}
+			found = append(found, Found{Source: dir, Planned: pr, Problem: fmt.Sprintf("run %d (arm %s) of the plan: %s", pr.Index, pr.Arm, why)})
+			continue
+		}
+		f := attempt(dir, attemptDir)
+		f.Planned = pr
+		found = append(found, f)
+	}
+	entries, _ := os.ReadDir(filepath.Join(p, RunsDir))
+	for _, e := range entries {
+		if !listed[e.Name()] {
+			dir := filepath.Join(p, RunsDir, e.Name())
+			found = append(found, Found{Source: dir, Problem: fmt.Sprintf("%s is not a run of the campaign's %s", dir, PlanFile)})
+		}
+	}
+	return found, nil
 }
 
 // attempt is the Found of an attempt directory dir reached from source.

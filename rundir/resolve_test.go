@@ -40,13 +40,14 @@ func TestResolve(t *testing.T) {
 	bare := filepath.Join(root, "bare")
 	armOut(t, bare, false, "only")
 	camp := filepath.Join(root, "camp")
-	touch(t, filepath.Join(camp, PlanFile))
-	// Run 10 sorts after run 9, not after run 1.
-	for _, r := range []struct {
-		i   int
-		arm string
-	}{{10, "b"}, {9, "a"}, {1, "a"}, {2, "b"}} {
-		armOut(t, RunDir(camp, r.i, r.arm), false, "tok")
+	plan := &Plan{}
+	for i, arm := range []string{"a", "b", "a", "b", "a", "b", "a", "b", "a", "b"} {
+		plan.Runs = append(plan.Runs, PlannedRun{Index: i + 1, Arm: arm, Dir: RunDir(camp, i+1, arm)})
+	}
+	os.MkdirAll(camp, 0o755)
+	WritePlan(camp, plan)
+	for _, r := range plan.Runs {
+		armOut(t, r.Dir, false, "tok")
 	}
 	empty := filepath.Join(root, "empty")
 	os.Mkdir(empty, 0o755)
@@ -61,7 +62,8 @@ func TestResolve(t *testing.T) {
 		{"arm out without a bundle", bare, []string{"bare/only"}, []string{""}, ""},
 		{"attempt directory", filepath.Join(arm, "t1"), []string{"arm/t1"}, []string{"arm/t1/bundle"}, ""},
 		{"bundle directory", filepath.Join(arm, "t1", BundleDir), []string{"arm/t1/bundle"}, []string{""}, ""},
-		{"campaign in run order", camp, []string{"camp/runs/1-a/tok", "camp/runs/2-b/tok", "camp/runs/9-a/tok", "camp/runs/10-b/tok"}, []string{"", "", "", ""}, ""},
+		{"campaign in plan order", camp, []string{"camp/runs/1-a/tok", "camp/runs/2-b/tok", "camp/runs/3-a/tok", "camp/runs/4-b/tok", "camp/runs/5-a/tok",
+			"camp/runs/6-b/tok", "camp/runs/7-a/tok", "camp/runs/8-b/tok", "camp/runs/9-a/tok", "camp/runs/10-b/tok"}, []string{"", "", "", "", "", "", "", "", "", ""}, ""},
 		{"missing", filepath.Join(root, "nope"), nil, nil, "does not exist"},
 		{"no run", empty, nil, nil, "holds no status.json, evidence.json, LATEST or plan.json"},
 	}
@@ -122,5 +124,36 @@ func TestResolveArchive(t *testing.T) {
 	}
 	if _, _, err := Resolve("run.tgz", func(string, string) error { return errors.New("gzip: invalid header") }); err == nil {
 		t.Fatal("an archive that does not unpack resolved")
+	}
+}
+
+// A campaign is whole or censored: a planned run whose directory was
+// deleted, and a run directory the plan does not list, come back with a
+// Problem, never silently dropped or added.
+func TestResolveCampaignMissingAndExtraRuns(t *testing.T) {
+	camp := t.TempDir()
+	plan := &Plan{Runs: []PlannedRun{{Index: 1, Arm: "a"}, {Index: 2, Arm: "b"}, {Index: 3, Arm: "a"}}}
+	for i := range plan.Runs {
+		plan.Runs[i].Dir = RunDir(camp, plan.Runs[i].Index, plan.Runs[i].Arm)
+		armOut(t, plan.Runs[i].Dir, false, "tok")
+	}
+	WritePlan(camp, plan)
+	os.RemoveAll(plan.Runs[1].Dir)
+	armOut(t, RunDir(camp, 9, "b"), false, "tok")
+	found, _, err := Resolve(camp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	for _, f := range found {
+		if f.Problem != "" {
+			problems = append(problems, f.Problem)
+		}
+	}
+	if len(found) != 4 || len(problems) != 2 || !strings.Contains(problems[0], "run 2 (arm b) of the plan: its directory is gone") || !strings.Contains(problems[1], "9-b is not a run of the campaign") {
+		t.Fatalf("found %+v", found)
+	}
+	if found[0].Planned == nil || found[0].Planned.Index != 1 {
+		t.Fatalf("run 1 lost its plan entry: %+v", found[0])
 	}
 }

@@ -3,7 +3,7 @@
 // received (role, rank, host, pid, token, the arm keys' values exactly as
 // given, scheduler ids), then replaces itself with the rank's real command.
 //
-// It imports nothing but the standard library, atomicfile and rundir, so the
+// It imports nothing but the standard library, atomicfile, redact and rundir, so the
 // abbench-rank binary built from it starts in about a millisecond: the
 // wrapper runs once per rank, and its start-up is the controller's overhead.
 package rankwrap
@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -32,6 +33,10 @@ const (
 	EnvRank    = "ABBENCH_RANK"
 	EnvArm     = "ABBENCH_ARM"
 	EnvArmKeys = "ABBENCH_ARM_KEYS" // comma-separated arm keys to record
+	// EnvArgv, when set, is the command as records may show it (a JSON
+	// list, secrets redacted by the controller): the registration records
+	// it instead of the real argv.
+	EnvArgv = "ABBENCH_ARGV"
 )
 
 // Registration is what the rank wrapper records (rundir's type).
@@ -115,7 +120,7 @@ func Exec(argv []string) error {
 	}
 	host, _ := os.Hostname()
 	reg := Registration{Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
-		ArmEnv: map[string]*string{}, Command: argv}
+		ArmEnv: map[string]*string{}, Command: shownArgv(argv)}
 	if keys := os.Getenv(EnvArmKeys); keys != "" {
 		for _, k := range strings.Split(keys, ",") {
 			if v, ok := os.LookupEnv(k); ok {
@@ -146,23 +151,37 @@ func Exec(argv []string) error {
 	return syscall.Exec(path, argv, os.Environ())
 }
 
+// shownArgv is the command as the registration records it: the
+// controller's redacted copy when it gave one, and never a URL's password.
+func shownArgv(argv []string) []string {
+	shown := argv
+	if data := os.Getenv(EnvArgv); data != "" {
+		var a []string
+		if json.Unmarshal([]byte(data), &a) == nil && len(a) == len(argv) {
+			shown = a
+		}
+	}
+	out := make([]string, len(shown))
+	for i, a := range shown {
+		out[i] = redact.URL(a)
+	}
+	return out
+}
+
 // startPPID is the wrapper's parent when it started: the controller.
 var startPPID = os.Getppid()
 
-func init() {
-	// The parent-death signal the controller set belongs to the main OS
-	// thread: execve from another thread would start the rank without it,
-	// and a killed controller would leave the rank running. The main
-	// goroutine stays on the main thread, and Exec runs on it.
-	runtime.LockOSThread()
-}
-
 // keepParentDeathSignal sets SIGKILL as the parent-death signal of the
-// thread about to exec (again, in case the caller left the main thread),
+// thread about to exec. The signal the controller set belongs to the
+// wrapper's main OS thread: execve from another thread would start the rank
+// without it, and a killed controller would leave the rank running. So the
+// calling goroutine is locked to its thread (abbench-rank locks main to the
+// main thread from the start), the signal is set again on it,
 // then checks the parent is still the one the wrapper started under: a
 // controller that died before this point sent no signal, so the rank must
 // not start.
 func keepParentDeathSignal() error {
+	runtime.LockOSThread() // never unlocked: the next step is exec
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
 		return fmt.Errorf("rank wrapper: setting the parent-death signal: %v", errno)
 	}

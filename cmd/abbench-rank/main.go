@@ -7,9 +7,16 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/abbench/abbench/arms/rankwrap"
 )
+
+func init() {
+	// Stay on the main OS thread, which holds the parent-death signal the
+	// controller set, until the exec (see rankwrap.Exec).
+	runtime.LockOSThread()
+}
 
 func main() {
 	args := os.Args[1:]

@@ -85,6 +85,7 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 		if err := verifyRuns(opts.verify, runs); err != nil {
 			return err
 		}
+		co.SignaturesChecked = true
 	}
 	r := compare.Compare(runs, co)
 	if err := r.Render(stdout, opts.format.value, opts.failOn); err != nil {

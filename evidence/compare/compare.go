@@ -45,7 +45,10 @@ const (
 type Run struct {
 	Path     string             `json:"path"`
 	Dir      string             `json:"-"`
-	Evidence *evidence.Evidence `json:"-"`
+	Evidence *evidence.Evidence `json:"-"` // nil for a run that left none
+	// Censor are reasons found while loading the run (see LoadRuns): the
+	// gate adds them to the comparison's.
+	Censor []reason.Reason `json:"-"`
 }
 
 // Options tune a comparison.
@@ -59,6 +62,10 @@ type Options struct {
 	Threshold float64
 	// Calibration, when set, gives the threshold for the runs per arm.
 	Calibration *Calibration
+	// SignaturesChecked says every run's bundle signature was verified
+	// against allowed signers before the comparison; otherwise the report
+	// says the runs are unverified.
+	SignaturesChecked bool
 }
 
 // Result is a comparison; its JSON is the --format json report
@@ -122,14 +129,26 @@ func higherIsBetter(metric string) bool {
 }
 
 // Compare applies the gate, then the statistics.
-func Compare(runs []Run, opts Options) *Result {
+func Compare(all []Run, opts Options) *Result {
+	var runs []Run // those that left evidence
+	var loadReasons []reason.Reason
+	for _, run := range all {
+		loadReasons = append(loadReasons, run.Censor...)
+		if run.Evidence != nil {
+			runs = append(runs, run)
+		}
+	}
 	if opts.Metric == "" {
 		opts.Metric = "output_throughput"
 		if len(runs) > 0 && runs[0].Evidence.HeadlineMetric != "" {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}
 	}
-	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric), Reasons: []reason.Reason{}, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	if r.Reasons == nil {
+		r.Reasons = []reason.Reason{}
+	}
+	r.Warnings = append(r.Warnings, unverified(runs, opts)...)
 	g := gate{r: r, runs: runs, opts: opts}
 	g.check()
 	if len(r.Reasons) > 0 {
@@ -139,6 +158,35 @@ func Compare(runs []Run, opts Options) *Result {
 	}
 	g.statistics()
 	return r
+}
+
+// unverified says, as warnings, what nobody checked: runs that are no
+// bundle (their evidence.json could have been edited), and, without
+// allowed signers, who made the runs (an unsigned or unchecked bundle's
+// files are verified, but anyone could have written them).
+func unverified(runs []Run, opts Options) []string {
+	var notBundles, unsigned, unchecked int
+	for _, run := range runs {
+		switch {
+		case !run.IsBundle():
+			notBundles++
+		case !exists(filepath.Join(run.Dir, bundle.SignatureFile)):
+			unsigned++
+		case !opts.SignaturesChecked:
+			unchecked++
+		}
+	}
+	var w []string
+	if notBundles > 0 {
+		w = append(w, fmt.Sprintf("%d run(s) are not bundles: nothing shows their evidence.json is what the run wrote", notBundles))
+	}
+	if unsigned > 0 {
+		w = append(w, fmt.Sprintf("%d run(s) are unsigned: their bundles verify, but nothing says who made them (sign with --sign-key)", unsigned))
+	}
+	if unchecked > 0 {
+		w = append(w, fmt.Sprintf("%d run(s) are signed but their signatures were not checked (give --allowed-signers)", unchecked))
+	}
+	return w
 }
 
 type gate struct {

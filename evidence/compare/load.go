@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -15,6 +17,12 @@ import (
 // directory, an abbench run --out directory); an attempt with a bundle is
 // read through its bundle. A path that holds none of these is an error
 // naming it. cleanup removes unpacked archives and is never nil.
+//
+// What makes a run unusable without making the comparison impossible comes
+// back as the run's Censor reasons, for the gate: a planned run of a
+// campaign that left nothing (or one the plan does not list), a controller
+// that failed itself, an attempt without its bundle, a bundle whose files
+// or evidence do not verify (checked whether or not it is signed).
 func LoadRuns(paths []string) (runs []Run, cleanup func(), err error) {
 	var cleanups []func()
 	cleanup = func() {
@@ -29,6 +37,10 @@ func LoadRuns(paths []string) (runs []Run, cleanup func(), err error) {
 			return nil, cleanup, err
 		}
 		for _, f := range found {
+			if f.Problem != "" {
+				runs = append(runs, Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}})
+				continue
+			}
 			r, err := loadRun(f)
 			if err != nil {
 				return nil, cleanup, err
@@ -46,6 +58,9 @@ func loadRun(f rundir.Found) (Run, error) {
 	dir := f.EvidenceDir()
 	path := filepath.Join(dir, rundir.EvidenceFile)
 	if _, err := os.Stat(path); err != nil {
+		if f.Planned != nil {
+			return Run{Path: f.Source, Censor: []reason.Reason{controllerReason(f, "it wrote no "+rundir.EvidenceFile)}}, nil
+		}
 		return Run{}, fmt.Errorf("%s: its attempt %s has no %s (did the run finish?)", f.Source, filepath.Base(f.Dir), rundir.EvidenceFile)
 	}
 	var e evidence.Evidence
@@ -55,5 +70,44 @@ func loadRun(f rundir.Found) (Run, error) {
 	if e.Schema != evidence.Schema {
 		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, e.Schema, evidence.Schema)
 	}
-	return Run{Path: f.Source, Dir: dir, Evidence: &e}, nil
+	run := Run{Path: f.Source, Dir: dir, Evidence: &e}
+	if pr := f.Planned; pr != nil && pr.Result != nil && pr.Result.ExitCode != 0 && pr.Result.ExitCode != 3 {
+		run.censor(controllerReason(f, ""))
+	}
+	switch {
+	case bundle.IsBundle(dir):
+		_, err := bundle.Verify(dir, bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
+		if err != nil {
+			run.censor(reason.New(reason.BundleInvalid, "run %s: %s", f.Source, strings.ReplaceAll(err.Error(), dir, f.Source)))
+		}
+	case exists(filepath.Join(f.Dir, rundir.StatusFile)):
+		run.censor(reason.New(reason.BundleInvalid, "run %s has no bundle: a run counts only with its complete bundle (see its %s)", f.Source, rundir.ControllerLog))
+	}
+	return run, nil
+}
+
+// censor adds a reason the run cannot count, naming its arm.
+func (r *Run) censor(rs reason.Reason) {
+	if r.Evidence != nil {
+		rs.Arm = r.Evidence.Arm
+	}
+	r.Censor = append(r.Censor, rs)
+}
+
+// controllerReason says a campaign run's controller failed itself.
+func controllerReason(f rundir.Found, what string) reason.Reason {
+	pr := f.Planned
+	msg := fmt.Sprintf("run %d (arm %s)", pr.Index, pr.Arm)
+	if pr.Result != nil {
+		msg += fmt.Sprintf(": its controller exited with status %d (%s)", pr.Result.ExitCode, pr.Result.Detail)
+	}
+	if what != "" {
+		msg += ": " + what
+	}
+	return reason.New(reason.ControllerFailed, "%s; see %s", msg, filepath.Join(f.Source, rundir.ControllerLog))
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
