@@ -25,6 +25,9 @@ type ArmOptions struct {
 	Archive  bool       // also pack the bundle as bundle.tar.gz
 	Tool     string     // "abbench VERSION", recorded in provenance
 	Progress func(arms.Event)
+	// Campaign, when the run is one of a campaign, is recorded in the
+	// signed provenance.
+	Campaign *rundir.CampaignRef
 }
 
 // RunArm is the arm pipeline: run arm of s in this allocation, collect its
@@ -56,6 +59,22 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 	return st, ev, nil
 }
 
+// ReadCampaignRef reads the plan of the campaign a run belongs to and
+// returns the run's reference to it (abbench arm --plan FILE --run-index N).
+func ReadCampaignRef(planFile string, index int) (*rundir.CampaignRef, error) {
+	var p rundir.Plan
+	if err := rundir.ReadJSON(planFile, &p); err != nil {
+		return nil, err
+	}
+	for _, r := range p.Runs {
+		if r.Index == index {
+			ref := p.Ref(index)
+			return &ref, nil
+		}
+	}
+	return nil, fmt.Errorf("%s lists no run %d", planFile, index)
+}
+
 // WriteEvidence writes an attempt's evidence.json atomically.
 func WriteEvidence(attempt string, ev *evidence.Evidence) error {
 	return rundir.WriteJSON(filepath.Join(attempt, rundir.EvidenceFile), ev)
@@ -68,7 +87,7 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 		return err
 	}
 	dest := filepath.Join(st.Dir, rundir.BundleDir)
-	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer}, dest); err != nil {
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer, Campaign: opts.Campaign}, dest); err != nil {
 		return err
 	}
 	if opts.Archive {

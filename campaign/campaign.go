@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/abbench/abbench/arms"
@@ -164,7 +165,8 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 			break
 		}
 		spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
-			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks}, c.ArmArgs...)}
+			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
+				"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.ArmArgs...)}
 		c.event(pr, "starting", 0, false)
 		lr, err := l.Start(ctx, spec)
 		if err != nil {

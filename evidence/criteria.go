@@ -152,9 +152,24 @@ func (c *collector) digestAgree(fail func(reason.Reason)) string {
 			return ""
 		}
 		c.e.Workload = &d
+		c.servedIsDeclared(d, fail)
 		return fmt.Sprintf("%d %s ranks agree on %s", len(facts), a.Role, d)
 	}
 	return ""
+}
+
+// servedIsDeclared censors a run whose ranks served every prompt of the
+// workload but not the declared prompts: both arms could serve the same
+// wrong workload (a fault in the shared environment) and still agree with
+// each other. It applies when the activation digest uses the algorithm of
+// the prompts file's digest and counts as many prompts: only then are the
+// two digests of the same thing.
+func (c *collector) servedIsDeclared(served digest.Digest, fail func(reason.Reason)) {
+	declared := c.s.PromptsDigest
+	if served.Algorithm != declared.Algorithm || served.Count != declared.Count || served == declared {
+		return
+	}
+	fail(reason.New(reason.WorkloadMismatch, "the ranks served %s, but the declared prompts file digests to %s: the served workload is not the declared one (explain it: abbench digest --records declared.records PROMPTS, then abbench digest --explain declared.records with a rank's activation records)", served, declared))
 }
 
 func short(hex string) string {

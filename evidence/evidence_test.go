@@ -45,7 +45,9 @@ acceptance:
 
 const alg = "sha256-length-prefixed-prompt-sha256-v1"
 
-var hex64 = strings.Repeat("ab", 32)
+// hex64 is the digest of the test's prompts file ([1] [2] [3] [4]), so a
+// run that activates it served the declared workload.
+const hex64 = "70cacee26abf5cdcc358641693d290917798552fcb58acb30f15cd075a63d098"
 
 // lifecycle is one rank's profiling and measured lifecycles.
 func lifecycle(rank int, mode string, count, commits int, digestHex string) string {
@@ -155,6 +157,10 @@ func TestCensorReasons(t *testing.T) {
 		{"digest-algorithm", func(r *run) {
 			r.logs["ctx-0.log"] = strings.ReplaceAll(lifecycle(0, "1", 4, 4, hex64), alg, "md5-of-ids")
 		}, "digest-algorithm", "unknown digest algorithm"},
+		{"workload-mismatch: both ranks agree on other prompts", func(r *run) {
+			r.logs["ctx-0.log"] = lifecycle(0, "1", 4, 4, strings.Repeat("ab", 32))
+			r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 4, strings.Repeat("ab", 32))
+		}, "workload-mismatch", "the served workload is not the declared one"},
 		{"fact-count: 255/256 style", func(r *run) { r.logs["ctx-1.log"] = lifecycle(1, "1", 4, 3, hex64) }, "fact-count", "ctx rank 1: 3/4 commits"},
 		{"requests-failed", func(r *run) {
 			r.record = `{"num_prompts": 4, "completed": 3, "failed": 1, "output_throughput": 100.5, "valid": false}`

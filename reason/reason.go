@@ -26,6 +26,7 @@ const (
 	DigestAlgorithm        Code = "digest-algorithm"
 	DigestRankDisagreement Code = "digest-rank-disagreement"
 	DigestArmMismatch      Code = "digest-arm-mismatch"
+	WorkloadMismatch       Code = "workload-mismatch" // the ranks served other prompts than the declared ones
 	FactCount              Code = "fact-count"
 	UncleanShutdown        Code = "unclean-shutdown"
 	ConfigMismatch         Code = "config-mismatch"

@@ -1,6 +1,9 @@
 package rundir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"github.com/abbench/abbench/reason"
@@ -98,6 +101,38 @@ type Plan struct {
 	Seed          uint64       `json:"seed"`
 	Repeat        int          `json:"repeat"`
 	Runs          []PlannedRun `json:"runs"`
+}
+
+// CampaignRef is what a run's signed bundle says of the campaign it
+// belongs to: the plan as it was fixed before any run started (scenario,
+// order, seed, every run's index and arm). Compare holds the runs it is
+// given against it, so a run removed from (or slipped into) a campaign is
+// caught even when plan.json was edited to match: plan.json is not signed,
+// each run's provenance is.
+type CampaignRef struct {
+	PlanDigest    string   `json:"plan_digest"` // SHA-256 of the fixed part, as Fixed encodes it
+	Scenario      string   `json:"scenario"`
+	MatchedDigest string   `json:"matched_digest"`
+	Order         string   `json:"order"`
+	Seed          uint64   `json:"seed"`
+	Runs          []string `json:"runs"`  // N-ARM of every run, in plan order
+	Index         int      `json:"index"` // this run's
+}
+
+// Ref is the campaign reference of run index of the plan.
+func (p *Plan) Ref(index int) CampaignRef {
+	ref := CampaignRef{Scenario: p.Scenario, MatchedDigest: p.MatchedDigest, Order: p.Order, Seed: p.Seed, Index: index, Runs: []string{}}
+	for _, r := range p.Runs {
+		ref.Runs = append(ref.Runs, RunID(r.Index, r.Arm))
+	}
+	fixed, _ := json.Marshal(struct {
+		Scenario, MatchedDigest, Order string
+		Seed                           uint64
+		Runs                           []string
+	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs})
+	sum := sha256.Sum256(fixed)
+	ref.PlanDigest = hex.EncodeToString(sum[:])
+	return ref
 }
 
 // PlannedRun is one run of a plan.

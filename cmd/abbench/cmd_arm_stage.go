@@ -21,11 +21,13 @@ import (
 )
 
 type armOptions struct {
-	arm    string
-	out    string
-	ranks  string
-	sign   signOptions
-	format formatFlag
+	plan     string
+	runIndex int
+	arm      string
+	out      string
+	ranks    string
+	sign     signOptions
+	format   formatFlag
 }
 
 func newArmCmd() *cobra.Command {
@@ -42,6 +44,8 @@ func newArmCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required)")
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
+	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench run passes it; recorded in the signed provenance)")
+	cmd.Flags().IntVar(&opts.runIndex, "run-index", 0, "with --plan: this run's index in the plan")
 	cmd.Flags().StringVar(&opts.ranks, "ranks", "local", "how ranks start: local (processes of this host), or srun (one srun step per role, inside a Slurm allocation)")
 	addSignFlags(cmd, &opts.sign)
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
@@ -82,13 +86,19 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
+	var ref *rundir.CampaignRef
+	if opts.plan != "" {
+		if ref, err = campaign.ReadCampaignRef(opts.plan, opts.runIndex); err != nil {
+			return usageError(err, "--plan and --run-index name this run in its campaign's plan")
+		}
+	}
 	signer, closeSigner, err := opts.sign.signer()
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
 	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
-		Archive: opts.sign.archive, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
+		Archive: opts.sign.archive, Campaign: ref, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 		}})
 	if err != nil {

@@ -99,6 +99,10 @@ type Prov struct {
 	Ended        time.Time           `json:"ended"`
 	Prompts      digest.Digest       `json:"prompts_digest"`
 	Environment  map[string][]string `json:"environment"` // per rank, secrets redacted
+	// Campaign is the campaign plan this run belongs to, when abbench run
+	// started it: signed with the rest, so runs cannot be dropped from or
+	// added to a campaign unnoticed.
+	Campaign *rundir.CampaignRef `json:"campaign,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.
@@ -116,8 +120,9 @@ type Input struct {
 	ScenarioBytes []byte
 	Evidence      *evidence.Evidence
 	Status        *rundir.Status
-	Tool          string     // abbench version
-	Signer        ssh.Signer // nil writes an unsigned bundle
+	Campaign      *rundir.CampaignRef // the campaign the run belongs to; nil outside one
+	Tool          string              // abbench version
+	Signer        ssh.Signer          // nil writes an unsigned bundle
 }
 
 // Write writes the bundle of a run to dest, which must not exist.
@@ -257,6 +262,7 @@ func (w *writer) write(in Input) error {
 	slices.Sort(prov.Hosts)
 	prov.Source = sourceRevision(in.Scenario)
 	prov.Image = in.Scenario.Source.Image
+	prov.Campaign = in.Campaign
 	if err := w.putJSON(Provenance, prov); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 )
 
 // The verdicts.
@@ -273,6 +274,7 @@ func (g *gate) check() {
 	}
 	g.workloads()
 	g.sources()
+	g.campaigns()
 }
 
 // sources requires every run that recorded its system's source revision to
@@ -282,12 +284,8 @@ func (g *gate) sources() {
 	var ref *bundle.SourceRevision
 	refPath := ""
 	for _, run := range g.runs {
-		data, err := os.ReadFile(filepath.Join(run.Dir, bundle.Provenance))
-		if err != nil {
-			continue
-		}
-		var prov bundle.Prov
-		if json.Unmarshal(data, &prov) != nil || prov.Source == nil {
+		prov := provenance(run)
+		if prov == nil || prov.Source == nil {
 			continue
 		}
 		if prov.Source.Dirty {
@@ -302,6 +300,57 @@ func (g *gate) sources() {
 				run.Path, short(prov.Source.Tree), prov.Source.Dirty, refPath, short(ref.Tree), ref.Dirty))
 		}
 	}
+}
+
+// campaigns holds runs against the campaign plan their signed provenance
+// records: runs of a campaign are compared whole (every run of the plan,
+// none from elsewhere), whatever plan.json says now.
+func (g *gate) campaigns() {
+	var ref *rundir.CampaignRef
+	refPath := ""
+	given := map[int]bool{}
+	var outside []string
+	for _, run := range g.runs {
+		prov := provenance(run)
+		if prov == nil || prov.Campaign == nil {
+			outside = append(outside, run.Path)
+			continue
+		}
+		c := prov.Campaign
+		if ref == nil {
+			ref, refPath = c, run.Path
+		} else if c.PlanDigest != ref.PlanDigest {
+			g.add(reason.New(reason.RunMissing, "run %s belongs to campaign plan %s, run %s to plan %s: runs of different campaigns are not one comparison",
+				run.Path, short(c.PlanDigest), refPath, short(ref.PlanDigest)))
+			continue
+		}
+		given[c.Index] = true
+	}
+	if ref == nil {
+		return
+	}
+	for _, path := range outside {
+		g.add(reason.New(reason.RunMissing, "run %s is not a run of campaign plan %s (run %s is): a campaign is compared whole, without runs from elsewhere", path, short(ref.PlanDigest), refPath))
+	}
+	for _, id := range ref.Runs {
+		if !given[rundir.RunIndex(id)] {
+			g.add(reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest)))
+		}
+	}
+}
+
+// provenance is a bundle run's provenance.json, nil for a run that is no
+// bundle or holds none.
+func provenance(run Run) *bundle.Prov {
+	data, err := os.ReadFile(filepath.Join(run.Dir, bundle.Provenance))
+	if err != nil {
+		return nil
+	}
+	var prov bundle.Prov
+	if json.Unmarshal(data, &prov) != nil {
+		return nil
+	}
+	return &prov
 }
 
 func short(h string) string {
