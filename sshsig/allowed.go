@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 	"time"
 
@@ -153,13 +152,57 @@ func parseTime(v string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("time %q: want YYYYMMDD[HHMM[SS]][Z]", v)
 }
 
+// matchAny is OpenSSH's pattern-list match (match_pattern_list): s must
+// match at least one pattern and no negated one ("!pattern"), which wins
+// over any positive match. Patterns know only '*' (any run) and '?' (one
+// character); every other byte, '[' and '\\' too, is literal.
 func matchAny(patterns []string, s string) bool {
+	positive := false
 	for _, p := range patterns {
-		if ok, _ := path.Match(p, s); ok {
-			return true
+		negated := strings.HasPrefix(p, "!")
+		if negated {
+			p = p[1:]
+		}
+		if matchPattern(p, s) {
+			if negated {
+				return false
+			}
+			positive = true
 		}
 	}
-	return false
+	return positive
+}
+
+// matchPattern matches s against one pattern of '*' and '?' wildcards.
+func matchPattern(p, s string) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '*':
+			for len(p) > 0 && p[0] == '*' {
+				p = p[1:]
+			}
+			if p == "" {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if matchPattern(p, s[i:]) {
+					return true
+				}
+			}
+			return false
+		case '?':
+			if s == "" {
+				return false
+			}
+			p, s = p[1:], s[1:]
+		default:
+			if s == "" || p[0] != s[0] {
+				return false
+			}
+			p, s = p[1:], s[1:]
+		}
+	}
+	return s == ""
 }
 
 // Verify checks sig over msg in namespace and that an allowed signer

@@ -274,3 +274,55 @@ func FuzzParse(f *testing.F) {
 		ParseAllowedSigners(data, "f")
 	})
 }
+
+// TestPrincipalPatternsAsOpenSSH holds abbench's reading of the principals
+// of an allowed_signers line against ssh-keygen -Y verify itself: '*' and
+// '?', negation ("!ci@example.org,*" refuses ci@example.org), and no other
+// syntax ('[' is a literal).
+func TestPrincipalPatternsAsOpenSSH(t *testing.T) {
+	needSSHKeygen(t)
+	dir := t.TempDir()
+	key := keygen(t, dir, "k", "ed25519")
+	msgFile := filepath.Join(dir, "msg")
+	os.WriteFile(msgFile, message, 0o644)
+	sh(t, dir, nil, "ssh-keygen", "-Y", "sign", "-f", key, "-n", ns, msgFile)
+	armored, _ := os.ReadFile(msgFile + ".sig")
+	sig, err := Parse(armored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ principals, identity string }{
+		{"ci@example.org", "ci@example.org"},
+		{"ci@example.org", "dev@example.org"},
+		{"*", "anyone"},
+		{"!ci@example.org,*", "ci@example.org"},
+		{"!ci@example.org,*", "dev@example.org"},
+		{"*,!ci@example.org", "ci@example.org"},
+		{"*@example.org,!bad@*", "bad@example.org"},
+		{"*@example.org,!bad@*", "good@example.org"},
+		{"c?@example.org", "ci@example.org"},
+		{"c?@example.org", "cii@example.org"},
+		{"[c]i@example.org", "ci@example.org"},
+		{"[c]i@example.org", "[c]i@example.org"},
+		{"!ci@example.org", "ci@example.org"},
+		{"!ci@example.org", "dev@example.org"},
+		{"*.org", "ci@example.org"},
+		{"CI@example.org", "ci@example.org"},
+	}
+	for _, c := range cases {
+		line := c.principals + " " + pub(t, key)
+		allowed := filepath.Join(dir, "allowed")
+		os.WriteFile(allowed, []byte(line+"\n"), 0o644)
+		cmd := exec.Command("ssh-keygen", "-Y", "verify", "-f", allowed, "-I", c.identity, "-n", ns, "-s", msgFile+".sig")
+		cmd.Stdin = bytes.NewReader(message)
+		openssh := cmd.Run() == nil
+		as, err := ParseAllowedSigners([]byte(line+"\n"), "allowed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, verr := as.Verify(sig, ns, c.identity, message, time.Now())
+		if ours := verr == nil; ours != openssh {
+			t.Errorf("principals %q, identity %q: abbench accepts %v, ssh-keygen %v (%v)", c.principals, c.identity, ours, openssh, verr)
+		}
+	}
+}
