@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 )
 
@@ -43,9 +45,20 @@ func newCompareCmd() *cobra.Command {
 		Example: help("compare.examples"),
 		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, cleanup, err := compare.LoadRuns(args)
+			var vo *bundle.VerifyOptions
+			if opts.verify.allowedSigners != "" {
+				o, err := opts.verify.bundleOptions()
+				if err != nil {
+					return err
+				}
+				vo = &o
+			}
+			runs, cleanup, err := compare.LoadRuns(args, vo)
 			defer cleanup()
-			if err != nil {
+			var ve *bundle.VerifyError
+			if errors.As(err, &ve) {
+				return &statusError{code: exitUnverfied, err: err}
+			} else if err != nil {
 				return usageError(err, "")
 			}
 			return runCompare(cmd.OutOrStdout(), opts, runs)

@@ -98,7 +98,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if res.Interrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
 	}
-	runs, cleanup, err := compare.LoadRuns([]string{res.Out})
+	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, nil)
 	defer cleanup()
 	if err != nil {
 		return err

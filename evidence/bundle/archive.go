@@ -3,11 +3,15 @@ package bundle
 import (
 	"archive/tar"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +24,9 @@ import (
 const (
 	MaxArchiveFiles = 100_000
 	MaxArchiveBytes = 8 << 30
+	// MaxManifestBytes bounds manifest.json and its signature, which are
+	// read before anything is trusted.
+	MaxManifestBytes = 16 << 20
 )
 
 // epoch is the fixed time of every archive entry, so archives are reproducible.
@@ -167,6 +174,152 @@ func Unpack(archive, dest string) error {
 	}
 }
 
+// UnpackVerified extracts a bundle archive into dest only after its
+// manifest is trusted: a first pass over the archive reads nothing but
+// manifest.json and manifest.json.sig (each at most MaxManifestBytes) and
+// checks the signature as opts say (Verify's first step); the second pass
+// extracts only the files the manifest lists, each hashed as it is written
+// and refused when its SHA-256 differs, within MaxArchiveBytes in all. An
+// archive with any other entry, a link, or a file twice is refused, and
+// nothing is written for an untrusted one. Every error is a *VerifyError.
+func UnpackVerified(archive, dest string, opts VerifyOptions) error {
+	fail := func(format string, args ...any) error {
+		return &VerifyError{Bundle: archive, What: fmt.Sprintf(format, args...)}
+	}
+	small := map[string][]byte{}
+	err := walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
+		if name != ManifestFile && name != SignatureFile {
+			return nil
+		}
+		if hdr.Size > MaxManifestBytes {
+			return fmt.Errorf("%s is larger than %d bytes", name, MaxManifestBytes)
+		}
+		if _, dup := small[name]; dup {
+			return fmt.Errorf("%s is in the archive twice", name)
+		}
+		data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes))
+		small[name] = data
+		return err
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
+	manifest, ok := small[ManifestFile]
+	if !ok {
+		return fail("no %s in the archive", ManifestFile)
+	}
+	var sigErr error
+	if _, ok := small[SignatureFile]; !ok {
+		sigErr = fs.ErrNotExist
+	}
+	if err := checkSignature(&Verified{}, manifest, small[SignatureFile], sigErr, opts); err != nil {
+		return fail("%v", err)
+	}
+	var st Statement
+	if err := json.Unmarshal(manifest, &st); err != nil {
+		return fail("%s does not parse: %v", ManifestFile, err)
+	}
+	want := map[string]string{ManifestFile: "", SignatureFile: ""}
+	for _, sub := range st.Subject {
+		if !filepath.IsLocal(filepath.FromSlash(sub.Name)) {
+			return fail("manifest names %q, which is not a local path", sub.Name)
+		}
+		want[sub.Name] = sub.Digest["sha256"]
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var total int64
+	err = walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
+		sum, listed := want[name]
+		if !listed {
+			return fmt.Errorf("%s is not in the manifest (a file was added)", name)
+		}
+		delete(want, name) // a second copy is then refused as unlisted
+		if total += hdr.Size; total > MaxArchiveBytes {
+			return fmt.Errorf("more than %d bytes unpacked", MaxArchiveBytes)
+		}
+		if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		out, err := root.OpenFile(filepath.FromSlash(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		_, err = io.Copy(io.MultiWriter(out, h), io.LimitReader(r, hdr.Size))
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); sum != "" && got != sum {
+			return fmt.Errorf("%s was changed: its SHA-256 is %s, the manifest says %s", name, got, sum)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
+	for name := range want {
+		if name != SignatureFile {
+			return fail("%s is in the manifest but not in the archive", name)
+		}
+	}
+	return nil
+}
+
+// walkArchive calls file for every regular file of a gzip'd tar archive,
+// in order, after the same checks as Unpack: local names, no links or
+// special files, at most MaxArchiveFiles entries. Directories are skipped.
+func walkArchive(archive string, file func(name string, hdr *tar.Header, r io.Reader) error) error {
+	f, err := os.Open(archive)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("not a gzip archive: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	for n := 0; ; n++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n >= MaxArchiveFiles {
+			return fmt.Errorf("more than %d entries", MaxArchiveFiles)
+		}
+		if !filepath.IsLocal(filepath.FromSlash(hdr.Name)) {
+			return fmt.Errorf("entry %q is not a local name", hdr.Name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+		case tar.TypeReg:
+			if hdr.Size < 0 {
+				return fmt.Errorf("entry %q has a negative size", hdr.Name)
+			}
+			if err := file(path.Clean(hdr.Name), hdr, tr); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("entry %q is a %s, not a regular file or directory", hdr.Name, typeName(hdr.Typeflag))
+		}
+	}
+}
+
 func typeName(t byte) string {
 	switch t {
 	case tar.TypeSymlink:
@@ -182,15 +335,19 @@ func typeName(t byte) string {
 }
 
 // Open returns a bundle directory for path: path itself, or a .tar.gz
-// unpacked into a temporary directory that cleanup removes. An archive that
-// does not unpack is a *VerifyError naming it.
-func Open(path string) (dir string, cleanup func(), err error) {
+// unpacked by UnpackVerified with opts into a temporary directory that
+// cleanup removes. An archive that is refused is a *VerifyError naming it.
+func Open(path string, opts VerifyOptions) (dir string, cleanup func(), err error) {
 	if !rundir.IsArchive(path) {
 		return path, func() {}, nil
 	}
-	found, cleanup, err := rundir.Resolve(path, Unpack)
+	found, cleanup, err := rundir.Resolve(path, func(archive, dir string) error { return UnpackVerified(archive, dir, opts) })
 	if err != nil {
 		cleanup()
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			return "", func() {}, ve
+		}
 		return "", func() {}, &VerifyError{Bundle: path, What: err.Error()}
 	}
 	return found[0].Dir, cleanup, nil
@@ -199,7 +356,7 @@ func Open(path string) (dir string, cleanup func(), err error) {
 // VerifyPath verifies the bundle at path (a directory or an archive); its
 // errors name path, not a temporary directory.
 func VerifyPath(path string, opts VerifyOptions) (*Verified, error) {
-	dir, cleanup, err := Open(path)
+	dir, cleanup, err := Open(path, opts)
 	if err != nil {
 		return nil, err
 	}

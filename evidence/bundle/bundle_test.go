@@ -365,3 +365,61 @@ func TestMaliciousArchives(t *testing.T) {
 		}
 	})
 }
+
+// archiveOf packs bundle dir b, with extra files added to it first.
+func archiveOf(t *testing.T, b string, extra map[string][]byte) string {
+	t.Helper()
+	c := copyTree(t, b)
+	for name, body := range extra {
+		os.WriteFile(filepath.Join(c, name), body, 0o644)
+	}
+	a := filepath.Join(t.TempDir(), "b.tar.gz")
+	if err := Pack(c, a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// An archive is trusted before it is unpacked: only its manifest and
+// signature are read first, and only the files the manifest lists are
+// extracted, each against its digest.
+func TestUnpackVerifiedChecksTheSignatureFirst(t *testing.T) {
+	signer, pub := newSigner(t)
+	other, _ := newSigner(t)
+	good := writeBundle(t, signer, 4)
+	trusted := VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub)}
+
+	dest := filepath.Join(t.TempDir(), "ok")
+	if err := UnpackVerified(archiveOf(t, good, nil), dest, trusted); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(dest, trusted); err != nil {
+		t.Fatalf("an archive unpacked verified does not verify: %v", err)
+	}
+
+	for name, c := range map[string]struct {
+		archive string
+		opts    VerifyOptions
+		want    string
+	}{
+		"untrusted signer":  {archiveOf(t, writeBundle(t, other, 4), nil), trusted, "signature"},
+		"unsigned":          {archiveOf(t, writeBundle(t, nil, 4), nil), trusted, "unsigned"},
+		"file not listed":   {archiveOf(t, good, map[string][]byte{"extra.bin": bytes.Repeat([]byte("x"), 1<<20)}), trusted, "extra.bin is not in the manifest"},
+		"file changed":      {archiveOf(t, good, map[string][]byte{"ctx-0.log": []byte("forged\n")}), trusted, "ctx-0.log was changed"},
+		"unsigned, skipped": {archiveOf(t, writeBundle(t, nil, 4), map[string][]byte{"extra.bin": []byte("x")}), VerifyOptions{SkipSignature: true}, "extra.bin is not in the manifest"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), "d")
+			err := UnpackVerified(c.archive, dest, c.opts)
+			var ve *VerifyError
+			if !errors.As(err, &ve) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want a VerifyError with %q", err, c.want)
+			}
+			if name == "untrusted signer" || name == "unsigned" {
+				if entries, _ := os.ReadDir(dest); len(entries) > 0 {
+					t.Fatalf("an untrusted archive was unpacked: %v", entries)
+				}
+			}
+		})
+	}
+}

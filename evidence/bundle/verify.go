@@ -63,29 +63,8 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 		return nil, fail("no %s: %v", ManifestFile, err)
 	}
 	armored, err := os.ReadFile(filepath.Join(dir, SignatureFile))
-	switch {
-	case opts.SkipSignature:
-		v.Unsigned = errors.Is(err, fs.ErrNotExist)
-	case errors.Is(err, fs.ErrNotExist):
-		if !opts.AllowUnsigned {
-			return nil, fail("unsigned (no %s): verify with --allow-unsigned to accept that", SignatureFile)
-		}
-		v.Unsigned = true
-	case err != nil:
-		return nil, fail("%s: %v", SignatureFile, err)
-	default:
-		sig, err := sshsig.Parse(armored)
-		if err != nil {
-			return nil, fail("%s: %v", SignatureFile, err)
-		}
-		if opts.AllowedSigners == nil {
-			return nil, fail("signed, but no allowed_signers file was given to say whom to trust")
-		}
-		who, err := opts.AllowedSigners.Verify(sig, Namespace, opts.Identity, manifest, opts.Now)
-		if err != nil {
-			return nil, fail("signature: %v", err)
-		}
-		v.Signer = who
+	if err := checkSignature(v, manifest, armored, err, opts); err != nil {
+		return nil, fail("%v", err)
 	}
 	// Only now, with the manifest's bytes trusted, parse it.
 	if err := json.Unmarshal(manifest, &v.Statement); err != nil {
@@ -121,6 +100,39 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 		return nil, fail("%s does not match the evidence re-derived from the bundled logs and records: %s", EvidenceFile, diff)
 	}
 	return v, nil
+}
+
+// checkSignature checks the signature armored (read with readErr) over
+// the manifest's exact bytes as opts say, and records the signer in v.
+func checkSignature(v *Verified, manifest, armored []byte, readErr error, opts VerifyOptions) error {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	switch {
+	case opts.SkipSignature:
+		v.Unsigned = errors.Is(readErr, fs.ErrNotExist)
+	case errors.Is(readErr, fs.ErrNotExist):
+		if !opts.AllowUnsigned {
+			return fmt.Errorf("unsigned (no %s): verify with --allow-unsigned to accept that", SignatureFile)
+		}
+		v.Unsigned = true
+	case readErr != nil:
+		return fmt.Errorf("%s: %v", SignatureFile, readErr)
+	default:
+		sig, err := sshsig.Parse(armored)
+		if err != nil {
+			return fmt.Errorf("%s: %v", SignatureFile, err)
+		}
+		if opts.AllowedSigners == nil {
+			return fmt.Errorf("signed, but no allowed_signers file was given to say whom to trust")
+		}
+		who, err := opts.AllowedSigners.Verify(sig, Namespace, opts.Identity, manifest, opts.Now)
+		if err != nil {
+			return fmt.Errorf("signature: %v", err)
+		}
+		v.Signer = who
+	}
+	return nil
 }
 
 // checkFiles requires exactly the manifest's subjects (plus the manifest
