@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +36,20 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Println(cmd.Process.Pid)
 		select {}
+	}
+	if len(os.Args) == 5 && os.Args[1] == "arm-controller" {
+		// A controller in a process of its own, to be killed by a test.
+		s, err := scenarios.Load(os.Args[2])
+		if err != nil {
+			panic(err)
+		}
+		Run(context.Background(), s, os.Args[3], Options{Out: os.Args[4]})
+		os.Exit(0)
+	}
+	if len(os.Args) == 5 && os.Args[1] == "guard" {
+		pid, _ := strconv.Atoi(os.Args[4])
+		Guard(os.Args[2], os.Args[3], pid)
+		os.Exit(0)
 	}
 	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {
 		err := rankwrap.Exec(os.Args[3:])
@@ -406,5 +421,65 @@ func TestRanksDieWithAKilledController(t *testing.T) {
 	}
 	if survived > 0 {
 		t.Fatalf("%d of %d ranks survived their controller's SIGKILL", survived, trials)
+	}
+}
+
+// A SIGKILLed controller leaves nothing behind: its guard kills the ranks'
+// children and setsid daemons (which no parent-death signal reaches) and
+// marks the attempt interrupted.
+func TestGuardSweepsAfterAKilledController(t *testing.T) {
+	s := loadScenario(t, `name: guarded
+arms:
+  a: {env: {MODE: "a"}}
+  b: {env: {MODE: "b"}}
+baseline: a
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: server, ranks: 2, arm_env: true, command: [sh, -c, 'setsid sh -c "trap \"\" TERM; exec sleep 300" & sleep 300 & echo up; exec sleep 300'], ready: {log: up}}
+  - {name: client, client: true, after_ready: true, command: [sleep, "300"]}
+deadlines: {ready: 10s, client: 5m, teardown: 5s, kill_grace: 1s}
+`)
+	out := t.TempDir()
+	// The controller is this test binary in a child process: arm-controller mode.
+	cmd := exec.Command(os.Args[0], "arm-controller", s.File, "a", out)
+	cmd.Env = append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var attempt string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run never reached its client")
+		}
+		if a, err := rundir.LatestAttempt(out); err == nil {
+			if st, err := rundir.ReadStatus(a); err == nil && st.Phase == "client" {
+				attempt = a
+				break
+			}
+		}
+	}
+	st, _ := rundir.ReadStatus(attempt)
+	if n := len(Survivors(st.Token)); n < 6 {
+		t.Fatalf("only %d processes of the run before the kill", n)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(5 * time.Second); len(Survivors(st.Token)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v of the run outlived its killed controller by 5s", Survivors(st.Token))
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, _ = rundir.ReadStatus(attempt)
+		if st.State == rundir.StateInterrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the attempt still says %s", st.State)
+		}
+	}
+	if codes(st) != "interrupted" {
+		t.Fatalf("reasons %s", codes(st))
 	}
 }

@@ -1,7 +1,6 @@
 package arms
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,7 +61,9 @@ type controller struct {
 	self   string
 	// wrapper starts every rank: abbench-rank beside abbench when it is
 	// there (it starts in a millisecond), else abbench rank-exec.
-	wrapper []string
+	wrapper  []string
+	patterns map[string]*regexp.Regexp // compiled once, by pattern
+	buf      []byte                    // the followers' read buffer
 	// secrets are the values templates read with env "NAME": abbench
 	// writes none of them anywhere.
 	secrets redact.Values
@@ -125,6 +125,17 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
 		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
+	c.writeStatus()
+	// Before any rank starts: nothing of the run outlives the controller,
+	// even a SIGKILLed one. Under Slurm (srun ranks) the job's own process
+	// tracking stops every process of the job when it ends, and a process
+	// that outlives the batch step would hold a requeued job's old
+	// instance open.
+	if c.opts.Ranks != RanksSrun {
+		if err := c.startGuard(); err != nil {
+			return nil, fmt.Errorf("starting the run's guard: %w", err)
+		}
+	}
 	if opts.Ranks == "" {
 		c.opts.Ranks = RanksLocal
 	}
@@ -444,18 +455,6 @@ func (c *controller) checkExits() error {
 	}
 }
 
-func lastLine(path string) string {
-	data, _ := os.ReadFile(path)
-	data = bytes.TrimRight(data, "\n")
-	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		data = data[i+1:]
-	}
-	if len(data) > 200 {
-		data = data[:200]
-	}
-	return strconv.Quote(string(data))
-}
-
 // waitReadyOnce waits a little for any started role to become ready.
 func (c *controller) waitReadyOnce(ctx context.Context, started map[string]bool) error {
 	for name := range started {
@@ -532,8 +531,10 @@ func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
 	case r.Ready == nil:
 		return true
 	case r.Ready.Log != "":
-		re := regexp.MustCompile(r.Ready.Log)
-		return len(matches(p.log, p.offset, re)) > 0
+		if p.ready == nil {
+			p.ready = newFollower(p.log, p.offset, c.pattern(r.Ready.Log))
+		}
+		return p.ready.poll(c.followBuf())
 	default:
 		port, err := scenarios.Expand(r.Ready.Port, c.data(r, p.rank))
 		if err != nil {
@@ -548,23 +549,25 @@ func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
 	}
 }
 
-// matches returns the submatches of re on each line of the log from offset.
-func matches(path string, offset int64, re *regexp.Regexp) [][]string {
-	data, err := os.ReadFile(path)
-	if err != nil || int64(len(data)) < offset {
-		return nil
+// pattern compiles a scenario pattern once (validation compiled it first).
+func (c *controller) pattern(p string) *regexp.Regexp {
+	if c.patterns == nil {
+		c.patterns = map[string]*regexp.Regexp{}
 	}
-	var out [][]string
-	for _, line := range bytes.Split(data[offset:], []byte("\n")) {
-		if m := re.FindSubmatch(line); m != nil {
-			s := make([]string, len(m))
-			for i, b := range m {
-				s[i] = string(b)
-			}
-			out = append(out, s)
-		}
+	re, ok := c.patterns[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		c.patterns[p] = re
 	}
-	return out
+	return re
+}
+
+// followBuf is the one read buffer of every follower: polling is sequential.
+func (c *controller) followBuf() []byte {
+	if c.buf == nil {
+		c.buf = make([]byte, followChunk)
+	}
+	return c.buf
 }
 
 // checkArm requires, before any client traffic, a registration from every
@@ -620,19 +623,21 @@ func (c *controller) checkModes(when string) error {
 	if m == nil {
 		return nil
 	}
-	re := regexp.MustCompile(m.Pattern)
+	re := c.pattern(m.Pattern)
 	armEnv := c.s.Arms[c.arm].Env
 	var rs []reason.Reason
 	for _, p := range c.procs {
 		if p.role != m.Role {
 			continue
 		}
-		found := matches(p.log, p.offset, re)
-		if len(found) == 0 {
+		if p.mode == nil {
+			p.mode = newFollower(p.log, p.offset, re)
+		}
+		if !p.mode.poll(c.followBuf()) {
 			rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logged no mode line %s", p.role, p.rank, when).At(c.arm, p.role, p.rank))
 			continue
 		}
-		last := found[len(found)-1]
+		last := p.mode.last
 		for i, g := range re.SubexpNames() {
 			if want, ok := armEnv[g]; ok && last[i] != want {
 				rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logs %s=%s %s, but arm %s sets %q", p.role, p.rank, g, last[i], when, c.arm, want).At(c.arm, p.role, p.rank))

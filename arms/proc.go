@@ -31,6 +31,9 @@ type rankProc struct {
 	killed   bool
 	// step is the srun step running this rank (--ranks srun), else nil.
 	step *srunStep
+	// ready and mode follow the rank's log for its readiness probe and
+	// its mode line, each reading only what the log gained.
+	ready, mode *follower
 }
 
 func (p *rankProc) name() string { return p.role + "-" + strconv.Itoa(p.rank) }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -25,9 +27,11 @@ type ArmOptions struct {
 	Archive  bool       // also pack the bundle as bundle.tar.gz
 	Tool     string     // "abbench VERSION", recorded in provenance
 	Progress func(arms.Event)
-	// Campaign, when the run is one of a campaign, is recorded in the
-	// signed provenance.
-	Campaign *rundir.CampaignRef
+	// Plan and RunIndex, when the run is one of a campaign (abbench run
+	// passes them), name it in its plan.json; the plan as fixed then is
+	// recorded in the signed provenance.
+	Plan     string
+	RunIndex int
 }
 
 // RunArm is the arm pipeline: run arm of s in this allocation, collect its
@@ -35,6 +39,14 @@ type ArmOptions struct {
 // evidence are returned whenever the run itself took place, also with an
 // error from writing the bundle.
 func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOptions) (*rundir.Status, *evidence.Evidence, error) {
+	var ref *rundir.CampaignRef
+	if opts.Plan != "" {
+		r, err := ReadCampaignRef(opts.Plan, opts.RunIndex)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the campaign plan: %w", err)
+		}
+		ref = r
+	}
 	st, err := arms.Run(ctx, s, arm, arms.Options{Out: opts.Out, Ranks: opts.Ranks, Progress: opts.Progress})
 	if err != nil {
 		return nil, nil, err
@@ -46,7 +58,7 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 	if err := WriteEvidence(st.Dir, ev); err != nil {
 		return st, ev, err
 	}
-	if err := writeBundle(s, st, ev, opts); err != nil {
+	if err := writeBundle(s, st, ev, ref, opts); err != nil {
 		// A run counts only with its complete bundle: say so in the
 		// evidence too, so nothing that reads it takes the run as accepted.
 		ev.Accepted = false
@@ -57,6 +69,13 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 		return st, ev, fmt.Errorf("writing the bundle: %w", err)
 	}
 	return st, ev, nil
+}
+
+// WriteArm prints how an arm run went and its evidence, for a person.
+func WriteArm(w io.Writer, st *rundir.Status, ev *evidence.Evidence) error {
+	fmt.Fprintf(w, "arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
+	fmt.Fprintf(w, "run directory: %s\n", st.Dir)
+	return ev.WriteText(w)
 }
 
 // ReadCampaignRef reads the plan of the campaign a run belongs to and
@@ -81,13 +100,13 @@ func WriteEvidence(attempt string, ev *evidence.Evidence) error {
 }
 
 // writeBundle writes the run's bundle beside its evidence.
-func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence, opts ArmOptions) error {
+func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence, ref *rundir.CampaignRef, opts ArmOptions) error {
 	data, err := os.ReadFile(s.File)
 	if err != nil {
 		return err
 	}
 	dest := filepath.Join(st.Dir, rundir.BundleDir)
-	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer, Campaign: opts.Campaign}, dest); err != nil {
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer, Campaign: ref}, dest); err != nil {
 		return err
 	}
 	if opts.Archive {

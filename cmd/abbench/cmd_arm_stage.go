@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -86,19 +86,13 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
-	var ref *rundir.CampaignRef
-	if opts.plan != "" {
-		if ref, err = campaign.ReadCampaignRef(opts.plan, opts.runIndex); err != nil {
-			return usageError(err, "--plan and --run-index name this run in its campaign's plan")
-		}
-	}
 	signer, closeSigner, err := opts.sign.signer()
 	if err != nil {
 		return err
 	}
 	defer closeSigner()
 	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
-		Archive: opts.sign.archive, Campaign: ref, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
+		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 		}})
 	if err != nil {
@@ -109,9 +103,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
-		fmt.Fprintf(stdout, "run directory: %s\n", st.Dir)
-		ev.WriteText(stdout)
+		campaign.WriteArm(stdout, st, ev)
 	}
 	if st.State == rundir.StateInterrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
@@ -132,20 +124,31 @@ func evidenceErr(ev *evidence.Evidence, dir string) error {
 		hint: rundir.EvidenceFile + ", " + rundir.StatusFile + " and the logs are in " + dir}
 }
 
+// newInternalCmd is a hidden verb abbench starts itself, never a user.
+func newInternalCmd(use, short string, args cobra.PositionalArgs, run func(args []string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: "Internal: " + short, Hidden: true, Args: argsUsage(args, "abbench starts this itself"),
+		RunE: func(_ *cobra.Command, a []string) error { return run(a) }}
+}
+
+func newGuardCmd() *cobra.Command {
+	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID", "outlive a controller and stop what its run left", cobra.ExactArgs(3), func(args []string) error {
+		pid, err := strconv.Atoi(args[2])
+		if err != nil {
+			return usageError(err, "")
+		}
+		arms.Guard(args[0], args[1], pid)
+		return nil
+	})
+}
+
 func newRankExecCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:    "rank-exec -- COMMAND [ARG...]",
-		Short:  "Internal: register a rank in its coordination namespace, then exec its command",
-		Hidden: true,
-		Args:   argsUsage(cobra.MinimumNArgs(1), "rank-exec is started by the controller"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if len(args) == 3 && args[0] == "--launch" {
-				err = rankwrap.ExecLaunched(args[1], args[2])
-			} else {
-				err = rankwrap.Exec(args)
-			}
-			return &statusError{code: 127, err: err}
-		},
-	}
+	return newInternalCmd("rank-exec -- COMMAND [ARG...]", "register a rank in its coordination namespace, then exec its command", cobra.MinimumNArgs(1), func(args []string) error {
+		var err error
+		if len(args) == 3 && args[0] == "--launch" {
+			err = rankwrap.ExecLaunched(args[1], args[2])
+		} else {
+			err = rankwrap.Exec(args)
+		}
+		return &statusError{code: 127, err: err}
+	})
 }

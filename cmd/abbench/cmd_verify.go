@@ -48,16 +48,6 @@ func (o verifyOptions) bundleOptions() (bundle.VerifyOptions, error) {
 	return vo, nil
 }
 
-type verifyResult struct {
-	Bundle   string `json:"bundle"`
-	OK       bool   `json:"ok"`
-	Signer   string `json:"signer,omitempty"`
-	Unsigned bool   `json:"unsigned"`
-	Arm      string `json:"arm,omitempty"`
-	Accepted bool   `json:"evidence_accepted"`
-	Error    string `json:"error,omitempty"`
-}
-
 func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	if err := opts.format.check(); err != nil {
 		return err
@@ -69,31 +59,14 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	if err != nil {
 		return err
 	}
-	var results []verifyResult
-	failed := 0
-	for _, p := range paths {
-		res := verifyResult{Bundle: p}
-		if v, err := bundle.VerifyPath(p, vo); err != nil {
-			res.Error = err.Error()
-			failed++
-		} else {
-			res.OK, res.Signer, res.Unsigned, res.Arm, res.Accepted = true, v.Signer, v.Unsigned, v.Evidence.Arm, v.Evidence.Accepted
-		}
-		results = append(results, res)
-	}
+	checks, failed := bundle.CheckAll(paths, vo)
 	if opts.format.value == "json" {
-		writeJSON(stdout, results)
+		err = writeJSON(stdout, checks)
 	} else {
-		for _, r := range results {
-			switch {
-			case !r.OK:
-				fmt.Fprintf(stdout, "FAIL %s\n", r.Error)
-			case r.Unsigned:
-				fmt.Fprintf(stdout, "ok   %s: UNSIGNED (accepted by --allow-unsigned); arm %s, evidence accepted: %v\n", r.Bundle, r.Arm, r.Accepted)
-			default:
-				fmt.Fprintf(stdout, "ok   %s: signed by %s; arm %s, evidence accepted: %v\n", r.Bundle, r.Signer, r.Arm, r.Accepted)
-			}
-		}
+		err = bundle.WriteChecks(stdout, checks)
+	}
+	if err != nil {
+		return err
 	}
 	if failed > 0 {
 		return &statusError{code: exitUnverfied, err: fmt.Errorf("%d of %d bundle(s) failed verification", failed, len(paths))}

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -253,5 +256,77 @@ func waitForRegistration(t *testing.T, cmd *exec.Cmd, runDir, rank string) {
 			t.Fatalf("%s of %s never registered", rank, runDir)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestKilledRunLeavesNothing sends SIGKILL to `abbench run` at random
+// moments (starting, checking, in the client) of runs whose ranks fork
+// children and setsid daemons, and requires that no process of any run
+// (found by its token) is alive 5 s later, and that the campaign then
+// compares as censored. ABBENCH_KILL_TRIALS sets the number of trials
+// (default 5; bench/kill-run.sh runs 50).
+func TestKilledRunLeavesNothing(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	trials := 5
+	if n, err := strconv.Atoi(os.Getenv("ABBENCH_KILL_TRIALS")); err == nil && n > 0 {
+		trials = n
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
+	scenario := filepath.Join(dir, "forks.yaml")
+	os.WriteFile(scenario, []byte(`name: forks
+arms:
+  a: {env: {MODE: "1"}}
+  b: {env: {MODE: "0"}}
+baseline: b
+workload: {prompts: prompts.jsonl}
+roles:
+  - {name: server, ranks: 3, arm_env: true, ready: {log: up},
+     command: [sh, -c, 'setsid sh -c "trap \"\" TERM HUP; exec sleep 300" & (trap "" TERM; sleep 300) & echo up; exec sleep 300']}
+  - {name: client, client: true, after_ready: true, command: [sh, -c, 'sleep 300 & sleep 0.5; echo "tps=1 requested=1 completed=1 failed=0" > "{{.Out}}/r.txt"']}
+evidence:
+  throughput: {file: r.txt, format: regex, metric: tps, pattern: 'tps=(?P<tps>[0-9.]+) requested=(?P<requested>\d+) completed=(?P<completed>\d+) failed=(?P<failed>\d+)'}
+deadlines: {ready: 10s, client: 30s, teardown: 5s, kill_grace: 1s}
+`), 0o644)
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for trial := range trials {
+		out := filepath.Join(dir, fmt.Sprintf("out-%d", trial))
+		cmd := exec.Command(abbench, "run", scenario, "--out", out, "--repeat", "2")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Duration(rnd.IntN(2500)) * time.Millisecond
+		time.Sleep(after)
+		cmd.Process.Kill()
+		cmd.Wait()
+		statuses, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", rundir.StatusFile))
+		var left []int
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			left = nil
+			for _, s := range statuses {
+				left = append(left, arms.Survivors(filepath.Base(filepath.Dir(s)))...)
+			}
+			if len(left) == 0 || time.Now().After(deadline) {
+				break
+			}
+		}
+		if len(left) > 0 {
+			t.Fatalf("trial %d (killed after %s): processes %v of the run are alive 5s later", trial, after, left)
+		}
+		if len(statuses) == 0 {
+			continue // killed before any run started
+		}
+		// The campaign, and each run's own directory, compare as censored
+		// (3), not as an error (2).
+		for _, target := range append([]string{out}, filepath.Dir(filepath.Dir(statuses[0]))) {
+			res := exec.Command(abbench, "compare", target)
+			msg, _ := res.CombinedOutput()
+			if code := res.ProcessState.ExitCode(); code != exitCensored {
+				t.Fatalf("trial %d (killed after %s): compare %s exited %d, want %d\n%s", trial, after, target, code, exitCensored, msg)
+			}
+		}
 	}
 }

@@ -68,6 +68,17 @@ func loadRun(f rundir.Found) (Run, error) {
 	dir := f.EvidenceDir()
 	path := filepath.Join(dir, rundir.EvidenceFile)
 	if _, err := os.Stat(path); err != nil {
+		if st, serr := rundir.ReadStatus(f.Dir); serr == nil {
+			// The attempt started and never wrote evidence: its controller
+			// was killed (its guard said so) or is still running.
+			rs := reason.New(reason.Interrupted, "run %s (arm %s) ended %s in phase %s without evidence", f.Source, st.Arm, st.State, st.Phase)
+			if len(st.Reasons) > 0 {
+				rs = st.Reasons[0]
+				rs.Detail = fmt.Sprintf("%s (run %s, no evidence)", rs.Detail, f.Source)
+			}
+			rs.Arm = st.Arm
+			return Run{Path: f.Source, Censor: []reason.Reason{rs}}, nil
+		}
 		if f.Planned != nil {
 			return Run{Path: f.Source, Censor: []reason.Reason{controllerReason(f, "it wrote no "+rundir.EvidenceFile)}}, nil
 		}

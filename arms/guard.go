@@ -1,0 +1,73 @@
+package arms
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+)
+
+// guardSweep bounds how long a guard kills what its run left.
+const guardSweep = 5 * time.Second
+
+// startGuard starts the attempt's guard: a small process (abbench guard)
+// that outlives its controller. When the controller ends, however it ends
+// (a SIGKILL included, which no controller code survives), the guard kills
+// every process that carries the run's token, setsid daemons of ranks
+// included, and marks an attempt whose status still says running as
+// interrupted. It leaves the controller's session and carries none of
+// abbench's variables, so neither the controller's sweep nor its launcher's
+// kills it before it is done; it ends by itself within guardSweep.
+func (c *controller) startGuard() error {
+	cmd := exec.Command(c.self, "guard", c.opts.Token, c.dir, strconv.Itoa(os.Getpid()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ABBENCH_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	// SIGTERM when the controller's thread that forked it ends: the guard
+	// also polls its parent, as a signal set after the parent died is lost.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() // reap it if the controller outlives it
+	return nil
+}
+
+// Guard is the body of abbench guard TOKEN ATTEMPT CONTROLLER-PID: wait for
+// the controller to end, then sweep the run's processes and mark the
+// attempt interrupted if it never said how it ended.
+func Guard(token, attempt string, controller int) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	for os.Getppid() == controller {
+		select {
+		case <-sig:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	swept := len(Survivors(token))
+	left := survivorsAfter(token, guardSweep)
+	st, err := rundir.ReadStatus(attempt)
+	if err != nil || st.State != rundir.StateRunning {
+		return // the controller said how the run ended
+	}
+	st.State = rundir.StateInterrupted
+	st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
+		Detail: fmt.Sprintf("the controller (pid %d) ended without a word during phase %s (killed); its guard stopped the run's processes", controller, st.Phase)})
+	if len(left) > 0 {
+		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.UncleanShutdown, Arm: st.Arm,
+			Detail: fmt.Sprintf("processes %v of the run survived SIGKILL for %s", left, guardSweep)})
+	}
+	st.Swept = swept
+	st.Ended = time.Now().UTC()
+	rundir.WriteStatus(attempt, st)
+}
