@@ -666,7 +666,7 @@ func (c *collector) throughput() {
 		rec = newRecord(t.Format, rel)
 		rec.problem("no record: %v", strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
 	} else {
-		rec = ParseRecordBytes(data, rel, t.Format, requested, t.Pattern, metric)
+		rec = ParseRecordFlag(data, rel, t.Format, requested, t.Pattern, metric, t.Valid)
 		c.input(rel)
 	}
 	rec.File = rel

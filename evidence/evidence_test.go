@@ -165,9 +165,9 @@ func TestCensorReasons(t *testing.T) {
 		{"requests-failed", func(r *run) {
 			r.record = `{"num_prompts": 4, "completed": 3, "failed": 1, "output_throughput": 100.5, "valid": false}`
 		}, "requests-failed", "3 of 4 requests succeeded"},
-		{"throughput-invalid: no validity flag", func(r *run) {
-			r.record = `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5}`
-		}, "throughput-invalid", "lacks its validity flag"},
+		{"throughput-invalid: validity flag false", func(r *run) {
+			r.record = `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "valid": false}`
+		}, "throughput-invalid", "validity flag is false"},
 		{"throughput-invalid: no record", func(r *run) { r.record = "" }, "throughput-invalid", "no record"},
 		{"config-mismatch: key dropped", func(r *run) { r.cfg = "scheduler: {}\n" }, "config-mismatch", `has no key "policy"`},
 		{"config-mismatch: other value", func(r *run) { r.cfg = "scheduler: {policy: lifo}\n" }, "config-mismatch", "rendered scheduler.policy = lifo"},

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -19,9 +20,9 @@ import (
 type Record struct {
 	Format string `json:"format"`
 	File   string `json:"file"`
-	// Valid is true only if the record parsed, every requested request
-	// succeeded, no failure marker is present, and the required metrics and
-	// the validity flag are there (and true).
+	// Valid is true only if the record parsed, said as its tool says it
+	// that every request succeeded, carries a true flag where the tool (or
+	// the scenario) has one, and is plausible: see Record.finish.
 	Valid    bool     `json:"valid"`
 	Problems []string `json:"problems"`
 	// Requested, Completed and Failed are request counts; -1 when the
@@ -37,16 +38,33 @@ type Record struct {
 	ValidityFlag *bool `json:"validity_flag"`
 }
 
-// ValidityKey is the key of the validity flag in JSON records.
+// ValidityKey is the validity flag abbench's simulator writes; a record
+// that carries it false is invalid. No format requires it.
 const ValidityKey = "valid"
+
+// toolFlags are the validity flags real tools write: TensorRT-LLM's perf
+// database records carry b_is_valid. A record that has one must have it true.
+var toolFlags = []string{ValidityKey, "b_is_valid"}
+
+// MaxPlausible bounds every metric: no serving system moves 10^12 tokens
+// or requests a second, and a record claiming so is broken.
+const MaxPlausible = 1e12
 
 func (r *Record) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
-// finish applies the rules every format shares; metric is the headline
-// metric the record must hold.
-func (r *Record) finish(requested int, needFlag bool, metric string) {
+// finish applies the rules every format shares. metric is the headline
+// metric the record must hold; flag, when set, names a validity flag the
+// scenario requires (throughput.valid). requested is the workload's
+// request count (0 when unknown). Valid means: the record parsed; it holds
+// the metric; completed is known, whole and non-negative, equals the
+// requests, and no request failed; the record's own request count equals
+// the workload's; every metric is finite, positive and below MaxPlausible.
+func (r *Record) finish(requested int, flag string, metric string) {
+	if requested > 0 && r.Requested >= 0 && r.Requested != requested {
+		r.problem("the record's own request count (%d) is not the workload's requests (%d)", r.Requested, requested)
+	}
 	if requested > 0 && r.Requested < 0 {
 		r.Requested = requested
 	}
@@ -60,23 +78,45 @@ func (r *Record) finish(requested int, needFlag bool, metric string) {
 			r.problem("no %s", metric)
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(r.Metrics)) {
+		if v := r.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v >= MaxPlausible {
+			r.problem("%s %g is not plausible (a finite value above 0 and below %g)", name, v, MaxPlausible)
+		}
+	}
 	switch {
 	case r.Completed < 0:
 		r.problem("no count of completed requests")
 	case r.Failed > 0:
 		r.problem("%d of %d requests failed", r.Failed, r.Requested)
+	case r.Requested >= 0 && r.Completed > r.Requested:
+		r.problem("completed %d is more than the %d requests", r.Completed, r.Requested)
 	case requested > 0 && r.Completed < requested:
 		r.problem("%d of %d requested requests completed", r.Completed, requested)
 	}
-	if needFlag {
-		switch {
-		case r.ValidityFlag == nil:
-			r.problem("the record lacks its validity flag %q", ValidityKey)
-		case !*r.ValidityFlag:
-			r.problem("the record's validity flag %q is false", ValidityKey)
-		}
+	if flag != "" && r.ValidityFlag == nil {
+		r.problem("the record lacks its validity flag %q (the scenario requires it)", flag)
+	}
+	if r.ValidityFlag != nil && !*r.ValidityFlag {
+		r.problem("the record's validity flag is false")
 	}
 	r.Valid = len(r.Problems) == 0
+}
+
+// count reads a request count: a whole, non-negative number, or a problem
+// naming the key.
+func (r *Record) count(key string, v any) (int, bool) {
+	f, ok := number(v)
+	switch {
+	case !ok:
+		r.problem("%s is not a number", key)
+	case f < 0:
+		r.problem("%s %v is negative", key, f)
+	case f != math.Trunc(f):
+		r.problem("%s %v is not a whole number", key, f)
+	default:
+		return int(f), true
+	}
+	return 0, false
 }
 
 func newRecord(format, file string) *Record {
@@ -106,23 +146,28 @@ func ParseRecordMetric(path, format string, requested int, pattern, metric strin
 
 // ParseRecordBytes parses a record already read from the file named path.
 func ParseRecordBytes(data []byte, path, format string, requested int, pattern, metric string) *Record {
+	return ParseRecordFlag(data, path, format, requested, pattern, metric, "")
+}
+
+// ParseRecordFlag is ParseRecordBytes that also requires the validity
+// flag named flag (a scenario's throughput.valid) in a JSON record.
+func ParseRecordFlag(data []byte, path, format string, requested int, pattern, metric, flag string) *Record {
 	r := newRecord(format, path)
 	switch format {
 	case "vllm", "trtllm":
-		r.parseVLLM(data, format)
-		r.finish(requested, true, metric)
+		r.parseVLLM(data, format, flag)
 	case "vllm-append", "sglang":
-		r.parseJSONLines(data, format)
-		r.finish(requested, format == "vllm-append", metric)
+		r.parseJSONLines(data, format, flag)
 	case "aiperf":
-		r.parseAIPerf(data)
-		r.finish(requested, false, metric)
+		r.parseAIPerf(data, flag)
 	case "console":
 		r.parseConsole(data)
-		r.finish(requested, false, metric)
 	case "regex":
 		r.parseRegex(data, pattern)
-		r.finish(requested, false, metric)
+	}
+	switch format {
+	case "vllm", "trtllm", "vllm-append", "sglang", "aiperf", "console", "regex":
+		r.finish(requested, flag, metric)
 	default:
 		r.problem("unknown throughput record format %q", format)
 	}
@@ -183,7 +228,11 @@ func pythonJSON(data []byte) []byte {
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(pythonJSON(data)))
+	data = pythonJSON(data)
+	if key, dup := duplicateKey(data); dup {
+		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil {
@@ -195,17 +244,69 @@ func decodeObject(data []byte) (map[string]any, error) {
 	return obj, nil
 }
 
+// duplicateKey finds a key given twice in one JSON object, at any depth.
+func duplicateKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		expect bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				if top != nil && top.object {
+					top.expect = true
+				}
+				stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
+			case '[':
+				if top != nil && top.object {
+					top.expect = true
+				}
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.expect {
+				if top.keys[t] {
+					return t, true
+				}
+				top.keys[t] = true
+				top.expect = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.expect = true
+		}
+	}
+}
+
 // parseVLLM reads a vLLM benchmark_serving result (and the TensorRT-LLM
 // copy of that script): completed, num_prompts, the throughput keys, and
 // either failed (vLLM) or num_prompts - completed (TensorRT-LLM has no
 // failed key), plus errors: any non-empty error is a failed request.
-func (r *Record) parseVLLM(data []byte, format string) {
+func (r *Record) parseVLLM(data []byte, format, flag string) {
 	obj, err := decodeObject(data)
 	if err != nil {
 		r.problem("does not parse as a %s result: %v", format, err)
 		return
 	}
 	r.fromServingObject(obj)
+	r.flags(obj, flag)
 }
 
 func (r *Record) fromServingObject(obj map[string]any) {
@@ -221,14 +322,12 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			}
 		}
 	}
-	if f, ok := number(obj["completed"]); ok {
-		r.Completed = int(f)
-	}
-	if f, ok := number(obj["num_prompts"]); ok {
-		r.Requested = int(f)
-	}
-	if f, ok := number(obj["failed"]); ok {
-		r.Failed = int(f)
+	for key, dst := range map[string]*int{"completed": &r.Completed, "num_prompts": &r.Requested, "failed": &r.Failed} {
+		if v, ok := obj[key]; ok {
+			if n, ok := r.count(key, v); ok {
+				*dst = n
+			}
+		}
 	}
 	if errs, ok := obj["errors"].([]any); ok {
 		failed := 0
@@ -241,11 +340,22 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			r.Failed = failed
 		}
 	}
-	if v, ok := obj[ValidityKey]; ok {
+}
+
+// flags reads the tools' validity flags (and the scenario's, flag) from a
+// record object.
+func (r *Record) flags(obj map[string]any, flag string) {
+	for _, key := range append(slices.Clone(toolFlags), flag) {
+		v, ok := obj[key]
+		if key == "" || !ok {
+			continue
+		}
 		b, isBool := v.(bool)
 		if !isBool {
-			r.problem("validity flag %q is not true or false", ValidityKey)
-		} else {
+			r.problem("validity flag %q is not true or false", key)
+			continue
+		}
+		if r.ValidityFlag == nil || !b {
 			r.ValidityFlag = &b
 		}
 	}
@@ -253,7 +363,7 @@ func (r *Record) fromServingObject(obj map[string]any) {
 
 // parseJSONLines reads the newline-separated forms (vLLM --append-result,
 // SGLang bench_serving's output file): the last line is the record.
-func (r *Record) parseJSONLines(data []byte, format string) {
+func (r *Record) parseJSONLines(data []byte, format, flag string) {
 	var last []byte
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
@@ -272,6 +382,7 @@ func (r *Record) parseJSONLines(data []byte, format string) {
 		return
 	}
 	r.fromServingObject(obj)
+	r.flags(obj, flag)
 	if format == "sglang" {
 		// SGLang names no request count; its throughput holds only completed requests.
 		if f, ok := number(obj["input_throughput"]); ok {
@@ -283,14 +394,23 @@ func (r *Record) parseJSONLines(data []byte, format string) {
 // parseAIPerf reads profile_export_aiperf.json: metrics are {unit, avg, ...}
 // blocks; request_count and error_request_count count requests; a run that
 // was_cancelled is invalid.
-func (r *Record) parseAIPerf(data []byte) {
+func (r *Record) parseAIPerf(data []byte, flag string) {
 	obj, err := decodeObject(data)
 	if err != nil {
 		r.problem("does not parse as an AIPerf profile export: %v", err)
 		return
 	}
+	r.flags(obj, flag)
+	if reasons, ok := obj["runtime_submission_invalid_reasons"].([]any); ok && len(reasons) > 0 {
+		r.problem("the run is not a valid submission: runtime_submission_invalid_reasons %v", reasons)
+	}
+	// Older exports nest the metric blocks under "records".
+	blocks := obj
+	if nested, ok := obj["records"].(map[string]any); ok {
+		blocks = nested
+	}
 	avg := func(key string) (float64, bool) {
-		block, ok := obj[key].(map[string]any)
+		block, ok := blocks[key].(map[string]any)
 		if !ok {
 			return 0, false
 		}
@@ -330,7 +450,7 @@ func (r *Record) parseAIPerf(data []byte) {
 	}
 }
 
-var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)):\s*([0-9.eE+-]+)`)
+var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Total throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)):\s*([0-9.eE+-]+)`)
 
 // parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
 // marker or failed requests make it invalid. Without a "Failed requests:"
@@ -358,7 +478,7 @@ func (r *Record) parseConsole(data []byte) {
 			r.Failed = int(v)
 		case "output token throughput (tok/s)":
 			r.Metrics["output_throughput"] = v
-		case "total token throughput (tok/s)":
+		case "total token throughput (tok/s)", "total throughput (tok/s)": // vLLM, SGLang
 			r.Metrics["total_token_throughput"] = v
 		case "request throughput (req/s)":
 			r.Metrics["request_throughput"] = v

@@ -20,7 +20,8 @@ func TestRecordFormats(t *testing.T) {
 	}{
 		{"vllm.json", "vllm", 256, "", true, 256, 0, 797.86, ""},
 		{"vllm-failed.json", "vllm", 256, "", false, 254, 2, 791.2, "2 of 256 requests failed"},
-		{"vllm-novalidity.json", "vllm", 256, "", false, 256, 0, 797.86, "lacks its validity flag"},
+		// vLLM writes no validity flag: its counts say whether the run is whole.
+		{"vllm-novalidity.json", "vllm", 256, "", true, 256, 0, 797.86, ""},
 		{"vllm.json", "vllm", 300, "", false, 256, 0, 797.86, "256 of 300 requested requests completed"},
 		{"vllm-append.jsonl", "vllm-append", 256, "", true, 256, 0, 797.86, ""},
 		{"trtllm.json", "trtllm", 256, "", false, 255, 1, 854.4, "1 of 256 requests failed"},
@@ -93,4 +94,48 @@ func FuzzRecords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Implausible records are invalid, each with a problem naming the field.
+func TestImplausibleRecords(t *testing.T) {
+	const ok = `"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "duration": 2.5`
+	cases := []struct{ name, record, flag, want string }{
+		{"negative throughput", `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": -5}`, "", "output_throughput -5 is not plausible"},
+		{"zero throughput", `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 0}`, "", "output_throughput 0 is not plausible"},
+		{"1e308 throughput", `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 1e308}`, "", "output_throughput 1e+308 is not plausible"},
+		{"negative duration", `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "duration": -1}`, "", "duration -1 is not plausible"},
+		{"completed above the requests", `{"num_prompts": 4, "completed": 5, "failed": 0, "output_throughput": 100.5}`, "", "completed 5 is more than the 4 requests"},
+		{"failed -1", `{"num_prompts": 4, "completed": 4, "failed": -1, "output_throughput": 100.5}`, "", "failed -1 is negative"},
+		{"fractional completed", `{"num_prompts": 4, "completed": 3.5, "failed": 0, "output_throughput": 100.5}`, "", "completed 3.5 is not a whole number"},
+		{"the record's own count disagrees", `{"num_prompts": 8, "completed": 8, "failed": 0, "output_throughput": 100.5}`, "", "the record's own request count (8) is not the workload's requests (4)"},
+		{"duplicated key", `{` + ok + `, "output_throughput": 999}`, "", `key "output_throughput" appears twice`},
+		{"duplicated nested key", `{` + ok + `, "x": {"a": 1, "a": 2}}`, "", `key "a" appears twice`},
+		{"flag false (TensorRT-LLM perf database)", `{` + ok + `, "b_is_valid": false}`, "", "validity flag is false"},
+		{"flag the scenario requires is missing", `{` + ok + `}`, "is_valid", `lacks its validity flag "is_valid"`},
+		{"errors listed", `{"num_prompts": 4, "completed": 4, "output_throughput": 100.5, "errors": ["", "timeout", "", ""]}`, "", "1 of 4 requests failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := ParseRecordFlag([]byte(c.record), "r.json", "vllm", 4, "", "output_throughput", c.flag)
+			if r.Valid || !strings.Contains(strings.Join(r.Problems, "; "), c.want) {
+				t.Fatalf("valid %v, problems %q, want %q", r.Valid, r.Problems, c.want)
+			}
+		})
+	}
+	if r := ParseRecordFlag([]byte(`{`+ok+`, "is_valid": true, "x": {"a": 1, "b": [{"a": 1}]}}`), "r.json", "vllm", 4, "", "output_throughput", "is_valid"); !r.Valid {
+		t.Fatalf("a plausible record with its flag is invalid: %v", r.Problems)
+	}
+}
+
+// AIPerf: older exports nest the metric blocks under "records"; newer ones
+// say why a run is no valid submission.
+func TestAIPerfSchemas(t *testing.T) {
+	nested := `{"records": {"output_token_throughput": {"unit": "tokens/sec", "avg": 512.5}, "request_count": {"unit": "requests", "avg": 4}}}`
+	if r := ParseRecordFlag([]byte(nested), "p.json", "aiperf", 4, "", "output_throughput", ""); !r.Valid || r.Metrics["output_throughput"] != 512.5 {
+		t.Fatalf("nested schema: %+v", r)
+	}
+	invalid := `{"output_token_throughput": {"avg": 512.5}, "request_count": {"avg": 4}, "runtime_submission_invalid_reasons": ["warmup overlapped the measurement"]}`
+	if r := ParseRecordFlag([]byte(invalid), "p.json", "aiperf", 4, "", "output_throughput", ""); r.Valid || !strings.Contains(strings.Join(r.Problems, ";"), "warmup overlapped") {
+		t.Fatalf("invalid submission accepted: %+v", r)
+	}
 }

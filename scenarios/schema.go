@@ -153,6 +153,9 @@ type Throughput struct {
 	// Metric is the headline metric compared by default (default
 	// output_throughput); for the regex format, a named group of Pattern.
 	Metric string `yaml:"metric" json:"metric"`
+	// Valid names a boolean field a JSON record must carry, true (no
+	// format requires one: real tools say validity in their own ways).
+	Valid string `yaml:"valid" json:"valid"`
 }
 
 // The throughput record formats abbench reads.

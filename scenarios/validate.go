@@ -575,6 +575,9 @@ func (v *validator) evidence() {
 		if t.File == "" {
 			v.at(tp, "throughput.file is missing: name the client's record file (relative to the run directory)")
 		} else {
+			if t.Valid != "" && (t.Format == "console" || t.Format == "regex") {
+				v.at(append(tp, "valid"), "valid %q: only a JSON record (vllm, vllm-append, trtllm, sglang, aiperf) carries a validity field", t.Valid)
+			}
 			v.evidenceFile(append(tp, "file"), t.File, true)
 		}
 		if !slices.Contains(ThroughputFormats, t.Format) {
