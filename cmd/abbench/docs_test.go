@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestReadmeExitStatus holds the README's exit-status table against the
@@ -54,5 +56,36 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if !strings.Contains(c.Long, "EXIT STATUS") || c.Example == "" {
 			t.Errorf("%s: long help or examples missing", c.Name())
 		}
+	}
+}
+
+// TestCIExamplesParse parses every CI example users copy, and requires
+// docs/ci.md to point at each (never to carry a copy that could drift).
+func TestCIExamplesParse(t *testing.T) {
+	docs, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"github/workflows/ab.yml", "github/actions/setup-abbench/action.yml", "gitlab-ci.yml", "Jenkinsfile"} {
+		path := "../../examples/ci/" + f
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(docs), "examples/ci/"+strings.TrimSuffix(f, "/action.yml")) {
+			t.Errorf("docs/ci.md does not point at examples/ci/%s", f)
+		}
+		if strings.HasSuffix(f, ".yml") {
+			var doc map[string]any
+			if err := yaml.Unmarshal(data, &doc); err != nil {
+				t.Errorf("%s does not parse: %v", path, err)
+			}
+			if f == "gitlab-ci.yml" && (doc["arm-async"] == nil || doc["compare"] == nil) {
+				t.Errorf("%s lost its jobs", path)
+			}
+		}
+	}
+	if strings.Contains(string(docs), "```yaml") || strings.Contains(string(docs), "```groovy") {
+		t.Error("docs/ci.md carries a workflow copy: point at examples/ci instead")
 	}
 }
