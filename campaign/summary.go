@@ -9,6 +9,7 @@ import (
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/reason"
 )
 
 // WriteSummary draws the campaign's runs as a table: state, evidence,
@@ -48,7 +49,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 func (run Run) Reason() string {
 	pr := run.Planned
 	if run.Evidence != nil && len(run.Evidence.Reasons) > 0 {
-		r := run.Evidence.Reasons[0].String()
+		r := reason.Group(run.Evidence.Reasons)[0].String()
 		if pr.Result != nil && pr.Result.State != string(launcher.Succeeded) && pr.Result.Detail != "" && !strings.HasPrefix(pr.Result.Detail, "exit status") {
 			r = pr.Result.Detail + "; " + r
 		}

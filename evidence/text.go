@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/texttable"
+	"github.com/abbench/abbench/reason"
 )
 
 // DefaultMetric is the headline metric of evidence that names none.
@@ -57,9 +58,11 @@ func (e *Evidence) WriteText(w io.Writer) error {
 		}
 	}
 	if len(e.Reasons) > 0 {
-		fmt.Fprintln(w, "\nreasons:")
-		for _, r := range e.Reasons {
-			fmt.Fprintf(w, "  %s\n", r)
+		fmt.Fprintln(w, "\nreasons, root causes first:")
+		for _, r := range reason.Group(e.Reasons) {
+			for _, line := range r.Lines() {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		}
 	}
 	return nil

@@ -50,6 +50,11 @@ type Reason struct {
 	Role   string `json:"role,omitempty"`
 	Rank   *int   `json:"rank,omitempty"`
 	Detail string `json:"detail"`
+	// Consequences are reasons that only follow from this one (Group):
+	// a run stopped before its client produced no record, for example.
+	Consequences []Reason `json:"consequences,omitempty"`
+	// Repeats counts reasons Group dropped as this same fact in other words.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // New builds a reason with a formatted detail.
@@ -79,6 +84,20 @@ func (r Reason) String() string {
 		return fmt.Sprintf("%s: %s", r.Code, r.Detail)
 	}
 	return fmt.Sprintf("%s (%s): %s", r.Code, strings.Join(where, ", "), r.Detail)
+}
+
+// Lines is the reason and, indented under it, its consequences, for text
+// reports.
+func (r Reason) Lines() []string {
+	first := r.String()
+	if r.Repeats > 0 {
+		first += fmt.Sprintf(" (said %d more times)", r.Repeats)
+	}
+	lines := []string{first}
+	for _, c := range r.Consequences {
+		lines = append(lines, "  consequence: "+c.String())
+	}
+	return lines
 }
 
 // Error wraps reasons as an error, for callers that stop on them.

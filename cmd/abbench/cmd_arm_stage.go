@@ -16,6 +16,7 @@ import (
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/version"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -118,7 +119,7 @@ func evidenceErr(ev *evidence.Evidence, dir string) error {
 	}
 	first := "a criterion failed"
 	if len(ev.Reasons) > 0 {
-		first = ev.Reasons[0].String()
+		first = reason.Group(ev.Reasons)[0].String()
 	}
 	return &statusError{code: exitCensored, err: fmt.Errorf("arm %s: evidence not accepted: %s", ev.Arm, first),
 		hint: rundir.EvidenceFile + ", " + rundir.StatusFile + " and the logs are in " + dir}

@@ -224,8 +224,11 @@ func (g *gate) check() {
 		tokens[e.Token] = run.Path
 		present[e.Arm] = true
 		if !e.Accepted {
-			for _, rs := range e.Reasons {
+			for _, rs := range reason.Group(e.Reasons) {
 				rs.Detail = fmt.Sprintf("%s (run %s)", rs.Detail, run.Path)
+				for i := range rs.Consequences {
+					rs.Consequences[i].Detail = fmt.Sprintf("%s (run %s)", rs.Consequences[i].Detail, run.Path)
+				}
 				g.add(rs)
 			}
 			if len(e.Reasons) == 0 {
@@ -237,6 +240,9 @@ func (g *gate) check() {
 				run.Path, e.Arm, short(e.MatchedDigest), g.runs[0].Path, short(r.MatchedDigest)))
 		}
 		for _, f := range e.Ranks {
+			if !e.Accepted {
+				break // the run's own reasons already name each rank's mode
+			}
 			for k, v := range f.Mode {
 				if want, ok := e.ArmEnv[k]; ok && v != want {
 					g.add(reason.New(reason.ArmModeMismatch, "%s rank %d ran %s=%s, but arm %s declares %q (run %s)", f.Role, f.Rank, k, v, e.Arm, want, run.Path).At(e.Arm, f.Role, f.Rank))
@@ -378,6 +384,9 @@ func (g *gate) workloads() {
 	for i := range g.runs {
 		run := &g.runs[i]
 		w := run.Evidence.Workload
+		if !run.Evidence.Accepted && (w == nil || w.Count == 0) {
+			continue // a run stopped before serving: its own reasons say why
+		}
 		if w == nil {
 			if hasActivation(run.Evidence) {
 				g.add(reason.New(reason.DigestMissing, "run %s (arm %s) has no agreed workload digest", run.Path, run.Evidence.Arm))

@@ -95,9 +95,13 @@ func (r *Result) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
 	if r.Verdict == Censored {
 		b.WriteString("**Censored**: the evidence does not allow a comparison. The numbers below are raw and **not comparable**.\n\n")
+		b.WriteString("Root causes first; what only follows from one is listed under it.\n\n")
 		b.WriteString("| code | arm | detail |\n| --- | --- | --- |\n")
 		for _, rs := range r.Reasons {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Detail))
+			for _, c := range rs.Consequences {
+				fmt.Fprintf(&b, "| ↳ `%s` | %s | consequence: %s |\n", c.Code, c.Arm, mdEscape(c.Detail))
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -207,7 +211,7 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 	if r.Verdict == Censored {
 		var lines []string
 		for _, rs := range r.Reasons {
-			lines = append(lines, rs.String())
+			lines = append(lines, rs.Lines()...)
 		}
 		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "censored", Text: strings.Join(lines, "\n")}
 	} else if failOn != "" && (r.Verdict == Regressed || failOn == "inconclusive" && r.Verdict == Inconclusive) {
@@ -318,9 +322,11 @@ func (r *Result) SVG(w io.Writer) error {
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
 	if r.Verdict == Censored {
-		fmt.Fprintf(w, "\nCENSORED: no delta is reported. Every reason:\n")
+		fmt.Fprintf(w, "\nCENSORED: no delta is reported. Every reason, root causes first:\n")
 		for _, rs := range r.Reasons {
-			fmt.Fprintf(w, "  %s\n", rs)
+			for _, line := range rs.Lines() {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		}
 		fmt.Fprintln(w, "\nraw values (not comparable):")
 	}

@@ -1,0 +1,65 @@
+package reason
+
+import (
+	"fmt"
+	"slices"
+)
+
+// stopping are the codes of a run that was stopped (or never got going)
+// before its measurement could finish: what the run then failed to
+// produce follows from them.
+var stopping = map[Code]bool{
+	ArmEnvMissing: true, ArmEnvLeak: true, ArmModeMismatch: true, RankMissing: true,
+	LaunchFailed: true, RankExited: true, DeadlineExceeded: true, Interrupted: true, ControllerFailed: true,
+}
+
+// consequences are the codes that, in a stopped run, only report what it
+// did not produce: no client ran, so no requests, no record, no digests,
+// no complete lifecycle, and ranks that abbench stopped on purpose.
+var consequences = map[Code]bool{
+	RequestsFailed: true, ThroughputInvalid: true, DigestMissing: true, PhaseIncomplete: true,
+	FactCount: true, UncleanShutdown: true, DigestRankDisagreement: true,
+}
+
+// Group orders one run's reasons root causes first. When the run was
+// stopped (a stopping code is among them), its first stopping reason comes
+// first and the reasons that only say what the run then failed to produce
+// become its Consequences. A reason with the code, arm, role and rank of
+// one already kept is the same fact in other words: it is dropped and
+// counted in that one's Repeats. The other root causes keep their order.
+func Group(rs []Reason) []Reason {
+	stopped := slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] })
+	var roots, cons []Reason
+	index := map[string]int{}
+	seenCons := map[string]bool{}
+	for _, r := range rs {
+		k := fmt.Sprintf("%s|%s|%s|%s", r.Code, r.Arm, r.Role, rankKey(r.Rank))
+		if stopped && consequences[r.Code] {
+			if !seenCons[k] {
+				seenCons[k] = true
+				cons = append(cons, r)
+			}
+			continue
+		}
+		if i, dup := index[k]; dup {
+			roots[i].Repeats++
+			continue
+		}
+		index[k] = len(roots)
+		roots = append(roots, r)
+	}
+	if !stopped {
+		return roots
+	}
+	i := slices.IndexFunc(roots, func(r Reason) bool { return stopping[r.Code] })
+	root := roots[i]
+	root.Consequences = cons
+	return append(append([]Reason{root}, roots[:i]...), roots[i+1:]...)
+}
+
+func rankKey(rank *int) string {
+	if rank == nil {
+		return "-"
+	}
+	return fmt.Sprint(*rank)
+}

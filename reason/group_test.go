@@ -1,0 +1,49 @@
+package reason
+
+import (
+	"strings"
+	"testing"
+)
+
+func codes(rs []Reason) string {
+	var c []string
+	for _, r := range rs {
+		s := string(r.Code)
+		if len(r.Consequences) > 0 {
+			var sub []string
+			for _, x := range r.Consequences {
+				sub = append(sub, string(x.Code))
+			}
+			s += "{" + strings.Join(sub, ",") + "}"
+		}
+		c = append(c, s)
+	}
+	return strings.Join(c, " ")
+}
+
+// A rank in the wrong mode stops the run before its client: the report's
+// six reasons become one root cause with its consequences under it, and
+// the mismatch said three times counts once.
+func TestGroupRootCauseFirst(t *testing.T) {
+	rs := []Reason{
+		New(RequestsFailed, "no record"),
+		New(ArmModeMismatch, "ctx rank 1 logged no mode line before the client").At("a", "ctx", 1),
+		New(ArmModeMismatch, "ctx rank 1 ran MODE=0").At("a", "ctx", 1),
+		New(ThroughputInvalid, "no record"),
+		New(UncleanShutdown, "rank 0 exited 1 at teardown").At("a", "ctx", 0),
+		New(ArmModeMismatch, "ctx rank 1 mode at teardown").At("a", "ctx", 1),
+		New(ConfigMismatch, "another matched digest"),
+	}
+	g := Group(rs)
+	if got := codes(g); got != "arm-mode-mismatch{requests-failed,throughput-invalid,unclean-shutdown} config-mismatch" {
+		t.Fatalf("grouped %s", got)
+	}
+	if g[0].Repeats != 2 {
+		t.Fatalf("repeats %d, want 2", g[0].Repeats)
+	}
+	// A run that was not stopped keeps every reason a root cause.
+	plain := []Reason{New(FactCount, "ctx rank 3: 255/256 terminal commits"), New(ThroughputInvalid, "lacks its flag")}
+	if got := codes(Group(plain)); got != "fact-count throughput-invalid" {
+		t.Fatalf("unstopped run grouped %s", got)
+	}
+}
