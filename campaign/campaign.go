@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/abbench/abbench/arms"
@@ -14,6 +15,7 @@ import (
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/local"
 	"github.com/abbench/abbench/launcher/slurm"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -43,6 +45,9 @@ type Config struct {
 	ArmArgs []string
 	// Progress, when set, hears every change of a run's state.
 	Progress func(Event)
+	// KeepGoing runs every planned run even after one failed for a cause
+	// that cannot change between repeats (Result.Stopped).
+	KeepGoing bool
 
 	total int // runs in the plan, for events
 }
@@ -64,6 +69,9 @@ type Result struct {
 	Runs []Run
 	// Interrupted is true when the context ended the campaign early.
 	Interrupted bool
+	// Stopped, when set, says why the campaign stopped early: a run failed
+	// for a cause no repeat can change (Config.KeepGoing goes on).
+	Stopped string
 }
 
 // Run is what one run of the plan left.
@@ -194,8 +202,33 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		if r.Interrupted {
 			break
 		}
+		if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
+			r.Stopped = fmt.Sprintf("run %d (arm %s) failed for a cause no repeat can change: %s", pr.Index, pr.Arm, why)
+			break
+		}
 	}
 	return nil
+}
+
+// hopeless says why a run failed for a cause that cannot change between
+// repeats, or "": a rank that could not be started, a command not found or
+// not executable, a file that does not exist. Running the other planned
+// runs would only bury that cause under their reasons.
+func hopeless(run *Run) string {
+	if run.Status == nil || len(run.Status.Reasons) == 0 {
+		return ""
+	}
+	first := reason.Group(run.Status.Reasons)[0]
+	d := strings.ToLower(first.Detail)
+	switch {
+	case first.Code == reason.LaunchFailed:
+		return first.String()
+	case first.Code == reason.RankExited && (strings.Contains(d, "exited with status 127") || strings.Contains(d, "exited with status 126")):
+		return first.String() + " (127: command not found, 126: not executable)"
+	case first.Code == reason.RankExited && (strings.Contains(d, "no such file or directory") || strings.Contains(d, "not found in the rank's path")):
+		return first.String()
+	}
+	return ""
 }
 
 // collect reads what the run left: its newest attempt's status and evidence.

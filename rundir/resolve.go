@@ -117,6 +117,9 @@ func resolveCampaign(p string) ([]Found, error) {
 			why := "it left no attempt (" + Latest + " is missing)"
 			if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
 				why = "its directory is gone"
+				if pr.Result == nil {
+					why = "it never ran (the campaign stopped or was stopped before it)"
+				}
 			}
 			found = append(found, Found{Source: dir, Planned: pr, Problem: fmt.Sprintf("run %d (arm %s) of the plan: %s", pr.Index, pr.Arm, why)})
 			continue

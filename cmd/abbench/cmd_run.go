@@ -25,6 +25,7 @@ type runOptions struct {
 	seedSet    bool
 	out        string
 	calibrate  string
+	keepGoing  bool
 	maxPending time.Duration
 	sign       signOptions
 	compare    compareOptions
@@ -50,6 +51,7 @@ func newRunCmd() *cobra.Command {
 	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
 	fs.DurationVar(&opts.maxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
+	fs.BoolVar(&opts.keepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
 	fs.StringVar(&opts.calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
 	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
@@ -71,7 +73,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	}
 	scenarioPath, _ := filepath.Abs(path)
 	cfg := &campaign.Config{Scenario: s, ScenarioPath: scenarioPath, Launcher: opts.launcher, Repeat: opts.repeat,
-		Order: opts.order, Seed: opts.seed, SeedSet: opts.seedSet, Out: opts.out, Calibrate: opts.calibrate, MaxPending: opts.maxPending, Self: self}
+		Order: opts.order, Seed: opts.seed, SeedSet: opts.seedSet, Out: opts.out, Calibrate: opts.calibrate, MaxPending: opts.maxPending, Self: self, KeepGoing: opts.keepGoing}
 	if err := cfg.Check(); err != nil {
 		return usageError(err, "")
 	}
@@ -90,6 +92,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	prog.Done()
 	if err != nil {
 		return err
+	}
+	if res.Stopped != "" {
+		fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped)
 	}
 	if res.Interrupted || opts.compare.format.value == "table" {
 		campaign.WriteSummary(stdout, res)

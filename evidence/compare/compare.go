@@ -150,7 +150,12 @@ func Compare(all []Run, opts Options) *Result {
 		r.Reasons = []reason.Reason{}
 	}
 	r.Warnings = append(r.Warnings, unverified(runs, opts)...)
-	g := gate{r: r, runs: runs, opts: opts}
+	g := gate{r: r, runs: runs, opts: opts, missing: map[string]bool{}}
+	for _, run := range all {
+		if run.Evidence == nil {
+			g.missing[filepath.Base(run.Path)] = true // already said, by LoadRuns
+		}
+	}
 	g.check()
 	if len(r.Reasons) > 0 {
 		r.Verdict = Censored
@@ -191,10 +196,13 @@ func unverified(runs []Run, opts Options) []string {
 }
 
 type gate struct {
-	r    *Result
-	runs []Run
-	opts Options
-	arms []string // in scenario order, those present
+	// missing are the run directories (N-ARM) that left no evidence and
+	// were censored while loading: the signed plan does not name them again.
+	missing map[string]bool
+	r       *Result
+	runs    []Run
+	opts    Options
+	arms    []string // in scenario order, those present
 }
 
 func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }
@@ -339,7 +347,7 @@ func (g *gate) campaigns() {
 		g.add(reason.New(reason.RunMissing, "run %s is not a run of campaign plan %s (run %s is): a campaign is compared whole, without runs from elsewhere", path, short(ref.PlanDigest), refPath))
 	}
 	for _, id := range ref.Runs {
-		if !given[rundir.RunIndex(id)] {
+		if !given[rundir.RunIndex(id)] && !g.missing[id] {
 			g.add(reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest)))
 		}
 	}
