@@ -26,7 +26,7 @@ var Launchers = []string{"local", "slurm"}
 // Config is one campaign.
 type Config struct {
 	Scenario     *scenarios.Scenario
-	ScenarioPath string // the scenario file, as each run's controller reads it
+	ScenarioPath string // the scenario file each run's controller reads (default: Scenario.File)
 	Launcher     string // local or slurm
 	Repeat       int    // runs per arm
 	Order        string // OrderInterleaved or OrderRandom
@@ -39,7 +39,8 @@ type Config struct {
 	Calibrate string
 	// MaxPending bounds the time a run's allocation may stay queued.
 	MaxPending time.Duration
-	// Self is the abbench executable each allocation runs as its controller.
+	// Self is the abbench executable each allocation runs as its
+	// controller (default: this process's executable).
 	Self string
 	// ArmArgs are extra flags for every run's abbench arm (signing).
 	ArmArgs []string
@@ -122,6 +123,16 @@ func Plan(c *Config) (*Result, error) {
 	}
 	if !c.SeedSet {
 		c.Seed, c.SeedSet = uint64(time.Now().UnixNano()), true
+	}
+	if c.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		c.Self = self
+	}
+	if c.ScenarioPath == "" {
+		c.ScenarioPath, _ = filepath.Abs(c.Scenario.File)
 	}
 	if c.Out == "" {
 		c.Out = filepath.Join("out", c.Scenario.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,13 +65,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	scenarioPath, _ := filepath.Abs(path)
-	cfg := &campaign.Config{Scenario: s, ScenarioPath: scenarioPath, Launcher: opts.launcher, Repeat: opts.repeat,
-		Order: opts.order, Seed: opts.seed, SeedSet: opts.seedSet, Out: opts.out, Calibrate: opts.calibrate, MaxPending: opts.maxPending, Self: self, KeepGoing: opts.keepGoing}
+	cfg := &campaign.Config{Scenario: s, Launcher: opts.launcher, Repeat: opts.repeat, Order: opts.order, Seed: opts.seed,
+		SeedSet: opts.seedSet, Out: opts.out, Calibrate: opts.calibrate, MaxPending: opts.maxPending, KeepGoing: opts.keepGoing}
 	if err := cfg.Check(); err != nil {
 		return usageError(err, "")
 	}
