@@ -135,6 +135,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		if err := c.startGuard(); err != nil {
 			return nil, fmt.Errorf("starting the run's guard: %w", err)
 		}
+		defer noteLive(opts.Token, c.dir)()
 	}
 	if opts.Ranks == "" {
 		c.opts.Ranks = RanksLocal

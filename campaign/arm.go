@@ -114,3 +114,12 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 	}
 	return nil
 }
+
+// SweepDead stops what controllers that died without ending their runs
+// left behind (arms.SweepDead), and says so on w. abbench arm and abbench
+// run call it first.
+func SweepDead(w io.Writer) {
+	for _, attempt := range arms.SweepDead() {
+		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: its processes were stopped and the attempt marked interrupted\n", attempt)
+	}
+}

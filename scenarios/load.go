@@ -28,7 +28,7 @@ const MaxFileSize = 1 << 20
 func Load(path string) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, &OpenError{Path: path, Err: err}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
@@ -256,4 +256,37 @@ func child(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// OpenError says a scenario file could not be opened (a wrong path, most
+// often): the user's input, not abbench's work, failed.
+type OpenError struct {
+	Path string
+	Err  error
+}
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// UnknownArmError says a scenario has no arm of the name asked for.
+type UnknownArmError struct {
+	File, Arm string
+	Arms      []string
+}
+
+func (e *UnknownArmError) Error() string {
+	return fmt.Sprintf("arm %q is not in %s (arms: %v)", e.Arm, e.File, e.Arms)
+}
+
+// LoadArm is Load of a scenario that must have arm (*UnknownArmError
+// otherwise).
+func LoadArm(path, arm string) (*Scenario, error) {
+	s, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := s.Arms[arm]; !ok {
+		return nil, &UnknownArmError{File: path, Arm: arm, Arms: s.ArmOrder}
+	}
+	return s, nil
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -53,26 +52,6 @@ func newArmCmd() *cobra.Command {
 	return cmd
 }
 
-func loadScenario(path string) (*scenarios.Scenario, error) {
-	s, err := scenarios.Load(path)
-	if err != nil && os.IsNotExist(err) {
-		return nil, usageError(err, "check the scenario path")
-	}
-	return s, err
-}
-
-// loadScenarioArm loads a scenario that must have arm.
-func loadScenarioArm(path, arm string) (*scenarios.Scenario, error) {
-	s, err := loadScenario(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := s.Arms[arm]; !ok {
-		return nil, usagef("", "arm %q is not in %s (arms: %v)", arm, path, s.ArmOrder)
-	}
-	return s, nil
-}
-
 func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path string) error {
 	if err := opts.format.check(); err != nil {
 		return err
@@ -83,7 +62,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if opts.ranks != arms.RanksLocal && opts.ranks != arms.RanksSrun {
 		return usagef("", "--ranks %q: choose local or srun", opts.ranks)
 	}
-	s, err := loadScenarioArm(path, opts.arm)
+	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
 		return err
 	}
@@ -92,6 +71,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		return err
 	}
 	defer closeSigner()
+	campaign.SweepDead(stderr)
 	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
 		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)

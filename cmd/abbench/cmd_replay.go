@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/scenarios"
 )
 
 type replayOptions struct {
@@ -43,7 +44,7 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	if opts.arm == "" || opts.from == "" {
 		return usagef("abbench replay SCENARIO --arm NAME --from DIR", "--arm and --from are required")
 	}
-	s, err := loadScenarioArm(path, opts.arm)
+	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/scenarios"
 )
 
 type runOptions struct {
@@ -61,7 +62,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err := opts.compare.check(); err != nil {
 		return err
 	}
-	s, err := loadScenario(path)
+	s, err := scenarios.Load(path)
 	if err != nil {
 		return err
 	}
@@ -79,6 +80,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	} else if err != nil {
 		return err
 	}
+	campaign.SweepDead(stderr)
 	prog := campaign.NewProgress(stderr)
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)

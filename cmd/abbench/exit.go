@@ -54,7 +54,15 @@ func classify(err error) (int, string) {
 		lineErr      *digest.LineError
 		algErr       *digest.UnknownAlgorithmError
 	)
+	var (
+		armErr  *scenarios.UnknownArmError
+		openErr *scenarios.OpenError
+	)
 	switch {
+	case errors.As(err, &armErr):
+		return exitUsage, ""
+	case errors.As(err, &openErr):
+		return exitUsage, "check the scenario path; scenario paths are relative to the current directory"
 	case errors.As(err, &scenarioErrs):
 		return exitUsage, "see docs/scenario.md for every key a scenario may hold"
 	case errors.As(err, &lineErr), errors.As(err, &algErr):

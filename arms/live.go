@@ -1,0 +1,102 @@
+package arms
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+)
+
+// The live registry: every controller notes its attempt in a directory of
+// this user's while it runs, and removes the note when it ends. A note
+// whose controller is gone belongs to a controller that died without
+// ending its run (and whose guard died too, for example with its whole
+// session): the next abbench to start sweeps what that run left, by its
+// token, and marks the attempt interrupted.
+
+// liveEntry is one running attempt.
+type liveEntry struct {
+	Token      string `json:"token"`
+	Attempt    string `json:"attempt"`
+	PID        int    `json:"pid"`
+	StartTicks string `json:"start_ticks"` // the controller's start time (/proc/PID/stat), against PID reuse
+}
+
+// LiveDir is where controllers note their attempts: $XDG_RUNTIME_DIR or
+// the temporary directory, per user.
+func LiveDir() string {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, fmt.Sprintf("abbench-%d", os.Getuid()), "live")
+}
+
+func startTicks(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19] // starttime, field 22 of stat
+}
+
+// noteLive records this controller's attempt; the returned func removes it.
+func noteLive(token, attempt string) func() {
+	dir := LiveDir()
+	if os.MkdirAll(dir, 0o700) != nil {
+		return func() {}
+	}
+	e := liveEntry{Token: token, Attempt: attempt, PID: os.Getpid(), StartTicks: startTicks(os.Getpid())}
+	data, _ := json.Marshal(e)
+	path := filepath.Join(dir, token+".json")
+	if atomicfile.WriteFile(path, data, 0o600) != nil {
+		return func() {}
+	}
+	return func() { os.Remove(path) }
+}
+
+// SweepDead finds attempts whose controllers died without ending them,
+// kills every process that carries their tokens, marks them interrupted,
+// and returns their attempt directories. abbench calls it when it starts.
+func SweepDead() []string {
+	dir := LiveDir()
+	entries, _ := os.ReadDir(dir)
+	var swept []string
+	for _, de := range entries {
+		path := filepath.Join(dir, de.Name())
+		var e liveEntry
+		data, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(data, &e) != nil || e.Token == "" {
+			continue
+		}
+		if e.PID > 0 && startTicks(e.PID) == e.StartTicks && e.StartTicks != "" {
+			continue // its controller is alive
+		}
+		survivorsAfter(e.Token, guardSweep)
+		if st, err := rundir.ReadStatus(e.Attempt); err == nil && st.State == rundir.StateRunning {
+			st.State = rundir.StateInterrupted
+			st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
+				Detail: fmt.Sprintf("the controller (pid %s) died during phase %s without ending the run; a later abbench stopped its processes", strconv.Itoa(e.PID), st.Phase)})
+			st.Ended = time.Now().UTC()
+			rundir.WriteStatus(e.Attempt, st)
+		}
+		os.Remove(path)
+		swept = append(swept, e.Attempt)
+	}
+	return swept
+}
