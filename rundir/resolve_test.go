@@ -128,12 +128,13 @@ func TestResolveArchive(t *testing.T) {
 }
 
 // A campaign is whole or censored: a planned run whose directory was
-// deleted, and a run directory the plan does not list, come back with a
-// Problem, never silently dropped or added.
+// deleted, one that never ran, and a run directory the plan does not list
+// come back with a Problem, never silently dropped or added.
 func TestResolveCampaignMissingAndExtraRuns(t *testing.T) {
 	camp := t.TempDir()
-	plan := &Plan{Runs: []PlannedRun{{Index: 1, Arm: "a"}, {Index: 2, Arm: "b"}, {Index: 3, Arm: "a"}}}
-	for i := range plan.Runs {
+	ran := &Outcome{State: "succeeded"}
+	plan := &Plan{Runs: []PlannedRun{{Index: 1, Arm: "a", Result: ran}, {Index: 2, Arm: "b", Result: ran}, {Index: 3, Arm: "a", Result: ran}, {Index: 4, Arm: "b"}}}
+	for i := range plan.Runs[:3] {
 		plan.Runs[i].Dir = RunDir(camp, plan.Runs[i].Index, plan.Runs[i].Arm)
 		armOut(t, plan.Runs[i].Dir, false, "tok")
 	}
@@ -150,7 +151,8 @@ func TestResolveCampaignMissingAndExtraRuns(t *testing.T) {
 			problems = append(problems, f.Problem)
 		}
 	}
-	if len(found) != 4 || len(problems) != 2 || !strings.Contains(problems[0], "run 2 (arm b) of the plan: its directory is gone") || !strings.Contains(problems[1], "9-b is not a run of the campaign") {
+	if len(found) != 5 || len(problems) != 3 || !strings.Contains(problems[0], "run 2 (arm b) of the plan: its directory is gone") ||
+		!strings.Contains(problems[1], "run 4 (arm b) of the plan: it never ran") || !strings.Contains(problems[2], "9-b is not a run of the campaign") {
 		t.Fatalf("found %+v", found)
 	}
 	if found[0].Planned == nil || found[0].Planned.Index != 1 {
