@@ -38,7 +38,10 @@ type Evidence struct {
 	// NoiseThreshold is the scenario's noise threshold in percent.
 	NoiseThreshold float64 `json:"noise_threshold_pct"`
 	// HeadlineMetric is the record metric compared by default.
-	HeadlineMetric string          `json:"headline_metric,omitempty"`
+	HeadlineMetric string `json:"headline_metric,omitempty"`
+	// HigherIsBetter is the scenario's declared direction of the headline
+	// metric (throughput.higher_is_better); nil when it declares none.
+	HigherIsBetter *bool           `json:"higher_is_better,omitempty"`
 	Token          string          `json:"token"`
 	RunState       string          `json:"run_state"`
 	Accepted       bool            `json:"accepted"`
@@ -660,6 +663,7 @@ func (c *collector) throughput() {
 		metric = "output_throughput"
 	}
 	c.e.HeadlineMetric = metric
+	c.e.HigherIsBetter = t.HigherIsBetter
 	var rec *Record
 	rel, data, err := c.readLocal(expanded)
 	if err != nil {

@@ -233,3 +233,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestMetricHigherIsBetter(t *testing.T) {
+	for metric, higher := range map[string]bool{
+		"output_throughput": true, "request_throughput": true, "busbw_gbps": true, "total_token_throughput": true,
+		"p99_ttft_ms": false, "mean_itl_ms": false, "duration": false, "p99": false, "e2el_p95": false, "latency": false,
+		"timeouts_avoided": true,
+	} {
+		if got := MetricHigherIsBetter(metric); got != higher {
+			t.Errorf("%s: higher is better %v, want %v", metric, got, higher)
+		}
+	}
+}

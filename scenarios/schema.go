@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -156,6 +158,27 @@ type Throughput struct {
 	// Valid names a boolean field a JSON record must carry, true (no
 	// format requires one: real tools say validity in their own ways).
 	Valid string `yaml:"valid" json:"valid"`
+	// HigherIsBetter declares which way the headline metric improves;
+	// unset, it follows from the metric's name (MetricHigherIsBetter).
+	HigherIsBetter *bool `yaml:"higher_is_better" json:"higher_is_better"`
+}
+
+// lowerIsBetter are words of metric names that improve downwards: times
+// and latencies, and their percentiles.
+var lowerIsBetter = []string{"latency", "duration", "ttft", "tpot", "itl", "e2el", "time", "ms", "p50", "p90", "p95", "p99", "p999", "delay", "wait"}
+
+// MetricHigherIsBetter says which way a metric improves when the scenario
+// does not declare it: a name with a word of time or latency in it
+// (p99_ttft_ms, mean_itl, duration) improves downwards; throughput,
+// bandwidth and anything else upwards.
+func MetricHigherIsBetter(metric string) bool {
+	words := strings.FieldsFunc(strings.ToLower(metric), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+	for _, w := range words {
+		if slices.Contains(lowerIsBetter, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // The throughput record formats abbench reads.

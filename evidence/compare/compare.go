@@ -25,6 +25,7 @@ import (
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
 )
 
 // The verdicts.
@@ -124,9 +125,15 @@ type RunSummary struct {
 	Criteria []evidence.Criterion `json:"criteria"`
 }
 
-// higherIsBetter says which way a metric improves.
-func higherIsBetter(metric string) bool {
-	return !strings.Contains(metric, "duration") && !strings.Contains(metric, "latency") && !strings.HasSuffix(metric, "_ms")
+// higherIsBetter says which way metric improves: as the runs' scenario
+// declares it for its headline metric, else by the metric's name.
+func higherIsBetter(metric string, runs []Run) bool {
+	for _, run := range runs {
+		if e := run.Evidence; e.HigherIsBetter != nil && e.Headline() == metric {
+			return *e.HigherIsBetter
+		}
+	}
+	return scenarios.MetricHigherIsBetter(metric)
 }
 
 // Compare applies the gate, then the statistics.
@@ -145,7 +152,7 @@ func Compare(all []Run, opts Options) *Result {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}
 	}
-	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
 	if r.Reasons == nil {
 		r.Reasons = []reason.Reason{}
 	}

@@ -191,3 +191,25 @@ func TestMissingArmNamesIt(t *testing.T) {
 		t.Fatalf("%s: %v", r.Verdict, r.Reasons)
 	}
 }
+
+// A metric's direction: p99 of a latency improves downwards, and a
+// scenario's declared direction wins over the name.
+func TestMetricDirection(t *testing.T) {
+	withMetric := func(metric string, declared *bool, base, treat float64) *Result {
+		runs := runsOf(map[string][]float64{"blocking": {base, base, base, base, base}, "async": {treat, treat * 1.001, treat * 0.999, treat, treat * 1.002}})
+		for i := range runs {
+			e := runs[i].Evidence
+			e.HeadlineMetric, e.HigherIsBetter = metric, declared
+			v := e.Throughput.Metrics["output_throughput"]
+			e.Throughput.Metrics = map[string]float64{metric: v}
+		}
+		return Compare(runs, Options{})
+	}
+	if r := withMetric("p99_ttft_ms", nil, 100, 80); r.HigherIsBetter || r.Verdict != Improved {
+		t.Fatalf("p99 latency 20%% lower: higher is better %v, verdict %s", r.HigherIsBetter, r.Verdict)
+	}
+	no := false
+	if r := withMetric("busbw_gbps", &no, 100, 120); r.HigherIsBetter || r.Verdict != Regressed {
+		t.Fatalf("declared lower-is-better metric 20%% up: higher is better %v, verdict %s", r.HigherIsBetter, r.Verdict)
+	}
+}
