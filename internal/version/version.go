@@ -4,14 +4,32 @@ package version
 
 import "runtime/debug"
 
-// String is the module version from build information, with the VCS
-// revision when the binary was built from a checkout.
+// Version is set at release build time:
+//
+//	go build -ldflags "-X github.com/abbench/abbench/internal/version.Version=v0.3.0" ./cmd/...
+//
+// Empty, the module version from build information is used, and when that
+// says nothing (a plain go build of a checkout, "(devel)"), Fallback.
+var Version = ""
+
+// Fallback names a build that carries no version: the next release, marked
+// as a development build, so provenance never records "(devel)".
+const Fallback = "v0.3.0-dev"
+
+// String is the version, with the VCS revision (and -dirty) when the binary
+// was built from a checkout with VCS stamping.
 func String() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	v := Version
+	if v == "" && ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	v := bi.Main.Version
+	if v == "" {
+		v = Fallback
+	}
+	if !ok {
+		return v
+	}
 	var rev, dirty string
 	for _, s := range bi.Settings {
 		switch s.Key {
