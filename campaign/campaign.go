@@ -42,8 +42,8 @@ type Config struct {
 	// Self is the abbench executable each allocation runs as its
 	// controller (default: this process's executable).
 	Self string
-	// ArmArgs are extra flags for every run's abbench arm (signing).
-	ArmArgs []string
+	// Sign says how every run's controller signs its bundle.
+	Sign Signing
 	// Progress, when set, hears every change of a run's state.
 	Progress func(Event)
 	// KeepGoing runs every planned run even after one failed for a cause
@@ -51,6 +51,36 @@ type Config struct {
 	KeepGoing bool
 
 	total int // runs in the plan, for events
+}
+
+// Signing is how the runs' controllers sign their bundles: a key file, or
+// ssh-agent (with the public key file of the key to use), or nothing.
+type Signing struct {
+	Key     string
+	Agent   bool
+	Pub     string
+	Archive bool // also pack each bundle as bundle.tar.gz
+}
+
+// args are the abbench arm flags that sign so, with absolute paths (the
+// controller runs in its run directory).
+func (s Signing) args() []string {
+	var a []string
+	switch {
+	case s.Agent:
+		a = append(a, "--sign-agent")
+		if s.Pub != "" {
+			pub, _ := filepath.Abs(s.Pub)
+			a = append(a, "--sign-pub", pub)
+		}
+	case s.Key != "":
+		key, _ := filepath.Abs(s.Key)
+		a = append(a, "--sign-key", key)
+	}
+	if s.Archive {
+		a = append(a, "--archive")
+	}
+	return a
 }
 
 // Event is a change of one run's state (a phase, pending, an end state).
@@ -185,7 +215,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		}
 		spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
 			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
-				"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.ArmArgs...)}
+				"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.Sign.args()...)}
 		c.event(pr, "starting", 0, false)
 		lr, err := l.Start(ctx, spec)
 		if err != nil {

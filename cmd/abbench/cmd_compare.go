@@ -45,13 +45,9 @@ func newCompareCmd() *cobra.Command {
 		Example: help("compare.examples"),
 		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var vo *bundle.VerifyOptions
-			if opts.verify.allowedSigners != "" {
-				o, err := opts.verify.bundleOptions()
-				if err != nil {
-					return err
-				}
-				vo = &o
+			vo, err := opts.verify.bundleOptions()
+			if err != nil {
+				return err
 			}
 			runs, cleanup, err := compare.LoadRuns(args, vo)
 			defer cleanup()

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -71,7 +72,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err := cfg.Check(); err != nil {
 		return usageError(err, "")
 	}
-	if cfg.ArmArgs, err = opts.sign.args(); err != nil {
+	if cfg.Sign, err = opts.sign.args(); err != nil {
 		return err
 	}
 	res, err := campaign.Plan(cfg)
@@ -98,7 +99,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if res.Interrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
 	}
-	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, nil)
+	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, bundle.VerifyOptions{})
 	defer cleanup()
 	if err != nil {
 		return err

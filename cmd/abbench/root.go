@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/abbench/abbench/internal/complete"
 	"github.com/abbench/abbench/internal/version"
 )
 
@@ -64,6 +65,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 			c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitStatusHelp
 		}
 	}
+	complete.Flags(root)
 	return root
 }
 

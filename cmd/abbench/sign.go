@@ -2,11 +2,11 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/sshsig"
 )
 
@@ -41,28 +41,13 @@ func (o *signOptions) signer() (ssh.Signer, func() error, error) {
 	return s, closer, nil
 }
 
-// args are the flags that make each arm controller sign the same way,
-// checked here first so a bad key fails before any run.
-func (o *signOptions) args() ([]string, error) {
+// args checks the signer first, so a bad key fails before any run, and
+// returns how every run's controller signs the same way.
+func (o *signOptions) args() (campaign.Signing, error) {
 	_, closer, err := o.signer()
 	if err != nil {
-		return nil, err
+		return campaign.Signing{}, err
 	}
 	closer()
-	var a []string
-	switch {
-	case o.agent:
-		a = append(a, "--sign-agent")
-		if o.pub != "" {
-			pub, _ := filepath.Abs(o.pub)
-			a = append(a, "--sign-pub", pub)
-		}
-	case o.key != "":
-		key, _ := filepath.Abs(o.key)
-		a = append(a, "--sign-key", key)
-	}
-	if o.archive {
-		a = append(a, "--archive")
-	}
-	return a, nil
+	return campaign.Signing{Key: o.key, Agent: o.agent, Pub: o.pub, Archive: o.archive}, nil
 }

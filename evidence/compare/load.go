@@ -24,14 +24,14 @@ import (
 // that failed itself, an attempt without its bundle, a bundle whose files
 // or evidence do not verify (checked whether or not it is signed).
 //
-// Archives are unpacked by bundle.UnpackVerified with verify (nil: the
-// signature is not checked, but only the files the manifest lists are
-// extracted, each against its digest); an archive refused there is a
-// *bundle.VerifyError.
-func LoadRuns(paths []string, verify *bundle.VerifyOptions) (runs []Run, cleanup func(), err error) {
-	vo := bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true}
-	if verify != nil {
-		vo = *verify
+// Archives are unpacked by bundle.UnpackVerified with verify (without
+// allowed signers the signature is not checked, but only the files the
+// manifest lists are extracted, each against its digest); an archive
+// refused there is a *bundle.VerifyError.
+func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup func(), err error) {
+	vo := verify
+	if vo.AllowedSigners == nil {
+		vo.SkipSignature, vo.AllowUnsigned = true, true
 	}
 	unpack := func(archive, dir string) error { return bundle.UnpackVerified(archive, dir, vo) }
 	var cleanups []func()
