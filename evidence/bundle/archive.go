@@ -107,15 +107,6 @@ func Pack(dir, out string) error {
 // no "..", no absolute names, no links, no devices; extraction goes through
 // os.OpenRoot, so nothing can be written outside dest; sizes are capped.
 func Unpack(archive, dest string) error {
-	f, err := os.Open(archive)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: not a gzip archive: %w", archive, err)
-	}
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return err
 	}
@@ -124,54 +115,42 @@ func Unpack(archive, dest string) error {
 		return err
 	}
 	defer root.Close()
-	tr := tar.NewReader(gz)
 	var total int64
-	for n := 0; ; n++ {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
+	err = walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
+		if total += hdr.Size; total > MaxArchiveBytes {
+			return fmt.Errorf("more than %d bytes unpacked", MaxArchiveBytes)
 		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", archive, err)
-		}
-		if n >= MaxArchiveFiles {
-			return fmt.Errorf("%s: more than %d entries", archive, MaxArchiveFiles)
-		}
-		name := filepath.FromSlash(hdr.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("%s: entry %q is not a local name", archive, hdr.Name)
-		}
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := root.MkdirAll(name, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if hdr.Size < 0 || total+hdr.Size > MaxArchiveBytes {
-				return fmt.Errorf("%s: more than %d bytes unpacked", archive, MaxArchiveBytes)
-			}
-			if dir := filepath.Dir(name); dir != "." {
-				if err := root.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-			}
-			out, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-			if err != nil {
-				return fmt.Errorf("%s: entry %q: %w", archive, hdr.Name, err)
-			}
-			written, err := io.Copy(out, io.LimitReader(tr, hdr.Size+1))
-			out.Close()
-			if err != nil {
-				return err
-			}
-			if written != hdr.Size {
-				return fmt.Errorf("%s: entry %q holds more bytes than its header says", archive, hdr.Name)
-			}
-			total += written
-		default:
-			return fmt.Errorf("%s: entry %q is a %s, not a regular file or directory", archive, hdr.Name, typeName(hdr.Typeflag))
+		_, err := extract(root, name, hdr, r)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", archive, err)
+	}
+	return nil
+}
+
+// extract writes one regular file of an archive under root, creating its
+// directories, and returns its SHA-256. The file must not exist yet; it
+// must hold exactly the bytes its header says.
+func extract(root *os.Root, name string, hdr *tar.Header, r io.Reader) (string, error) {
+	if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return "", err
 		}
 	}
+	out, err := root.OpenFile(filepath.FromSlash(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("entry %q: %w", name, err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(r, hdr.Size+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n != hdr.Size {
+		err = fmt.Errorf("entry %q holds more bytes than its header says", name)
+	}
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // UnpackVerified extracts a bundle archive into dest only after its
@@ -244,24 +223,11 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 		if total += hdr.Size; total > MaxArchiveBytes {
 			return fmt.Errorf("more than %d bytes unpacked", MaxArchiveBytes)
 		}
-		if dir := filepath.Dir(filepath.FromSlash(name)); dir != "." {
-			if err := root.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		out, err := root.OpenFile(filepath.FromSlash(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		got, err := extract(root, name, hdr, r)
 		if err != nil {
 			return err
 		}
-		h := sha256.New()
-		_, err = io.Copy(io.MultiWriter(out, h), io.LimitReader(r, hdr.Size))
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		if got := hex.EncodeToString(h.Sum(nil)); sum != "" && got != sum {
+		if sum != "" && got != sum {
 			return fmt.Errorf("%s was changed: its SHA-256 is %s, the manifest says %s", name, got, sum)
 		}
 		return nil
