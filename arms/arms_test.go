@@ -429,6 +429,7 @@ func TestRanksDieWithAKilledController(t *testing.T) {
 // children and setsid daemons (which no parent-death signal reaches) and
 // marks the attempt interrupted.
 func TestGuardSweepsAfterAKilledController(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // the killed controller's live note stays here
 	s := loadScenario(t, `name: guarded
 arms:
   a: {env: {MODE: "a"}}
@@ -511,7 +512,15 @@ func TestSweepDeadFindsAbandonedAttempts(t *testing.T) {
 	alive, _ := json.Marshal(liveEntry{Token: "alive", Attempt: t.TempDir(), PID: os.Getpid(), StartTicks: startTicks(os.Getpid())})
 	os.WriteFile(filepath.Join(LiveDir(), "alive.json"), alive, 0o600)
 
+	// A note of a dead controller whose attempt is gone (and left nothing)
+	// is removed without a word.
+	stale, _ := json.Marshal(liveEntry{Token: "stale-" + token, Attempt: filepath.Join(t.TempDir(), "gone"), PID: dead.Process.Pid, StartTicks: "1"})
+	os.WriteFile(filepath.Join(LiveDir(), "stale.json"), stale, 0o600)
+
 	swept := SweepDead()
+	if _, err := os.Stat(filepath.Join(LiveDir(), "stale.json")); err == nil {
+		t.Fatal("a stale note was kept")
+	}
 	if len(swept) != 1 || swept[0] != attempt {
 		t.Fatalf("swept %v, want [%s]", swept, attempt)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -71,8 +70,10 @@ func noteLive(token, attempt string) func() {
 }
 
 // SweepDead finds attempts whose controllers died without ending them,
-// kills every process that carries their tokens, marks them interrupted,
-// and returns their attempt directories. abbench calls it when it starts.
+// kills every process that carries their tokens, marks an attempt still
+// "running" interrupted, and returns the attempts it did something for (a
+// note whose run had already ended, or is gone, is only removed). abbench
+// calls it when it starts.
 func SweepDead() []string {
 	dir := LiveDir()
 	entries, _ := os.ReadDir(dir)
@@ -87,15 +88,22 @@ func SweepDead() []string {
 		if e.PID > 0 && startTicks(e.PID) == e.StartTicks && e.StartTicks != "" {
 			continue // its controller is alive
 		}
+		left := len(Survivors(e.Token))
 		survivorsAfter(e.Token, guardSweep)
-		if st, err := rundir.ReadStatus(e.Attempt); err == nil && st.State == rundir.StateRunning {
-			st.State = rundir.StateInterrupted
-			st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
-				Detail: fmt.Sprintf("the controller (pid %s) died during phase %s without ending the run; a later abbench stopped its processes", strconv.Itoa(e.PID), st.Phase)})
-			st.Ended = time.Now().UTC()
-			rundir.WriteStatus(e.Attempt, st)
-		}
 		os.Remove(path)
+		st, err := rundir.ReadStatus(e.Attempt)
+		if err != nil || st.State != rundir.StateRunning {
+			// Its guard ended the run, or the attempt is gone: a stale note.
+			if left > 0 {
+				swept = append(swept, e.Attempt)
+			}
+			continue
+		}
+		st.State = rundir.StateInterrupted
+		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
+			Detail: fmt.Sprintf("the controller (pid %d) died during phase %s without ending the run; a later abbench stopped its processes", e.PID, st.Phase)})
+		st.Ended = time.Now().UTC()
+		rundir.WriteStatus(e.Attempt, st)
 		swept = append(swept, e.Attempt)
 	}
 	return swept

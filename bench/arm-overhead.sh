@@ -5,13 +5,10 @@
 # registration. Median of ROUNDS (default 7). Goal: <= 50 ms.
 #   bench/arm-overhead.sh [ROUNDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 rounds=${1:-7}
 ranks=16
-work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-overhead.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/bin/" ./cmd/abbench ./cmd/abbench-rank
-echo '[1]' >"$work/prompts.jsonl"
+bench_setup arm-overhead
 cat >"$work/s.yaml" <<YAML
 name: overhead
 arms:

@@ -6,12 +6,9 @@
 # with a 3 GiB log (each poll reads only what the log gained).
 #   bench/controller-memory.sh [SIZE_GIB]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 gib=${1:-3}
-work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-ctlmem.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/bin/" ./cmd/abbench ./cmd/abbench-rank
-echo '[1]' >"$work/prompts.jsonl"
+bench_setup controller-memory
 cat >"$work/s.yaml" <<YAML
 name: ctlmem
 arms:

@@ -5,12 +5,9 @@
 # Goal: <= 1 s. Needs a cluster (sudo scripts/slurm-dev-cluster.sh up).
 #   bench/slurm-overhead.sh [ROUNDS]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 rounds=${1:-5}
-work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-slurm-overhead.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/bin/" ./cmd/abbench ./cmd/abbench-rank
-echo '[1]' >"$work/prompts.jsonl"
+bench_setup slurm-overhead
 cat >"$work/s.yaml" <<YAML
 name: trivial
 arms:

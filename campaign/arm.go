@@ -120,6 +120,6 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 // run call it first.
 func SweepDead(w io.Writer) {
 	for _, attempt := range arms.SweepDead() {
-		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: its processes were stopped and the attempt marked interrupted\n", attempt)
+		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
 	}
 }

@@ -66,6 +66,11 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
+	if opts.plan != "" {
+		if _, err := campaign.ReadCampaignRef(opts.plan, opts.runIndex); err != nil {
+			return usageError(err, "--plan and --run-index name this run in its campaign's plan.json (abbench run passes them)")
+		}
+	}
 	signer, closeSigner, err := opts.sign.signer()
 	if err != nil {
 		return err
