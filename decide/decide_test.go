@@ -1,0 +1,286 @@
+package decide
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func near(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6g, want %.6g (±%g)", what, got, want, tol)
+	}
+}
+
+// Student's sleep data (the paired differences of R's t.test example):
+// t = 4.0621, df = 9, p = 0.002833, 95% interval 0.7001142 to 2.4598858.
+var sleep = []float64{1.2, 2.4, 1.3, 1.3, 0.0, 1.0, 1.8, 0.8, 4.6, 1.4}
+
+func TestPairedTKnownAnswer(t *testing.T) {
+	d := PairedLogs(sleep, Rule{Method: T, Effect: 1, HigherIsBetter: true})
+	if d.Method != PairedT || d.N != 10 {
+		t.Fatalf("method %s n %d", d.Method, d.N)
+	}
+	near(t, "p", *d.P, 0.002833, 5e-6)
+	near(t, "lower bound", math.Log1p(d.Interval[0]/100), 0.7001142, 1e-6)
+	near(t, "upper bound", math.Log1p(d.Interval[1]/100), 2.4598858, 1e-6)
+	near(t, "estimate", math.Log1p(d.Estimate/100), 1.58, 1e-9)
+	if d.Verdict != Improved {
+		t.Errorf("verdict %s: %s", d.Verdict, d.Why)
+	}
+}
+
+func TestTQuantile(t *testing.T) {
+	near(t, "t(0.975, 2)", TQuantile(0.975, 2), 4.302653, 1e-5)
+	near(t, "t(0.975, 9)", TQuantile(0.975, 9), 2.262157, 1e-5)
+}
+
+// The depression data of R's wilcox.test example (Hollander and Wolfe):
+// V = 40, exact two-sided p = 20/512.
+func TestSignedRankKnownAnswer(t *testing.T) {
+	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
+	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = x[i] - y[i]
+	}
+	near(t, "p", signedRankP(d), 20.0/512, 1e-12)
+	// Every pair the same way: 2/2^n, so 5 pairs never reach 0.05.
+	near(t, "p of 5 positive", signedRankP([]float64{1, 2, 3, 4, 5}), 2.0/32, 1e-12)
+	near(t, "p of 6 positive", signedRankP([]float64{1, 2, 3, 4, 5, 6}), 2.0/64, 1e-12)
+	if _, _, ok := signedRankInterval([]float64{1, 2, 3, 4, 5}, 0.05); ok {
+		t.Error("5 pairs gave a 95% signed-rank interval")
+	}
+	lo, hi, ok := signedRankInterval([]float64{3, 1, 6, 2, 5, 4}, 0.05)
+	if !ok || lo != 1 || hi != 6 {
+		t.Errorf("6 pairs: interval [%v, %v] %v, want the extreme Walsh averages [1, 6]", lo, hi, ok)
+	}
+	near(t, "Hodges-Lehmann", hodgesLehmann([]float64{1, 2, 3, 100}), 2.75, 1e-12) // median of 1 1.5 2 2 2.5 3 50.5 51 51.5 100
+}
+
+func TestAutoTakesSignedRankOnlyForOutliers(t *testing.T) {
+	clean := []float64{0.05, 0.051, 0.049, 0.052, 0.048, 0.05}
+	if m := PairedLogs(clean, Rule{}).Method; m != PairedT {
+		t.Errorf("clean pairs: %s", m)
+	}
+	// A slow baseline run: its pair's ratio is 25% off the others'. The
+	// mean follows it; the Hodges-Lehmann estimate stays with the others.
+	slow := append([]float64{0.25}, clean...)
+	if d := PairedLogs(slow, Rule{Method: T, Effect: 1, HigherIsBetter: true}); d.Estimate < 7 {
+		t.Errorf("the paired t's estimate %+.2f%% was not pulled by the outlier: the case shows nothing", d.Estimate)
+	}
+	d := PairedLogs(slow, Rule{Effect: 1, HigherIsBetter: true})
+	if d.Method != SignedRank || d.Verdict != Improved || d.Estimate > 5.6 {
+		t.Errorf("a pair with a slow run: %s %s %+.2f%% (%s)", d.Method, d.Verdict, d.Estimate, d.Why)
+	}
+	if m := PairedLogs(slow[:5], Rule{}).Method; m != PairedT {
+		t.Errorf("5 pairs: %s, but the signed-rank cannot decide there", m)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	r := Rule{Effect: 3, HigherIsBetter: true}
+	cases := []struct {
+		name string
+		d    []float64
+		want string
+	}{
+		{"one pair", []float64{0.1}, Descriptive},
+		{"large and clear", []float64{0.10, 0.11, 0.09, 0.10}, Improved},
+		{"large and clear, lower is better", []float64{0.10, 0.11, 0.09, 0.10}, Regressed},
+		{"tiny and tight", []float64{0.001, -0.001, 0.002, 0.0, -0.002, 0.001}, NoChange},
+		{"significant but below the effect", []float64{0.010, 0.011, 0.009, 0.010, 0.012}, NoChange},
+		{"noisy", []float64{0.1, -0.08, 0.05, -0.02}, Inconclusive},
+	}
+	for _, c := range cases {
+		rr := r
+		if c.name == "large and clear, lower is better" {
+			rr.HigherIsBetter = false
+		}
+		if d := PairedLogs(c.d, rr); d.Verdict != c.want {
+			t.Errorf("%s: %s, want %s (%s)", c.name, d.Verdict, c.want, d.Why)
+		}
+	}
+	// Significant, above zero, below the effect and not inside it.
+	d := PairedLogs([]float64{0.02, 0.035, 0.025, 0.03, 0.028}, r)
+	if d.Verdict != Inconclusive || *d.P > 0.05 {
+		t.Errorf("significant below the effect: %s p=%v (%s)", d.Verdict, *d.P, d.Why)
+	}
+}
+
+func TestWelchEqualsStudentForEqualArms(t *testing.T) {
+	a := []float64{100, 102, 98, 101}
+	b := []float64{104, 106, 103, 105}
+	d, err := Unpaired(a, b, Rule{Effect: 1, HigherIsBetter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Method != WelchT || d.Verdict != Improved {
+		t.Fatalf("%s %s", d.Method, d.Why)
+	}
+	if _, err := Unpaired([]float64{1, 0}, b, Rule{}); err != ErrNotPositive {
+		t.Errorf("a zero value: %v", err)
+	}
+	one, _ := Unpaired([]float64{100}, b, Rule{})
+	if one.Verdict != Descriptive {
+		t.Errorf("one baseline run: %s", one.Verdict)
+	}
+}
+
+func TestHolm(t *testing.T) {
+	r := Rule{Effect: 1, HigherIsBetter: true}
+	a := PairedLogs([]float64{0.05, 0.06, 0.055, 0.052}, r) // clear
+	b := PairedLogs([]float64{0.02, 0.05, 0.01, 0.045}, r)  // p near 0.03
+	if b.Verdict != Improved {
+		t.Fatalf("b alone: %s (%s)", b.Verdict, b.Why)
+	}
+	out := Holm([]Decision{a, b}, r)
+	if *out[1].P != math.Max(*b.P, 2**a.P) && *out[1].P != *b.P {
+		t.Errorf("b adjusted p %v", *out[1].P)
+	}
+	if *out[0].P != math.Min(1, 2**a.P) {
+		t.Errorf("the smallest p is doubled: %v, want %v", *out[0].P, 2**a.P)
+	}
+	if out[1].Verdict == Improved && *out[1].P > 0.05 {
+		t.Error("verdict kept after adjustment")
+	}
+}
+
+// The per-look level keeps the chance of any false verdict over all looks
+// at alpha, checked with other random numbers than the level was made with.
+func TestLookAlphaHoldsOverall(t *testing.T) {
+	seq, err := NewSequential(3, 10, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq.LookAlpha >= 0.05 || seq.LookAlpha <= 0.05/8 {
+		t.Fatalf("look alpha %v outside (alpha/looks, alpha)", seq.LookAlpha)
+	}
+	if LookAlpha(4, 4, 0.05) != 0.05 {
+		t.Error("one look is tested at alpha itself")
+	}
+	rng := rand.New(rand.NewPCG(99, 7))
+	const paths = 20000
+	var naive, held int
+	for range paths {
+		d := make([]float64, 10)
+		for i := range d {
+			d[i] = rng.NormFloat64()
+		}
+		anyAt := func(a float64) bool {
+			for n := 3; n <= 10; n++ {
+				if p := *PairedLogs(d[:n], Rule{Method: T, Alpha: a, Effect: 1e-9}).P; p <= a {
+					return true
+				}
+			}
+			return false
+		}
+		if anyAt(0.05) {
+			naive++
+		}
+		if anyAt(seq.LookAlpha) {
+			held++
+		}
+	}
+	rate := float64(held) / paths
+	if rate > 0.055 || rate < 0.045 {
+		t.Errorf("overall false rate at the per-look level %.4f: %.3f, want 0.05", seq.LookAlpha, rate)
+	}
+	if float64(naive)/paths < 0.10 {
+		t.Errorf("looking at 0.05 each time gave only %.3f: the test cannot tell", float64(naive)/paths)
+	}
+	if _, err := NewSequential(2, 10, 0.05); err == nil {
+		t.Error("two pairs accepted as a first look")
+	}
+}
+
+func TestPairsForPowerHoldsBySimulation(t *testing.T) {
+	sd, effect := 0.014, 3.0
+	n := PairsFor(sd, effect, 0.05, 0.8)
+	if n < 2 || n > 20 {
+		t.Fatalf("pairs %d", n)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	power := func(n int) float64 {
+		hits := 0
+		for range 4000 {
+			d := make([]float64, n)
+			for i := range d {
+				d[i] = math.Log1p(effect/100) + sd*rng.NormFloat64()
+			}
+			if *PairedLogs(d, Rule{Method: T, Effect: 1e-9}).P <= 0.05 {
+				hits++
+			}
+		}
+		return float64(hits) / 4000
+	}
+	if p := power(n); p < 0.78 {
+		t.Errorf("%d pairs: simulated power %.3f, want >= 0.8", n, p)
+	}
+	if n > 2 {
+		if p := power(n - 1); p >= 0.8 {
+			t.Errorf("%d pairs already had power %.3f", n-1, p)
+		}
+	}
+}
+
+func TestAANoiseSeparatesPairsFromRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var v []float64
+	for range 400 {
+		shared := 0.02 * rng.NormFloat64()
+		for range 2 {
+			v = append(v, 1000*math.Exp(shared+0.005*rng.NormFloat64()))
+		}
+	}
+	n, err := AANoise(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "within", n.WithinSD, 0.005, 0.0006)
+	near(t, "between", n.BetweenSD, 0.02, 0.002)
+	near(t, "paired", n.PairedSD, 0.005*math.Sqrt2, 0.0008)
+	if _, err := AANoise([]float64{1, 2, 3}); err == nil {
+		t.Error("3 runs made a calibration")
+	}
+}
+
+func TestDrift(t *testing.T) {
+	var pos, res, flat []float64
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := range 12 {
+		pos = append(pos, float64(i))
+		res = append(res, 0.003*float64(i)+0.001*rng.NormFloat64())
+		flat = append(flat, 0.001*rng.NormFloat64())
+	}
+	d, ok := DriftOf(pos, res)
+	if !ok || d.P > 0.01 || math.Abs(d.PctPerRun-0.3) > 0.05 {
+		t.Errorf("drift %+v", d)
+	}
+	if d, _ := DriftOf(pos, flat); d.P < 0.01 {
+		t.Errorf("no drift found one: %+v", d)
+	}
+}
+
+// The fast subset of the validation suite: every goal in every cell at
+// the designs CI can afford to simulate.
+func TestValidationGoals(t *testing.T) {
+	rule := Rule{Effect: 1, HigherIsBetter: true}
+	seq, _ := NewSequential(3, 10, 0.05)
+	for i, m := range Models {
+		for _, pairs := range []int{2, 3, 6} {
+			row := Validate(m, pairs, nil, rule, 1000, uint64(i*100+pairs))
+			for _, miss := range row.Misses() {
+				t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
+			}
+		}
+		row := Validate(m, 0, seq, rule, 1000, uint64(i))
+		for _, miss := range row.Misses() {
+			t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
+		}
+		if m.Name == "normal, CV 1%" && row.MeanRuns > 8.2 {
+			t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 8", row.MeanRuns)
+		}
+	}
+}
