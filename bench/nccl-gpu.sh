@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The NCCL all-reduce A/B on a machine with two GPUs (scenarios/nccl-allreduce.yaml):
-# three interleaved runs per arm, each in its own allocation, signed bundles,
-# the comparison as Markdown, and the deliberately broken variant.
+# abba pairs until a test decides (at most 8 pairs), each run in its own
+# allocation, signed bundles, the comparison as Markdown, and the
+# deliberately broken variant.
 #   bench/nccl-gpu.sh BIN_DIR SIGN_KEY OUT_DIR
 # BIN_DIR holds abbench and abbench-rank (built for linux/amd64 with
 # CGO_ENABLED=0 where the GPU machine cannot build). OUT_DIR receives
@@ -23,7 +24,7 @@ mkdir -p "$work/results" "$out"
 } >"$work/results/machine.txt" 2>&1
 
 "$bin/abbench" validate scenarios/nccl-allreduce.yaml scenarios/nccl-allreduce-broken.yaml >>"$work/results/machine.txt" 2>&1
-"$bin/abbench" run scenarios/nccl-allreduce.yaml --repeat 3 --order interleaved --out "$work/nccl" \
+"$bin/abbench" run scenarios/nccl-allreduce.yaml --order abba --until conclusive --max-pairs 8 --out "$work/nccl" \
 	--sign-key "$key" --archive --format markdown --plot "$work/results/nccl-allreduce.svg" \
 	>"$work/results/report.md" 2>"$work/results/run.log"
 echo "abbench run exit status $?" >>"$work/results/run.log"

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -16,16 +15,23 @@ type CensoredError struct{ Msg string }
 func (e *CensoredError) Error() string { return e.Msg }
 
 // Calibrate derives the A/A noise of metric (empty: the runs' headline
-// metric) from a calibration campaign's runs and writes calibration.json
-// into its directory. Every run must be accepted.
-func Calibrate(r *Result, arm, metric string, runs []compare.Run) (*compare.Calibration, string, error) {
-	if metric == "" && len(runs) > 0 {
+// metric) from a calibration campaign's runs, in plan order and so in
+// pairs, plans a comparison at the smallest effect of opts (0: the
+// scenario's), and writes calibration.json into its directory. Every run
+// must be accepted.
+func Calibrate(r *Result, arm string, opts compare.Options, runs []compare.Run) (*compare.Calibration, string, error) {
+	metric := opts.Metric
+	if metric == "" && len(runs) > 0 && runs[0].Evidence != nil {
 		metric = runs[0].Evidence.Headline()
 	}
 	var values []float64
+	effect := opts.Effect
 	for _, run := range runs {
-		if !run.Evidence.Accepted {
+		if run.Evidence == nil || !run.Evidence.Accepted {
 			return nil, "", &CensoredError{fmt.Sprintf("calibration run %s: evidence not accepted: a calibration needs every run accepted", run.Path)}
+		}
+		if effect == 0 {
+			effect = run.Evidence.NoiseThreshold
 		}
 		if t := run.Evidence.Throughput; t != nil {
 			if v, ok := t.Metrics[metric]; ok {
@@ -33,7 +39,10 @@ func Calibrate(r *Result, arm, metric string, runs []compare.Run) (*compare.Cali
 			}
 		}
 	}
-	c, err := compare.Calibrate(arm, metric, values)
+	if effect == 0 {
+		effect = 3
+	}
+	c, err := compare.Calibrate(arm, metric, values, effect, opts.Alpha)
 	if err != nil {
 		return nil, "", err
 	}
@@ -41,17 +50,15 @@ func Calibrate(r *Result, arm, metric string, runs []compare.Run) (*compare.Cali
 	return c, path, rundir.WriteJSON(path, c)
 }
 
-// WriteCalibration prints a calibration and its minimum detectable effects.
+// WriteCalibration prints a calibration and the campaign it plans.
 func WriteCalibration(w io.Writer, c *compare.Calibration, path string) error {
-	fmt.Fprintf(w, "calibration of arm %s on %s: %d A/A runs, mean %.1f, coefficient of variation %.2f%%\n\n", c.Arm, c.Metric, c.N, c.Mean, 100*c.CV)
-	var rows [][]string
-	for n := 1; n <= 10; n++ {
-		mde, _ := c.MDE(n)
-		rows = append(rows, []string{fmt.Sprint(n), fmt.Sprintf("%.2f%%", mde)})
-	}
-	if err := texttable.Write(w, []string{"runs per arm", "minimum detectable effect (alpha 0.05, power 0.8)"}, rows); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\nwritten to %s; use it with abbench compare --calibration %s\n", path, path)
+	fmt.Fprintf(w, "calibration of arm %s on %s: %d A/A pairs (%d runs)\n", c.Arm, c.Metric, c.Pairs, c.N)
+	fmt.Fprintf(w, "  paired standard deviation  %.2f%%  (what a paired comparison works against)\n", 100*c.PairedSD)
+	fmt.Fprintf(w, "  within a pair              %.2f%%  (one run's own noise)\n", 100*c.WithinSD)
+	fmt.Fprintf(w, "  between pairs              %.2f%%  (allocation, machine state, drift: pairing removes it)\n", 100*c.BetweenSD)
+	fmt.Fprintf(w, "\nto find a change of %.2f%% (the smallest effect of interest) with power 0.8 at alpha %.2g: %d pairs\n", c.Effect, c.Alpha, c.PairsNeeded)
+	fmt.Fprintf(w, "with %d pairs, simulated campaigns say improved %.0f%% of the time at a true +%.2f%% and %.0f%% at +%.2f%%\n",
+		c.PairsNeeded, 100*c.VerdictRate["1x"], c.Effect, 100*c.VerdictRate["2x"], 2*c.Effect)
+	_, err := fmt.Fprintf(w, "\nwritten to %s; plan with abbench run SCENARIO --calibration %s (it sets --max-pairs)\n", path, path)
 	return err
 }

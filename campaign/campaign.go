@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms"
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/local"
 	"github.com/abbench/abbench/launcher/slurm"
@@ -49,6 +51,21 @@ type Config struct {
 	// KeepGoing runs every planned run even after one failed for a cause
 	// that cannot change between repeats (Result.Stopped).
 	KeepGoing bool
+	// Warmup is the number of warm-up blocks (one run of every arm each)
+	// before the counted ones: run, recorded, left out of the statistics.
+	Warmup int
+	// Until is "" (Repeat blocks) or UntilConclusive: look after every
+	// block from MinPairs on and stop at the first decided verdict, at
+	// most MaxPairs blocks.
+	Until              string
+	MinPairs, MaxPairs int
+	// Compare is how a sequential campaign's looks compare (metric,
+	// smallest effect, level, method): as the final comparison will.
+	Compare compare.Options
+	// RepeatSet and MaxPairsSet say the flags were given: without
+	// --repeat an abba campaign of two arms or more runs until conclusive,
+	// and with a calibration, MaxPairs is the pairs it needs.
+	RepeatSet, MaxPairsSet bool
 
 	total int // runs in the plan, for events
 }
@@ -90,6 +107,8 @@ type Event struct {
 	Elapsed      time.Duration
 	// Tick is true for a repeat of the same state (elapsed time only).
 	Tick bool
+	// Look is set for a sequential campaign's look (State "look").
+	Look *rundir.Look
 }
 
 // Result is what a campaign did.
@@ -103,7 +122,13 @@ type Result struct {
 	// Stopped, when set, says why the campaign stopped early: a run failed
 	// for a cause no repeat can change (Config.KeepGoing goes on).
 	Stopped string
+	// Decided, when set, says which look of a sequential campaign decided
+	// (or found the comparison censored) before its last planned block.
+	Decided string
 }
+
+// UntilConclusive is the Until of a sequential campaign.
+const UntilConclusive = "conclusive"
 
 // Run is what one run of the plan left.
 type Run struct {
@@ -115,22 +140,49 @@ type Run struct {
 // ErrNotEmpty is returned when Config.Out already holds files.
 var ErrNotEmpty = errors.New("the campaign directory is not empty")
 
-// Check validates the configuration before anything is written.
+// Check validates the configuration before anything is written, after
+// filling in the defaults that depend on other settings.
 func (c *Config) Check() error {
+	if !c.RepeatSet && c.Until == "" && c.Calibrate == "" && c.Order == OrderABBA && len(c.Scenario.ArmOrder) > 1 {
+		c.Until = UntilConclusive // the default: pairs until a test decides
+	}
+	if cal := c.Compare.Calibration; cal != nil && !c.MaxPairsSet {
+		c.MaxPairs = min(max(cal.PairsNeeded, c.MinPairs), 50)
+	}
 	switch {
+	case c.Until != "" && c.RepeatSet:
+		return fmt.Errorf("--repeat and --until: give one (--repeat N runs N blocks; --until conclusive looks after each)")
 	case !contains(Launchers, c.Launcher):
 		return fmt.Errorf("--launcher %q: choose local or slurm", c.Launcher)
 	case c.Repeat < 1:
 		return fmt.Errorf("--repeat %d: must be at least 1", c.Repeat)
 	case !contains(Orders, c.Order):
-		return fmt.Errorf("--order %q: choose interleaved or random", c.Order)
+		return fmt.Errorf("--order %q: choose %s", c.Order, strings.Join(Orders, ", "))
+	case c.Warmup < 0:
+		return fmt.Errorf("--warmup %d: must be 0 or more", c.Warmup)
+	case c.Until != "" && c.Until != UntilConclusive:
+		return fmt.Errorf("--until %q: the one condition is %q", c.Until, UntilConclusive)
 	}
 	if c.Calibrate != "" {
 		if _, ok := c.Scenario.Arms[c.Calibrate]; !ok {
 			return fmt.Errorf("--calibrate %q is not an arm of %s (arms: %v)", c.Calibrate, c.Scenario.File, c.Scenario.ArmOrder)
 		}
-		if c.Repeat < 3 {
-			return fmt.Errorf("calibration needs --repeat of at least 3")
+		if c.Repeat < 2 {
+			return fmt.Errorf("calibration needs --repeat of at least 2 (A/A pairs; 5 or more give a useful estimate)")
+		}
+		if c.Until != "" {
+			return fmt.Errorf("--until and --calibrate: a calibration runs a fixed number of A/A pairs (--repeat)")
+		}
+	}
+	if c.Until != "" {
+		if c.Order != OrderABBA {
+			return fmt.Errorf("--until %s needs --order abba: the looks compare within pairs", c.Until)
+		}
+		if len(c.Scenario.ArmOrder) < 2 {
+			return fmt.Errorf("--until %s needs two arms or more", c.Until)
+		}
+		if _, err := decide.NewSequential(c.MinPairs, c.MaxPairs, c.Compare.Alpha); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -182,9 +234,18 @@ func Plan(c *Config) (*Result, error) {
 	if c.Calibrate != "" {
 		armNames = []string{c.Calibrate}
 	}
-	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat}
-	for i, arm := range Order(armNames, c.Repeat, c.Order, c.Seed) {
-		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm)})
+	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup}
+	blocks := c.Repeat
+	switch {
+	case c.Calibrate != "":
+		blocks = 2 * c.Repeat // A/A pairs of the one arm
+	case c.Until != "":
+		seq, _ := decide.NewSequential(c.MinPairs, c.MaxPairs, c.Compare.Alpha)
+		p.Sequential = &rundir.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
+		blocks, p.Repeat = seq.MaxPairs, 0
+	}
+	for i, arm := range Order(armNames, c.Warmup+blocks, c.Order, c.Seed) {
+		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm), Warmup: i < c.Warmup*len(armNames)})
 	}
 	if err := rundir.WritePlan(out, p); err != nil {
 		return nil, err
@@ -245,6 +306,9 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		}
 		if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
 			r.Stopped = fmt.Sprintf("run %d (arm %s) failed for a cause no repeat can change: %s", pr.Index, pr.Arm, why)
+			break
+		}
+		if r.Plan.Sequential != nil && i < len(r.Runs)-1 && c.look(r, i+1) {
 			break
 		}
 	}

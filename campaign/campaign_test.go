@@ -25,6 +25,12 @@ func quickstart(t *testing.T) *scenarios.Scenario {
 }
 
 func TestOrder(t *testing.T) {
+	if got := Order([]string{"a", "b"}, 4, OrderABBA, 0); !slices.Equal(got, []string{"a", "b", "b", "a", "a", "b", "b", "a"}) {
+		t.Fatalf("abba: %v", got)
+	}
+	if got := Order([]string{"a", "b", "c"}, 2, OrderABBA, 0); !slices.Equal(got, []string{"a", "b", "c", "c", "b", "a"}) {
+		t.Fatalf("abba of three arms: %v", got)
+	}
 	if got := Order([]string{"a", "b"}, 3, OrderInterleaved, 0); !slices.Equal(got, []string{"a", "b", "a", "b", "a", "b"}) {
 		t.Fatalf("interleaved: %v", got)
 	}
@@ -75,9 +81,12 @@ func TestCheckRefusesBeforeWriting(t *testing.T) {
 	}{
 		{Config{Launcher: "pbs", Repeat: 1, Order: OrderInterleaved}, "choose local or slurm"},
 		{Config{Launcher: "local", Repeat: 0, Order: OrderInterleaved}, "at least 1"},
-		{Config{Launcher: "local", Repeat: 1, Order: "zigzag"}, "choose interleaved or random"},
+		{Config{Launcher: "local", Repeat: 1, Order: "zigzag"}, "choose abba, interleaved, random"},
 		{Config{Launcher: "local", Repeat: 5, Order: OrderInterleaved, Calibrate: "nope"}, "not an arm"},
-		{Config{Launcher: "local", Repeat: 2, Order: OrderInterleaved, Calibrate: "async"}, "at least 3"},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Calibrate: "async"}, "at least 2"},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "needs --order abba"},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: UntilConclusive, MinPairs: 2, MaxPairs: 6}, "looks from 3 pairs on"},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: "forever", MinPairs: 3, MaxPairs: 6}, `the one condition is "conclusive"`},
 	} {
 		out := filepath.Join(t.TempDir(), "never")
 		c.cfg.Scenario, c.cfg.Out = s, out

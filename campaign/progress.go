@@ -30,6 +30,17 @@ func (p *Progress) Event(e Event) {
 	if e.Tick && !p.tty {
 		return
 	}
+	if l := e.Look; l != nil {
+		line := fmt.Sprintf("abbench: look after %d pair(s): %s", l.Pairs, l.Verdict)
+		if l.Delta != nil {
+			line += fmt.Sprintf(" (%+.2f%%)", *l.Delta)
+		}
+		if p.tty {
+			fmt.Fprint(p.w, "\r\033[K")
+		}
+		fmt.Fprintln(p.w, line)
+		return
+	}
 	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, e.Arm, e.State, e.Elapsed.Seconds())
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)

@@ -16,10 +16,21 @@ import (
 // time, the headline metric and the first reason of each.
 func WriteSummary(w io.Writer, r *Result) error {
 	p := r.Plan
-	fmt.Fprintf(w, "scenario %s, %d runs (%s order, seed %d) in %s\n\n", p.Scenario, len(p.Runs), p.Order, p.Seed, r.Out)
+	design := fmt.Sprintf("%s order", p.Order)
+	if q := p.Sequential; q != nil {
+		design += fmt.Sprintf(", sequential %d-%d pairs", q.MinPairs, q.MaxPairs)
+	}
+	if p.Warmup > 0 {
+		design += fmt.Sprintf(", %d warm-up block(s)", p.Warmup)
+	}
+	fmt.Fprintf(w, "scenario %s, %d runs planned (%s, seed %d) in %s\n\n", p.Scenario, len(p.Runs), design, p.Seed, r.Out)
 	var rows [][]string
 	metric := "headline metric"
-	for _, run := range r.Runs {
+	last := len(r.Runs) // runs after the last that started are summed up in one row
+	for last > 0 && r.Runs[last-1].Planned.Result == nil && r.Runs[last-1].Status == nil {
+		last--
+	}
+	for _, run := range r.Runs[:last] {
 		pr := run.Planned
 		state, took, ev, why := "not run", "-", "-", ""
 		if run.Status != nil {
@@ -39,7 +50,21 @@ func WriteSummary(w io.Writer, r *Result) error {
 		} else if pr.Result != nil {
 			why = run.Reason()
 		}
-		rows = append(rows, []string{fmt.Sprint(pr.Index), pr.Arm, state, ev, took, Headline(run.Evidence), why})
+		arm := pr.Arm
+		if pr.Warmup {
+			arm += " (warm-up)"
+		}
+		rows = append(rows, []string{fmt.Sprint(pr.Index), arm, state, ev, took, Headline(run.Evidence), why})
+	}
+	if last < len(r.Runs) {
+		why := "the campaign was interrupted"
+		switch {
+		case r.Decided != "":
+			why = "not needed: the sequential design stopped at its " + r.Decided
+		case r.Stopped != "":
+			why = "stopped early (see above)"
+		}
+		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
 	return texttable.Write(w, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
 }

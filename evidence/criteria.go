@@ -290,6 +290,11 @@ func (c *collector) cleanShutdown(fail func(reason.Reason)) string {
 		return ""
 	}
 	if c.st.State != "succeeded" {
+		if len(c.st.Reasons) > 0 {
+			// abbench stopped the run on purpose, for a reason already
+			// reported, and every rank then ended cleanly: no second cause.
+			return fmt.Sprintf("all %d ranks shut down cleanly after abbench stopped the run (%s)", len(c.st.Ranks), c.st.Reasons[0].Code)
+		}
 		fail(reason.New(reason.UncleanShutdown, "the run ended %s", c.st.State))
 		return ""
 	}

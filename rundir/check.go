@@ -26,6 +26,13 @@ func CheckCampaign(dir string) error {
 		if pr.Dir != want {
 			bad("plan run %d: dir %s, want %s", pr.Index, pr.Dir, want)
 		}
+		if pr.Result == nil && p.Decided != "" {
+			// Never needed: a sequential design decided before it.
+			if _, err := os.Stat(pr.Dir); err == nil {
+				bad("run %d: has a directory, but the plan says the campaign stopped before it (%s)", pr.Index, p.Decided)
+			}
+			continue
+		}
 		attempt, err := LatestAttempt(pr.Dir)
 		if err != nil {
 			bad("run %d: %v", pr.Index, err)

@@ -94,13 +94,44 @@ type Launch struct {
 // Plan is a campaign's plan.json: what abbench run will do and, as runs
 // end, what each did.
 type Plan struct {
-	Scenario      string       `json:"scenario"`
-	MatchedDigest string       `json:"matched_digest"`
-	Launcher      string       `json:"launcher"`
-	Order         string       `json:"order"`
-	Seed          uint64       `json:"seed"`
-	Repeat        int          `json:"repeat"`
-	Runs          []PlannedRun `json:"runs"`
+	Scenario      string `json:"scenario"`
+	MatchedDigest string `json:"matched_digest"`
+	Launcher      string `json:"launcher"`
+	Order         string `json:"order"`
+	Seed          uint64 `json:"seed"`
+	Repeat        int    `json:"repeat"`
+	// Warmup is the number of warm-up blocks (one run of every arm each)
+	// at the start: run and recorded, left out of the statistics.
+	Warmup int `json:"warmup,omitempty"`
+	// Sequential, when set, says the campaign looks after every block from
+	// MinPairs on and stops at the first decided verdict; Runs then lists
+	// every run up to MaxPairs, and those after the stop never run.
+	Sequential *Sequential  `json:"sequential,omitempty"`
+	Runs       []PlannedRun `json:"runs"`
+	// Looks are the sequential design's looks, as they were taken.
+	Looks []Look `json:"looks,omitempty"`
+	// Decided says why a sequential campaign stopped before MaxPairs.
+	Decided string `json:"decided,omitempty"`
+}
+
+// Sequential is a sequential design as plan.json and each run's signed
+// campaign reference record it: the looks, and the constant level each
+// look tests at (chosen so that all looks together hold Alpha).
+type Sequential struct {
+	MinPairs  int     `json:"min_pairs"`
+	MaxPairs  int     `json:"max_pairs"`
+	Alpha     float64 `json:"alpha"`
+	LookAlpha float64 `json:"look_alpha"`
+}
+
+// Look is one look of a sequential campaign: after Pairs blocks, the
+// comparison's verdict (a censored look stops the campaign too).
+type Look struct {
+	Pairs   int      `json:"pairs"`
+	Verdict string   `json:"verdict"`
+	Delta   *float64 `json:"delta_pct,omitempty"`
+	P       *float64 `json:"p,omitempty"` // only where the look decided
+	Alpha   float64  `json:"alpha,omitempty"`
 }
 
 // CampaignRef is what a run's signed bundle says of the campaign it
@@ -117,22 +148,53 @@ type CampaignRef struct {
 	Seed          uint64   `json:"seed"`
 	Runs          []string `json:"runs"`  // N-ARM of every run, in plan order
 	Index         int      `json:"index"` // this run's
+	// Arms is the number of arms of each block (a run of every arm, in
+	// the order's sequence); blocks pair the runs of an abba campaign.
+	Arms       int         `json:"arms,omitempty"`
+	Warmup     int         `json:"warmup,omitempty"`
+	Sequential *Sequential `json:"sequential,omitempty"`
+}
+
+// Block is the block (0-based) run index (1-based) belongs to.
+func (c *CampaignRef) Block(index int) int {
+	if c.Arms <= 0 {
+		return -1
+	}
+	return (index - 1) / c.Arms
 }
 
 // Ref is the campaign reference of run index of the plan.
 func (p *Plan) Ref(index int) CampaignRef {
-	ref := CampaignRef{Scenario: p.Scenario, MatchedDigest: p.MatchedDigest, Order: p.Order, Seed: p.Seed, Index: index, Runs: []string{}}
+	ref := CampaignRef{Scenario: p.Scenario, MatchedDigest: p.MatchedDigest, Order: p.Order, Seed: p.Seed, Index: index, Runs: []string{},
+		Warmup: p.Warmup, Sequential: p.Sequential}
+	arms := map[string]bool{}
 	for _, r := range p.Runs {
 		ref.Runs = append(ref.Runs, RunID(r.Index, r.Arm))
+		arms[r.Arm] = true
 	}
+	ref.Arms = len(arms)
+	// The design's fields join the digest only when set, so the digests of
+	// plans made before they existed stay what their bundles signed.
 	fixed, _ := json.Marshal(struct {
 		Scenario, MatchedDigest, Order string
 		Seed                           uint64
 		Runs                           []string
-	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs})
+		Arms                           int         `json:",omitempty"`
+		Warmup                         int         `json:",omitempty"`
+		Sequential                     *Sequential `json:",omitempty"`
+	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs, designArms(p, ref.Arms), ref.Warmup, ref.Sequential})
 	sum := sha256.Sum256(fixed)
 	ref.PlanDigest = hex.EncodeToString(sum[:])
 	return ref
+}
+
+// designArms is the arm count the plan digest covers: only for the orders
+// that pair runs, the only ones that read it.
+func designArms(p *Plan, arms int) int {
+	if p.Order == "abba" || p.Sequential != nil || p.Warmup > 0 {
+		return arms
+	}
+	return 0
 }
 
 // PlannedRun is one run of a plan.
@@ -145,6 +207,9 @@ type PlannedRun struct {
 	Token      string   `json:"token,omitempty"`
 	Result     *Outcome `json:"result,omitempty"`
 	Accepted   *bool    `json:"evidence_accepted,omitempty"`
+	// Warmup marks a warm-up run: run and recorded, left out of the
+	// statistics.
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // Outcome is how a run's allocation ended, as its launcher said.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 )
@@ -16,7 +17,9 @@ import (
 type compareOptions struct {
 	baseline    string
 	metric      string
-	threshold   float64
+	effect      float64
+	alpha       float64
+	method      string
 	calibration string
 	failOn      string
 	plot        string
@@ -28,8 +31,12 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's)")
 	fs.StringVar(&opts.metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
-	fs.Float64Var(&opts.threshold, "threshold", 0, "noise threshold in percent (default: the scenario's, else 3)")
-	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: its minimum detectable effect is the threshold")
+	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.effect, "threshold", 0, "the old name of --smallest-effect")
+	fs.MarkHidden("threshold")
+	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the tests; intervals are at 1-alpha")
+	fs.StringVar(&opts.method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
+	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the verdict is regressed (regression) or not improved (inconclusive)")
 	fs.StringVar(&opts.plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
 	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
@@ -72,23 +79,32 @@ func (o *compareOptions) check() error {
 	if o.failOn != "" && o.failOn != "regression" && o.failOn != "inconclusive" {
 		return usagef("", "--fail-on %q: choose regression or inconclusive", o.failOn)
 	}
-	if o.threshold < 0 {
-		return usagef("", "--threshold %v: must be positive", o.threshold)
+	if err := (compare.Options{Effect: o.effect, Alpha: o.alpha, Method: o.method}).Check(); err != nil {
+		return usagef("", "%v", err)
 	}
 	return nil
+}
+
+// options are the comparison's options, with the calibration read.
+func (o *compareOptions) options() (compare.Options, error) {
+	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method}
+	if o.calibration != "" {
+		c, err := compare.ReadCalibration(o.calibration)
+		if err != nil {
+			return co, usageError(err, "write one with abbench run SCENARIO --calibrate ARM --repeat PAIRS")
+		}
+		co.Calibration = c
+	}
+	return co, nil
 }
 
 func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
-	co := compare.Options{Baseline: opts.baseline, Metric: opts.metric, Threshold: opts.threshold}
-	if opts.calibration != "" {
-		c, err := compare.ReadCalibration(opts.calibration)
-		if err != nil {
-			return usageError(err, "write one with abbench run SCENARIO --calibrate ARM --repeat N")
-		}
-		co.Calibration = c
+	co, err := opts.options()
+	if err != nil {
+		return err
 	}
 	if opts.verify.allowedSigners != "" {
 		if err := verifyRuns(opts.verify, runs); err != nil {

@@ -17,42 +17,41 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
+// runOptions are the campaign's flags, bound to its Config directly.
 type runOptions struct {
-	launcher   string
-	repeat     int
-	order      string
-	seed       uint64
-	seedSet    bool
-	out        string
-	calibrate  string
-	keepGoing  bool
-	maxPending time.Duration
-	sign       signOptions
-	compare    compareOptions
+	cfg     campaign.Config
+	sign    signOptions
+	compare compareOptions
 }
 
 func newRunCmd() *cobra.Command {
 	var opts runOptions
 	cmd := &cobra.Command{
-		Use:     "run SCENARIO [--launcher local] [--repeat N] [--order interleaved|random] [--seed S] [--out DIR]",
+		Use:     "run SCENARIO [--launcher local] [--until conclusive | --repeat N] [--order abba|interleaved|random] [--out DIR]",
 		Short:   "Run every arm, each run in its own allocation",
 		Long:    help("run"),
 		Example: help("run.examples"),
 		Args:    argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.seedSet = cmd.Flags().Changed("seed")
+			f := cmd.Flags()
+			opts.cfg.SeedSet, opts.cfg.RepeatSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("repeat"), f.Changed("max-pairs")
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.launcher, "launcher", "local", "allocation backend: local (a process session each) or slurm (an sbatch job each)")
-	fs.IntVar(&opts.repeat, "repeat", 1, "runs per arm")
-	fs.StringVar(&opts.order, "order", campaign.OrderInterleaved, "run order: interleaved or random")
-	fs.Uint64Var(&opts.seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
-	fs.StringVar(&opts.out, "out", "", "output directory (default out/NAME-TIME)")
-	fs.DurationVar(&opts.maxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
-	fs.BoolVar(&opts.keepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
-	fs.StringVar(&opts.calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
+	c := &opts.cfg
+	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each) or slurm (an sbatch job each)")
+	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration runs 2N A/A runs (N pairs)")
+	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
+	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")
+	fs.IntVar(&c.MaxPairs, "max-pairs", 10, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
+	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
+	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.StringVar(&c.Out, "out", "", "output directory (default out/NAME-TIME)")
+	fs.DurationVar(&c.MaxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
+	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
+	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
 	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
 	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit")
@@ -67,8 +66,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err != nil {
 		return err
 	}
-	cfg := &campaign.Config{Scenario: s, Launcher: opts.launcher, Repeat: opts.repeat, Order: opts.order, Seed: opts.seed,
-		SeedSet: opts.seedSet, Out: opts.out, Calibrate: opts.calibrate, MaxPending: opts.maxPending, KeepGoing: opts.keepGoing}
+	cfg := &opts.cfg
+	cfg.Scenario = s
+	if cfg.Compare, err = opts.compare.options(); err != nil {
+		return err
+	}
 	if err := cfg.Check(); err != nil {
 		return usageError(err, "")
 	}
@@ -92,6 +94,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if res.Stopped != "" {
 		fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped)
 	}
+	if res.Decided != "" {
+		fmt.Fprintf(stderr, "abbench: sequential design stopped at its %s\n", res.Decided)
+	}
 	if res.Interrupted || opts.compare.format.value == "table" {
 		campaign.WriteSummary(stdout, res)
 		fmt.Fprintln(stdout)
@@ -104,8 +109,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err != nil {
 		return err
 	}
-	if opts.calibrate != "" {
-		c, path, err := campaign.Calibrate(res, opts.calibrate, opts.compare.metric, runs)
+	if cfg.Calibrate != "" {
+		c, path, err := campaign.Calibrate(res, cfg.Calibrate, cfg.Compare, runs)
 		var ce *campaign.CensoredError
 		if errors.As(err, &ce) {
 			return &statusError{code: exitCensored, err: err}

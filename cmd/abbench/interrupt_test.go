@@ -47,7 +47,7 @@ roles:
 deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 `, "PROMPTS", prompts)), 0o644)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--out", out)
+	cmd := exec.Command(abbench, "run", scenario, "--out", out, "--repeat", "1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -146,7 +146,7 @@ acceptance:
 deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
 `), 0o644)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out)
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
 	var stdout syncBuffer
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
@@ -200,7 +200,7 @@ roles:
 deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 `), 0o644)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out)
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

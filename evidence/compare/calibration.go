@@ -4,56 +4,75 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
-	"strconv"
 
-	"github.com/montanaflynn/stats"
+	"github.com/abbench/abbench/decide"
 )
 
 // Calibration is the run-to-run noise of one arm, measured by A/A runs in
-// separate allocations, and the minimum detectable effect it allows.
+// pairs, each run in its own allocation, and the number of pairs a
+// comparison needs to find the smallest effect of interest. It plans a
+// campaign (abbench run --calibration sets --max-pairs); it never moves
+// the decision's threshold.
 type Calibration struct {
 	Schema string    `json:"schema"`
 	Arm    string    `json:"arm"`
 	Metric string    `json:"metric"`
-	N      int       `json:"n"`
+	N      int       `json:"n"` // runs
 	Values []float64 `json:"values"`
-	Mean   float64   `json:"mean"`
-	CV     float64   `json:"cv"`
-	// MDEPct maps runs per arm (1 to 10) to the minimum detectable effect
-	// in percent at alpha 0.05 (two-sided) and power 0.8.
-	MDEPct map[string]float64 `json:"mde_pct"`
+	decide.Noise
+	// Effect is the smallest effect of interest (percent) and Alpha the
+	// level the plan is for.
+	Effect float64 `json:"effect_pct"`
+	Alpha  float64 `json:"alpha"`
+	// PairsNeeded is the number of pairs at which the paired t-test has
+	// power 0.8 at Effect (at most 1000).
+	PairsNeeded int `json:"pairs_needed"`
+	// VerdictRate is the simulated share of campaigns of PairsNeeded pairs
+	// that say improved when the true change is Effect and twice Effect:
+	// the verdict also needs the estimate to reach Effect, so at Effect
+	// itself it is near one half.
+	VerdictRate map[string]float64 `json:"verdict_rate"`
 }
 
 // CalibrationSchema names the calibration file format.
-const CalibrationSchema = "abbench-calibration-v1"
+const CalibrationSchema = "abbench-calibration-v2"
 
-// z values of the normal distribution: 1-alpha/2 for alpha 0.05, and power 0.8.
-const zAlpha, zPower = 1.959963984540054, 0.8416212335729143
-
-// Calibrate estimates the noise of values (one per A/A run).
-func Calibrate(arm, metric string, values []float64) (*Calibration, error) {
-	if len(values) < 3 {
-		return nil, fmt.Errorf("calibration needs at least 3 runs, got %d", len(values))
+// Calibrate estimates the noise of values (A/A runs in plan order, taken
+// in consecutive pairs) and plans a comparison at effect percent.
+func Calibrate(arm, metric string, values []float64, effect, alpha float64) (*Calibration, error) {
+	noise, err := decide.AANoise(values)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", metric, err)
 	}
-	mean, _ := stats.Mean(values)
-	sd, _ := stats.StandardDeviationSample(values)
-	if mean == 0 {
-		return nil, fmt.Errorf("the mean of %s is 0", metric)
+	if alpha <= 0 {
+		alpha = Alpha
 	}
-	c := &Calibration{Schema: CalibrationSchema, Arm: arm, Metric: metric, N: len(values), Values: values, Mean: mean, CV: sd / mean, MDEPct: map[string]float64{}}
-	for n := 1; n <= 10; n++ {
-		// Two samples of n runs, each with standard deviation CV: the
-		// difference of means has standard deviation CV*sqrt(2/n).
-		c.MDEPct[strconv.Itoa(n)] = 100 * (zAlpha + zPower) * c.CV * math.Sqrt(2/float64(n))
+	c := &Calibration{Schema: CalibrationSchema, Arm: arm, Metric: metric, N: len(values), Values: values, Noise: noise,
+		Effect: effect, Alpha: alpha, VerdictRate: map[string]float64{}}
+	c.PairsNeeded = decide.PairsFor(noise.PairedSD, effect, alpha, 0.8)
+	for _, k := range []float64{1, 2} {
+		c.VerdictRate[fmt.Sprintf("%gx", k)] = verdictRate(c.PairsNeeded, noise.PairedSD, k*effect, decide.Rule{Alpha: alpha, Effect: effect, HigherIsBetter: true, Method: decide.T})
 	}
 	return c, nil
 }
 
-// MDE is the minimum detectable effect, in percent, for n runs per arm.
-func (c *Calibration) MDE(n int) (float64, bool) {
-	v, ok := c.MDEPct[strconv.Itoa(min(max(n, 1), 10))]
-	return v, ok
+// verdictRate simulates campaigns of n normal pairs (fixed seed).
+func verdictRate(n int, sd, effect float64, rule decide.Rule) float64 {
+	rng := rand.New(rand.NewPCG(0xca1, uint64(n)))
+	const trials = 2000
+	hits := 0
+	d := make([]float64, min(n, 1000))
+	for range trials {
+		for i := range d {
+			d[i] = math.Log1p(effect/100) + sd*rng.NormFloat64()
+		}
+		if decide.PairedLogs(d, rule).Verdict == Improved {
+			hits++
+		}
+	}
+	return float64(hits) / trials
 }
 
 // ReadCalibration reads a calibration file.
@@ -66,8 +85,8 @@ func ReadCalibration(path string) (*Calibration, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if c.Schema != CalibrationSchema || len(c.MDEPct) == 0 {
-		return nil, fmt.Errorf("%s is not an abbench calibration file (schema %q)", path, c.Schema)
+	if c.Schema != CalibrationSchema || c.PairsNeeded == 0 {
+		return nil, fmt.Errorf("%s is not an abbench calibration file of schema %s (schema %q): calibrate again", path, CalibrationSchema, c.Schema)
 	}
 	return &c, nil
 }

@@ -7,19 +7,16 @@
 package compare
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/montanaflynn/stats"
-	"golang.org/x/perf/benchmath"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
@@ -28,20 +25,18 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// The verdicts.
+// The verdicts (decide has every one but Censored).
 const (
 	Censored     = "censored"
-	Improved     = "improved"
-	Regressed    = "regressed"
-	Inconclusive = "inconclusive"
+	Improved     = decide.Improved
+	Regressed    = decide.Regressed
+	NoChange     = decide.NoChange
+	Inconclusive = decide.Inconclusive
+	Descriptive  = decide.Descriptive
 )
 
-// Alpha is the significance level of the U test, and Confidence the level
-// of the delta's interval.
-const (
-	Alpha      = 0.05
-	Confidence = 0.95
-)
+// Alpha is the default level of the tests.
+const Alpha = 0.05
 
 // Run is one arm run's evidence and where it came from.
 type Run struct {
@@ -51,6 +46,12 @@ type Run struct {
 	// Censor are reasons found while loading the run (see LoadRuns): the
 	// gate adds them to the comparison's.
 	Censor []reason.Reason `json:"-"`
+	// Campaign is what the run's signed provenance says of its campaign
+	// (nil outside one): its index and the plan's design pair the runs.
+	Campaign *rundir.CampaignRef `json:"-"`
+	// NotRun is the plan index of a planned run that never started (0 for
+	// others): after a sequential campaign's decided look that is expected.
+	NotRun int `json:"-"`
 }
 
 // Options tune a comparison.
@@ -60,14 +61,33 @@ type Options struct {
 	// Metric is a throughput record metric; default the scenario's headline
 	// metric (output_throughput unless it names another).
 	Metric string
-	// Threshold is the noise threshold in percent; 0 takes the scenario's.
-	Threshold float64
-	// Calibration, when set, gives the threshold for the runs per arm.
+	// Effect is the smallest effect of interest in percent; 0 takes the
+	// scenario's noise_threshold (3 when it has none).
+	Effect float64
+	// Alpha is the tests' level (0: Alpha).
+	Alpha float64
+	// Method is one of decide.Methods ("": auto).
+	Method string
+	// Calibration, when set, says how many pairs the noise it measured
+	// needs; the report warns when the runs are fewer.
 	Calibration *Calibration
 	// SignaturesChecked says every run's bundle signature was verified
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.
 	SignaturesChecked bool
+}
+
+// Check refuses options no comparison can use, naming the flag.
+func (o Options) Check() error {
+	switch {
+	case o.Effect < 0:
+		return fmt.Errorf("--smallest-effect %v: must be positive", o.Effect)
+	case o.Alpha < 0 || o.Alpha >= 0.5:
+		return fmt.Errorf("--alpha %v: choose a level between 0 and 0.5, such as 0.05", o.Alpha)
+	case o.Method != "" && !slices.Contains(decide.Methods, o.Method):
+		return fmt.Errorf("--method %q: choose %s", o.Method, strings.Join(decide.Methods, ", "))
+	}
+	return nil
 }
 
 // Result is a comparison; its JSON is the --format json report
@@ -83,12 +103,14 @@ type Result struct {
 	Workload       *digest.Digest  `json:"workload_digest"`
 	Arms           []Arm           `json:"arms"`
 	Deltas         []Delta         `json:"deltas"`
-	// DeltaPct and Interval repeat the first treatment's delta, for the
-	// common two-arm case.
-	DeltaPct *float64     `json:"delta_pct"`
-	Interval *[2]float64  `json:"interval"`
+	// Design is how the runs were made, as the statistics read it.
+	Design   Design       `json:"design"`
 	Warnings []string     `json:"warnings"`
 	Runs     []RunSummary `json:"runs"`
+	// Unfinished is true when the only reason to censor is that a
+	// sequential campaign's runs end before a look decided: a campaign in
+	// progress looks so.
+	Unfinished bool `json:"-"`
 }
 
 // Arm is one arm's sample of the metric.
@@ -104,15 +126,25 @@ type Arm struct {
 
 // Delta is one treatment against the baseline.
 type Delta struct {
-	Arm         string      `json:"arm"`
-	Pct         *float64    `json:"delta_pct"`
-	Interval    *[2]float64 `json:"interval"`
-	P           *float64    `json:"p"`
-	Method      string      `json:"method"`
-	Threshold   float64     `json:"threshold_pct"`
-	ThresholdOf string      `json:"threshold_source"`
-	Verdict     string      `json:"verdict"`
-	Display     string      `json:"display"` // "+2.41%" or "~"
+	Arm string `json:"arm"`
+	// Pct is the change in percent (of the paired log ratios, or of the
+	// arms' geometric means); nil when none can be computed.
+	Pct      *float64    `json:"delta_pct"`
+	Interval *[2]float64 `json:"interval"` // at 1-Alpha
+	// P is the test's p; reports print it only where it decided.
+	P      *float64 `json:"p"`
+	Alpha  float64  `json:"alpha"`
+	Method string   `json:"method"`
+	// N is the number of pairs, or the smaller arm's runs when unpaired.
+	N        int     `json:"n"`
+	Paired   bool    `json:"paired"`
+	Effect   float64 `json:"effect_pct"`
+	EffectOf string  `json:"effect_source"`
+	Verdict  string  `json:"verdict"`
+	Why      string  `json:"why"`
+	// Looks are a sequential campaign's looks, recomputed from the runs.
+	Looks   []rundir.Look `json:"looks,omitempty"`
+	Display string        `json:"display"` // "+2.41%", "~" when not decided
 }
 
 // RunSummary is one input run, for reports.
@@ -140,8 +172,13 @@ func higherIsBetter(metric string, runs []Run) bool {
 func Compare(all []Run, opts Options) *Result {
 	var runs []Run // those that left evidence
 	var loadReasons []reason.Reason
+	notRun := map[int][]reason.Reason{}
 	for _, run := range all {
-		loadReasons = append(loadReasons, run.Censor...)
+		if run.NotRun > 0 {
+			notRun[run.NotRun] = run.Censor
+		} else {
+			loadReasons = append(loadReasons, run.Censor...)
+		}
 		if run.Evidence != nil {
 			runs = append(runs, run)
 		}
@@ -157,7 +194,7 @@ func Compare(all []Run, opts Options) *Result {
 		r.Reasons = []reason.Reason{}
 	}
 	r.Warnings = append(r.Warnings, unverified(runs, opts)...)
-	g := gate{r: r, runs: runs, opts: opts, missing: map[string]bool{}}
+	g := gate{r: r, runs: runs, opts: opts, missing: map[string]bool{}, notRun: notRun}
 	for _, run := range all {
 		if run.Evidence == nil {
 			g.missing[filepath.Base(run.Path)] = true // already said, by LoadRuns
@@ -170,6 +207,12 @@ func Compare(all []Run, opts Options) *Result {
 		return r
 	}
 	g.statistics()
+	if len(g.deferred) > 0 && !g.stoppedByDesign {
+		// The runs end before the design's last look and no look decided:
+		// the campaign was stopped, not finished.
+		r.Reasons = g.deferred
+		r.Verdict, r.Deltas, r.Unfinished = Censored, []Delta{}, true
+	}
 	return r
 }
 
@@ -210,6 +253,13 @@ type gate struct {
 	runs    []Run
 	opts    Options
 	arms    []string // in scenario order, those present
+	// notRun are the reasons of planned runs that never started, by plan
+	// index; deferred those of runs a sequential design may have made
+	// unnecessary (after the last run given), which count only when no
+	// look decided (stoppedByDesign false).
+	notRun          map[int][]reason.Reason
+	deferred        []reason.Reason
+	stoppedByDesign bool
 }
 
 func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }
@@ -332,12 +382,11 @@ func (g *gate) campaigns() {
 	given := map[int]bool{}
 	var outside []string
 	for _, run := range g.runs {
-		prov := provenance(run)
-		if prov == nil || prov.Campaign == nil {
+		c := run.Campaign
+		if c == nil {
 			outside = append(outside, run.Path)
 			continue
 		}
-		c := prov.Campaign
 		if ref == nil {
 			ref, refPath = c, run.Path
 		} else if c.PlanDigest != ref.PlanDigest {
@@ -348,15 +397,44 @@ func (g *gate) campaigns() {
 		given[c.Index] = true
 	}
 	if ref == nil {
+		for _, rs := range g.notRun {
+			g.r.Reasons = append(g.r.Reasons, rs...)
+		}
 		return
 	}
 	for _, path := range outside {
-		g.add(reason.New(reason.RunMissing, "run %s is not a run of campaign plan %s (run %s is): a campaign is compared whole, without runs from elsewhere", path, short(ref.PlanDigest), refPath))
+		g.add(reason.New(reason.RunMissing, "run %s is not a run of campaign plan %s (run %s is): a campaign is compared whole", path, short(ref.PlanDigest), refPath))
+	}
+	last := 0
+	for idx := range given {
+		last = max(last, idx)
+	}
+	// After a sequential campaign's last given block, runs may be missing
+	// because a look decided: whether one did, the statistics say.
+	afterStop := func(idx int) bool { return ref.Sequential != nil && ref.Block(idx) > ref.Block(last) }
+	for idx, rs := range g.notRun {
+		if afterStop(idx) {
+			g.deferred = append(g.deferred, rs...)
+		} else {
+			g.r.Reasons = append(g.r.Reasons, rs...)
+		}
 	}
 	for _, id := range ref.Runs {
-		if !given[rundir.RunIndex(id)] && !g.missing[id] {
-			g.add(reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest)))
+		idx := rundir.RunIndex(id)
+		if given[idx] || g.missing[id] {
+			continue
 		}
+		rs := reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest))
+		if afterStop(idx) {
+			g.deferred = append(g.deferred, rs)
+		} else {
+			g.add(rs)
+		}
+	}
+	if len(g.deferred) > 0 {
+		g.deferred = append([]reason.Reason{reason.New(reason.RunMissing,
+			"the sequential campaign ends after pair %d of at most %d, but no look decided: it was stopped, not finished (the runs after it follow)",
+			ref.Block(last)+1-ref.Warmup, ref.Sequential.MaxPairs)}, g.deferred...)
 	}
 }
 
@@ -492,6 +570,9 @@ func (g *gate) armSample(name string) Arm {
 			continue
 		}
 		a.Env = run.Evidence.ArmEnv
+		if !counted(run) {
+			continue // a warm-up run
+		}
 		if v := metricOf(run.Evidence, g.opts.Metric); v != nil {
 			a.Values = append(a.Values, *v)
 		}
@@ -505,119 +586,4 @@ func (g *gate) armSample(name string) Arm {
 		}
 	}
 	return a
-}
-
-func (g *gate) statistics() {
-	r := g.r
-	arms := map[string]Arm{}
-	for _, name := range g.arms {
-		a := g.armSample(name)
-		arms[name] = a
-		r.Arms = append(r.Arms, a)
-	}
-	base := arms[r.Baseline]
-	for _, name := range g.arms {
-		if name == r.Baseline {
-			continue
-		}
-		d := g.delta(base, arms[name])
-		r.Deltas = append(r.Deltas, d)
-	}
-	r.Verdict = Improved
-	for _, d := range r.Deltas {
-		switch {
-		case d.Verdict == Regressed:
-			r.Verdict = Regressed
-		case d.Verdict == Inconclusive && r.Verdict != Regressed:
-			r.Verdict = Inconclusive
-		}
-	}
-	if len(r.Deltas) > 0 {
-		r.DeltaPct, r.Interval = r.Deltas[0].Pct, r.Deltas[0].Interval
-	}
-}
-
-// delta compares one treatment with the baseline. With enough runs per arm
-// to reach significance, the Mann-Whitney U test decides (as benchstat
-// does) and a bootstrap interval bounds the delta of medians; otherwise
-// the delta is conclusive only beyond the noise threshold.
-func (g *gate) delta(base, treat Arm) Delta {
-	d := Delta{Arm: treat.Name, Verdict: Inconclusive, Display: "~"}
-	pct := (treat.Median/base.Median - 1) * 100
-	if base.Median == 0 || math.IsNaN(pct) {
-		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("baseline %s has a median of 0: no delta", base.Name))
-		return d
-	}
-	d.Pct = &pct
-	d.Threshold, d.ThresholdOf = g.threshold(min(base.N, treat.N))
-	better := pct > 0 == g.r.HigherIsBetter
-	if base.N >= 2 && treat.N >= 2 {
-		thr := benchmath.DefaultThresholds
-		c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(base.Values), &thr), benchmath.NewSample(slices.Clone(treat.Values), &thr))
-		p := c.P
-		d.P = &p
-		lo, hi := bootstrapInterval(base.Values, treat.Values)
-		d.Interval = &[2]float64{lo, hi}
-		for _, w := range c.Warnings {
-			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: n=%d+%d per arm: %v", treat.Name, base.Name, base.N, treat.N, w))
-		}
-		if len(c.Warnings) == 0 || p <= c.Alpha {
-			d.Method = "u-test"
-			if p <= c.Alpha {
-				d.Display = fmt.Sprintf("%+.2f%%", pct)
-				d.Verdict = map[bool]string{true: Improved, false: Regressed}[better]
-			}
-			return d
-		}
-		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: too few runs for the U test; the delta is judged against the %.2f%% noise threshold (%s)", treat.Name, base.Name, d.Threshold, d.ThresholdOf))
-	} else {
-		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: n=%d+%d: no interval with one run per arm; the delta is judged against the %.2f%% noise threshold (%s)", treat.Name, base.Name, base.N, treat.N, d.Threshold, d.ThresholdOf))
-	}
-	d.Method = "threshold"
-	if math.Abs(pct) > d.Threshold {
-		d.Display = fmt.Sprintf("%+.2f%%", pct)
-		d.Verdict = map[bool]string{true: Improved, false: Regressed}[better]
-	}
-	return d
-}
-
-func (g *gate) threshold(n int) (float64, string) {
-	if c := g.opts.Calibration; c != nil {
-		if mde, ok := c.MDE(n); ok {
-			return mde, fmt.Sprintf("calibrated on %d A/A runs of arm %s: minimum detectable effect for %d run(s) per arm", c.N, c.Arm, n)
-		}
-	}
-	if g.opts.Threshold > 0 {
-		return g.opts.Threshold, "--threshold"
-	}
-	if len(g.runs) > 0 && g.runs[0].Evidence.NoiseThreshold > 0 {
-		return g.runs[0].Evidence.NoiseThreshold, "scenario noise_threshold"
-	}
-	return 3, "default"
-}
-
-// bootstrapInterval is a 95% percentile bootstrap interval of the percent
-// delta of medians, with a fixed seed so a report is reproducible.
-func bootstrapInterval(base, treat []float64) (float64, float64) {
-	rng := rand.New(rand.NewPCG(0xabbe, uint64(len(base)*1000+len(treat))))
-	const resamples = 4000
-	deltas := make([]float64, 0, resamples)
-	bs, ts := make([]float64, len(base)), make([]float64, len(treat))
-	for range resamples {
-		for i := range bs {
-			bs[i] = base[rng.IntN(len(base))]
-		}
-		for i := range ts {
-			ts[i] = treat[rng.IntN(len(treat))]
-		}
-		mb, _ := stats.Median(bs)
-		mt, _ := stats.Median(ts)
-		if mb != 0 {
-			deltas = append(deltas, (mt/mb-1)*100)
-		}
-	}
-	slices.SortFunc(deltas, cmp.Compare[float64])
-	lo, _ := stats.Percentile(deltas, 2.5)
-	hi, _ := stats.Percentile(deltas, 97.5)
-	return lo, hi
 }

@@ -48,7 +48,11 @@ func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup 
 		}
 		for _, f := range found {
 			if f.Problem != "" {
-				runs = append(runs, Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}})
+				run := Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
+				if f.Planned != nil && f.Planned.Result == nil {
+					run.NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
+				}
+				runs = append(runs, run)
 				continue
 			}
 			r, err := loadRun(f)
@@ -92,6 +96,9 @@ func loadRun(f rundir.Found) (Run, error) {
 		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, e.Schema, evidence.Schema)
 	}
 	run := Run{Path: f.Source, Dir: dir, Evidence: &e}
+	if prov := provenance(run); prov != nil {
+		run.Campaign = prov.Campaign
+	}
 	if pr := f.Planned; pr != nil && pr.Result != nil && pr.Result.ExitCode != 0 && pr.Result.ExitCode != 3 {
 		run.censor(controllerReason(f, ""))
 	}

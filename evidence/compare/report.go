@@ -57,14 +57,54 @@ func (r *Result) DeltaCells(arm string) (delta, interval, p, verdict string) {
 			continue
 		}
 		delta, verdict = d.Display, d.Verdict
+		if d.Display == "~" && d.Pct != nil {
+			delta = fmt.Sprintf("~ (%+.2f%%)", *d.Pct)
+		}
 		if d.Interval != nil {
 			interval = fmt.Sprintf("[%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
 		}
-		if d.P != nil {
-			p = fmt.Sprintf("%.3f", *d.P)
-		}
+		p = d.decidingP()
 	}
 	return delta, interval, p, verdict
+}
+
+// decidingP is the p as reports print it: only where it decided a change.
+func (d Delta) decidingP() string {
+	if d.P == nil || d.Verdict != Improved && d.Verdict != Regressed {
+		return ""
+	}
+	return fmt.Sprintf("%.3g", *d.P)
+}
+
+// How says how a delta was decided, in words.
+func (d Delta) How() string {
+	unit := "run(s) per arm, unpaired"
+	if d.Paired {
+		unit = "pair(s)"
+	}
+	return fmt.Sprintf("%s over %d %s; smallest effect %.2f%% (%s); %s", d.Method, d.N, unit, d.Effect, d.EffectOf, d.Why)
+}
+
+// DesignLine describes the design and a sequential campaign's looks.
+func (r *Result) DesignLine() string {
+	dsg := r.Design
+	s := dsg.Why
+	if q := dsg.Sequential; q != nil {
+		s += fmt.Sprintf("; sequential %d-%d pairs, each look at level %.4f (overall %.2g)", q.MinPairs, q.MaxPairs, q.LookAlpha, q.Alpha)
+		for _, d := range r.Deltas {
+			var looks []string
+			for _, l := range d.Looks {
+				looks = append(looks, fmt.Sprintf("%d: %s", l.Pairs, l.Verdict))
+			}
+			if len(looks) > 0 {
+				s += fmt.Sprintf("; %s looks at pairs %s", d.Arm, strings.Join(looks, ", "))
+			}
+		}
+	}
+	if dsg.Warmup > 0 {
+		s += fmt.Sprintf("; %d warm-up block(s) left out", dsg.Warmup)
+	}
+	return s
 }
 
 // Headline is the one-line verdict.
@@ -75,12 +115,15 @@ func (r *Result) Headline() string {
 	}
 	var parts []string
 	for _, d := range r.Deltas {
-		s := fmt.Sprintf("%s vs %s: %s", d.Arm, r.Baseline, d.Display)
-		if d.Display != "~" && d.Interval != nil {
+		s := fmt.Sprintf("%s vs %s: ", d.Arm, r.Baseline)
+		if d.Pct != nil {
+			s += fmt.Sprintf("%+.2f%%", *d.Pct)
+		}
+		if d.Interval != nil {
 			s += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
 		}
-		if d.P != nil {
-			s += fmt.Sprintf(" (p=%.3f)", *d.P)
+		if p := d.decidingP(); p != "" {
+			s += " (p=" + p + ")"
 		}
 		parts = append(parts, s+" "+d.Verdict)
 	}
@@ -90,7 +133,7 @@ func (r *Result) Headline() string {
 // Markdown writes a report fit to paste into a pull request.
 func (r *Result) Markdown(w io.Writer) error {
 	var b strings.Builder
-	icon := map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖"}[r.Verdict]
+	icon := map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️"}[r.Verdict]
 	fmt.Fprintf(&b, "## abbench: %s %s\n\n", icon, r.Verdict)
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
 	if r.Verdict == Censored {
@@ -126,7 +169,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Workload != nil {
 		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s`\n", r.Workload)
 	}
-	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | interval (95%) | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | interval | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
@@ -146,8 +189,11 @@ func (r *Result) Markdown(w io.Writer) error {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
 		}
+		if r.Design.Why != "" {
+			fmt.Fprintf(&b, "- design: %s\n", mdEscape(r.DesignLine()))
+		}
 		for _, d := range r.Deltas {
-			fmt.Fprintf(&b, "- %s: decided by %s; noise threshold %.2f%% (%s)\n", d.Arm, d.Method, d.Threshold, d.ThresholdOf)
+			fmt.Fprintf(&b, "- %s: %s\n", d.Arm, mdEscape(d.How()))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -214,7 +260,7 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 			lines = append(lines, rs.Lines()...)
 		}
 		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "censored", Text: strings.Join(lines, "\n")}
-	} else if failOn != "" && (r.Verdict == Regressed || failOn == "inconclusive" && r.Verdict == Inconclusive) {
+	} else if failOn != "" && (r.Verdict == Regressed || failOn == "inconclusive" && r.Verdict != Improved) {
 		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "fail-on-" + failOn, Text: r.Headline()}
 	}
 	cs := junitSuite{Name: "comparison", Tests: 1, Cases: []junitCase{cmpCase}}
@@ -336,8 +382,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
-	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", "95% interval", "p", "verdict"}, rows); err != nil {
+	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", "interval", "p", "verdict"}, rows); err != nil {
 		return err
+	}
+	if r.Verdict != Censored {
+		fmt.Fprintf(w, "\ndesign: %s\n", r.DesignLine())
+		for _, d := range r.Deltas {
+			fmt.Fprintf(w, "%s: %s\n", d.Arm, d.How())
+		}
 	}
 	if r.Workload != nil && r.Verdict != Censored {
 		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)

@@ -1,0 +1,55 @@
+package campaign
+
+import (
+	"fmt"
+
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/rundir"
+)
+
+// look takes a sequential campaign's look after done runs, when they end
+// a counted block from MinPairs on: it compares the campaign so far as
+// compare will (the runs not made yet are expected), records the look in
+// plan.json, and says whether to stop: a decided verdict, or a comparison
+// censored for a reason more runs cannot remove.
+func (c *Config) look(r *Result, done int) bool {
+	p := r.Plan
+	k := len(c.Scenario.ArmOrder)
+	pairs := done/k - p.Warmup
+	if done%k != 0 || pairs < p.Sequential.MinPairs {
+		return false
+	}
+	runs, cleanup, err := compare.LoadRuns([]string{r.Out}, bundle.VerifyOptions{})
+	defer cleanup()
+	look := rundir.Look{Pairs: pairs}
+	var res *compare.Result
+	if err == nil {
+		res = compare.Compare(runs, c.Compare)
+	}
+	switch {
+	case err != nil:
+		look.Verdict = "error: " + err.Error()
+	case res.Unfinished:
+		look.Verdict = compare.Inconclusive
+	default:
+		look.Verdict = res.Verdict
+	}
+	if res != nil && len(res.Deltas) > 0 {
+		look.Delta, look.Alpha = res.Deltas[0].Pct, p.Sequential.LookAlpha
+		if res.Verdict == compare.Improved || res.Verdict == compare.Regressed {
+			look.P = res.Deltas[0].P
+		}
+	}
+	p.Looks = append(p.Looks, look)
+	stop := err != nil || !res.Unfinished
+	if stop {
+		p.Decided = fmt.Sprintf("look at pair %d of at most %d: %s", pairs, p.Sequential.MaxPairs, look.Verdict)
+		r.Decided = p.Decided
+	}
+	rundir.WritePlan(r.Out, p)
+	if c.Progress != nil {
+		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look})
+	}
+	return stop
+}

@@ -1,0 +1,275 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/rundir"
+)
+
+// Design is how the runs were made, as the statistics read it from the
+// runs' signed campaign references.
+type Design struct {
+	// Paired is true when the runs are blocks of an abba campaign: each
+	// treatment is compared with the baseline run of its own block.
+	Paired bool   `json:"paired"`
+	Order  string `json:"order,omitempty"`
+	// Warmup blocks were run and left out.
+	Warmup     int                `json:"warmup_blocks,omitempty"`
+	Sequential *rundir.Sequential `json:"sequential,omitempty"`
+	// Why says why the runs are or are not paired.
+	Why string `json:"why"`
+}
+
+// design reads the runs' campaign references: paired when every run is of
+// one abba campaign (the gate has already refused runs of different
+// plans), unpaired otherwise.
+func (g *gate) design() Design {
+	var ref *rundir.CampaignRef
+	for _, run := range g.runs {
+		if run.Campaign == nil {
+			return Design{Why: fmt.Sprintf("run %s is of no campaign (made by abbench arm): runs are compared unpaired", run.Path)}
+		}
+		ref = run.Campaign
+	}
+	if ref == nil {
+		return Design{}
+	}
+	d := Design{Order: ref.Order, Warmup: ref.Warmup, Sequential: ref.Sequential}
+	switch {
+	case ref.Order != "abba":
+		d.Why = fmt.Sprintf("the campaign ran in %s order, not in abba pairs: runs are compared unpaired", ref.Order)
+	case ref.Arms < 2:
+		d.Why = "the campaign has one arm"
+	default:
+		d.Paired = true
+		d.Why = fmt.Sprintf("abba campaign: each treatment run is compared with the baseline run of its block of %d", ref.Arms)
+	}
+	return d
+}
+
+// counted says whether a run counts in the statistics: warm-up blocks do not.
+func counted(run Run) bool {
+	c := run.Campaign
+	return c == nil || c.Warmup == 0 || c.Block(c.Index) >= c.Warmup
+}
+
+// pairs are the baseline and treatment values of each block, in block order.
+func (g *gate) pairs(base, treat string) (b, t []float64) {
+	byBlock := map[int]*[2]*float64{}
+	var blocks []int
+	for _, run := range g.runs {
+		if !counted(run) || run.Campaign == nil {
+			continue
+		}
+		blk := run.Campaign.Block(run.Campaign.Index)
+		v := metricOf(run.Evidence, g.opts.Metric)
+		p, ok := byBlock[blk]
+		if !ok {
+			p = &[2]*float64{}
+			byBlock[blk] = p
+			blocks = append(blocks, blk)
+		}
+		switch run.Evidence.Arm {
+		case base:
+			p[0] = v
+		case treat:
+			p[1] = v
+		}
+	}
+	slices.Sort(blocks)
+	for _, blk := range blocks {
+		if p := byBlock[blk]; p[0] != nil && p[1] != nil {
+			b, t = append(b, *p[0]), append(t, *p[1])
+		}
+	}
+	return b, t
+}
+
+func (g *gate) statistics() {
+	r := g.r
+	arms := map[string]Arm{}
+	for _, name := range g.arms {
+		a := g.armSample(name)
+		arms[name] = a
+		r.Arms = append(r.Arms, a)
+	}
+	r.Design = g.design()
+	effect, effectOf := g.effect()
+	rule := decide.Rule{Alpha: g.opts.Alpha, Effect: effect, HigherIsBetter: r.HigherIsBetter, Method: g.opts.Method}
+	if rule.Alpha == 0 {
+		rule.Alpha = Alpha
+	}
+	var decisions []decide.Decision
+	var treatments []string
+	for _, name := range g.arms {
+		if name == r.Baseline {
+			continue
+		}
+		dec, looks, err := g.decide(arms[r.Baseline], arms[name], rule)
+		if err != nil {
+			// No ratio (a value of 0): the delta says so and decides nothing.
+			r.Deltas = append(r.Deltas, Delta{Arm: name, Effect: effect, EffectOf: effectOf, Paired: r.Design.Paired,
+				Verdict: Inconclusive, Display: "~", Method: decide.None, Why: err.Error()})
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s vs %s: %v", name, r.Baseline, err))
+			continue
+		}
+		r.Deltas = append(r.Deltas, Delta{Arm: name, Effect: effect, EffectOf: effectOf, Paired: r.Design.Paired, Looks: looks})
+		decisions = append(decisions, dec)
+		treatments = append(treatments, name)
+	}
+	if len(decisions) > 1 && r.Design.Sequential == nil {
+		decisions = decide.Holm(decisions, rule)
+	}
+	g.stoppedByDesign = len(decisions) == len(r.Deltas) && len(decisions) > 0
+	for i, dec := range decisions {
+		d := deltaOf(r.Deltas, treatments[i])
+		pct := dec.Estimate
+		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
+		switch dec.Verdict {
+		case Improved, Regressed:
+			d.Display = fmt.Sprintf("%+.2f%%", pct)
+		case Descriptive:
+			d.Display = fmt.Sprintf("%+.2f%% (1 run per arm)", pct)
+		default:
+			d.Display = "~"
+		}
+		if !dec.Decided() {
+			g.stoppedByDesign = false
+		}
+		g.caveats(treatments[i], arms[r.Baseline], arms[treatments[i]], d)
+	}
+	r.Verdict = overall(r.Deltas)
+	g.drift()
+}
+
+func deltaOf(ds []Delta, arm string) *Delta {
+	for i := range ds {
+		if ds[i].Arm == arm {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// overall is the comparison's verdict from its treatments': regressed if
+// any regressed; improved or no-change when all agree; descriptive when
+// any is; inconclusive otherwise.
+func overall(ds []Delta) string {
+	count := map[string]int{}
+	for _, d := range ds {
+		count[d.Verdict]++
+	}
+	switch {
+	case len(ds) == 0:
+		return Inconclusive
+	case count[Regressed] > 0:
+		return Regressed
+	case count[Improved] == len(ds):
+		return Improved
+	case count[NoChange] == len(ds):
+		return NoChange
+	case count[Descriptive] > 0:
+		return Descriptive
+	}
+	return Inconclusive
+}
+
+// decide compares one treatment with the baseline: within pairs when the
+// design pairs them (at each look of a sequential design), else unpaired.
+func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []rundir.Look, error) {
+	design := g.r.Design
+	if !design.Paired {
+		dec, err := decide.Unpaired(base.Values, treat.Values, rule)
+		return dec, nil, err
+	}
+	b, t := g.pairs(base.Name, treat.Name)
+	d := make([]float64, len(b))
+	for i := range b {
+		if !(b[i] > 0) || !(t[i] > 0) {
+			return decide.Decision{}, nil, decide.ErrNotPositive
+		}
+		d[i] = math.Log(t[i] / b[i])
+	}
+	seq := design.Sequential
+	if seq == nil {
+		return decide.PairedLogs(d, rule), nil, nil
+	}
+	s := &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
+	rule.Alpha = seq.Alpha
+	var looks []rundir.Look
+	for n := s.MinPairs; n <= min(len(d), s.MaxPairs); n++ {
+		dec := decide.PairedLogs(d[:n], s.Rule(rule))
+		est := dec.Estimate
+		look := rundir.Look{Pairs: n, Verdict: dec.Verdict, Delta: &est, Alpha: s.LookAlpha}
+		if dec.Decided() {
+			look.P = dec.P
+		}
+		looks = append(looks, look)
+		if dec.Decided() {
+			break
+		}
+	}
+	dec, n := s.Decide(d, rule)
+	if n < len(d) {
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: the sequential design decided at pair %d; the %d pair(s) after it are left out", treat.Name, base.Name, n, len(d)-n))
+	}
+	return dec, looks, nil
+}
+
+// effect is the smallest effect of interest and where it came from.
+func (g *gate) effect() (float64, string) {
+	if g.opts.Effect > 0 {
+		return g.opts.Effect, "--smallest-effect"
+	}
+	if len(g.runs) > 0 && g.runs[0].Evidence.NoiseThreshold > 0 {
+		return g.runs[0].Evidence.NoiseThreshold, "the scenario's noise_threshold"
+	}
+	return 3, "default"
+}
+
+// caveats says, as warnings, what the reader of a verdict must know: unequal
+// arm sizes, too few runs for a calibrated noise, a method switched for
+// outliers.
+func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
+	w := func(format string, a ...any) {
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: ", name, base.Name)+fmt.Sprintf(format, a...))
+	}
+	if !d.Paired && base.N != treat.N && min(base.N, treat.N) > 1 {
+		w("unequal arm sizes %d+%d: compared unpaired with Welch's t (its degrees of freedom follow the smaller, noisier arm)", base.N, treat.N)
+	}
+	if d.Method == decide.SignedRank && g.opts.Method != decide.Robust {
+		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the signed-rank test and the Hodges-Lehmann estimate", decide.OutlierZ)
+	}
+	if c := g.opts.Calibration; c != nil && c.PairsNeeded > d.N {
+		w("the calibration (%d A/A pairs of arm %s) needs %d pairs for power 0.8 at %.2f%%; this comparison has %d", c.Pairs, c.Arm, c.PairsNeeded, c.Effect, d.N)
+	}
+}
+
+// drift warns when the residuals of the counted runs trend with their
+// position in the plan: the system changed during the campaign.
+func (g *gate) drift() {
+	means := map[string]float64{}
+	counts := map[string]int{}
+	var pos, vals []float64
+	var armsOf []string
+	for _, run := range g.runs {
+		v := metricOf(run.Evidence, g.opts.Metric)
+		if run.Campaign == nil || !counted(run) || v == nil || *v <= 0 {
+			continue
+		}
+		pos = append(pos, float64(run.Campaign.Index))
+		vals = append(vals, math.Log(*v))
+		armsOf = append(armsOf, run.Evidence.Arm)
+		means[run.Evidence.Arm] += math.Log(*v)
+		counts[run.Evidence.Arm]++
+	}
+	for i := range vals {
+		vals[i] -= means[armsOf[i]] / float64(counts[armsOf[i]])
+	}
+	if d, ok := decide.DriftOf(pos, vals); ok && d.P < 0.01 {
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (p=%.3g); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, d.P))
+	}
+}
