@@ -62,6 +62,11 @@ type Config struct {
 	// Compare is how a sequential campaign's looks compare (metric,
 	// smallest effect, level, method): as the final comparison will.
 	Compare compare.Options
+	// PairNodes runs every run of an abba block on the nodes of the
+	// block's first run (each still its own allocation): the pair shares
+	// its hardware, and the comparison within it does not see the
+	// difference between nodes.
+	PairNodes bool
 	// RepeatSet and MaxPairsSet say the flags were given: without
 	// --repeat an abba campaign of two arms or more runs until conclusive,
 	// and with a calibration, MaxPairs is the pairs it needs.
@@ -154,10 +159,12 @@ func (c *Config) Check() error {
 		return fmt.Errorf("--repeat and --until: give one (--repeat N runs N blocks; --until conclusive looks after each)")
 	case !contains(Launchers, c.Launcher):
 		return fmt.Errorf("--launcher %q: choose local or slurm", c.Launcher)
-	case c.Repeat < 1:
+	case c.Repeat < 1 && c.Until == "":
 		return fmt.Errorf("--repeat %d: must be at least 1", c.Repeat)
 	case !contains(Orders, c.Order):
 		return fmt.Errorf("--order %q: choose %s", c.Order, strings.Join(Orders, ", "))
+	case c.PairNodes && (c.Launcher != "slurm" || c.Order != OrderABBA):
+		return fmt.Errorf("--pair-nodes: needs --launcher slurm and --order abba (a local run has one node)")
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup %d: must be 0 or more", c.Warmup)
 	case c.Until != "" && c.Until != UntilConclusive:
@@ -277,6 +284,10 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
 			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
 				"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.Sign.args()...)}
+		if c.PairNodes {
+			spec.Nodes = c.blockNodes(r, i)
+			pr.Nodes = spec.Nodes
+		}
 		c.event(pr, "starting", 0, false)
 		lr, err := l.Start(ctx, spec)
 		if err != nil {
@@ -313,6 +324,21 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// blockNodes are the nodes of the first run of run i's block, for the
+// block's later runs (nil for a first run, or a first run that registered
+// no rank).
+func (c *Config) blockNodes(r *Result, i int) []string {
+	k := len(c.Scenario.ArmOrder)
+	if c.Calibrate != "" {
+		k = 2 // A/A pairs
+	}
+	first := r.Runs[i-i%k]
+	if i%k == 0 || first.Status == nil {
+		return nil
+	}
+	return rundir.Nodes(first.Status.Dir)
 }
 
 // hopeless says why a run failed for a cause that cannot change between

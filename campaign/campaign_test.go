@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"github.com/abbench/abbench/evidence/compare"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,6 +88,7 @@ func TestCheckRefusesBeforeWriting(t *testing.T) {
 		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "needs --order abba"},
 		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: UntilConclusive, MinPairs: 2, MaxPairs: 6}, "looks from 3 pairs on"},
 		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: "forever", MinPairs: 3, MaxPairs: 6}, `the one condition is "conclusive"`},
+		{Config{Launcher: "local", Repeat: 1, RepeatSet: true, Order: OrderABBA, PairNodes: true}, "--pair-nodes: needs --launcher slurm"},
 	} {
 		out := filepath.Join(t.TempDir(), "never")
 		c.cfg.Scenario, c.cfg.Out = s, out
@@ -132,5 +134,29 @@ func TestPlanClaimsItsDirectoryAtomically(t *testing.T) {
 		if won.Load() != 1 {
 			t.Fatalf("trial %d: %d campaigns claimed one directory", trial, won.Load())
 		}
+	}
+}
+
+// Without --repeat an abba campaign runs until conclusive, and a
+// calibration's pairs become its most pairs (unless --max-pairs is given).
+func TestDefaultsFollowTheDesign(t *testing.T) {
+	c := &Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, MinPairs: 3, MaxPairs: 10,
+		Compare: compare.Options{Calibration: &compare.Calibration{PairsNeeded: 7}}}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Until != UntilConclusive || c.MaxPairs != 7 {
+		t.Errorf("until %q, max pairs %d; want conclusive, 7 from the calibration", c.Until, c.MaxPairs)
+	}
+	c = &Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Repeat: 2, RepeatSet: true}
+	if err := c.Check(); err != nil || c.Until != "" {
+		t.Errorf("--repeat 2: until %q, err %v", c.Until, err)
+	}
+	r, err := Plan(&Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Repeat: 2, RepeatSet: true, Warmup: 1, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Plan.Runs) != 6 || !r.Plan.Runs[1].Warmup || r.Plan.Runs[2].Warmup || r.Plan.Runs[2].Arm != "blocking" {
+		t.Errorf("a warm-up block then 2 abba blocks: %+v", r.Plan.Runs)
 	}
 }

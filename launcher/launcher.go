@@ -22,6 +22,10 @@ type Spec struct {
 	Command []string
 	// Env is the controller's environment; nil inherits the launcher's.
 	Env []string
+	// Nodes, when set, are the nodes the run must use (the second run of
+	// an abba pair on the nodes of the first); a launcher with no nodes to
+	// choose from ignores it.
+	Nodes []string
 }
 
 // State is where a run stands.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/abbench/abbench/internal/atomicfile"
@@ -104,4 +105,29 @@ func ReadRegistration(coord, role string, rank int) (reg Registration, ok bool, 
 		return reg, false, fmt.Errorf("registration of %s rank %d: %w", role, rank, err)
 	}
 	return reg, true, nil
+}
+
+// Nodes are the distinct nodes the ranks of an attempt registered from,
+// sorted: the scheduler's name of the node (SLURMD_NODENAME, which a job
+// can ask for) where there is one, else the host name.
+func Nodes(attempt string) []string {
+	files, _ := filepath.Glob(RegistrationGlob(Coord(attempt)))
+	seen := map[string]bool{}
+	var hosts []string
+	for _, f := range files {
+		var reg Registration
+		if ReadJSON(f, &reg) != nil {
+			continue
+		}
+		node := reg.Host
+		if n := reg.Scheduler["SLURMD_NODENAME"]; n != "" {
+			node = n
+		}
+		if node != "" && !seen[node] {
+			seen[node] = true
+			hosts = append(hosts, node)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts
 }

@@ -210,6 +210,9 @@ type PlannedRun struct {
 	// Warmup marks a warm-up run: run and recorded, left out of the
 	// statistics.
 	Warmup bool `json:"warmup,omitempty"`
+	// Nodes are the nodes the run was pinned to: those of its block's
+	// first run (abbench run --pair-nodes).
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // Outcome is how a run's allocation ended, as its launcher said.

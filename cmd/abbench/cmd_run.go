@@ -38,10 +38,9 @@ func newRunCmd() *cobra.Command {
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
 	}
-	fs := cmd.Flags()
-	c := &opts.cfg
+	fs, c := cmd.Flags(), &opts.cfg
 	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each) or slurm (an sbatch job each)")
-	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration runs 2N A/A runs (N pairs)")
+	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration: A/A pairs")
 	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")
 	fs.IntVar(&c.MaxPairs, "max-pairs", 10, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
@@ -51,7 +50,8 @@ func newRunCmd() *cobra.Command {
 	fs.StringVar(&c.Out, "out", "", "output directory (default out/NAME-TIME)")
 	fs.DurationVar(&c.MaxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
-	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, --repeat times, and write calibration.json (A/A noise)")
+	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, in --repeat A/A pairs, and write calibration.json (its noise, the pairs a comparison needs)")
+	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
 	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
 	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit")

@@ -95,6 +95,9 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 			directive("--%s=%s", flag, v)
 		}
 	}
+	if len(spec.Nodes) > 0 {
+		directive("--nodelist=%s", strings.Join(spec.Nodes, ","))
+	}
 	for _, a := range o.ExtraSbatch {
 		directive("%s", a)
 	}

@@ -40,12 +40,12 @@ func TestSlurmBackend(t *testing.T) {
 func TestScriptQuotesAnyValue(t *testing.T) {
 	l := &Launcher{Options: testOptions(), TasksPerNode: 5}
 	spec := launcher.Spec{ID: "1-a", Dir: "/shared/run", Command: []string{"abbench", "arm", "s.yaml", "--arm", "it's"},
-		Env: []string{"A=a,b c=d \"q\" 'r'\nnext ü"}}
+		Env: []string{"A=a,b c=d \"q\" 'r'\nnext ü"}, Nodes: []string{"node1", "node2"}}
 	script := l.Script(spec, "m")
 	for _, want := range []string{
 		"#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=5\n", "#SBATCH --partition=gpu\n", "#SBATCH --exclusive\n",
 		"#SBATCH --container-image=nvcr.io/x\n", "export A='a,b c=d \"q\" '\\''r'\\''\nnext ü'\n",
-		"exec 'abbench' 'arm' 's.yaml' '--arm' 'it'\\''s'\n",
+		"exec 'abbench' 'arm' 's.yaml' '--arm' 'it'\\''s'\n", "#SBATCH --nodelist=node1,node2\n",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
