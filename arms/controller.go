@@ -54,6 +54,7 @@ type controller struct {
 	status *rundir.Status
 	dir    string
 	coord  string
+	ports  *scenarios.Ports // {{.Port "NAME"}}, recorded in coord
 	start  time.Time
 	procs  []*rankProc
 	exited chan *rankProc
@@ -117,6 +118,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
 			return nil, err
 		}
+	}
+	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
+	if err := os.MkdirAll(rundir.Scratch(opts.Token), 0o700); err != nil {
+		return nil, fmt.Errorf("scratch directory: %w", err)
 	}
 	// LATEST names the newest attempt from its start, so progress can be read.
 	if err := rundir.WriteLatest(opts.Out, opts.Token); err != nil {
@@ -216,6 +221,7 @@ func (c *controller) finish() {
 	}
 	os.RemoveAll(rundir.LaunchDirOf(c.coord))
 	c.status.Swept = sweep(c.opts.Token)
+	os.RemoveAll(rundir.Scratch(c.opts.Token)) // every rank is gone: nothing writes there any more
 	// A process just sent SIGKILL is not gone at once: only one still alive
 	// after a bounded wait survived. A daemon a rank left behind and the
 	// sweep killed is recorded (swept_processes), not censored: nothing of
@@ -244,7 +250,7 @@ func (c *controller) abortFile() {
 
 func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
 	host, _ := os.Hostname()
-	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host})
+	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host, Ports: c.ports})
 }
 
 // startOrder lists roles in start waves: a role starts once the roles it

@@ -52,6 +52,7 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 	env[rankwrap.EnvRank] = strconv.Itoa(d.Rank)
 	env[rankwrap.EnvArm] = arm
 	env[rankwrap.EnvArmKeys] = strings.Join(armKeys, ",")
+	env[rankwrap.EnvScratch] = d.Scratch()
 	for _, k := range armKeys {
 		delete(env, k)
 	}

@@ -56,6 +56,7 @@ func Guard(token, attempt string, controller int) {
 	}
 	swept := len(Survivors(token))
 	left := survivorsAfter(token, guardSweep)
+	os.RemoveAll(rundir.Scratch(token)) // a killed controller left it
 	st, err := rundir.ReadStatus(attempt)
 	if err != nil || st.State != rundir.StateRunning {
 		return // the controller said how the run ended

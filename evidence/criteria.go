@@ -64,7 +64,22 @@ func (c *collector) criteria() {
 
 func (c *collector) requests(fail func(reason.Reason)) string {
 	r := c.e.Throughput
-	want := c.s.Workload.Requests * c.s.Workload.Rounds
+	want := c.s.Workload.Total()
+	if want == 0 && r != nil {
+		// requests: from-record: the client decided how many; every one
+		// it attempted must have succeeded, as its record says.
+		switch {
+		case r.Completed < 0:
+			fail(reason.New(reason.RequestsFailed, "the record does not say how many requests completed"))
+		case r.Failed < 0 && r.Requested < 0:
+			fail(reason.New(reason.RequestsFailed, "the record says %d requests completed, but neither how many it attempted nor how many failed (workload.requests is from-record)", r.Completed))
+		case r.Failed > 0 || r.Requested >= 0 && r.Completed < r.Requested:
+			fail(reason.New(reason.RequestsFailed, "%d of %d attempted requests succeeded (%d failed)", r.Completed, max(r.Requested, r.Completed+r.Failed), max(r.Failed, r.Requested-r.Completed)))
+		default:
+			return fmt.Sprintf("%d/%d attempted requests succeeded (the client decided how many)", r.Completed, max(r.Requested, r.Completed))
+		}
+		return ""
+	}
 	switch {
 	case r == nil:
 		fail(reason.New(reason.RequestsFailed, "no throughput record says how many requests succeeded"))

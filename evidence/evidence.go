@@ -170,7 +170,8 @@ func (c *collector) data(role *scenarios.Role, rank int) scenarios.TemplateData 
 			host = reg.Host
 		}
 	}
-	return c.s.TemplateData(scenarios.Place{Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Role: role, Rank: rank, Host: host})
+	return c.s.TemplateData(scenarios.Place{Arm: c.e.Arm, Token: c.e.Token, Out: c.dir, Role: role, Rank: rank, Host: host,
+		Ports: scenarios.RecordedPorts(filepath.Join(rundir.Coord(c.dir), rundir.PortsFile))})
 }
 
 // input notes a file the evidence was derived from (relative to the run
@@ -657,7 +658,7 @@ func (c *collector) throughput() {
 	if err != nil {
 		return
 	}
-	requested := c.s.Workload.Requests * c.s.Workload.Rounds
+	requested := c.s.Workload.Total() // 0: the record says
 	metric := t.Metric
 	if metric == "" {
 		metric = "output_throughput"

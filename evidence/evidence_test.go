@@ -65,6 +65,7 @@ type run struct {
 	extra  []reason.Reason
 	cfg    string
 	offset int64
+	yaml   string // the scenario, when not scenarioYAML
 }
 
 func goodRun() *run {
@@ -80,7 +81,11 @@ func (r *run) collect(t *testing.T) *Evidence {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "prompts.jsonl"), []byte("[1]\n[2]\n[3]\n[4]\n"), 0o644)
-	os.WriteFile(filepath.Join(root, "s.yaml"), []byte(scenarioYAML), 0o644)
+	y := scenarioYAML
+	if r.yaml != "" {
+		y = r.yaml
+	}
+	os.WriteFile(filepath.Join(root, "s.yaml"), []byte(y), 0o644)
 	s, err := scenarios.Load(filepath.Join(root, "s.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -236,5 +241,34 @@ func TestRecordOutsideTheRunIsNotRead(t *testing.T) {
 	}
 	if p := strings.Join(e.Throughput.Problems, "; "); !strings.Contains(p, "no record") || !strings.Contains(p, "escapes") && !strings.Contains(p, "outside") {
 		t.Fatalf("problems %q do not say the record is outside the run", p)
+	}
+}
+
+// requests: from-record: a client that decides how many requests to send
+// (a duration-based one) is held to what its record says it attempted.
+func TestRequestsFromRecord(t *testing.T) {
+	y := strings.Replace(scenarioYAML, "workload: {prompts: prompts.jsonl, requests: 4}", "workload: {requests: from-record}", 1)
+	y = strings.Replace(y, "  - {digest: agree}\n  - {activation: requests}\n  - {counter: commits, role: ctx, equals: requests, arms: [async]}\n", "", 1)
+	for _, c := range []struct {
+		name, record string
+		ok           bool
+		detail       string
+	}{
+		{"all attempted succeeded", `{"num_prompts": 37, "completed": 37, "failed": 0, "output_throughput": 100.5}`, true, "37/37 attempted requests succeeded"},
+		{"some failed", `{"num_prompts": 37, "completed": 35, "failed": 2, "output_throughput": 100.5}`, false, "35 of 37 attempted requests succeeded (2 failed)"},
+		{"attempts unknown", `{"completed": 37, "output_throughput": 100.5}`, false, "neither how many it attempted nor how many failed"},
+	} {
+		r := goodRun()
+		r.yaml, r.record = y, c.record
+		e := r.collect(t)
+		var req Criterion
+		for _, cr := range e.Criteria {
+			if cr.Kind == "requests" {
+				req = cr
+			}
+		}
+		if req.OK != c.ok || !strings.Contains(req.Detail, c.detail) {
+			t.Errorf("%s: ok %v %q, want %v %q", c.name, req.OK, req.Detail, c.ok, c.detail)
+		}
 	}
 }

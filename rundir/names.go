@@ -1,6 +1,8 @@
 package rundir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -29,7 +31,18 @@ const (
 	BarriersDir = "barriers"
 	OffsetsFile = "offsets.json"
 	AbortFile   = "abort"
+	PortsFile   = "ports.json" // {{.Port "NAME"}}: name to port, as allocated
 )
+
+// Scratch is an attempt's scratch directory ({{.Scratch}}): short enough
+// for a unix socket path (108 bytes) however deep the run directory is,
+// named by a hash of the token so no two runs share one. The controller
+// creates it (and the rank wrapper on other nodes) and removes it at
+// teardown.
+func Scratch(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "/tmp/abb-" + hex.EncodeToString(sum[:6])
+}
 
 // Attempt is the directory of the attempt named token in an arm's --out directory.
 func Attempt(out, token string) string { return filepath.Join(out, token) }

@@ -50,8 +50,8 @@ func Parse(data []byte, file string) (*Scenario, error) {
 // ParseWithPrompts is Parse for a scenario whose prompts file is not at
 // hand (a scenario inside an evidence bundle): the prompts file's content
 // digest is given instead of read.
-func ParseWithPrompts(data []byte, file string, prompts digest.Digest) (*Scenario, error) {
-	return parse(data, file, &prompts)
+func ParseWithPrompts(data []byte, file string, prompts *digest.Digest) (*Scenario, error) {
+	return parse(data, file, prompts)
 }
 
 func parse(data []byte, file string, prompts *digest.Digest) (*Scenario, error) {

@@ -101,6 +101,9 @@ func TestLoadRejects(t *testing.T) {
 		{"record outside the run", "file: t.json", "file: /tmp/t.json", 12, "outside the run directory"},
 		{"record above the run", "file: t.json", "file: ../t.json", 12, "outside the run directory"},
 		{"record through .Dir", "file: t.json", "file: '{{.Dir}}/t.json'", 12, "outside the run directory"},
+		{"no prompts, no requests", "{prompts: prompts.jsonl, requests: 2, concurrency: 2}", "{concurrency: 2}", 6, "needs prompts"},
+		{"requests negative", "requests: 2,", "requests: -3,", 6, `requests "-3": give a whole number of at least 1, or from-record`},
+		{"requests a word", "requests: 2,", "requests: lots,", 6, `requests "lots"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,6 +245,34 @@ func TestMetricHigherIsBetter(t *testing.T) {
 	} {
 		if got := MetricHigherIsBetter(metric); got != higher {
 			t.Errorf("%s: higher is better %v, want %v", metric, got, higher)
+		}
+	}
+}
+
+// A workload without prompts declares its requests (or leaves them to the
+// record); what needs prompt content is refused.
+func TestWorkloadWithoutPrompts(t *testing.T) {
+	noPrompts := strings.Replace(base, "{prompts: prompts.jsonl, requests: 2, concurrency: 2}", "{requests: 5, concurrency: 2}", 1)
+	s, err := load(t, noPrompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workload.Total() != 5 || s.PromptsDigest.Count != 0 {
+		t.Errorf("total %d, prompts digest %v", s.Workload.Total(), s.PromptsDigest)
+	}
+	fromRecord := strings.Replace(noPrompts, "requests: 5,", "requests: from-record,", 1)
+	if s, err = load(t, fromRecord); err != nil || s.Workload.Total() != 0 || s.Workload.Requests != FromRecord {
+		t.Fatalf("from-record: %v, total %v", err, s)
+	}
+	for _, c := range []struct{ name, yaml, want string }{
+		{"digest", strings.Replace(noPrompts, "  throughput: {file: t.json, format: vllm}", "  throughput: {file: t.json, format: vllm}\n  activation: {role: server, pattern: 'a rank=(?P<rank>\\d+) c=(?P<count>\\d+) d=(?P<digest>\\w+) a=(?P<algorithm>\\S+)'}", 1) + "  - {digest: agree}\n", "needs workload.prompts"},
+		{"count into a command", strings.Replace(fromRecord, "command: [cli, --out", "command: [cli, -n, '{{.Workload.Requests}}', --out", 1), "there is no count to give"},
+		{"prompts into a command", strings.Replace(noPrompts, "command: [cli, --out", "command: [cli, -p, '{{.Workload.Prompts}}', --out", 1), "no prompts file"},
+		{"activation count", strings.Replace(fromRecord, "  throughput: {file: t.json, format: vllm}", "  throughput: {file: t.json, format: vllm}\n  counters: {c: {role: server, pattern: 'c=(?P<rank>\\d+)'}}", 1) + "  - {counter: c, role: server, equals: requests}\n", "no count"},
+	} {
+		_, err := load(t, c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }

@@ -70,11 +70,44 @@ type Workload struct {
 	// prompt_token_ids, then prompt).
 	Field string `yaml:"field" json:"field"`
 	// Algorithm is the pinned digest algorithm; default by the file's unit.
-	Algorithm   string `yaml:"algorithm" json:"algorithm"`
-	Requests    int    `yaml:"requests" json:"requests"`
-	Concurrency int    `yaml:"concurrency" json:"concurrency"`
-	Rounds      int    `yaml:"rounds" json:"rounds"`
+	Algorithm string `yaml:"algorithm" json:"algorithm"`
+	// Requests is how many requests the client sends per round: a count
+	// (default: every prompt), or FromRecord for a client that decides
+	// itself (a duration-based one): the record then says how many it
+	// attempted.
+	Requests    RequestCount `yaml:"requests" json:"requests"`
+	Concurrency int          `yaml:"concurrency" json:"concurrency"`
+	Rounds      int          `yaml:"rounds" json:"rounds"`
 }
+
+// RequestCount is workload.requests: a count, or FromRecord.
+type RequestCount int
+
+// FromRecord is the request count of requests: from-record.
+const FromRecord RequestCount = -1
+
+// FromRecordName is how a scenario spells FromRecord.
+const FromRecordName = "from-record"
+
+// UnmarshalYAML reads a whole number of at least 1, or from-record.
+func (r *RequestCount) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == FromRecordName {
+		*r = FromRecord
+		return nil
+	}
+	var i int
+	if err := n.Decode(&i); err != nil || i < 1 {
+		return fmt.Errorf("line %d: requests %q: give a whole number of at least 1, or %s (the client decides; its record says how many)", n.Line, n.Value, FromRecordName)
+	}
+	*r = RequestCount(i)
+	return nil
+}
+
+// Count is the number of requests, 0 when the record decides.
+func (r RequestCount) Count() int { return max(int(r), 0) }
+
+// Total is the number of requests of every round, 0 when the record decides.
+func (w Workload) Total() int { return w.Requests.Count() * w.Rounds }
 
 // Role is one kind of process of the system under test, started Ranks times.
 type Role struct {

@@ -85,7 +85,10 @@ func (s *Scenario) Summary() Summary {
 	for _, r := range s.Roles {
 		c.Roles = append(c.Roles, RoleSummary{r.Name, r.Ranks, r.ArmEnv, r.Client})
 	}
-	c.Workload = WorkloadSummary{s.PromptsDigest.String(), s.Workload.Requests, s.Workload.Concurrency, s.Workload.Rounds}
+	c.Workload = WorkloadSummary{"", int(s.Workload.Requests), s.Workload.Concurrency, s.Workload.Rounds}
+	if s.Workload.Prompts != "" {
+		c.Workload.Prompts = s.PromptsDigest.String()
+	}
 	for k := range s.Env {
 		c.EnvKeys = append(c.EnvKeys, k)
 	}
@@ -153,8 +156,16 @@ func (s Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nheld constant:\n")
 	fmt.Fprintf(w, "  roles:      %s\n", strings.Join(roles, ", "))
-	fmt.Fprintf(w, "  workload:   %d requests, concurrency %d, %d round(s)\n", c.Workload.Requests, c.Workload.Concurrency, c.Workload.Rounds)
-	fmt.Fprintf(w, "  prompts:    %s\n", c.Workload.Prompts)
+	requests := fmt.Sprint(c.Workload.Requests)
+	if c.Workload.Requests == int(FromRecord) {
+		requests = "the client's count (" + FromRecordName + ")"
+	}
+	fmt.Fprintf(w, "  workload:   %s requests, concurrency %d, %d round(s)\n", requests, c.Workload.Concurrency, c.Workload.Rounds)
+	if c.Workload.Prompts != "" {
+		fmt.Fprintf(w, "  prompts:    %s\n", c.Workload.Prompts)
+	} else {
+		fmt.Fprintf(w, "  prompts:    none (nothing to digest; the workload is its request count)\n")
+	}
 	if len(c.EnvKeys) > 0 {
 		fmt.Fprintf(w, "  env:        %s\n", strings.Join(c.EnvKeys, ", "))
 	}

@@ -25,6 +25,21 @@ type TemplateData struct {
 	Dir      string       // the scenario file's directory, absolute
 	Host     string       // the host the rank runs on
 	Workload WorkloadData // the workload, declared once in the scenario
+
+	ports *Ports
+}
+
+// Port is a free TCP port for name, the same in every template of the
+// attempt: {{.Port "redis"}} in a server's command and its client's.
+func (d TemplateData) Port(name string) (int, error) { return d.ports.Get(name) }
+
+// Scratch is the attempt's short scratch directory (a unix socket path
+// fits), created before the ranks start and removed at teardown.
+func (d TemplateData) Scratch() string {
+	if d.Token == "" {
+		return ""
+	}
+	return rundir.Scratch(d.Token)
 }
 
 // WorkloadData is the scenario's workload as templates see it, so a
@@ -45,12 +60,14 @@ type Place struct {
 	Role       *Role
 	Rank       int
 	Host       string
+	// Ports allocates {{.Port "NAME"}} (nil: a placeholder, for validation).
+	Ports *Ports
 }
 
 // TemplateData is the one constructor of template data.
 func (s *Scenario) TemplateData(p Place) TemplateData {
-	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank,
-		Workload: WorkloadData{Requests: s.Workload.Requests, Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds}}
+	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank, ports: p.Ports,
+		Workload: WorkloadData{Requests: s.Workload.Requests.Count(), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds}}
 	if p.Out != "" {
 		d.Coord = rundir.Coord(p.Out)
 	}
@@ -78,7 +95,7 @@ func (s *Scenario) sampleData() TemplateData {
 }
 
 // templateFields names what templates may use, for error messages.
-const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
 
 // templateFuncs are the functions templates may call: env NAME reads the
 // controller's environment when the rank starts, so a secret reaches a rank

@@ -84,7 +84,7 @@ func (v *validator) warn(path []any, format string, args ...any) {
 func (v *validator) workloadLiterals() {
 	w := v.s.Workload
 	values := []struct{ flag, field, value string }{
-		{"request", "Requests", strconv.Itoa(w.Requests)},
+		{"request", "Requests", strconv.Itoa(int(w.Requests))},
 		{"concurren", "Concurrency", strconv.Itoa(w.Concurrency)},
 		{"round", "Rounds", strconv.Itoa(w.Rounds)},
 	}
@@ -108,6 +108,12 @@ func (v *validator) workloadLiterals() {
 				if value == c.value && strings.HasPrefix(prev, "-") && strings.Contains(prev, c.flag) {
 					v.warn(p("roles", i, "command", j), "role %q spells workload.%s (%s) literally: use {{.Workload.%s}} so the workload is declared once", r.Name, strings.ToLower(c.field), value, c.field)
 				}
+			}
+			if w.Requests == FromRecord && strings.Contains(arg, "Workload.Requests") {
+				v.at(p("roles", i, "command", j), "role %q uses {{.Workload.Requests}}, but workload.requests is %s: there is no count to give (the client decides)", r.Name, FromRecordName)
+			}
+			if w.Prompts == "" && strings.Contains(arg, "Workload.Prompts") {
+				v.at(p("roles", i, "command", j), "role %q uses {{.Workload.Prompts}}, but the workload has no prompts file", r.Name)
 			}
 			if prompts != "" && !strings.Contains(value, "Workload.Prompts") {
 				if e, err := Expand(value, v.s.sampleData()); err == nil && e != "" && absDir(e) == prompts {
@@ -223,7 +229,12 @@ func (v *validator) reservedKey(path []any, k string) {
 func (v *validator) workload() {
 	w := &v.s.Workload
 	if w.Prompts == "" {
-		v.at(p("workload"), "workload.prompts is missing: name a JSON Lines prompts file (relative to the scenario)")
+		// A workload without prompts (a database benchmark's fixed count,
+		// a duration-based client) declares its requests; nothing is
+		// digested, so digest criteria are refused (see acceptance).
+		if w.Requests == 0 {
+			v.at(p("workload"), "the workload needs prompts (a JSON Lines prompts file, relative to the scenario) or requests (a count, or %s for a client that decides, such as a duration-based one)", FromRecordName)
+		}
 	} else if v.prompts != nil {
 		v.s.PromptsDigest = *v.prompts
 		if w.Algorithm == "" {
@@ -256,10 +267,8 @@ func (v *validator) workload() {
 		}
 	}
 	if w.Requests == 0 {
-		w.Requests = int(v.s.PromptsDigest.Count)
-	} else if w.Requests < 0 {
-		v.at(p("workload", "requests"), "requests %d: must be at least 1", w.Requests)
-	} else if n := v.s.PromptsDigest.Count; n > 0 && uint64(w.Requests) > n {
+		w.Requests = RequestCount(v.s.PromptsDigest.Count)
+	} else if n := v.s.PromptsDigest.Count; n > 0 && w.Requests > 0 && uint64(w.Requests) > n {
 		v.at(p("workload", "requests"), "requests %d, but the prompts file holds %d prompts", w.Requests, n)
 	}
 	if w.Concurrency == 0 {
@@ -604,6 +613,9 @@ func (w Workload) EvalExpr(expr string) (int64, error) {
 		var n int64
 		switch term {
 		case "requests":
+			if w.Requests == FromRecord {
+				return 0, fmt.Errorf("workload.requests is %s: there is no count for %q", FromRecordName, expr)
+			}
 			n = int64(w.Requests)
 		case "rounds":
 			n = int64(w.Rounds)
@@ -652,6 +664,12 @@ func (v *validator) acceptance() {
 			if s.Evidence.Mode == nil {
 				v.at(cp, "criterion %d needs evidence.mode", i+1)
 			}
+		case "digest", "activation":
+			if s.Workload.Prompts == "" {
+				v.at(cp, "criterion %d (%s) needs workload.prompts: without a prompts file there is no prompt content to digest", i+1, kind)
+			}
+		}
+		switch kind {
 		case "digest":
 			want("digest", c.Digest, "agree")
 			if s.Evidence.Activation == nil {

@@ -27,8 +27,11 @@ import (
 
 // Environment variables the controller gives every rank, read by the wrapper.
 const (
-	EnvToken   = "ABBENCH_TOKEN"
-	EnvCoord   = "ABBENCH_COORD"
+	EnvToken = "ABBENCH_TOKEN"
+	EnvCoord = "ABBENCH_COORD"
+	// EnvScratch is the attempt's scratch directory ({{.Scratch}}): the
+	// wrapper creates it, for ranks on nodes other than the controller's.
+	EnvScratch = "ABBENCH_SCRATCH"
 	EnvRole    = "ABBENCH_ROLE"
 	EnvRank    = "ABBENCH_RANK"
 	EnvArm     = "ABBENCH_ARM"
@@ -117,6 +120,11 @@ func Exec(argv []string) error {
 	path, err := lookPath(argv[0], os.Getenv("PATH"))
 	if err != nil {
 		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
+	}
+	if dir := os.Getenv(EnvScratch); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("rank wrapper: role %s rank %d: scratch directory: %w", role, rank, err)
+		}
 	}
 	host, _ := os.Hostname()
 	reg := Registration{Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),

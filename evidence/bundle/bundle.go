@@ -70,7 +70,7 @@ type Predicate struct {
 	Token         string         `json:"token"`
 	MatchedDigest string         `json:"matched_digest"`
 	Workload      *digest.Digest `json:"workload_digest"`
-	Prompts       digest.Digest  `json:"prompts_digest"`
+	Prompts       *digest.Digest `json:"prompts_digest"` // nil: a workload without prompts
 	Accepted      bool           `json:"accepted"`
 	Started       time.Time      `json:"started"`
 	Ended         time.Time      `json:"ended"`
@@ -97,8 +97,8 @@ type Prov struct {
 	RestartCount string              `json:"restart_count,omitempty"`
 	Started      time.Time           `json:"started"`
 	Ended        time.Time           `json:"ended"`
-	Prompts      digest.Digest       `json:"prompts_digest"`
-	Environment  map[string][]string `json:"environment"` // per rank, secrets redacted
+	Prompts      *digest.Digest      `json:"prompts_digest"` // nil: a workload without prompts
+	Environment  map[string][]string `json:"environment"`    // per rank, secrets redacted
 	// Campaign is the campaign plan this run belongs to, when abbench run
 	// started it: signed with the rest, so runs cannot be dropped from or
 	// added to a campaign unnoticed.
@@ -224,7 +224,7 @@ func (w *writer) write(in Input) error {
 	}
 	// Registrations, with secret-named arm values redacted.
 	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
-	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: in.Scenario.PromptsDigest,
+	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
 	for _, path := range regs {
 		var reg rundir.Registration
@@ -269,7 +269,7 @@ func (w *writer) write(in Input) error {
 	// The manifest names every other file; the signature covers its bytes.
 	stmt := Statement{Type: StatementType, PredicateType: PredicateType, Predicate: Predicate{
 		Scenario: ev.Scenario, Arm: ev.Arm, Token: ev.Token, MatchedDigest: ev.MatchedDigest, Workload: ev.Workload,
-		Prompts: in.Scenario.PromptsDigest, Accepted: ev.Accepted, Started: st.Started, Ended: st.Ended}}
+		Prompts: promptsOf(in.Scenario), Accepted: ev.Accepted, Started: st.Started, Ended: st.Ended}}
 	slices.Sort(w.files)
 	for _, rel := range w.files {
 		sum, err := fileSHA256(filepath.Join(w.dir, rel))
@@ -381,4 +381,14 @@ func sourceRevision(s *scenarios.Scenario) *SourceRevision {
 		return strings.TrimSpace(string(out))
 	}
 	return &SourceRevision{Repository: repo, Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
+}
+
+// promptsOf is the scenario's prompts digest, nil when its workload has no
+// prompts file (there is nothing to digest).
+func promptsOf(s *scenarios.Scenario) *digest.Digest {
+	if s.Workload.Prompts == "" {
+		return nil
+	}
+	d := s.PromptsDigest
+	return &d
 }

@@ -9,6 +9,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -397,8 +398,8 @@ func (g *gate) campaigns() {
 		given[c.Index] = true
 	}
 	if ref == nil {
-		for _, rs := range g.notRun {
-			g.r.Reasons = append(g.r.Reasons, rs...)
+		for _, idx := range slices.Sorted(maps.Keys(g.notRun)) {
+			g.r.Reasons = append(g.r.Reasons, g.notRun[idx]...)
 		}
 		return
 	}
@@ -412,7 +413,8 @@ func (g *gate) campaigns() {
 	// After a sequential campaign's last given block, runs may be missing
 	// because a look decided: whether one did, the statistics say.
 	afterStop := func(idx int) bool { return ref.Sequential != nil && ref.Block(idx) > ref.Block(last) }
-	for idx, rs := range g.notRun {
+	for _, idx := range slices.Sorted(maps.Keys(g.notRun)) {
+		rs := g.notRun[idx]
 		if afterStop(idx) {
 			g.deferred = append(g.deferred, rs...)
 		} else {
