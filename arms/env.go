@@ -53,6 +53,9 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 	env[rankwrap.EnvArm] = arm
 	env[rankwrap.EnvArmKeys] = strings.Join(armKeys, ",")
 	env[rankwrap.EnvScratch] = d.Scratch()
+	if role.User != "" {
+		env[rankwrap.EnvUser] = role.User
+	}
 	for _, k := range armKeys {
 		delete(env, k)
 	}

@@ -78,6 +78,9 @@ type Registration struct {
 	// Scheduler holds allocation details (for example SLURM_JOB_ID) when set.
 	Scheduler map[string]string `json:"scheduler,omitempty"`
 	Command   []string          `json:"command"`
+	// User is the user the rank runs as when its role names one (the
+	// wrapper registers first, then takes the user's ids).
+	User string `json:"user,omitempty"`
 }
 
 // Launch is what a rank started by srun needs, written by the controller

@@ -129,6 +129,10 @@ type Role struct {
 	AfterReady bool `yaml:"after_ready" json:"after_ready"`
 	// Client marks the benchmark client: its exit ends the measured phase.
 	Client bool `yaml:"client" json:"client"`
+	// User runs the role's ranks as this user (a server that refuses to
+	// run as root); abbench must then run as root. The rank wrapper
+	// registers the rank, then takes the user's ids and exec's.
+	User string `yaml:"user" json:"user,omitempty"`
 	// Slurm places the role's ranks inside a Slurm allocation.
 	Slurm RoleSlurm `yaml:"slurm" json:"slurm"`
 }

@@ -301,6 +301,9 @@ func (s *Scenario) Role(name string) *Role {
 	return nil
 }
 
+// userPattern is a POSIX-portable user name, as useradd accepts it.
+var userPattern = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+
 func (v *validator) roles() {
 	s := v.s
 	if len(s.Roles) == 0 {
@@ -327,6 +330,9 @@ func (v *validator) roles() {
 		}
 		if len(r.Command) == 0 {
 			v.at(rp, "role %q has no command: give the argument list to start one rank", r.Name)
+		}
+		if r.User != "" && !userPattern.MatchString(r.User) {
+			v.at(append(rp, "user"), "role %q: user %q is not a user name (lower-case letters, digits, '_' and '-', at most 32)", r.Name, r.User)
 		}
 		for j, arg := range r.Command {
 			v.template(append(rp, "command", j), arg)

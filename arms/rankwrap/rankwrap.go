@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -32,6 +33,8 @@ const (
 	// EnvScratch is the attempt's scratch directory ({{.Scratch}}): the
 	// wrapper creates it, for ranks on nodes other than the controller's.
 	EnvScratch = "ABBENCH_SCRATCH"
+	// EnvUser is the user the rank runs as (the role's user:).
+	EnvUser    = "ABBENCH_USER"
 	EnvRole    = "ABBENCH_ROLE"
 	EnvRank    = "ABBENCH_RANK"
 	EnvArm     = "ABBENCH_ARM"
@@ -128,7 +131,7 @@ func Exec(argv []string) error {
 	}
 	host, _ := os.Hostname()
 	reg := Registration{Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
-		ArmEnv: map[string]*string{}, Command: shownArgv(argv)}
+		ArmEnv: map[string]*string{}, Command: shownArgv(argv), User: os.Getenv(EnvUser)}
 	if keys := os.Getenv(EnvArmKeys); keys != "" {
 		for _, k := range strings.Split(keys, ",") {
 			if v, ok := os.LookupEnv(k); ok {
@@ -153,10 +156,47 @@ func Exec(argv []string) error {
 	if err := atomicfile.Publish(RegistrationPath(coord, role, rank), data, 0o644); err != nil {
 		return fmt.Errorf("rank wrapper: registering: %w", err)
 	}
-	if err := keepParentDeathSignal(); err != nil {
+	if reg.User != "" {
+		if err := becomeUser(reg.User); err != nil {
+			return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
+		}
+	}
+	if err := keepParentDeathSignal(); err != nil { // after becoming the user: a change of ids clears it
 		return err
 	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// becomeUser takes name's user, group and supplementary group ids, and
+// its HOME, USER and LOGNAME, for the rank about to be exec'd.
+func becomeUser(name string) error {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("user %s: %w", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	var groups []int
+	if ids, err := u.GroupIds(); err == nil {
+		for _, id := range ids {
+			if g, err := strconv.Atoi(id); err == nil {
+				groups = append(groups, g)
+			}
+		}
+	}
+	if err := syscall.Setgroups(groups); err != nil {
+		return fmt.Errorf("user %s: setting its groups (abbench must run as root for user:): %w", name, err)
+	}
+	if err := syscall.Setgid(gid); err != nil {
+		return fmt.Errorf("user %s: setgid %d: %w", name, gid, err)
+	}
+	if err := syscall.Setuid(uid); err != nil {
+		return fmt.Errorf("user %s: setuid %d: %w", name, uid, err)
+	}
+	os.Setenv("HOME", u.HomeDir)
+	os.Setenv("USER", name)
+	os.Setenv("LOGNAME", name)
+	return nil
 }
 
 // shownArgv is the command as the registration records it: the
