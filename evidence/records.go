@@ -416,7 +416,8 @@ func (r *Record) parseAIPerf(data []byte, flag string) {
 		}
 		return number(block["avg"])
 	}
-	for key, name := range map[string]string{"output_token_throughput": "output_throughput", "request_throughput": "request_throughput", "benchmark_duration": "duration"} {
+	for key, name := range map[string]string{"output_token_throughput": "output_throughput", "request_throughput": "request_throughput",
+		"total_token_throughput": "total_token_throughput", "benchmark_duration": "duration"} {
 		if f, ok := avg(key); ok {
 			r.Metrics[name] = f
 		}

@@ -1,0 +1,87 @@
+package evidence
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCorpus parses every file of testdata/records, files the real tools
+// wrote (testdata/records/SOURCES.md says where each comes from), and
+// holds what abbench extracts against what the file says: the metrics,
+// the counts and the validity. A file without its row fails, so the
+// corpus cannot grow untested.
+func TestCorpus(t *testing.T) {
+	type want struct {
+		format            string
+		requests          int // the workload the record is checked against
+		metrics           map[string]float64
+		completed, failed int
+		valid             bool
+		problem           string // a problem that must be named, when invalid
+	}
+	cases := map[string]want{
+		// vLLM 0.25.1, vllm bench serve --save-result (facebook/opt-125m, 8 prompts).
+		"vllm/sweep-seqs4-run0.json": {"vllm", 8, map[string]float64{"output_throughput": 93.74767963046673, "request_throughput": 5.859229976904171,
+			"total_token_throughput": 281.2430388914002, "duration": 1.3653671270003542}, 8, 0, true, ""},
+		"vllm/sweep-seqs8-run1.json": {"vllm", 8, map[string]float64{"output_throughput": 186.48326383470211, "request_throughput": 11.655203989668882,
+			"total_token_throughput": 559.4497915041063, "duration": 0.6863886729988735}, 8, 0, true, ""},
+		// Every request failed: vLLM still writes a record, with zero throughput.
+		"vllm/all-requests-failed.json": {"vllm", 8, map[string]float64{"output_throughput": 0, "request_throughput": 0,
+			"total_token_throughput": 0, "duration": 0.00503263997961767}, 0, 8, false, "8 of 8 requests failed"},
+		// vLLM benchmark_serving.py console summaries (Qwen2-7B-Instruct, random 1024/1024).
+		"console/vllm-qwen2-7b-10-prompts.txt": {"console", 10, map[string]float64{"output_throughput": 218.04, "request_throughput": 0.21,
+			"total_token_throughput": 436.07, "duration": 46.96}, 10, 0, true, ""},
+		"console/vllm-qwen2-7b-50-prompts.txt": {"console", 50, map[string]float64{"output_throughput": 588.46, "request_throughput": 0.58,
+			"total_token_throughput": 1175.28, "duration": 86.87}, 50, 0, true, ""},
+		"console/vllm-qwen2-7b-100-prompts.txt": {"console", 100, map[string]float64{"output_throughput": 882.67, "request_throughput": 0.88,
+			"total_token_throughput": 1778.56, "duration": 114.01}, 100, 0, true, ""},
+		// AIPerf 0.10.0, profile_export_aiperf.json schema 1.3 (96 requests at concurrency 8).
+		"aiperf/qwen36-chatbot-c8.json": {"aiperf", 96, map[string]float64{"output_throughput": 769.5574669258838, "request_throughput": 3.371709042256622,
+			"total_token_throughput": 2345.761200242474, "duration": 28.472207654}, 96, 0, true, ""},
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "records", "*", "*"))
+	var seen []string
+	for _, path := range files {
+		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "records"), path)
+		rel = filepath.ToSlash(rel)
+		seen = append(seen, rel)
+		w, ok := cases[rel]
+		if !ok {
+			t.Errorf("%s has no row in TestCorpus", rel)
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ParseRecordFlag(data, rel, w.format, w.requests, "", "output_throughput", "")
+		for name, v := range w.metrics {
+			if got, ok := r.Metrics[name]; !ok || got != v {
+				t.Errorf("%s: %s = %v (present %v), want %v", rel, name, got, ok, v)
+			}
+		}
+		if r.Completed != w.completed || r.Failed != w.failed || r.Valid != w.valid {
+			t.Errorf("%s: completed %d failed %d valid %v, want %d %d %v (problems %v)", rel, r.Completed, r.Failed, r.Valid, w.completed, w.failed, w.valid, r.Problems)
+		}
+		if w.problem != "" && !strings.Contains(strings.Join(r.Problems, "; "), w.problem) {
+			t.Errorf("%s: problems %v lack %q", rel, r.Problems, w.problem)
+		}
+		// The same record against a workload it did not serve is invalid, naming the counts.
+		if w.valid {
+			if other := ParseRecordFlag(data, rel, w.format, w.requests+1, "", "output_throughput", ""); other.Valid {
+				t.Errorf("%s: valid against %d requests", rel, w.requests+1)
+			}
+		}
+	}
+	for rel := range cases {
+		if !slices.Contains(seen, rel) {
+			t.Errorf("TestCorpus names %s, which testdata/records lacks", rel)
+		}
+	}
+	if len(seen) < len(cases) {
+		t.Errorf("read %d corpus files", len(seen))
+	}
+}
