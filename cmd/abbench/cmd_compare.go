@@ -23,6 +23,7 @@ type compareOptions struct {
 	calibration string
 	failOn      string
 	plot        string
+	plotURL     string
 	verify      verifyOptions
 	format      formatFlag
 }
@@ -39,6 +40,7 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the verdict is regressed (regression) or not improved (inconclusive)")
 	fs.StringVar(&opts.plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
+	fs.StringVar(&opts.plotURL, "plot-url", "", "where the plot will be (a CI artifact's URL): the Markdown report links it")
 	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
 	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
 }
@@ -68,7 +70,7 @@ func newCompareCmd() *cobra.Command {
 		},
 	}
 	addCompareFlags(cmd, &opts)
-	addFormatFlag(cmd.Flags(), &opts.format, "table", "json", "markdown", "junit")
+	addFormatFlag(cmd.Flags(), &opts.format, "table", "json", "markdown", "junit", "csv")
 	return cmd
 }
 
@@ -87,7 +89,7 @@ func (o *compareOptions) check() error {
 
 // options are the comparison's options, with the calibration read.
 func (o *compareOptions) options() (compare.Options, error) {
-	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method}
+	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method, PlotURL: o.plotURL}
 	if o.calibration != "" {
 		c, err := compare.ReadCalibration(o.calibration)
 		if err != nil {
@@ -121,10 +123,8 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 			return err
 		}
 	}
-	if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := r.AppendMarkdown(path); err != nil {
-			return fmt.Errorf("appending the report to GITHUB_STEP_SUMMARY: %w", err)
-		}
+	if err := r.GitHub(os.Getenv, os.Stderr); err != nil {
+		return err
 	}
 	switch {
 	case r.Verdict == compare.Censored:

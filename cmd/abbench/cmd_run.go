@@ -54,7 +54,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
 	addSignFlags(cmd, &opts.sign)
 	addCompareFlags(cmd, &opts.compare)
-	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit")
+	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit", "csv")
 	return cmd
 }
 

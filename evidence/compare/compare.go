@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/montanaflynn/stats"
 
@@ -72,6 +73,9 @@ type Options struct {
 	// Calibration, when set, says how many pairs the noise it measured
 	// needs; the report warns when the runs are fewer.
 	Calibration *Calibration
+	// PlotURL, when set, is where the plot will be (a CI artifact): the
+	// Markdown report links it.
+	PlotURL string
 	// SignaturesChecked says every run's bundle signature was verified
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.
@@ -108,6 +112,8 @@ type Result struct {
 	Design   Design       `json:"design"`
 	Warnings []string     `json:"warnings"`
 	Runs     []RunSummary `json:"runs"`
+	// PlotURL is Options.PlotURL.
+	PlotURL string `json:"plot_url,omitempty"`
 	// Unfinished is true when the only reason to censor is that a
 	// sequential campaign's runs end before a look decided: a campaign in
 	// progress looks so.
@@ -156,6 +162,22 @@ type RunSummary struct {
 	Accepted bool                 `json:"accepted"`
 	Value    *float64             `json:"value"`
 	Criteria []evidence.Criterion `json:"criteria"`
+	// Started, Seconds and Hosts are when, how long and where the run ran,
+	// from its signed provenance, else its status.json (zero when neither).
+	Started time.Time `json:"started"`
+	Seconds float64   `json:"seconds"`
+	Hosts   []string  `json:"hosts"`
+}
+
+// timing is when, how long and where a run ran.
+func timing(run Run) (time.Time, float64, []string) {
+	if prov := provenance(run); prov != nil {
+		return prov.Started, prov.Ended.Sub(prov.Started).Seconds(), prov.Hosts
+	}
+	if st, err := rundir.ReadStatus(run.Dir); err == nil {
+		return st.Started, st.Ended.Sub(st.Started).Seconds(), nil
+	}
+	return time.Time{}, 0, nil
 }
 
 // higherIsBetter says which way metric improves: as the runs' scenario
@@ -190,7 +212,7 @@ func Compare(all []Run, opts Options) *Result {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}
 	}
-	r := &Result{Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	r := &Result{PlotURL: opts.PlotURL, Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
 	if r.Reasons == nil {
 		r.Reasons = []reason.Reason{}
 	}
@@ -282,7 +304,9 @@ func (g *gate) check() {
 	for _, run := range g.runs {
 		e := run.Evidence
 		value := metricOf(e, g.opts.Metric)
-		r.Runs = append(r.Runs, RunSummary{Path: run.Path, Arm: e.Arm, Token: e.Token, Accepted: e.Accepted, Value: value, Criteria: e.Criteria})
+		started, secs, hosts := timing(run)
+		r.Runs = append(r.Runs, RunSummary{Path: run.Path, Arm: e.Arm, Token: e.Token, Accepted: e.Accepted, Value: value, Criteria: e.Criteria,
+			Started: started, Seconds: max(secs, 0), Hosts: hosts})
 		if prev, dup := tokens[e.Token]; dup {
 			g.add(reason.New(reason.DuplicateRun, "%s and %s are the same run (token %s): a run counts once", prev, run.Path, e.Token))
 			continue

@@ -1,7 +1,10 @@
 package compare
 
 import (
+	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -244,5 +247,56 @@ func TestMetricDirection(t *testing.T) {
 	no := false
 	if r := withMetric("busbw_gbps", &no, 100, 120); r.HigherIsBetter || r.Verdict != Regressed {
 		t.Fatalf("declared lower-is-better metric 20%% up: higher is better %v, verdict %s", r.HigherIsBetter, r.Verdict)
+	}
+}
+
+// In a GitHub Actions job: the step summary gets the Markdown report, and
+// the verdict becomes an annotation on stderr, escaped as GitHub reads it.
+func TestGitHubAnnotationsAndSummary(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+	censored := Compare(runsOf(map[string][]float64{"blocking": {1000}}), Options{})
+	var w strings.Builder
+	if err := censored.GitHub(func(k string) string { return env[k] }, &w); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(w.String(), "::error title=abbench s%3A censored::censored: ") || strings.Count(w.String(), "\n") != 1 {
+		t.Errorf("annotation %q", w.String())
+	}
+	if data, _ := os.ReadFile(summary); !strings.Contains(string(data), "## abbench: ⛔ censored") {
+		t.Errorf("step summary %q", data)
+	}
+	w.Reset()
+	one := Compare(runsOf(map[string][]float64{"blocking": {1000}, "async": {1050}}), Options{})
+	one.GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
+	if !strings.HasPrefix(w.String(), "::warning title=abbench s%3A descriptive::descriptive: async vs blocking: +5.00%") {
+		t.Errorf("annotation %q", w.String())
+	}
+	w.Reset()
+	one.GitHub(func(string) string { return "" }, &w)
+	if w.Len() != 0 {
+		t.Errorf("outside GitHub Actions: %q", w.String())
+	}
+}
+
+func TestCSV(t *testing.T) {
+	r := Compare(runsOf(map[string][]float64{"blocking": {1000, 1001, 999}, "async": {1100, 1101, 1099}}), Options{Effect: 1})
+	var b strings.Builder
+	if err := r.CSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("%v: %q", err, b.String())
+	}
+	byArm := map[string][]string{}
+	for _, row := range rows[1:] {
+		byArm[row[2]] = row
+	}
+	if a := byArm["async"]; a[13] != "improved" || a[12] != "welch-t" || !strings.HasPrefix(a[8], "10.0") || a[9] == "" {
+		t.Errorf("async row %v", a)
+	}
+	if b := byArm["blocking"]; b[13] != "baseline" || b[8] != "" {
+		t.Errorf("baseline row %v", b)
 	}
 }

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"html"
 	"io"
@@ -165,24 +164,36 @@ func (r *Result) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s`\n", r.MatchedDigest)
+	fmt.Fprintf(&b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s` (in full in the JSON report)\n", short(r.MatchedDigest))
 	if r.Workload != nil {
-		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s`\n", r.Workload)
+		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
+	}
+	if r.PlotURL != "" {
+		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}
 	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | interval | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
 	}
-	b.WriteString("\n### Acceptance criteria\n\n| run | arm | criterion | | detail |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n### Acceptance criteria\n")
 	for _, run := range r.Runs {
+		passed := 0
+		for _, c := range run.Criteria {
+			if c.OK {
+				passed++
+			}
+		}
+		fmt.Fprintf(&b, "\n<details><summary>run %s (arm %s): %d of %d criteria met</summary>\n\n| criterion | | detail |\n| --- | --- | --- |\n",
+			run.Token, run.Arm, passed, len(run.Criteria))
 		for _, c := range run.Criteria {
 			mark := "✓"
 			if !c.OK {
 				mark = "✗"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", run.Token, run.Arm, c.ID, mark, mdEscape(c.Detail))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.ID, mark, mdEscape(c.Detail))
 		}
+		b.WriteString("\n</details>\n")
 	}
 	if len(r.Warnings) > 0 || len(r.Deltas) > 0 {
 		b.WriteString("\n### Caveats\n\n")
@@ -202,86 +213,6 @@ func (r *Result) Markdown(w io.Writer) error {
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
-}
-
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Output    string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-// JUnit writes one test case per criterion per run, and one for the
-// comparison itself, for Jenkins and GitLab.
-func (r *Result) JUnit(w io.Writer, failOn string) error {
-	all := junitSuites{Name: "abbench " + r.Scenario}
-	for _, run := range r.Runs {
-		s := junitSuite{Name: fmt.Sprintf("%s/%s", run.Arm, run.Token)}
-		for _, c := range run.Criteria {
-			tc := junitCase{Name: c.ID, Classname: "abbench." + run.Arm, Output: c.Detail}
-			if !c.OK {
-				codes := make([]string, len(c.Codes))
-				for i, code := range c.Codes {
-					codes[i] = string(code)
-				}
-				tc.Failure = &junitFailure{Message: c.Detail, Type: strings.Join(codes, ","), Text: c.Detail}
-				s.Failures++
-			}
-			s.Cases = append(s.Cases, tc)
-		}
-		s.Tests = len(s.Cases)
-		all.Suites = append(all.Suites, s)
-	}
-	cmpCase := junitCase{Name: "comparison", Classname: "abbench.compare", Output: r.Headline()}
-	if r.Verdict == Censored {
-		var lines []string
-		for _, rs := range r.Reasons {
-			lines = append(lines, rs.Lines()...)
-		}
-		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "censored", Text: strings.Join(lines, "\n")}
-	} else if failOn != "" && (r.Verdict == Regressed || failOn == "inconclusive" && r.Verdict != Improved) {
-		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "fail-on-" + failOn, Text: r.Headline()}
-	}
-	cs := junitSuite{Name: "comparison", Tests: 1, Cases: []junitCase{cmpCase}}
-	if cmpCase.Failure != nil {
-		cs.Failures = 1
-	}
-	all.Suites = append(all.Suites, cs)
-	for _, s := range all.Suites {
-		all.Tests += s.Tests
-		all.Failures += s.Failures
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(all); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
 }
 
 // SVG plots each run's value per arm, the arms' medians, and the deltas
@@ -425,7 +356,7 @@ func writeTo(path string, flag int, write func(io.Writer) error) error {
 }
 
 // Formats are the report formats Render takes.
-var Formats = []string{"table", "json", "markdown", "junit"}
+var Formats = []string{"table", "json", "markdown", "junit", "csv"}
 
 // Render writes the report in format (one of Formats); failOn marks the
 // JUnit comparison case failed as --fail-on would.
@@ -439,6 +370,8 @@ func (r *Result) Render(w io.Writer, format, failOn string) error {
 		return r.Markdown(w)
 	case "junit":
 		return r.JUnit(w, failOn)
+	case "csv":
+		return r.CSV(w)
 	case "table":
 		return r.WriteText(w)
 	}

@@ -1,0 +1,80 @@
+package compare
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// GitHub does what a GitHub Actions job wants of a comparison, reading its
+// environment through getenv: with GITHUB_STEP_SUMMARY set, the Markdown
+// report is appended to the step summary; with GITHUB_ACTIONS=true, the
+// verdict becomes an annotation on w (error for censored or regressed,
+// warning for inconclusive, no-change or descriptive), with the first
+// reason or the headline. The runner reads workflow commands from the
+// step's output, so w is stderr: stdout may carry a JSON report.
+func (r *Result) GitHub(getenv func(string) string, w io.Writer) error {
+	if path := getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := r.AppendMarkdown(path); err != nil {
+			return fmt.Errorf("appending the report to GITHUB_STEP_SUMMARY: %w", err)
+		}
+	}
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	level, msg := "warning", r.Headline()
+	switch r.Verdict {
+	case Improved:
+		level = "notice"
+	case Censored:
+		level = "error"
+		msg = r.Headline() + ": " + r.Reasons[0].String()
+	case Regressed:
+		level = "error"
+	}
+	_, err := fmt.Fprintf(w, "::%s title=%s::%s\n", level, annotationProperty("abbench "+r.Scenario+": "+r.Verdict), annotationData(msg))
+	return err
+}
+
+// annotationData escapes a workflow command's message (GitHub's rules:
+// %, CR and LF).
+func annotationData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// annotationProperty escapes a workflow command's property value: also ':'
+// and ','.
+func annotationProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// CSV writes one row per arm: its sample and, for a treatment, its delta
+// against the baseline (empty cells where there is none).
+func (r *Result) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"scenario", "metric", "arm", "baseline", "n", "median", "mean", "cv", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p", "method", "verdict"})
+	for _, a := range r.Arms {
+		row := []string{r.Scenario, r.Metric, a.Name, r.Baseline, fmt.Sprint(a.N), fmt.Sprint(a.Median), fmt.Sprint(a.Mean), fmt.Sprint(a.CV), "", "", "", "", "", ""}
+		verdict := "baseline"
+		if a.Name != r.Baseline {
+			verdict = r.Verdict // censored: every treatment is
+		}
+		if d := deltaOf(r.Deltas, a.Name); d != nil {
+			if d.Pct != nil {
+				row[8] = fmt.Sprint(*d.Pct)
+			}
+			if d.Interval != nil {
+				row[9], row[10] = fmt.Sprint(d.Interval[0]), fmt.Sprint(d.Interval[1])
+			}
+			if d.P != nil {
+				row[11] = fmt.Sprint(*d.P)
+			}
+			row[12], verdict = d.Method, d.Verdict
+		}
+		row[13] = verdict
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
