@@ -114,6 +114,10 @@ type Event struct {
 	Tick bool
 	// Look is set for a sequential campaign's look (State "look").
 	Look *rundir.Look
+	// Ended marks a run's end state; Value is then its headline metric
+	// ("-" without one).
+	Ended bool
+	Value string
 }
 
 // Result is what a campaign did.
@@ -310,7 +314,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		}
 		pr.Result = &rundir.Outcome{State: string(res.State), ExitCode: res.ExitCode, AllocationID: res.AllocationID, Started: res.Started, Ended: res.Ended, Detail: res.Detail}
 		run.collect()
-		c.event(pr, string(res.State), res.Ended.Sub(res.Started), false)
+		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Value: Headline(run.Evidence)})
 		rundir.WritePlan(r.Out, r.Plan)
 		if r.Interrupted {
 			break
@@ -378,8 +382,12 @@ func (run *Run) collect() {
 }
 
 func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duration, tick bool) {
+	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
+}
+
+func (c *Config) progress(e Event) {
 	if c.Progress != nil {
-		c.Progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
+		c.Progress(e)
 	}
 }
 

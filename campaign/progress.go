@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Progress renders a campaign's events on w: a live line on a terminal,
@@ -12,6 +13,10 @@ import (
 type Progress struct {
 	w   io.Writer
 	tty bool
+	// ran sums the durations of the runs that ended, for the estimate of
+	// what is left.
+	ran   time.Duration
+	ended int
 }
 
 // NewProgress renders events on w.
@@ -42,6 +47,17 @@ func (p *Progress) Event(e Event) {
 		return
 	}
 	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, e.Arm, e.State, e.Elapsed.Seconds())
+	if e.Ended {
+		p.ran += e.Elapsed
+		p.ended++
+		line += "  " + e.Value
+		if left := e.Total - e.Index; left > 0 {
+			// A sequential campaign may stop before its last planned run:
+			// the estimate is of the most that is left.
+			eta := p.ran / time.Duration(p.ended) * time.Duration(left)
+			line += fmt.Sprintf("  %d run(s) left, at most ~%s", left, eta.Round(time.Second))
+		}
+	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 		return
