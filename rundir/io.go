@@ -63,6 +63,7 @@ func ReadStatus(attempt string) (*Status, error) {
 
 // WriteStatus writes an attempt's status.json atomically.
 func WriteStatus(attempt string, st *Status) error {
+	st.Schema = StatusSchema
 	return WriteJSON(filepath.Join(attempt, StatusFile), st)
 }
 
@@ -77,6 +78,7 @@ func LatestStatus(out string) (*Status, error) {
 
 // WritePlan writes a campaign's plan.json atomically.
 func WritePlan(campaign string, p *Plan) error {
+	p.Schema = PlanSchema
 	return WriteJSON(filepath.Join(campaign, PlanFile), p)
 }
 

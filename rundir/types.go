@@ -20,6 +20,7 @@ const (
 // Status is how an attempt went: status.json, written at every phase
 // change, so an attempt killed at any point still says how far it got.
 type Status struct {
+	Schema        string          `json:"schema"` // StatusSchema
 	Scenario      string          `json:"scenario"`
 	MatchedDigest string          `json:"matched_digest"`
 	Arm           string          `json:"arm"`
@@ -35,6 +36,16 @@ type Status struct {
 	Inherited     []string        `json:"inherited_env"`
 	Swept         int             `json:"swept_processes"`
 }
+
+// The versions of the files abbench writes into a run directory: each
+// file names its own in its "schema" field, and docs/schema holds a JSON
+// Schema of each. A change that a reader of the old version would misread
+// takes a new version.
+const (
+	StatusSchema       = "abbench-status-v1"
+	PlanSchema         = "abbench-plan-v1"
+	RegistrationSchema = "abbench-registration-v1"
+)
 
 // PhaseTime is when a phase began.
 type PhaseTime struct {
@@ -66,12 +77,13 @@ type Offset struct {
 // Registration is what the rank wrapper records about the process it is
 // about to become, written before it execs the real command.
 type Registration struct {
-	Role  string    `json:"role"`
-	Rank  int       `json:"rank"`
-	Host  string    `json:"host"`
-	PID   int       `json:"pid"`
-	Token string    `json:"token"`
-	Time  time.Time `json:"time"`
+	Schema string    `json:"schema"` // RegistrationSchema
+	Role   string    `json:"role"`
+	Rank   int       `json:"rank"`
+	Host   string    `json:"host"`
+	PID    int       `json:"pid"`
+	Token  string    `json:"token"`
+	Time   time.Time `json:"time"`
 	// ArmEnv maps each arm key to its value exactly as the process received
 	// it, or null when the process did not receive it.
 	ArmEnv map[string]*string `json:"arm_env"`
@@ -97,6 +109,7 @@ type Launch struct {
 // Plan is a campaign's plan.json: what abbench run will do and, as runs
 // end, what each did.
 type Plan struct {
+	Schema        string `json:"schema"` // PlanSchema
 	Scenario      string `json:"scenario"`
 	MatchedDigest string `json:"matched_digest"`
 	Launcher      string `json:"launcher"`

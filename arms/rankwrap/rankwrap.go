@@ -130,7 +130,7 @@ func Exec(argv []string) error {
 		}
 	}
 	host, _ := os.Hostname()
-	reg := Registration{Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
+	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
 		ArmEnv: map[string]*string{}, Command: shownArgv(argv), User: os.Getenv(EnvUser)}
 	if keys := os.Getenv(EnvArmKeys); keys != "" {
 		for _, k := range strings.Split(keys, ",") {

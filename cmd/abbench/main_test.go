@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,27 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("rundir-tree %s: %v", args[0], err)
 				}
 			},
+			// jsonschema NAME FILE...: every FILE (a glob) validates against
+			// docs/schema/NAME.schema.json.
+			"jsonschema": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: jsonschema NAME FILE...")
+				}
+				sch, err := compileSchema(filepath.Join(repo, "docs", "schema"), args[0])
+				ts.Check(err)
+				for _, pattern := range args[1:] {
+					files, _ := filepath.Glob(ts.MkAbs(pattern))
+					if len(files) == 0 {
+						ts.Fatalf("jsonschema: no file matches %s", pattern)
+					}
+					for _, f := range files {
+						err := validateFile(sch, f)
+						if neg != (err != nil) {
+							ts.Fatalf("jsonschema %s %s: %v", args[0], f, err)
+						}
+					}
+				}
+			},
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "redis" {
@@ -91,4 +113,42 @@ func realRedis() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// compileSchema compiles docs/schema/NAME.schema.json, with every other
+// schema of the directory at hand for its references.
+func compileSchema(dir, name string) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.schema.json"))
+	for _, f := range files {
+		file, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(file)
+		file.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if err := c.AddResource(schemaBase+filepath.Base(f), doc); err != nil {
+			return nil, err
+		}
+	}
+	return c.Compile(schemaBase + name + ".schema.json")
+}
+
+// schemaBase is the base of every schema's $id.
+const schemaBase = "https://abbench.dev/schema/"
+
+func validateFile(sch *jsonschema.Schema, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	inst, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
 }

@@ -37,6 +37,9 @@ const (
 	Descriptive  = decide.Descriptive
 )
 
+// ResultSchema names the comparison's JSON format (docs/schema).
+const ResultSchema = "abbench-comparison-v1"
+
 // Alpha is the default level of the tests.
 const Alpha = 0.05
 
@@ -98,6 +101,7 @@ func (o Options) Check() error {
 // Result is a comparison; its JSON is the --format json report
 // (docs/evidence.md).
 type Result struct {
+	Schema         string          `json:"schema"` // ResultSchema
 	Verdict        string          `json:"verdict"`
 	Reasons        []reason.Reason `json:"reasons"`
 	Metric         string          `json:"metric"`
@@ -212,7 +216,7 @@ func Compare(all []Run, opts Options) *Result {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}
 	}
-	r := &Result{PlotURL: opts.PlotURL, Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	r := &Result{Schema: ResultSchema, PlotURL: opts.PlotURL, Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
 	if r.Reasons == nil {
 		r.Reasons = []reason.Reason{}
 	}
