@@ -118,6 +118,8 @@ type Event struct {
 	// ("-" without one).
 	Ended bool
 	Value string
+	// Decided is set with the look that stopped a sequential campaign.
+	Decided string
 }
 
 // Result is what a campaign did.

@@ -49,7 +49,7 @@ func (c *Config) look(r *Result, done int) bool {
 	}
 	rundir.WritePlan(r.Out, p)
 	if c.Progress != nil {
-		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look})
+		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look, Decided: r.Decided})
 	}
 	return stop
 }

@@ -44,6 +44,9 @@ func (p *Progress) Event(e Event) {
 			fmt.Fprint(p.w, "\r\033[K")
 		}
 		fmt.Fprintln(p.w, line)
+		if e.Decided != "" {
+			fmt.Fprintf(p.w, "abbench: sequential design stopped at its %s\n", e.Decided)
+		}
 		return
 	}
 	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, e.Arm, e.State, e.Elapsed.Seconds())

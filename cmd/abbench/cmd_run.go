@@ -94,9 +94,6 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if res.Stopped != "" {
 		fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped)
 	}
-	if res.Decided != "" {
-		fmt.Fprintf(stderr, "abbench: sequential design stopped at its %s\n", res.Decided)
-	}
 	if res.Interrupted || opts.compare.format.value == "table" {
 		campaign.WriteSummary(stdout, res)
 		fmt.Fprintln(stdout)

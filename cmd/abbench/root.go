@@ -73,10 +73,11 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
-// exactArgs is cobra.ExactArgs whose failure is a usage error.
+// argsUsage is check whose failure is a usage error, with hint.
 func argsUsage(check cobra.PositionalArgs, hint string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {

@@ -365,6 +365,7 @@ func (r *Result) Render(w io.Writer, format, failOn string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // a reason's "<" stays "<": this is no HTML
 		return enc.Encode(r)
 	case "markdown":
 		return r.Markdown(w)
