@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -167,7 +166,7 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 	}
 	small := map[string][]byte{}
 	err := walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
-		if name != ManifestFile && name != SignatureFile {
+		if name != ManifestFile && name != SignatureFile && name != DSSEFile {
 			return nil
 		}
 		if hdr.Size > MaxManifestBytes {
@@ -191,14 +190,14 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 	if _, ok := small[SignatureFile]; !ok {
 		sigErr = fs.ErrNotExist
 	}
-	if err := checkSignature(&Verified{}, manifest, small[SignatureFile], sigErr, opts); err != nil {
+	if err := checkSignature(&Verified{}, manifest, small[SignatureFile], small[DSSEFile], sigErr, opts); err != nil {
 		return fail("%v", err)
 	}
-	var st Statement
-	if err := json.Unmarshal(manifest, &st); err != nil {
+	st, err := ParseStatement(manifest)
+	if err != nil {
 		return fail("%s does not parse: %v", ManifestFile, err)
 	}
-	want := map[string]string{ManifestFile: "", SignatureFile: ""}
+	want := map[string]string{ManifestFile: "", SignatureFile: "", DSSEFile: ""}
 	for _, sub := range st.Subject {
 		if !filepath.IsLocal(filepath.FromSlash(sub.Name)) {
 			return fail("manifest names %q, which is not a local path", sub.Name)
@@ -236,7 +235,7 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 		return fail("%v", err)
 	}
 	for name := range want {
-		if name != SignatureFile {
+		if name != SignatureFile && name != DSSEFile {
 			return fail("%s is in the manifest but not in the archive", name)
 		}
 	}

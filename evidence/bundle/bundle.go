@@ -28,6 +28,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/rundir"
@@ -39,14 +40,22 @@ import (
 const (
 	Namespace     = "abbench-evidence"
 	StatementType = "https://in-toto.io/Statement/v1"
-	PredicateType = "https://github.com/abbench/abbench/evidence/v1"
-	ManifestFile  = "manifest.json"
-	SignatureFile = "manifest.json.sig"
-	ScenarioFile  = "scenario.yaml"
-	ScopesFile    = "scopes.json"
-	Provenance    = "provenance.json"
-	EvidenceFile  = rundir.EvidenceFile
-	StatusFile    = rundir.StatusFile
+	// PredicateType is the versioned predicate spec (docs/bundles.md):
+	// lowerCamelCase fields, as the in-toto guidelines ask.
+	PredicateType = "https://github.com/abbench/abbench/blob/main/docs/bundles.md#predicate-v2"
+	// PredicateTypeV1 is the first predicate (snake_case fields): bundles
+	// made with it still verify.
+	PredicateTypeV1 = "https://github.com/abbench/abbench/evidence/v1"
+	ManifestFile    = "manifest.json"
+	SignatureFile   = "manifest.json.sig"
+	// DSSEFile is the same statement in a DSSE envelope, signed by the
+	// same key, for in-toto, cosign and SLSA verifiers.
+	DSSEFile     = "manifest.dsse.json"
+	ScenarioFile = "scenario.yaml"
+	ScopesFile   = "scopes.json"
+	Provenance   = "provenance.json"
+	EvidenceFile = rundir.EvidenceFile
+	StatusFile   = rundir.StatusFile
 )
 
 // Statement is the manifest: an in-toto Statement v1.
@@ -68,12 +77,43 @@ type Predicate struct {
 	Scenario      string         `json:"scenario"`
 	Arm           string         `json:"arm"`
 	Token         string         `json:"token"`
-	MatchedDigest string         `json:"matched_digest"`
-	Workload      *digest.Digest `json:"workload_digest"`
-	Prompts       *digest.Digest `json:"prompts_digest"` // nil: a workload without prompts
+	MatchedDigest string         `json:"matchedDigest"`
+	Workload      *digest.Digest `json:"workloadDigest"`
+	Prompts       *digest.Digest `json:"promptsDigest"` // nil: a workload without prompts
 	Accepted      bool           `json:"accepted"`
 	Started       time.Time      `json:"started"`
 	Ended         time.Time      `json:"ended"`
+}
+
+// predicateV1 is the first predicate's spelling.
+type predicateV1 struct {
+	Scenario      string         `json:"scenario"`
+	Arm           string         `json:"arm"`
+	Token         string         `json:"token"`
+	MatchedDigest string         `json:"matched_digest"`
+	Workload      *digest.Digest `json:"workload_digest"`
+	Prompts       *digest.Digest `json:"prompts_digest"`
+	Accepted      bool           `json:"accepted"`
+	Started       time.Time      `json:"started"`
+	Ended         time.Time      `json:"ended"`
+}
+
+// ParseStatement reads a manifest of either predicate version.
+func ParseStatement(manifest []byte) (Statement, error) {
+	var st Statement
+	if err := json.Unmarshal(manifest, &st); err != nil {
+		return st, err
+	}
+	if st.PredicateType == PredicateTypeV1 {
+		var old struct {
+			Predicate predicateV1 `json:"predicate"`
+		}
+		if err := json.Unmarshal(manifest, &old); err != nil {
+			return st, err
+		}
+		st.Predicate = Predicate(old.Predicate)
+	}
+	return st, nil
 }
 
 // ScopeRecord says where a bundled log's bytes came from.
@@ -292,6 +332,14 @@ func (w *writer) write(in Input) error {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(w.dir, SignatureFile), sig, 0o644); err != nil {
+			return err
+		}
+		env, err := dsse.Sign(in.Signer, dsse.InTotoPayloadType, manifest)
+		if err != nil {
+			return err
+		}
+		data, _ := json.MarshalIndent(env, "", "  ")
+		if err := os.WriteFile(filepath.Join(w.dir, DSSEFile), append(data, '\n'), 0o644); err != nil {
 			return err
 		}
 	}

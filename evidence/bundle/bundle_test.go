@@ -21,6 +21,10 @@ import (
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
+	ita1 "github.com/in-toto/attestation/go/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/sshsig"
 )
 
@@ -189,6 +193,9 @@ func resign(t *testing.T, dir string, signer ssh.Signer) {
 	os.WriteFile(filepath.Join(dir, ManifestFile), manifest, 0o644)
 	sig, _ := sshsig.Sign(signer, Namespace, manifest)
 	os.WriteFile(filepath.Join(dir, SignatureFile), sig, 0o644)
+	env, _ := dsse.Sign(signer, dsse.InTotoPayloadType, manifest)
+	data, _ = json.Marshal(env)
+	os.WriteFile(filepath.Join(dir, DSSEFile), data, 0o644)
 }
 
 func TestTamperMatrix(t *testing.T) {
@@ -230,6 +237,22 @@ func TestTamperMatrix(t *testing.T) {
 		{"key not yet valid", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, `ci@x valid-after="29990101" `+pub)}, "valid only after"},
 		{"key expired", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, `ci@x valid-before="20000101" `+pub)}, "valid only before"},
 		{"other identity", func(t *testing.T, d string) {}, &VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub+"\nother@x "+otherPub), Identity: "other@x"}, "not in allowed_signers"},
+		{"DSSE envelope of another bundle", func(t *testing.T, d string) {
+			env, _ := os.ReadFile(filepath.Join(censored, DSSEFile))
+			os.WriteFile(filepath.Join(d, DSSEFile), env, 0o644)
+		}, nil, "manifest.dsse.json: its payload is not manifest.json"},
+		{"DSSE envelope signed by another key", func(t *testing.T, d string) {
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			env, _ := dsse.Sign(other, dsse.InTotoPayloadType, manifest)
+			data, _ := json.Marshal(env)
+			os.WriteFile(filepath.Join(d, DSSEFile), data, 0o644)
+		}, nil, "manifest.dsse.json: dsse: the signature does not verify"},
+		{"DSSE payload type changed", func(t *testing.T, d string) {
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			env, _ := dsse.Sign(signer, "application/json", manifest)
+			data, _ := json.Marshal(env)
+			os.WriteFile(filepath.Join(d, DSSEFile), data, 0o644)
+		}, nil, "payloadType \"application/json\" is not application/vnd.in-toto+json"},
 		{"signature swapped from another bundle", func(t *testing.T, d string) {
 			sig, _ := os.ReadFile(filepath.Join(censored, SignatureFile))
 			os.WriteFile(filepath.Join(d, SignatureFile), sig, 0o644)
@@ -421,5 +444,41 @@ func TestUnpackVerifiedChecksTheSignatureFirst(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A bundle's DSSE envelope carries the exact manifest, which the in-toto
+// attestation library reads as a valid Statement v1 with the versioned
+// predicate type and lowerCamelCase predicate fields.
+func TestDSSEEnvelopeIsAnInTotoStatement(t *testing.T) {
+	signer, pub := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	data, err := os.ReadFile(filepath.Join(b, DSSEFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := dsse.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := env.DecodedPayload()
+	manifest, _ := os.ReadFile(filepath.Join(b, ManifestFile))
+	if env.PayloadType != dsse.InTotoPayloadType || string(payload) != string(manifest) {
+		t.Fatalf("payload type %s, payload equals the manifest: %v", env.PayloadType, string(payload) == string(manifest))
+	}
+	var st ita1.Statement
+	if err := protojson.Unmarshal(payload, &st); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Validate(); err != nil {
+		t.Fatalf("in-toto attestation library: %v", err)
+	}
+	pred := st.GetPredicate().AsMap()
+	if st.GetPredicateType() != PredicateType || pred["matchedDigest"] == nil || pred["matched_digest"] != nil {
+		t.Errorf("predicate type %s, fields %v", st.GetPredicateType(), pred)
+	}
+	v, err := Verify(b, VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub), Identity: "ci@x"})
+	if err != nil || !v.DSSE {
+		t.Fatalf("verify: %v, DSSE checked %v", err, v != nil && v.DSSE)
 	}
 }

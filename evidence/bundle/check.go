@@ -11,6 +11,7 @@ type Check struct {
 	OK       bool   `json:"ok"`
 	Signer   string `json:"signer,omitempty"`
 	Unsigned bool   `json:"unsigned"`
+	DSSE     bool   `json:"dsse"` // the DSSE envelope verified too
 	Arm      string `json:"arm,omitempty"`
 	Accepted bool   `json:"evidence_accepted"`
 	Error    string `json:"error,omitempty"`
@@ -25,7 +26,7 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 			c.Error = err.Error()
 			failed++
 		} else {
-			c.OK, c.Signer, c.Unsigned, c.Arm, c.Accepted = true, v.Signer, v.Unsigned, v.Evidence.Arm, v.Evidence.Accepted
+			c.OK, c.Signer, c.Unsigned, c.DSSE, c.Arm, c.Accepted = true, v.Signer, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted
 		}
 		checks = append(checks, c)
 	}
@@ -43,7 +44,11 @@ func WriteChecks(w io.Writer, checks []Check) error {
 		case c.Unsigned:
 			_, err = fmt.Fprintf(w, "ok   %s: UNSIGNED (accepted by --allow-unsigned); arm %s, evidence accepted: %v\n", c.Bundle, c.Arm, c.Accepted)
 		default:
-			_, err = fmt.Fprintf(w, "ok   %s: signed by %s; arm %s, evidence accepted: %v\n", c.Bundle, c.Signer, c.Arm, c.Accepted)
+			how := "SSHSIG and DSSE"
+			if !c.DSSE {
+				how = "SSHSIG only: made before abbench wrote DSSE envelopes"
+			}
+			_, err = fmt.Fprintf(w, "ok   %s: signed by %s (%s); arm %s, evidence accepted: %v\n", c.Bundle, c.Signer, how, c.Arm, c.Accepted)
 		}
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/crypto/ssh"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
@@ -39,9 +41,12 @@ type VerifyOptions struct {
 
 // Verified is a bundle that passed.
 type Verified struct {
-	Dir       string
-	Signer    string // the allowed principals that accepted the signature; "" if unsigned
-	Unsigned  bool
+	Dir      string
+	Signer   string // the allowed principals that accepted the signature; "" if unsigned
+	Unsigned bool
+	// DSSE says the bundle's DSSE envelope verified too (bundles made
+	// before abbench wrote one have none).
+	DSSE      bool
 	Evidence  *evidence.Evidence
 	Statement Statement
 }
@@ -63,15 +68,16 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 		return nil, fail("no %s: %v", ManifestFile, err)
 	}
 	armored, err := os.ReadFile(filepath.Join(dir, SignatureFile))
-	if err := checkSignature(v, manifest, armored, err, opts); err != nil {
+	envelope, _ := os.ReadFile(filepath.Join(dir, DSSEFile))
+	if err := checkSignature(v, manifest, armored, envelope, err, opts); err != nil {
 		return nil, fail("%v", err)
 	}
 	// Only now, with the manifest's bytes trusted, parse it.
-	if err := json.Unmarshal(manifest, &v.Statement); err != nil {
+	if v.Statement, err = ParseStatement(manifest); err != nil {
 		return nil, fail("%s does not parse: %v", ManifestFile, err)
 	}
 	st := v.Statement
-	if st.Type != StatementType || st.PredicateType != PredicateType {
+	if st.Type != StatementType || st.PredicateType != PredicateType && st.PredicateType != PredicateTypeV1 {
 		return nil, fail("%s is not an abbench evidence statement (_type %q, predicateType %q)", ManifestFile, st.Type, st.PredicateType)
 	}
 	if err := checkFiles(dir, st); err != nil {
@@ -104,7 +110,9 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 
 // checkSignature checks the signature armored (read with readErr) over
 // the manifest's exact bytes as opts say, and records the signer in v.
-func checkSignature(v *Verified, manifest, armored []byte, readErr error, opts VerifyOptions) error {
+// A DSSE envelope, when the bundle has one, must hold the same manifest
+// bytes and verify with the same key.
+func checkSignature(v *Verified, manifest, armored, envelope []byte, readErr error, opts VerifyOptions) error {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -131,8 +139,36 @@ func checkSignature(v *Verified, manifest, armored []byte, readErr error, opts V
 			return fmt.Errorf("signature: %v", err)
 		}
 		v.Signer = who
+		if envelope != nil {
+			if err := checkEnvelope(envelope, manifest, sig.PublicKey); err != nil {
+				return fmt.Errorf("%s: %v", DSSEFile, err)
+			}
+			v.DSSE = true
+		}
 	}
 	return nil
+}
+
+// checkEnvelope requires the DSSE envelope to carry exactly the manifest,
+// as an in-toto statement, signed by key (a certificate's signature key).
+func checkEnvelope(data, manifest []byte, key ssh.PublicKey) error {
+	env, err := dsse.Parse(data)
+	if err != nil {
+		return err
+	}
+	payload, err := env.DecodedPayload()
+	switch {
+	case err != nil:
+		return err
+	case env.PayloadType != dsse.InTotoPayloadType:
+		return fmt.Errorf("payloadType %q is not %s", env.PayloadType, dsse.InTotoPayloadType)
+	case !bytes.Equal(payload, manifest):
+		return fmt.Errorf("its payload is not %s", ManifestFile)
+	}
+	if cert, ok := key.(*ssh.Certificate); ok {
+		key = cert.Key
+	}
+	return env.VerifyWith(key)
 }
 
 // checkFiles requires exactly the manifest's subjects (plus the manifest
@@ -161,7 +197,7 @@ func checkFiles(dir string, st Statement) error {
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", rel)
 		}
-		if rel == ManifestFile || rel == SignatureFile {
+		if rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
 			return nil
 		}
 		sum, ok := want[rel]

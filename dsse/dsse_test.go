@@ -1,0 +1,173 @@
+package dsse_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/dsse"
+	"github.com/abbench/abbench/sshsig"
+)
+
+var payload = []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[],"predicateType":"x","predicate":{}}`)
+
+func keygen(t *testing.T, dir, name, typ string) string {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ssh-keygen (openssh-client) is missing; .ci/run installs it")
+		}
+		t.Skip("ssh-keygen not installed")
+	}
+	path := filepath.Join(dir, name)
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", typ, "-N", "", "-C", name, "-f", path).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	return path
+}
+
+// independent verifies env with go-securesystemslib's DSSE verifier (its
+// PAE, its base64, its key handling): a second implementation of the spec.
+func independent(t *testing.T, env *dsse.Envelope, pub ssh.PublicKey) []byte {
+	t.Helper()
+	data, _ := json.Marshal(env)
+	var e ssldsse.Envelope
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatal(err)
+	}
+	var v ssldsse.Verifier
+	ck, err := dsse.CryptoKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch k := ck.(type) {
+	case ed25519.PublicKey:
+		v, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(&signerverifier.SSLibKey{KeyType: "ed25519", Scheme: "ed25519",
+			KeyID: dsse.KeyID(pub), KeyVal: signerverifier.KeyVal{Public: hex.EncodeToString(k)}})
+	case *ecdsa.PublicKey:
+		der, _ := x509.MarshalPKIXPublicKey(k)
+		v, err = signerverifier.NewECDSASignerVerifierFromSSLibKey(&signerverifier.SSLibKey{KeyType: "ecdsa", Scheme: "ecdsa-sha2-nistp256",
+			KeyID: dsse.KeyID(pub), KeyVal: signerverifier.KeyVal{Public: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}})
+	default:
+		t.Fatalf("no independent verifier for %T", k)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ssldsse.NewEnvelopeVerifier(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted, body, err := ev.VerifyAndDecode(context.Background(), &e)
+	if err != nil || len(accepted) != 1 {
+		t.Fatalf("go-securesystemslib refused the envelope: %v (%d keys)", err, len(accepted))
+	}
+	return body
+}
+
+func TestKeyFileSignaturesVerifyIndependently(t *testing.T) {
+	dir := t.TempDir()
+	for _, typ := range []string{"ed25519", "ecdsa"} {
+		signer, err := sshsig.LoadKey(keygen(t, dir, "id_"+typ, typ))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := dsse.Sign(signer, dsse.InTotoPayloadType, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if body := independent(t, env, signer.PublicKey()); string(body) != string(payload) {
+			t.Errorf("%s: payload %q", typ, body)
+		}
+		if err := env.VerifyWith(signer.PublicKey()); err != nil {
+			t.Errorf("%s: %v", typ, err)
+		}
+		// A changed payload does not verify, here or there.
+		env.Payload = base64.StdEncoding.EncodeToString(append(payload, ' '))
+		if env.VerifyWith(signer.PublicKey()) == nil {
+			t.Errorf("%s: a changed payload verified", typ)
+		}
+	}
+}
+
+// RSA signatures are RSASSA-PKCS1-v1_5 over SHA-256 (what ssh-agent's
+// rsa-sha2-256 signs), checked here with the standard library alone.
+func TestRSASignatureIsPKCS1v15SHA256(t *testing.T) {
+	signer, err := sshsig.LoadKey(keygen(t, t.TempDir(), "id_rsa", "rsa"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := dsse.Sign(signer, dsse.InTotoPayloadType, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
+	h := sha256.Sum256(dsse.PAE(dsse.InTotoPayloadType, payload))
+	pub := signer.PublicKey().(ssh.CryptoPublicKey).CryptoPublicKey().(*rsa.PublicKey)
+	if err := rsa.VerifyPKCS1v15(pub, crypto.SHA256, h[:], sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAgentSignaturesVerifyIndependently(t *testing.T) {
+	if _, err := exec.LookPath("ssh-agent"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ssh-agent (openssh-client) is missing; .ci/run installs it")
+		}
+		t.Skip("ssh-agent not installed")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "agent.sock")
+	agent := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { agent.Process.Kill(); agent.Wait() }()
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	for _, typ := range []string{"ed25519", "ecdsa"} {
+		key := keygen(t, dir, "agent_"+typ, typ)
+		if out, err := exec.Command("ssh-add", "-q", key).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-add: %v %s", err, out)
+		}
+		signer, closeAgent, err := sshsig.AgentSigner(key + ".pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := dsse.Sign(signer, dsse.InTotoPayloadType, payload)
+		closeAgent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		independent(t, env, signer.PublicKey())
+	}
+}
+
+func TestPAE(t *testing.T) {
+	// The DSSE v1.0.0 specification's example.
+	if got := string(dsse.PAE("http://example.com/HelloWorld", []byte("hello world"))); got != "DSSEv1 29 http://example.com/HelloWorld 11 hello world" {
+		t.Errorf("PAE %q", got)
+	}
+}
