@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -17,7 +18,9 @@ import (
 // format: a, b"), and the arms of the scenario named first on the command
 // line (--arm, --calibrate, --baseline).
 func Flags(root *cobra.Command) {
-	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": {"regression", "inconclusive"}}
+	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": {"regression", "inconclusive"},
+		"method": decide.Methods, "until": {campaign.UntilConclusive},
+		"metric": {"output_throughput", "request_throughput", "total_token_throughput", "duration"}}
 	for _, c := range root.Commands() {
 		if f := c.Flags().Lookup("format"); f != nil {
 			fixed["format"] = strings.Split(strings.TrimPrefix(f.Usage, "output format: "), ", ")
