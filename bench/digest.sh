@@ -11,8 +11,12 @@ size_mib=${1:-512}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/abbench" ./cmd/abbench
-go build -o "$work/genprompts" ./bench/genprompts
+if [ -n "${ABBENCH_BIN:-}" ]; then # prebuilt, for a machine without Go
+	cp "$ABBENCH_BIN/abbench" "$ABBENCH_BIN/genprompts" "$work/"
+else
+	go build -o "$work/abbench" ./cmd/abbench
+	go build -o "$work/genprompts" ./bench/genprompts
+fi
 file="$work/prompts.jsonl"
 "$work/genprompts" -o "$file" -size $((size_mib << 20))
 bytes=$(stat -c %s "$file")

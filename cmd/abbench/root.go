@@ -12,12 +12,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/abbench/abbench/internal/complete"
+	"github.com/abbench/abbench/internal/memlimit"
 	"github.com/abbench/abbench/internal/version"
 )
 
 // run is the whole CLI: it takes its arguments and writers, so tests drive it
 // in-process, and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	memlimit.Default()
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
