@@ -18,6 +18,7 @@ import (
 
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -120,6 +121,10 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		}
 	}
 	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
+	// The machine the run ran on, for its bundle (a reviewer's first question).
+	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{machine.Collect(5 * time.Second)}); err != nil {
+		return nil, err
+	}
 	if err := makeScratch(s, opts.Token); err != nil {
 		return nil, err
 	}

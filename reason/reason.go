@@ -29,6 +29,7 @@ const (
 	WorkloadMismatch       Code = "workload-mismatch" // the ranks served other prompts than the declared ones
 	FactCount              Code = "fact-count"
 	UncleanShutdown        Code = "unclean-shutdown"
+	MachineMismatch        Code = "machine-mismatch"
 	ConfigMismatch         Code = "config-mismatch"
 	StaleEvidence          Code = "stale-evidence"
 	DeadlineExceeded       Code = "deadline-exceeded"

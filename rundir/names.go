@@ -31,7 +31,8 @@ const (
 	BarriersDir = "barriers"
 	OffsetsFile = "offsets.json"
 	AbortFile   = "abort"
-	PortsFile   = "ports.json" // {{.Port "NAME"}}: name to port, as allocated
+	PortsFile   = "ports.json"   // {{.Port "NAME"}}: name to port, as allocated
+	MachineFile = "machine.json" // the controller host's facts (package machine)
 )
 
 // Scratch is an attempt's scratch directory ({{.Scratch}}): short enough

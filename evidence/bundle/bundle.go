@@ -31,6 +31,7 @@ import (
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
@@ -143,6 +144,9 @@ type Prov struct {
 	// started it: signed with the rest, so runs cannot be dropped from or
 	// added to a campaign unnoticed.
 	Campaign *rundir.CampaignRef `json:"campaign,omitempty"`
+	// Machines are the facts of the hosts the run ran on (package
+	// machine): compare censors runs of different hardware classes.
+	Machines []machine.Facts `json:"machines,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.
@@ -266,6 +270,7 @@ func (w *writer) write(in Input) error {
 	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
+	rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines) // absent: a run made before abbench recorded it
 	for _, path := range regs {
 		var reg rundir.Registration
 		data, err := os.ReadFile(path)

@@ -22,6 +22,7 @@ import (
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -54,6 +55,9 @@ type Run struct {
 	// Campaign is what the run's signed provenance says of its campaign
 	// (nil outside one): its index and the plan's design pair the runs.
 	Campaign *rundir.CampaignRef `json:"-"`
+	// Machines are the facts of the hosts the run ran on, from its
+	// provenance (nil when it recorded none).
+	Machines []machine.Facts `json:"-"`
 	// NotRun is the plan index of a planned run that never started (0 for
 	// others): after a sequential campaign's decided look that is expected.
 	NotRun int `json:"-"`
@@ -375,6 +379,35 @@ func (g *gate) check() {
 	g.workloads()
 	g.sources()
 	g.campaigns()
+	g.machines()
+}
+
+// machines requires one hardware class (CPU model, GPU models, host count)
+// across the runs that recorded their machines, and warns on softer
+// differences (drivers, clocks, kernel, governor, memory, image).
+func (g *gate) machines() {
+	var ref *Run
+	softSeen := map[string]bool{}
+	for i := range g.runs {
+		run := &g.runs[i]
+		if len(run.Machines) == 0 {
+			continue
+		}
+		softSeen[machine.Soft(run.Machines)] = true
+		if ref == nil {
+			ref = run
+			continue
+		}
+		if a, b := machine.Class(ref.Machines), machine.Class(run.Machines); a != b || len(ref.Machines) != len(run.Machines) {
+			rs := reason.New(reason.MachineMismatch, "run %s ran on %d host(s) [%s], run %s on %d [%s]: different hardware measures more than the arm",
+				run.Path, len(run.Machines), b, ref.Path, len(ref.Machines), a)
+			rs.Arm = run.Evidence.Arm
+			g.add(rs)
+		}
+	}
+	if len(softSeen) > 1 {
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory or image): %s", strings.Join(slices.Sorted(maps.Keys(softSeen)), "; ")))
+	}
 }
 
 // sources requires every run that recorded its system's source revision to

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -298,5 +299,34 @@ func TestCSV(t *testing.T) {
 	}
 	if b := byArm["blocking"]; b[13] != "baseline" || b[8] != "" {
 		t.Errorf("baseline row %v", b)
+	}
+}
+
+// Runs on different hardware classes are censored machine-mismatch, from
+// the facts each run recorded; softer differences only warn.
+func TestMachineMismatch(t *testing.T) {
+	h200 := machine.Facts{Host: "a", CPUModel: "Xeon", Cores: 32, Kernel: "6.8", GPUs: []machine.GPU{{Name: "NVIDIA H200", Driver: "580.1"}, {Name: "NVIDIA H200", Driver: "580.1"}}}
+	h100 := h200
+	h100.GPUs = []machine.GPU{{Name: "NVIDIA H100", Driver: "580.1"}, {Name: "NVIDIA H100", Driver: "580.1"}}
+	newDriver := h200
+	newDriver.GPUs = []machine.GPU{{Name: "NVIDIA H200", Driver: "590.2"}, {Name: "NVIDIA H200", Driver: "590.2"}}
+	with := func(facts ...machine.Facts) []Run {
+		runs := runsOf(map[string][]float64{"blocking": {1000, 1001, 999}, "async": {1100, 1101, 1099}})
+		for i := range runs {
+			runs[i].Machines = []machine.Facts{facts[i%len(facts)]}
+		}
+		return runs
+	}
+	r := Compare(with(h200, h100), Options{})
+	if r.Verdict != Censored || strings.Trim(strings.ReplaceAll(codes(r), "machine-mismatch", ""), ",") != "" || !strings.Contains(r.Reasons[0].Detail, "NVIDIA H100") {
+		t.Fatalf("H200 against H100: %s %v", r.Verdict, r.Reasons)
+	}
+	r = Compare(with(h200, newDriver), Options{})
+	if r.Verdict == Censored || !strings.Contains(strings.Join(r.Warnings, "\n"), "softer facts") {
+		t.Fatalf("another driver: %s %v", r.Verdict, r.Warnings)
+	}
+	r = Compare(with(h200), Options{})
+	if r.Verdict == Censored || strings.Contains(strings.Join(r.Warnings, "\n"), "softer") {
+		t.Fatalf("the same machine: %s %v", r.Verdict, r.Warnings)
 	}
 }

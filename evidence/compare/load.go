@@ -97,7 +97,7 @@ func loadRun(f rundir.Found) (Run, error) {
 	}
 	run := Run{Path: f.Source, Dir: dir, Evidence: &e}
 	if prov := provenance(run); prov != nil {
-		run.Campaign = prov.Campaign
+		run.Campaign, run.Machines = prov.Campaign, prov.Machines
 	}
 	if pr := f.Planned; pr != nil && pr.Result != nil && pr.Result.ExitCode != 0 && pr.Result.ExitCode != 3 {
 		run.censor(controllerReason(f, ""))

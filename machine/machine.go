@@ -1,0 +1,161 @@
+// Package machine records what a reviewer asks first about a performance
+// claim: the hardware and system software a run ran on. Facts come from
+// /proc and /sys, and from nvidia-smi where it is installed; a fact that
+// cannot be read stays empty rather than guessed.
+package machine
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Facts describe one host.
+type Facts struct {
+	Host      string `json:"host"`
+	CPUModel  string `json:"cpuModel"`
+	Cores     int    `json:"cores"`
+	Governor  string `json:"governor,omitempty"` // cpu0's frequency governor
+	Kernel    string `json:"kernel"`
+	MemoryMiB int64  `json:"memoryMiB"`
+	NUMANodes int    `json:"numaNodes"`
+	GPUs      []GPU  `json:"gpus,omitempty"`
+	// Image is the container image the run ran in, when the environment
+	// says (ABBENCH_IMAGE, or a Slurm container plugin's SLURM_CONTAINER).
+	Image string `json:"image,omitempty"`
+}
+
+// GPU is what nvidia-smi --query-gpu reports of one GPU.
+type GPU struct {
+	Name        string `json:"name"`
+	Driver      string `json:"driver"`
+	MemoryMiB   int    `json:"memoryMiB"`
+	SMClockMHz  int    `json:"smClockMHz"`
+	MemClockMHz int    `json:"memClockMHz"`
+	Persistence string `json:"persistence"`
+}
+
+// Collect reads this host's facts; nvidia-smi gets at most timeout.
+func Collect(timeout time.Duration) Facts {
+	f := Facts{Cores: runtime.NumCPU(), CPUModel: cpuModel()}
+	f.Host, _ = os.Hostname()
+	f.Kernel = readLine("/proc/sys/kernel/osrelease")
+	f.Governor = readLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+	f.MemoryMiB = memTotalMiB()
+	nodes, _ := filepath.Glob("/sys/devices/system/node/node[0-9]*")
+	f.NUMANodes = len(nodes)
+	f.GPUs = gpus(timeout)
+	for _, k := range []string{"ABBENCH_IMAGE", "SLURM_CONTAINER"} {
+		if v := os.Getenv(k); v != "" && f.Image == "" {
+			f.Image = v
+		}
+	}
+	return f
+}
+
+func readLine(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func memTotalMiB() int64 {
+	for _, line := range strings.Split(readLine("/proc/meminfo"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kib / 1024
+		}
+	}
+	return 0
+}
+
+// gpus asks nvidia-smi, when it is installed.
+func gpus(timeout time.Duration) []GPU {
+	path, err := exec.LookPath("nvidia-smi")
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,persistence_mode",
+		"--format=csv,noheader,nounits").Output()
+	if err != nil {
+		return nil
+	}
+	return ParseGPUs(string(out))
+}
+
+// ParseGPUs reads nvidia-smi's CSV (noheader, nounits) of the query Collect
+// makes.
+func ParseGPUs(csv string) []GPU {
+	var gs []GPU
+	for _, line := range strings.Split(strings.TrimSpace(csv), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 6 {
+			continue
+		}
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		n := func(s string) int { v, _ := strconv.Atoi(s); return v }
+		gs = append(gs, GPU{Name: f[0], Driver: f[1], MemoryMiB: n(f[2]), SMClockMHz: n(f[3]), MemClockMHz: n(f[4]), Persistence: f[5]})
+	}
+	return gs
+}
+
+// Class is what must be equal for two runs' numbers to be compared: the
+// CPU model, the GPU models and counts, per host, and the host count.
+func Class(hosts []Facts) string {
+	var parts []string
+	for _, h := range hosts {
+		p := h.CPUModel
+		for _, g := range h.GPUs {
+			p += " + " + g.Name
+		}
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " | ")
+}
+
+// Soft lists the softer facts: they may differ between runs, with a
+// warning (driver, clocks, kernel, governor, memory, image).
+func Soft(hosts []Facts) string {
+	var parts []string
+	for _, h := range hosts {
+		p := "kernel " + h.Kernel + ", governor " + h.Governor + ", memory " + strconv.FormatInt(h.MemoryMiB, 10) + " MiB"
+		if h.Image != "" {
+			p += ", image " + h.Image
+		}
+		for _, g := range h.GPUs {
+			p += ", driver " + g.Driver + ", clocks " + strconv.Itoa(g.SMClockMHz) + "/" + strconv.Itoa(g.MemClockMHz) + " MHz, persistence " + g.Persistence
+		}
+		parts = append(parts, p)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " | ")
+}
