@@ -55,6 +55,9 @@ func newCompareCmd() *cobra.Command {
 		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			vo, err := opts.verify.bundleOptions()
+			if err == nil {
+				err = opts.check() // bad flags are said before any run is read
+			}
 			if err != nil {
 				return err
 			}
@@ -78,10 +81,7 @@ func (o *compareOptions) check() error {
 	if err := o.format.check(); err != nil {
 		return err
 	}
-	if o.failOn != "" && o.failOn != "regression" && o.failOn != "inconclusive" {
-		return usagef("", "--fail-on %q: choose regression or inconclusive", o.failOn)
-	}
-	if err := (compare.Options{Effect: o.effect, Alpha: o.alpha, Method: o.method}).Check(); err != nil {
+	if err := (compare.Options{Effect: o.effect, Alpha: o.alpha, Method: o.method, FailOn: o.failOn}).Check(); err != nil {
 		return usagef("", "%v", err)
 	}
 	return nil

@@ -83,6 +83,9 @@ type Options struct {
 	// PlotURL, when set, is where the plot will be (a CI artifact): the
 	// Markdown report links it.
 	PlotURL string
+	// FailOn is "", regression or inconclusive: when the verdict fails the
+	// comparison (exit 5; the JUnit comparison case fails too).
+	FailOn string
 	// SignaturesChecked says every run's bundle signature was verified
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.
@@ -98,6 +101,8 @@ func (o Options) Check() error {
 		return fmt.Errorf("--alpha %v: choose a level between 0 and 0.5, such as 0.05", o.Alpha)
 	case o.Method != "" && !slices.Contains(decide.Methods, o.Method):
 		return fmt.Errorf("--method %q: choose %s", o.Method, strings.Join(decide.Methods, ", "))
+	case o.FailOn != "" && o.FailOn != "regression" && o.FailOn != "inconclusive":
+		return fmt.Errorf("--fail-on %q: choose regression or inconclusive", o.FailOn)
 	}
 	return nil
 }
