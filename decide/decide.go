@@ -53,7 +53,13 @@ var Methods = []string{Auto, T, Robust}
 
 // RobustFrom is the fewest pairs Auto takes the signed-rank for: below 6
 // pairs its exact p cannot reach 0.05 and it has no 95% interval.
-const RobustFrom = 6
+// RobustUpTo is the most: beyond, the mean of the log ratios is near
+// normal whatever their tails, and the Walsh averages the Hodges-Lehmann
+// estimate needs grow with the square of the pairs.
+const (
+	RobustFrom = 6
+	RobustUpTo = 200
+)
 
 // OutlierZ is the modified z-score (distance from the median in units of
 // 1.4826 median absolute deviations) beyond which Auto calls a pair an
@@ -127,7 +133,7 @@ func PairedLogs(d []float64, r Rule) Decision {
 		}
 		return dec.finish(r, false)
 	}
-	if r.Method == Robust || (r.Method == Auto || r.Method == "") && n >= RobustFrom && hasOutlier(d) {
+	if r.Method == Robust || (r.Method == Auto || r.Method == "") && n >= RobustFrom && n <= RobustUpTo && hasOutlier(d) {
 		dec.Method = SignedRank
 		dec.est = hodgesLehmann(d)
 		p := signedRankP(d)

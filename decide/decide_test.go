@@ -284,3 +284,41 @@ func TestValidationGoals(t *testing.T) {
 		}
 	}
 }
+
+// Beyond 50 pairs the signed-rank test uses the normal approximation: it
+// agrees with the exact test where both apply, and thousands of pairs take
+// no time.
+func TestSignedRankLargeN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	d := make([]float64, 50)
+	for i := range d {
+		d[i] = 0.1 + rng.NormFloat64()
+	}
+	exact := signedRankP(d)
+	var rank2 []int
+	w := 0
+	order := make([]float64, len(d))
+	copy(order, d)
+	// the normal approximation on the same 50 pairs (no ties)
+	for i := range d {
+		r := 1
+		for j := range d {
+			if math.Abs(d[j]) < math.Abs(d[i]) {
+				r++
+			}
+		}
+		rank2 = append(rank2, 2*r)
+		if d[i] > 0 {
+			w += 2 * r
+		}
+	}
+	near(t, "normal against exact p", normalSignedRankP(rank2, w), exact, 0.01)
+	big := make([]float64, 5000)
+	for i := range big {
+		big[i] = 0.01 + 0.01*rng.NormFloat64()
+	}
+	dec := PairedLogs(big, Rule{Method: Robust, Effect: 0.5, HigherIsBetter: true})
+	if dec.Verdict != Improved || dec.Interval == nil || math.Abs(dec.Estimate-1.0) > 0.1 {
+		t.Fatalf("5000 pairs: %s %+.3f%% %v", dec.Verdict, dec.Estimate, dec.Interval)
+	}
+}

@@ -71,6 +71,9 @@ func signedRankP(d []float64) float64 {
 			w += r
 		}
 	}
+	if n > exactMax {
+		return normalSignedRankP(rank2, w)
+	}
 	dist := signDistribution(rank2, total)
 	var le, ge float64
 	for s, c := range dist {
@@ -108,16 +111,23 @@ func signDistribution(ranks []int, total int) []float64 {
 // ok is false when there are too few pairs for that level.
 func signedRankInterval(d []float64, alpha float64) (lo, hi float64, ok bool) {
 	n := len(d)
-	ranks := make([]int, n)
-	for i := range ranks {
-		ranks[i] = i + 1
-	}
 	m := n * (n + 1) / 2
-	dist := signDistribution(ranks, m)
-	c, cum := 0, 0.0
-	for c < m && cum+dist[c] <= alpha/2 {
-		cum += dist[c]
-		c++
+	var c int
+	if n > exactMax {
+		// T+ is nearly normal: mean m/2, variance n(n+1)(2n+1)/24.
+		sd := math.Sqrt(float64(n*(n+1)*(2*n+1)) / 24)
+		c = int(math.Floor(float64(m)/2 - normalQuantile(1-alpha/2)*sd))
+	} else {
+		ranks := make([]int, n)
+		for i := range ranks {
+			ranks[i] = i + 1
+		}
+		dist := signDistribution(ranks, m)
+		cum := 0.0
+		for c < m && cum+dist[c] <= alpha/2 {
+			cum += dist[c]
+			c++
+		}
 	}
 	if c == 0 {
 		return 0, 0, false
@@ -125,6 +135,29 @@ func signedRankInterval(d []float64, alpha float64) (lo, hi float64, ok bool) {
 	w := walsh(d)
 	return w[c-1], w[m-c], true
 }
+
+// exactMax is the most pairs the exact sign-flip distribution is computed
+// for; beyond, the normal approximation is within any test's precision and
+// the exact table would take quadratic memory.
+const exactMax = 50
+
+// normalSignedRankP is the two-sided p of the signed-rank statistic w
+// (ranks doubled) by the normal approximation with the tie correction.
+func normalSignedRankP(rank2 []int, w int) float64 {
+	var mean, variance float64
+	for _, r := range rank2 {
+		mean += float64(r) / 2
+		variance += float64(r) * float64(r) / 4
+	}
+	if variance == 0 {
+		return 1
+	}
+	z := math.Abs(float64(w)-mean) / math.Sqrt(variance)
+	return math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+// normalQuantile is the standard normal's p quantile.
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
 func cmpFloat(a, b float64) int {
 	switch {

@@ -330,3 +330,19 @@ func TestMachineMismatch(t *testing.T) {
 		t.Fatalf("the same machine: %s %v", r.Verdict, r.Warnings)
 	}
 }
+
+// BenchmarkCompare10000Runs compares 10,000 runs of an abba campaign (5,000
+// pairs), the performance goal's size: at most 2 s and 256 MiB.
+func BenchmarkCompare10000Runs(b *testing.B) {
+	blocks := make([][2]float64, 5000)
+	for i := range blocks {
+		blocks[i] = [2]float64{1000 + float64(i%17), 1030 + float64(i%13)}
+	}
+	runs := campaignRuns(blocks, nil, 0, len(blocks))
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Compare(runs, Options{Effect: 1}); r.Verdict != Improved {
+			b.Fatalf("verdict %s (%v)", r.Verdict, r.Reasons)
+		}
+	}
+}
