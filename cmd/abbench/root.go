@@ -19,7 +19,7 @@ import (
 // run is the whole CLI: it takes its arguments and writers, so tests drive it
 // in-process, and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	memlimit.Default()
+	memlimit.ForCommand(args)
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

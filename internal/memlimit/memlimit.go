@@ -1,23 +1,40 @@
-// Package memlimit gives abbench a soft memory limit. Go's collector lets
-// the heap grow to twice what is live, and on a many-core machine the
-// parallel digest and evidence readers leave much garbage quickly: peak
-// memory then grew with the core count (265 MiB for a digest on 32 cores).
-// A soft limit makes the collector run before that; it never fails an
-// allocation, and past it the runtime bounds the time spent collecting.
+// Package memlimit gives abbench's streaming readers a soft memory limit.
+// Go's collector lets the heap grow to twice what is live, and on a
+// many-core machine the parallel digest and evidence readers leave much
+// garbage quickly: their peak memory grew with the core count (265 MiB for
+// a digest on 32 cores). A soft limit makes the collector run before that.
+//
+// The controller (arm, run) gets none: with a thousand ranks its live heap
+// nears the limit, and a collector that never stops cost two cores of a
+// 32-core machine while the ranks sat idle (0.75% of one core without it;
+// bench/controller-idle.sh).
 package memlimit
 
 import (
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 )
 
-// Soft is abbench's soft memory limit unless GOMEMLIMIT says otherwise.
+// Soft is the streaming commands' soft memory limit, unless GOMEMLIMIT
+// says otherwise.
 const Soft = 64 << 20
 
-// Default sets Soft as the memory limit, unless the environment sets
-// GOMEMLIMIT (the runtime then already follows it).
-func Default() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(Soft)
+// Streaming are the commands that read large inputs and hold little.
+var Streaming = []string{"digest", "replay", "verify", "compare"}
+
+// ForCommand sets Soft as the memory limit when args (abbench's arguments)
+// name a streaming command, unless the environment sets GOMEMLIMIT (the
+// runtime then already follows it).
+func ForCommand(args []string) {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if slices.Contains(Streaming, a) && os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(Soft)
+		}
+		return
 	}
 }

@@ -6,16 +6,28 @@ import (
 	"testing"
 )
 
-func TestDefaultSetsTheSoftLimitUnlessTheEnvironmentDoes(t *testing.T) {
+func TestOnlyStreamingCommandsGetTheSoftLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	t.Setenv("GOMEMLIMIT", "")
-	Default()
-	if got := debug.SetMemoryLimit(-1); got != Soft {
-		t.Errorf("limit %d, want %d", got, Soft)
+	for _, c := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"digest", "f.jsonl"}, Soft},
+		{[]string{"--version"}, math.MaxInt64},
+		{[]string{"replay", "s.yaml"}, Soft},
+		{[]string{"arm", "s.yaml", "--arm", "a"}, math.MaxInt64},
+		{[]string{"run", "s.yaml"}, math.MaxInt64},
+	} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		ForCommand(c.args)
+		if got := debug.SetMemoryLimit(-1); got != c.want {
+			t.Errorf("%v: limit %d, want %d", c.args, got, c.want)
+		}
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	Default()
+	ForCommand([]string{"digest"})
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set, but the limit became %d", got)
 	}
