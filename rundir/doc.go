@@ -43,10 +43,16 @@
 //	      launch/ROLE-RANK.json (srun) each rank's launch file, mode 0600,
 //	                            removed at teardown
 //	      offsets.json          log byte offsets recorded before the ranks started
+//	      ports.json            {{.Port "NAME"}}: each name's allocated port
+//	      machine.json          the controller host's facts (package machine)
 //	      barriers/NAME/WHO     barrier arrivals, by named participant
 //	      abort                 the reasons, when the run was aborted
 //	      …                     whatever the system under test publishes
 //
+// Outside the run directory, /tmp/abb-HASH is the attempt's {{.Scratch}}
+// (Scratch names it): short enough for a unix socket, removed at teardown.
+//
 // A bundle directory holds evidence.json and status.json at its top, the
-// scoped logs, and coord/ranks/ (see package evidence/bundle).
+// scoped logs, coord/ranks/, manifest.json with its SSH signature and DSSE
+// envelope (see package evidence/bundle).
 package rundir
