@@ -71,6 +71,21 @@ func (r *Record) finish(requested int, flag string, metric string) {
 	if r.Requested >= 0 && r.Completed >= 0 && r.Failed < 0 {
 		r.Failed = r.Requested - r.Completed
 	}
+	// The counts come first: failed requests are the usual root cause of a
+	// missing or zero throughput (a tool that saw no request succeed
+	// writes no throughput, and may write no completed count either).
+	switch {
+	case r.Failed > 0 && r.Requested >= 0:
+		r.problem("%d of %d requests failed", r.Failed, r.Requested)
+	case r.Failed > 0:
+		r.problem("%d requests failed", r.Failed)
+	case r.Completed < 0:
+		r.problem("no count of completed requests")
+	case r.Requested >= 0 && r.Completed > r.Requested:
+		r.problem("completed %d is more than the %d requests", r.Completed, r.Requested)
+	case requested > 0 && r.Completed < requested:
+		r.problem("%d of %d requested requests completed", r.Completed, requested)
+	}
 	if _, ok := r.Metrics[metric]; !ok {
 		if metric == "output_throughput" {
 			r.problem("no output token throughput")
@@ -82,16 +97,6 @@ func (r *Record) finish(requested int, flag string, metric string) {
 		if v := r.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v >= MaxPlausible {
 			r.problem("%s %g is not plausible (a finite value above 0 and below %g)", name, v, MaxPlausible)
 		}
-	}
-	switch {
-	case r.Completed < 0:
-		r.problem("no count of completed requests")
-	case r.Failed > 0:
-		r.problem("%d of %d requests failed", r.Failed, r.Requested)
-	case r.Requested >= 0 && r.Completed > r.Requested:
-		r.problem("completed %d is more than the %d requests", r.Completed, r.Requested)
-	case requested > 0 && r.Completed < requested:
-		r.problem("%d of %d requested requests completed", r.Completed, requested)
 	}
 	if flag != "" && r.ValidityFlag == nil {
 		r.problem("the record lacks its validity flag %q (the scenario requires it)", flag)
@@ -451,7 +456,7 @@ func (r *Record) parseAIPerf(data []byte, flag string) {
 	}
 }
 
-var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Total throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)):\s*([0-9.eE+-]+)`)
+var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Total throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)|Number of requests|Token Throughput \(tokens/sec\)|Total Output Throughput \(tokens/sec\)|Total Token Throughput \(tokens/sec\)|Request Throughput \(req/sec\)|Total Latency \(ms\)):\s*([0-9.eE+-]+)`)
 
 // parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
 // marker or failed requests make it invalid. Without a "Failed requests:"
@@ -472,23 +477,29 @@ func (r *Record) parseConsole(data []byte) {
 			r.problem("%s: %q is not a number", m[1], m[2])
 			continue
 		}
+		// vLLM and SGLang print the first spelling of each line; trtllm-bench's
+		// PERFORMANCE OVERVIEW the second ("Number of requests" counts the
+		// completed ones: a failed request fails its run, so it has no
+		// failure count).
 		switch strings.ToLower(m[1]) {
-		case "successful requests":
+		case "successful requests", "number of requests":
 			r.Completed = int(v)
 		case "failed requests":
 			r.Failed = int(v)
-		case "output token throughput (tok/s)":
+		case "output token throughput (tok/s)", "token throughput (tokens/sec)", "total output throughput (tokens/sec)":
 			r.Metrics["output_throughput"] = v
-		case "total token throughput (tok/s)", "total throughput (tok/s)": // vLLM, SGLang
+		case "total token throughput (tok/s)", "total throughput (tok/s)", "total token throughput (tokens/sec)":
 			r.Metrics["total_token_throughput"] = v
-		case "request throughput (req/s)":
+		case "request throughput (req/s)", "request throughput (req/sec)":
 			r.Metrics["request_throughput"] = v
 		case "benchmark duration (s)":
 			r.Metrics["duration"] = v
+		case "total latency (ms)":
+			r.Metrics["duration"] = v / 1000
 		}
 	}
 	if !found {
-		r.problem("no benchmark summary lines (Successful requests:, Output token throughput (tok/s): ...)")
+		r.problem("no benchmark summary lines (vLLM and SGLang: Successful requests:, Output token throughput (tok/s): ...; trtllm-bench: Number of requests:, Token Throughput (tokens/sec): ...)")
 	}
 	if r.Completed >= 0 && r.Failed >= 0 {
 		r.Requested = r.Completed + r.Failed
