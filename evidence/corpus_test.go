@@ -38,6 +38,16 @@ func TestCorpus(t *testing.T) {
 			"total_token_throughput": 1175.28, "duration": 86.87}, 50, 0, true, ""},
 		"console/vllm-qwen2-7b-100-prompts.txt": {"console", 100, map[string]float64{"output_throughput": 882.67, "request_throughput": 0.88,
 			"total_token_throughput": 1778.56, "duration": 114.01}, 100, 0, true, ""},
+		// SGLang's LoRA serving benchmark (sglang benchmark/lora): 1,000 requests
+		// sent, 996 completed, and neither file says so; only the workload does.
+		"sglang/lora-sglang-rate2.jsonl": {"sglang", 1000, map[string]float64{"output_throughput": 831.8340148261185, "request_throughput": 3.796014234442946,
+			"total_token_throughput": 2137.037864953961, "input_throughput": 1305.2038501278428, "duration": 262.38047027401626}, 996, 4, false, "4 of 1000 requests failed"},
+		"sglang/lora-sglang-rate64.jsonl": {"sglang", 1000, map[string]float64{"output_throughput": 833.3369125962498, "request_throughput": 3.802872599485308,
+			"total_token_throughput": 2140.898911009642, "duration": 261.9072750780033}, 996, 4, false, "4 of 1000 requests failed"},
+		"sglang/lora-dlora-rate8.jsonl": {"sglang", 1000, map[string]float64{"output_throughput": 832.6809398707514, "request_throughput": 3.7998791154980984,
+			"total_token_throughput": 2139.213672695529, "duration": 262.11360144003993}, 996, 4, false, "4 of 1000 requests failed"},
+		"console/sglang-lora-rate2.txt": {"console", 1000, map[string]float64{"output_throughput": 831.83, "request_throughput": 3.80,
+			"total_token_throughput": 2137.04, "duration": 262.38}, 996, 4, false, "4 of 1000 requests failed"},
 		// trtllm-bench 0.16.0 throughput benchmark console reports (Llama 3.1 70B, TP 8).
 		"trtllm-bench/result_128_128_30000.txt": {"console", 30000, map[string]float64{"output_throughput": 14389.7989, "request_throughput": 112.4203,
 			"duration": 266.8557100}, 30000, 0, true, ""},
@@ -96,5 +106,20 @@ func TestCorpus(t *testing.T) {
 	}
 	if len(seen) < len(cases) {
 		t.Errorf("read %d corpus files", len(seen))
+	}
+}
+
+// TestCorpusSGLangFailuresFromWorkload shows that the SGLang records above
+// are invalid only because the workload sent more requests than they
+// completed: against the 996 they completed they are valid.
+func TestCorpusSGLangFailuresFromWorkload(t *testing.T) {
+	for rel, format := range map[string]string{"sglang/lora-sglang-rate2.jsonl": "sglang", "console/sglang-lora-rate2.txt": "console"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "records", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := ParseRecordFlag(data, rel, format, 996, "", "output_throughput", ""); !r.Valid {
+			t.Errorf("%s against 996 requests: invalid %v", rel, r.Problems)
+		}
 	}
 }

@@ -389,9 +389,14 @@ func (r *Record) parseJSONLines(data []byte, format, flag string) {
 	r.fromServingObject(obj)
 	r.flags(obj, flag)
 	if format == "sglang" {
-		// SGLang names no request count; its throughput holds only completed requests.
-		if f, ok := number(obj["input_throughput"]); ok {
-			r.Metrics["input_throughput"] = f
+		// SGLang names no request count (nor failures: a workload that sent
+		// more requests than completed is how they show); its throughputs
+		// hold only completed requests, and it spells the total
+		// total_throughput.
+		for key, name := range map[string]string{"input_throughput": "input_throughput", "total_throughput": "total_token_throughput"} {
+			if f, ok := number(obj[key]); ok {
+				r.Metrics[name] = f
+			}
 		}
 	}
 }
