@@ -10,6 +10,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -344,5 +345,24 @@ func BenchmarkCompare10000Runs(b *testing.B) {
 		if r := Compare(runs, Options{Effect: 1}); r.Verdict != Improved {
 			b.Fatalf("verdict %s (%v)", r.Verdict, r.Reasons)
 		}
+	}
+}
+
+// TestRunStillSaysRunning: an attempt whose status still says running (its
+// controller and guard were killed together) is censored interrupted, and
+// the reason says what that status means rather than "ended running".
+func TestRunStillSaysRunning(t *testing.T) {
+	dir := t.TempDir()
+	if err := rundir.WriteStatus(dir, &rundir.Status{Arm: "async", State: rundir.StateRunning, Phase: "client"}); err != nil {
+		t.Fatal(err)
+	}
+	runs, cleanup, err := LoadRuns([]string{dir}, bundle.VerifyOptions{})
+	defer cleanup()
+	if err != nil || len(runs) != 1 || len(runs[0].Censor) != 1 {
+		t.Fatalf("runs %+v, err %v", runs, err)
+	}
+	rs := runs[0].Censor[0]
+	if rs.Code != reason.Interrupted || !strings.Contains(rs.Detail, "still says running (phase client)") || rs.Arm != "async" {
+		t.Errorf("reason %+v", rs)
 	}
 }

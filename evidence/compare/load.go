@@ -76,6 +76,11 @@ func loadRun(f rundir.Found) (Run, error) {
 			// The attempt started and never wrote evidence: its controller
 			// was killed (its guard said so) or is still running.
 			rs := reason.New(reason.Interrupted, "run %s (arm %s) ended %s in phase %s without evidence", f.Source, st.Arm, st.State, st.Phase)
+			if st.State == rundir.StateRunning {
+				// Nobody said how it ended: its controller and its guard were
+				// killed together (pkill -9 abbench), or it is still running.
+				rs = reason.New(reason.Interrupted, "run %s (arm %s) has no evidence and its status still says running (phase %s): its controller and its guard were killed together, or it is still running", f.Source, st.Arm, st.Phase)
+			}
 			if len(st.Reasons) > 0 {
 				rs = st.Reasons[0]
 				rs.Detail = fmt.Sprintf("%s (run %s, no evidence)", rs.Detail, f.Source)
