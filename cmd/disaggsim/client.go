@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -20,6 +21,7 @@ type clientOptions struct {
 	requests, rounds    int
 	concurrency         int
 	timeout             time.Duration
+	recordStyle         string // vllm or trtllm
 }
 
 func readPrompts(path string) ([][]uint32, error) {
@@ -134,7 +136,14 @@ func runClient(o clientOptions, cfg config, log *logger) error {
 	}
 	duration := time.Since(begin)
 	rec := record(results, total, o.concurrency, duration, !cfg.faults.noValidity)
-	data, _ := json.MarshalIndent(rec, "", "  ")
+	written := maps.Clone(rec)
+	if o.recordStyle == "trtllm" {
+		// TensorRT-LLM's copy of benchmark_serving writes no failed count
+		// and no validity flag: failures are num_prompts - completed.
+		delete(written, "failed")
+		delete(written, "valid")
+	}
+	data, _ := json.MarshalIndent(written, "", "  ")
 	if err := atomicfile.WriteFile(o.out, append(data, '\n'), 0o644); err != nil {
 		return err
 	}

@@ -43,6 +43,7 @@ func main() {
 	requests := fs.Int("requests", 0, "requests per round (client; default every prompt)")
 	concurrency := fs.Int("concurrency", 1, "requests in flight (client)")
 	rounds := fs.Int("rounds", 1, "rounds (client)")
+	recordStyle := fs.String("record-style", "vllm", "client record: vllm (vLLM's benchmark_serving result, with failed and the flag valid) or trtllm (TensorRT-LLM's copy of that script: neither)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this long (client)")
 	records := fs.String("records", "", "write the activation sequence's per-prompt digest records here at shutdown (ctx)")
 	if err := fs.Parse(os.Args[2:]); err != nil {
@@ -74,8 +75,11 @@ func main() {
 		if *prompts == "" || *out == "" || *concurrency < 1 || *rounds < 1 {
 			fail(fmt.Errorf("--prompts and --out are required; --concurrency and --rounds must be at least 1"), 2)
 		}
+		if *recordStyle != "vllm" && *recordStyle != "trtllm" {
+			fail(fmt.Errorf("--record-style %q: choose vllm or trtllm", *recordStyle), 2)
+		}
 		err = runClient(clientOptions{coord: *coord, prompts: *prompts, out: *out, requests: *requests,
-			rounds: *rounds, concurrency: *concurrency, timeout: *timeout}, cfg, log)
+			rounds: *rounds, concurrency: *concurrency, timeout: *timeout, recordStyle: *recordStyle}, cfg, log)
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
