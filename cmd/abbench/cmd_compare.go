@@ -30,7 +30,7 @@ type compareOptions struct {
 
 func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs := cmd.Flags()
-	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's)")
+	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier signed campaign of the same scenario (directory or archive) each arm is also compared with")
 	fs.StringVar(&opts.metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
 	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
 	fs.Float64Var(&opts.effect, "threshold", 0, "the old name of --smallest-effect")
@@ -105,14 +105,25 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 		return err
 	}
 	co, err := opts.options()
-	if err != nil {
+	vo, verr := opts.verify.bundleOptions()
+	if err = errors.Join(err, verr); err != nil {
 		return err
 	}
-	if opts.verify.allowedSigners != "" {
-		if err := verifyRuns(opts.verify, runs); err != nil {
-			return err
+	if opts.verify.allowedSigners != "" { // refuse any run not a bundle signed by an allowed signer
+		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
+			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
 		}
 		co.SignaturesChecked = true
+	}
+	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) { // a stored baseline
+		stored, cleanup, err := compare.LoadStored(opts.baseline, runs, vo)
+		defer cleanup()
+		if refused := (*compare.StoredRefused)(nil); errors.As(err, &refused) {
+			return &statusError{code: exitUnverfied, err: err}
+		} else if err != nil {
+			return usagef("give an arm of these runs or an earlier campaign of the same scenario (its directory or archives)", "--baseline %s: no arm of these runs, and %v", opts.baseline, err)
+		}
+		co.Stored, co.StoredPath, co.Baseline = stored, opts.baseline, ""
 	}
 	r := compare.Compare(runs, co)
 	if err := r.Render(stdout, opts.format.value, opts.failOn); err != nil {
@@ -130,21 +141,9 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 	case r.Verdict == compare.Censored:
 		return &statusError{code: exitCensored, err: fmt.Errorf("comparison censored: %s", r.Reasons[0]),
 			hint: "every reason is listed above; fix what they name and run again"}
-	case opts.failOn == "regression" && r.Verdict == compare.Regressed,
+	case opts.failOn == "regression" && (r.Verdict == compare.Regressed || r.StoredRegressed()),
 		opts.failOn == "inconclusive" && r.Verdict != compare.Improved:
 		return &statusError{code: exitFailOn, err: fmt.Errorf("--fail-on %s: %s", opts.failOn, r.Headline())}
-	}
-	return nil
-}
-
-// verifyRuns refuses any run that is not a bundle signed by an allowed signer.
-func verifyRuns(vo verifyOptions, runs []compare.Run) error {
-	bo, err := vo.bundleOptions()
-	if err != nil {
-		return err
-	}
-	if refused := compare.VerifyRuns(runs, bo); len(refused) > 0 {
-		return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
 	}
 	return nil
 }

@@ -86,6 +86,10 @@ type Options struct {
 	// FailOn is "", regression or inconclusive: when the verdict fails the
 	// comparison (exit 5; the JUnit comparison case fails too).
 	FailOn string
+	// Stored are the runs of a stored baseline (see Stored), already held
+	// to CheckStored; StoredPath is where they came from.
+	Stored     []Run
+	StoredPath string
 	// SignaturesChecked says every run's bundle signature was verified
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.
@@ -127,6 +131,8 @@ type Result struct {
 	Runs     []RunSummary `json:"runs"`
 	// PlotURL is Options.PlotURL.
 	PlotURL string `json:"plot_url,omitempty"`
+	// Stored is the comparison with a stored baseline, when one was given.
+	Stored *Stored `json:"stored,omitempty"`
 	// Unfinished is true when the only reason to censor is that a
 	// sequential campaign's runs end before a look decided: a campaign in
 	// progress looks so.
@@ -243,6 +249,10 @@ func Compare(all []Run, opts Options) *Result {
 		return r
 	}
 	g.statistics()
+	if len(r.Reasons) > 0 { // the stored baseline ran on other hardware
+		r.Verdict, r.Deltas = Censored, []Delta{}
+		return r
+	}
 	if len(g.deferred) > 0 && !g.stoppedByDesign {
 		// The runs end before the design's last look and no look decided:
 		// the campaign was stopped, not finished.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
@@ -329,6 +330,46 @@ func TestMachineMismatch(t *testing.T) {
 	r = Compare(with(h200), Options{})
 	if r.Verdict == Censored || strings.Contains(strings.Join(r.Warnings, "\n"), "softer") {
 		t.Fatalf("the same machine: %s %v", r.Verdict, r.Warnings)
+	}
+}
+
+// TestStoredBaseline: each arm is compared with the stored baseline's same
+// arm; a stored baseline on other hardware censors the comparison, and one
+// that did not change is not called a change.
+func TestStoredBaseline(t *testing.T) {
+	h200 := machine.Facts{Host: "a", CPUModel: "Xeon", Cores: 32, GPUs: []machine.GPU{{Name: "NVIDIA H200"}}}
+	h100 := h200
+	h100.GPUs = []machine.GPU{{Name: "NVIDIA H100"}}
+	on := func(runs []Run, f machine.Facts) []Run {
+		for i := range runs {
+			runs[i].Machines = []machine.Facts{f}
+		}
+		return runs
+	}
+	now := on(runsOf(map[string][]float64{"blocking": {1000, 1004, 996, 1001}, "async": {1100, 1103, 1098, 1101}}), h200)
+	then := on(runsOf(map[string][]float64{"blocking": {1250, 1255, 1246, 1252}, "async": {1102, 1099, 1101, 1097}}), h200)
+	r := Compare(now, Options{Stored: then, StoredPath: "main"})
+	if r.Verdict != Improved || r.Stored == nil || len(r.Stored.Deltas) != 2 || r.Stored.Machine == "" {
+		t.Fatalf("verdict %s, stored %+v", r.Verdict, r.Stored)
+	}
+	got := map[string]string{}
+	for _, d := range r.Stored.Deltas {
+		got[d.Arm] = d.Verdict
+		if d.Method != decide.WelchT || d.Paired {
+			t.Errorf("%s: method %s paired %v, want an unpaired Welch t", d.Arm, d.Method, d.Paired)
+		}
+	}
+	if got["blocking"] != Regressed || got["async"] == Regressed || got["async"] == Improved || !r.StoredRegressed() {
+		t.Errorf("verdicts against the stored baseline: %v", got)
+	}
+	r = Compare(now, Options{Stored: on(then, h100), StoredPath: "main"})
+	if r.Verdict != Censored || codes(r) != "machine-mismatch" || !strings.Contains(r.Reasons[0].Detail, "stored baseline main") {
+		t.Errorf("stored baseline on H100: %s %v", r.Verdict, r.Reasons)
+	}
+	other := runsOf(map[string][]float64{"blocking": {1000}})
+	other[0].Evidence.MatchedDigest = "other"
+	if refused := CheckStored(now, other); len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), "config-mismatch") {
+		t.Errorf("a baseline of another scenario: %v", refused)
 	}
 }
 

@@ -207,6 +207,11 @@ func (r *Result) Markdown(w io.Writer) error {
 			fmt.Fprintf(&b, "- %s: %s\n", d.Arm, mdEscape(d.How()))
 		}
 	}
+	if r.Stored != nil && r.Verdict != Censored {
+		var sb strings.Builder
+		r.writeStored(&sb)
+		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -322,6 +327,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s: %s\n", d.Arm, d.How())
 		}
 	}
+	r.writeStored(w)
 	if r.Workload != nil && r.Verdict != Censored {
 		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}

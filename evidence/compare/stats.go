@@ -143,6 +143,9 @@ func (g *gate) statistics() {
 	}
 	r.Verdict = overall(r.Deltas)
 	g.drift()
+	if g.opts.Stored != nil {
+		g.stored(rule, effect, effectOf)
+	}
 }
 
 func deltaOf(ds []Delta, arm string) *Delta {

@@ -1,0 +1,218 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/machine"
+	"github.com/abbench/abbench/reason"
+)
+
+// Stored is the comparison of each arm of these runs with the same arm of a
+// stored baseline: an earlier campaign of the same matched scenario (main's
+// campaign, say, against a pull request's). Its runs ran in other
+// allocations at another time, so the test is unpaired (Welch's t on the
+// logs); it answers "did this arm change since the baseline?", beside the
+// A/B verdict of these runs, which it does not change.
+type Stored struct {
+	Path string `json:"path"`
+	// Started is when the stored baseline's first run started; AgeDays how
+	// long before this comparison.
+	Started time.Time `json:"started"`
+	AgeDays float64   `json:"age_days"`
+	// Machine is the hardware class the stored runs ran on ("" when they
+	// recorded none).
+	Machine string  `json:"machine"`
+	Runs    int     `json:"runs"`
+	Deltas  []Delta `json:"deltas"`
+}
+
+// CheckStored refuses a stored baseline that cannot stand for the arms: a
+// run censored while loading (a bundle whose files or evidence do not
+// verify), a run that is no bundle, a run whose evidence was not accepted,
+// or a run of another matched scenario than these runs. It returns the
+// reasons, one line each; none means the baseline may be used.
+func CheckStored(current, stored []Run) []string {
+	var refused []string
+	matched := ""
+	for _, run := range current {
+		if run.Evidence != nil {
+			matched = run.Evidence.MatchedDigest
+			break
+		}
+	}
+	if len(stored) == 0 {
+		return []string{"it holds no run"}
+	}
+	for _, run := range stored {
+		for _, rs := range run.Censor {
+			refused = append(refused, fmt.Sprintf("%s: %s", rs.Code, rs.Detail))
+		}
+		if run.Evidence == nil {
+			continue
+		}
+		if run.Evidence.MatchedDigest != matched {
+			refused = append(refused, fmt.Sprintf("%s: run %s was made with matched digest %s, these runs with %s: a stored baseline must be the same matched scenario",
+				reason.ConfigMismatch, run.Path, short(run.Evidence.MatchedDigest), short(matched)))
+		}
+		if !run.IsBundle() {
+			refused = append(refused, fmt.Sprintf("%s: run %s is not a bundle, so nothing shows its evidence is what its run wrote", reason.BundleInvalid, run.Path))
+		}
+		if !run.Evidence.Accepted {
+			refused = append(refused, fmt.Sprintf("%s: run %s: its evidence was not accepted", reason.ThroughputInvalid, run.Path))
+		}
+	}
+	return refused
+}
+
+// stored compares each arm with the stored baseline's same arm, once the
+// gate let these runs through. A stored baseline that ran on other
+// hardware censors the comparison (machine-mismatch).
+func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
+	runs := g.opts.Stored
+	st := &Stored{Path: g.opts.StoredPath, Runs: len(runs), Deltas: []Delta{}}
+	for _, run := range runs {
+		if started, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
+			st.Started = started
+		}
+		if len(run.Machines) > 0 && st.Machine == "" {
+			st.Machine = machine.Class(run.Machines)
+			for _, cur := range g.runs {
+				if len(cur.Machines) > 0 && (machine.Class(cur.Machines) != st.Machine || len(cur.Machines) != len(run.Machines)) {
+					g.add(reason.New(reason.MachineMismatch, "the stored baseline %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
+						st.Path, len(run.Machines), st.Machine, cur.Path, len(cur.Machines), machine.Class(cur.Machines)))
+					return
+				}
+			}
+		}
+	}
+	if !st.Started.IsZero() {
+		st.AgeDays = time.Since(st.Started).Hours() / 24
+	}
+	var decisions []decide.Decision
+	var arms []string
+	for _, arm := range g.arms {
+		var then []float64
+		for _, run := range runs {
+			if v := metricOf(run.Evidence, g.opts.Metric); run.Evidence.Arm == arm && v != nil && counted(run) {
+				then = append(then, *v)
+			}
+		}
+		if len(then) == 0 {
+			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("the stored baseline has no run of arm %s", arm))
+			continue
+		}
+		now := g.armSample(arm).Values
+		dec, err := decide.Unpaired(then, now, rule)
+		if err != nil {
+			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs the stored baseline: %v", arm, err))
+			continue
+		}
+		decisions = append(decisions, dec)
+		arms = append(arms, arm)
+	}
+	if len(decisions) > 1 {
+		decisions = decide.Holm(decisions, rule)
+	}
+	for i, dec := range decisions {
+		pct := dec.Estimate
+		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
+			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Display: "~"}
+		if dec.Verdict == Improved || dec.Verdict == Regressed {
+			d.Display = fmt.Sprintf("%+.2f%%", pct)
+		}
+		st.Deltas = append(st.Deltas, d)
+	}
+	g.r.Stored = st
+}
+
+// StoredRegressed says whether an arm regressed against the stored baseline.
+func (r *Result) StoredRegressed() bool {
+	return r.Stored != nil && slices.ContainsFunc(r.Stored.Deltas, func(d Delta) bool { return d.Verdict == Regressed })
+}
+
+// writeStored prints the comparison with the stored baseline for a person.
+func (r *Result) writeStored(w io.Writer) {
+	st := r.Stored
+	if st == nil || r.Verdict == Censored {
+		return
+	}
+	fmt.Fprintf(w, "\nagainst the stored baseline %s: %d run(s)%s%s\n", st.Path, st.Runs, st.when(), st.on())
+	for _, d := range st.Deltas {
+		line := fmt.Sprintf("  %s now vs then: %s", d.Arm, d.Display)
+		if d.Display == "~" && d.Pct != nil {
+			line = fmt.Sprintf("  %s now vs then: ~ (%+.2f%%)", d.Arm, *d.Pct)
+		}
+		if d.Interval != nil {
+			line += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
+		}
+		if p := d.decidingP(); p != "" {
+			line += " (p=" + p + ")"
+		}
+		fmt.Fprintf(w, "%s %s; %s\n", line, d.Verdict, d.How())
+	}
+}
+
+func (st *Stored) when() string {
+	if st.Started.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(", made %s (%.1f days ago)", st.Started.UTC().Format(time.RFC3339), st.AgeDays)
+}
+
+func (st *Stored) on() string {
+	if st.Machine == "" {
+		return ", on a machine it did not record"
+	}
+	return ", on " + strings.TrimSpace(st.Machine)
+}
+
+// StoredRefused is a stored baseline CheckStored (or its signatures)
+// refused.
+type StoredRefused struct {
+	Path    string
+	Reasons []string
+}
+
+func (e *StoredRefused) Error() string {
+	return fmt.Sprintf("the stored baseline %s is refused:\n%s", e.Path, strings.Join(e.Reasons, "\n"))
+}
+
+// IsArm says whether name is an arm of the runs' scenario.
+func IsArm(runs []Run, name string) bool {
+	for _, run := range runs {
+		if run.Evidence != nil && (run.Evidence.Arm == name || slices.Contains(run.Evidence.Arms, name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadStored reads the stored baseline at path as LoadRuns reads runs
+// (verify with allowed signers checks every signature too) and holds it to
+// CheckStored against current: a baseline it refuses (or an archive that
+// does not verify) is a *StoredRefused; a path that holds no runs is
+// another error.
+func LoadStored(path string, current []Run, verify bundle.VerifyOptions) ([]Run, func(), error) {
+	stored, cleanup, err := LoadRuns([]string{path}, verify)
+	var ve *bundle.VerifyError
+	if errors.As(err, &ve) {
+		return nil, cleanup, &StoredRefused{Path: path, Reasons: []string{err.Error()}}
+	} else if err != nil {
+		return nil, cleanup, err
+	}
+	refused := CheckStored(current, stored)
+	if verify.AllowedSigners != nil {
+		refused = append(refused, VerifyRuns(stored, verify)...)
+	}
+	if len(refused) > 0 {
+		return nil, cleanup, &StoredRefused{Path: path, Reasons: refused}
+	}
+	return stored, cleanup, nil
+}
