@@ -38,7 +38,13 @@ func TestCorpus(t *testing.T) {
 			"total_token_throughput": 1175.28, "duration": 86.87}, 50, 0, true, ""},
 		"console/vllm-qwen2-7b-100-prompts.txt": {"console", 100, map[string]float64{"output_throughput": 882.67, "request_throughput": 0.88,
 			"total_token_throughput": 1778.56, "duration": 114.01}, 100, 0, true, ""},
-		// SGLang's LoRA serving benchmark (sglang benchmark/lora): 1,000 requests
+		// python3 -m sglang.bench_serving --output-file, appended a line per run:
+		// the last line counts (3,200, 2,400 and 10,000 requests; Infinity
+		// is Python's request rate "inf").
+		"sglang/h200-llama-3.3-70b-online.jsonl": {"sglang", 3200, map[string]float64{"output_throughput": 4238.110256944623, "duration": 387.5871320969891}, 3200, 0, true, ""},
+		"sglang/h200-llama-405b-online.jsonl":    {"sglang", 2400, map[string]float64{"output_throughput": 1224.3946098961699, "duration": 377.2264237909112}, 2400, 0, true, ""},
+		"sglang/h200-deepseek-dp-mla.jsonl":      {"sglang", 10000, map[string]float64{"output_throughput": 12412.394674113431, "duration": 412.49091206211597}, 10000, 0, true, ""},
+		// An SGLang fork's LoRA serving benchmark (on sglang.bench_serving): 1,000 requests
 		// sent, 996 completed, and neither file says so; only the workload does.
 		"sglang/lora-sglang-rate2.jsonl": {"sglang", 1000, map[string]float64{"output_throughput": 831.8340148261185, "request_throughput": 3.796014234442946,
 			"total_token_throughput": 2137.037864953961, "input_throughput": 1305.2038501278428, "duration": 262.38047027401626}, 996, 4, false, "4 of 1000 requests failed"},
