@@ -115,7 +115,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
 	}
-	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir} {
+	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir, rundir.MachinesDir} {
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
 			return nil, err
 		}

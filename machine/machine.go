@@ -19,7 +19,10 @@ import (
 
 // Facts describe one host.
 type Facts struct {
-	Host      string `json:"host"`
+	Host string `json:"host"`
+	// Node is the Slurm node name (SLURMD_NODENAME) when under Slurm: two
+	// nodes may share a host name.
+	Node      string `json:"node,omitempty"`
 	CPUModel  string `json:"cpuModel"`
 	Cores     int    `json:"cores"`
 	Governor  string `json:"governor,omitempty"` // cpu0's frequency governor
@@ -42,10 +45,29 @@ type GPU struct {
 	Persistence string `json:"persistence"`
 }
 
+// Key names the host the facts are of: a Slurm node, or a host.
+func (f Facts) Key() string {
+	if f.Node != "" {
+		return "node-" + f.Node
+	}
+	return "host-" + f.Host
+}
+
+// Merge adds to hosts each of more whose Key none of hosts has.
+func Merge(hosts []Facts, more ...Facts) []Facts {
+	for _, f := range more {
+		if !slices.ContainsFunc(hosts, func(h Facts) bool { return h.Key() == f.Key() }) {
+			hosts = append(hosts, f)
+		}
+	}
+	return hosts
+}
+
 // Collect reads this host's facts; nvidia-smi gets at most timeout.
 func Collect(timeout time.Duration) Facts {
 	f := Facts{Cores: runtime.NumCPU(), CPUModel: cpuModel()}
 	f.Host, _ = os.Hostname()
+	f.Node = os.Getenv("SLURMD_NODENAME")
 	f.Kernel = readLine("/proc/sys/kernel/osrelease")
 	f.Governor = readLine("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 	f.MemoryMiB = memTotalMiB()

@@ -25,3 +25,19 @@ func TestCollectReadsThisHost(t *testing.T) {
 		t.Fatalf("%+v", f)
 	}
 }
+
+// TestMergeKeysSlurmNodes: facts are of a host, or under Slurm of a node
+// (two nodes may share a host name); Merge adds only hosts not yet there.
+func TestMergeKeysSlurmNodes(t *testing.T) {
+	ctl := Facts{Host: "h", Node: "node1"}
+	hosts := Merge([]Facts{ctl}, Facts{Host: "h", Node: "node1", Cores: 9}, Facts{Host: "h", Node: "node2"}, Facts{Host: "h", Node: "node2"})
+	if len(hosts) != 2 || hosts[0].Cores != 0 || hosts[1].Node != "node2" {
+		t.Errorf("merged %+v", hosts)
+	}
+	if local := Merge([]Facts{{Host: "h"}}, Facts{Host: "h"}); len(local) != 1 {
+		t.Errorf("one host twice: %+v", local)
+	}
+	if got := Merge([]Facts{{Host: "h"}}, Facts{Host: "h", Node: "n"}); len(got) != 2 {
+		t.Errorf("a node and a host: %+v", got)
+	}
+}

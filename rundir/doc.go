@@ -45,6 +45,9 @@
 //	      offsets.json          log byte offsets recorded before the ranks started
 //	      ports.json            {{.Port "NAME"}}: each name's allocated port
 //	      machine.json          the controller host's facts (package machine)
+//	      machines/KEY.json     each rank host's facts, written by its first
+//	                            rank (KEY: node-NAME under Slurm, else host-NAME;
+//	                            KEY.lock claims the writing)
 //	      barriers/NAME/WHO     barrier arrivals, by named participant
 //	      abort                 the reasons, when the run was aborted
 //	      …                     whatever the system under test publishes

@@ -33,6 +33,7 @@ const (
 	AbortFile   = "abort"
 	PortsFile   = "ports.json"   // {{.Port "NAME"}}: name to port, as allocated
 	MachineFile = "machine.json" // the controller host's facts (package machine)
+	MachinesDir = "machines"     // every rank host's facts, KEY.json, from its first rank
 )
 
 // Scratch is an attempt's scratch directory ({{.Scratch}}): short enough
@@ -63,6 +64,12 @@ func RegistrationPath(coord, role string, rank int) string {
 
 // RegistrationGlob matches every registration in the namespace coord.
 func RegistrationGlob(coord string) string { return filepath.Join(coord, RanksDir, "*.json") }
+
+// MachinePath is where the facts of the rank host named key (machine.Facts.Key) live.
+func MachinePath(coord, key string) string { return filepath.Join(coord, MachinesDir, key+".json") }
+
+// MachineGlob matches every rank host's facts in the namespace coord.
+func MachineGlob(coord string) string { return filepath.Join(coord, MachinesDir, "*.json") }
 
 // EnvPath is where the environment a rank was given is recorded.
 func EnvPath(coord, role string, rank int) string {

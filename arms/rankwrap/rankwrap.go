@@ -1,9 +1,10 @@
 // Package rankwrap is the rank wrapper: the first thing every rank runs. It
 // records, in the run's coordination namespace, what the rank's process
 // received (role, rank, host, pid, token, the arm keys' values exactly as
-// given, scheduler ids), then replaces itself with the rank's real command.
+// given, scheduler ids) and, once per host, the host's machine facts, then
+// replaces itself with the rank's real command.
 //
-// It imports nothing but the standard library, atomicfile, redact and rundir, so the
+// It imports nothing but the standard library, atomicfile, machine, redact and rundir, so the
 // abbench-rank binary built from it starts in about a millisecond: the
 // wrapper runs once per rank, and its start-up is the controller's overhead.
 package rankwrap
@@ -23,6 +24,7 @@ import (
 
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -129,6 +131,7 @@ func Exec(argv []string) error {
 			return fmt.Errorf("rank wrapper: role %s rank %d: scratch directory: %w", role, rank, err)
 		}
 	}
+	recordMachine(coord)
 	host, _ := os.Hostname()
 	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
 		ArmEnv: map[string]*string{}, Command: shownArgv(argv), User: os.Getenv(EnvUser)}
@@ -165,6 +168,31 @@ func Exec(argv []string) error {
 		return err
 	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// recordMachine writes the facts of this rank's host once per host, so a
+// bundle says what every node of an allocation is, not only the
+// controller's: the first rank on a host claims the writing with an
+// exclusive create, and writes nothing when the controller's facts already
+// cover its host. A fact that cannot be written is left out, never fatal:
+// the run does not depend on it, and compare only warns where it is absent.
+func recordMachine(coord string) {
+	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
+	here.Host, _ = os.Hostname()
+	path := rundir.MachinePath(coord, here.Key())
+	claim, err := os.OpenFile(strings.TrimSuffix(path, ".json")+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return // another rank on this host has it (or the directory is not there)
+	}
+	claim.Close()
+	var controller []machine.Facts
+	rundir.ReadJSON(filepath.Join(coord, rundir.MachineFile), &controller)
+	if len(machine.Merge(controller, here)) == len(controller) {
+		return
+	}
+	if data, err := json.MarshalIndent(machine.Collect(5*time.Second), "", "  "); err == nil {
+		atomicfile.Publish(path, data, 0o644)
+	}
 }
 
 // becomeUser takes name's user, group and supplementary group ids, and

@@ -271,6 +271,13 @@ func (w *writer) write(in Input) error {
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
 	rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines) // absent: a run made before abbench recorded it
+	hosts, _ := filepath.Glob(rundir.MachineGlob(rundir.Coord(w.run)))
+	for _, path := range hosts { // the other nodes of the allocation, from their first rank
+		var f machine.Facts
+		if rundir.ReadJSON(path, &f) == nil {
+			prov.Machines = machine.Merge(prov.Machines, f)
+		}
+	}
 	for _, path := range regs {
 		var reg rundir.Registration
 		data, err := os.ReadFile(path)
