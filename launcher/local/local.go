@@ -172,9 +172,21 @@ func (r *run) Collect() (string, error) {
 // carries the allocation's marker, wherever it went.
 func (r *run) killAllocation() {
 	syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
-	proctree.Kill(proctree.InSession(r.cmd.Process.Pid))
-	proctree.Kill(proctree.WithEnv(EnvAllocation, r.marker))
+	// SIGKILL is delivered asynchronously: on a loaded machine a process
+	// signalled here may still be listed a moment later. Kill until none
+	// is (bounded), so that Cancel returns with nothing of the run alive.
+	for deadline := time.Now().Add(killSettle); ; time.Sleep(10 * time.Millisecond) {
+		left := Alive(r)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return
+		}
+		proctree.Kill(left)
+	}
 }
+
+// killSettle bounds how long killAllocation waits for SIGKILLed processes
+// to be gone.
+const killSettle = 5 * time.Second
 
 // Alive lists the live processes of the run's allocation.
 func Alive(r launcher.Run) []int {
