@@ -30,7 +30,7 @@ type compareOptions struct {
 
 func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs := cmd.Flags()
-	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier signed campaign of the same scenario (directory or archive) each arm is also compared with")
+	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier campaign of the same scenario (its abbench run --out directory, or one run: an arm directory or bundle archive) each arm is also compared with")
 	fs.StringVar(&opts.metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
 	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
 	fs.Float64Var(&opts.effect, "threshold", 0, "the old name of --smallest-effect")
@@ -121,7 +121,7 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 		if refused := (*compare.StoredRefused)(nil); errors.As(err, &refused) {
 			return &statusError{code: exitUnverfied, err: err}
 		} else if err != nil {
-			return usagef("give an arm of these runs or an earlier campaign of the same scenario (its directory or archives)", "--baseline %s: no arm of these runs, and %v", opts.baseline, err)
+			return usagef("give an arm of these runs or an earlier campaign of the same scenario (its abbench run --out directory)", "--baseline %s: no arm of these runs, and %v", opts.baseline, err)
 		}
 		co.Stored, co.StoredPath, co.Baseline = stored, opts.baseline, ""
 	}
