@@ -9,13 +9,7 @@ set -euo pipefail
 rounds=${1:-7}
 ranks=${RANKS:-16}
 bench_setup arm-overhead
-cat >"$work/s.yaml" <<YAML
-name: overhead
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
+{ ab_scenario_head overhead; cat <<YAML; } >"$work/s.yaml"
 roles:
   - {name: worker, ranks: $ranks, arm_env: true, command: [sleep, "30"]}
   - {name: client, client: true, after_ready: true, command: ["true"]}

@@ -9,13 +9,7 @@ set -euo pipefail
 window=${1:-60}
 ranks=${RANKS:-1024}
 bench_setup controller-idle
-cat >"$work/s.yaml" <<YAML
-name: idle
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
+{ ab_scenario_head idle; cat <<YAML; } >"$work/s.yaml"
 roles:
   - {name: worker, ranks: $ranks, arm_env: true, command: [sleep, "3600"]}
   - {name: client, client: true, after_ready: true, command: [sh, -c, 'echo client up; exec sleep $((window + 30))']}

@@ -9,13 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 gib=${1:-3}
 bench_setup controller-memory
-cat >"$work/s.yaml" <<YAML
-name: ctlmem
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
+{ ab_scenario_head ctlmem; cat <<YAML; } >"$work/s.yaml"
 roles:
   - name: server
     arm_env: true

@@ -15,3 +15,17 @@ bench_setup() {
 	fi
 	echo '[1]' >"$work/prompts.jsonl"
 }
+
+# ab_scenario_head NAME prints the head the controller benchmarks' scenarios
+# share: arms a and b that differ only in MODE, b the baseline, and the
+# one-prompt workload bench_setup wrote.
+ab_scenario_head() {
+	cat <<YAML
+name: $1
+arms:
+  a: {env: {MODE: "1"}}
+  b: {env: {MODE: "0"}}
+baseline: b
+workload: {prompts: prompts.jsonl}
+YAML
+}

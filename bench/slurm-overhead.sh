@@ -8,13 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 rounds=${1:-5}
 bench_setup slurm-overhead
-cat >"$work/s.yaml" <<YAML
-name: trivial
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
+{ ab_scenario_head trivial; cat <<YAML; } >"$work/s.yaml"
 roles:
   - {name: w, arm_env: true, command: [sleep, "30"]}
   - {name: client, client: true, after_ready: true, command: ["true"]}
