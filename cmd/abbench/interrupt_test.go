@@ -127,15 +127,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	}
 	needSlurm(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
-	scenario := filepath.Join(dir, "slow.yaml")
-	os.WriteFile(scenario, []byte(`name: slow
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
-roles:
+	scenario := writeTwoArmScenario(t, dir, "slow", `roles:
   - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
   - {name: client, client: true, after_ready: true,
      command: [sh, -c, 'sleep 3; echo "{\"num_prompts\": 1, \"completed\": 1, \"failed\": 0, \"output_throughput\": 10.0, \"valid\": true}" > "{{.Out}}/t.json"']}
@@ -144,7 +136,7 @@ evidence:
 acceptance:
   - {throughput: valid}
 deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
-`), 0o644)
+`)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
 	var stdout syncBuffer
@@ -186,19 +178,11 @@ func TestSlurmInterruptCancelsOnlyItsJobs(t *testing.T) {
 	}
 	otherID := strings.TrimSpace(string(other))
 	defer exec.Command("scancel", otherID).Run()
-	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
-	scenario := filepath.Join(dir, "s.yaml")
-	os.WriteFile(scenario, []byte(`name: s
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
-roles:
+	scenario := writeTwoArmScenario(t, dir, "s", `roles:
   - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
   - {name: client, client: true, after_ready: true, command: [sleep, "30"]}
 deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
-`), 0o644)
+`)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
 	if err := cmd.Start(); err != nil {
@@ -275,22 +259,14 @@ func TestKilledRunLeavesNothing(t *testing.T) {
 		trials = n
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644)
-	scenario := filepath.Join(dir, "forks.yaml")
-	os.WriteFile(scenario, []byte(`name: forks
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
-roles:
+	scenario := writeTwoArmScenario(t, dir, "forks", `roles:
   - {name: server, ranks: 3, arm_env: true, ready: {log: up},
      command: [sh, -c, 'setsid sh -c "trap \"\" TERM HUP; exec sleep 300" & (trap "" TERM; sleep 300) & echo up; exec sleep 300']}
   - {name: client, client: true, after_ready: true, command: [sh, -c, 'sleep 300 & sleep 0.5; echo "tps=1 requested=1 completed=1 failed=0" > "{{.Out}}/r.txt"']}
 evidence:
   throughput: {file: r.txt, format: regex, metric: tps, pattern: 'tps=(?P<tps>[0-9.]+) requested=(?P<requested>\d+) completed=(?P<completed>\d+) failed=(?P<failed>\d+)'}
 deadlines: {ready: 10s, client: 30s, teardown: 5s, kill_grace: 1s}
-`), 0o644)
+`)
 	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	for trial := range trials {
 		out := filepath.Join(dir, fmt.Sprintf("out-%d", trial))
@@ -329,4 +305,20 @@ deadlines: {ready: 10s, client: 30s, teardown: 5s, kill_grace: 1s}
 			}
 		}
 	}
+}
+
+// writeTwoArmScenario writes a one-prompt workload and the scenario NAME.yaml
+// in dir: arms a and b differing only in MODE, b the baseline, then rest
+// (its roles and what follows); it returns the scenario's path.
+func writeTwoArmScenario(t *testing.T, dir, name, rest string) string {
+	t.Helper()
+	path := filepath.Join(dir, name+".yaml")
+	head := "name: " + name + "\narms:\n  a: {env: {MODE: \"1\"}}\n  b: {env: {MODE: \"0\"}}\nbaseline: b\nworkload: {prompts: prompts.jsonl}\n"
+	if err := os.WriteFile(filepath.Join(dir, "prompts.jsonl"), []byte("[1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(head+rest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
