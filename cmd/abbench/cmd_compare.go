@@ -54,20 +54,10 @@ func newCompareCmd() *cobra.Command {
 		Example: help("compare.examples"),
 		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			vo, err := opts.verify.bundleOptions()
-			if err == nil {
-				err = opts.check() // bad flags are said before any run is read
-			}
+			runs, cleanup, err := loadComparedRuns(opts, args)
+			defer cleanup()
 			if err != nil {
 				return err
-			}
-			runs, cleanup, err := compare.LoadRuns(args, vo)
-			defer cleanup()
-			var ve *bundle.VerifyError
-			if errors.As(err, &ve) {
-				return &statusError{code: exitUnverfied, err: err}
-			} else if err != nil {
-				return usageError(err, "")
 			}
 			return runCompare(cmd.OutOrStdout(), opts, runs)
 		},
@@ -75,6 +65,26 @@ func newCompareCmd() *cobra.Command {
 	addCompareFlags(cmd, &opts)
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json", "markdown", "junit", "csv")
 	return cmd
+}
+
+// loadComparedRuns checks the flags, then loads the runs: a bundle that
+// fails verification exits 4, a path that is no run 2.
+func loadComparedRuns(opts compareOptions, args []string) ([]compare.Run, func(), error) {
+	vo, err := opts.verify.bundleOptions()
+	if err == nil {
+		err = opts.check() // bad flags are said before any run is read
+	}
+	if err != nil {
+		return nil, func() {}, err
+	}
+	runs, cleanup, err := compare.LoadRuns(args, vo)
+	var ve *bundle.VerifyError
+	if errors.As(err, &ve) {
+		return nil, cleanup, &statusError{code: exitUnverfied, err: err}
+	} else if err != nil {
+		return nil, cleanup, usageError(err, "")
+	}
+	return runs, cleanup, nil
 }
 
 func (o *compareOptions) check() error {

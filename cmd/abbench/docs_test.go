@@ -49,7 +49,12 @@ func TestReadmeExitStatus(t *testing.T) {
 // text fails here and not in a user's terminal.
 func TestEveryCommandHasHelp(t *testing.T) {
 	var out, errb strings.Builder
-	for _, c := range newRoot(&out, &errb).Commands() {
+	root := newRoot(&out, &errb)
+	cmds := root.Commands()
+	for _, c := range root.Commands() {
+		cmds = append(cmds, c.Commands()...) // subcommands (history add, show)
+	}
+	for _, c := range cmds {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
 			continue
 		}

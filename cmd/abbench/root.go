@@ -61,12 +61,17 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newRankExecCmd(), newGuardCmd())
-	for _, c := range root.Commands() {
-		if !strings.Contains(c.Long, "EXIT STATUS") && c.Name() != "completion" && c.Name() != "help" {
-			c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitStatusHelp
+	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newHistoryCmd(), newRankExecCmd(), newGuardCmd())
+	var withExitStatus func(*cobra.Command)
+	withExitStatus = func(parent *cobra.Command) {
+		for _, c := range parent.Commands() {
+			if !strings.Contains(c.Long, "EXIT STATUS") && c.Name() != "completion" && c.Name() != "help" {
+				c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitStatusHelp
+			}
+			withExitStatus(c)
 		}
 	}
+	withExitStatus(root)
 	complete.Flags(root)
 	return root
 }

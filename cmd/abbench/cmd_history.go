@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/history"
+	"github.com/abbench/abbench/internal/atomicfile"
+)
+
+func newHistoryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "history",
+		Short:   "Keep accepted runs and comparisons across campaigns; find where a metric changed",
+		Long:    help("history"),
+		Example: "  abbench history add out/nightly --store perf/history.jsonl\n  abbench history show --store perf/history.jsonl --plot trend.svg",
+		Args:    argsUsage(cobra.NoArgs, "give a subcommand: add or show"),
+	}
+	cmd.AddCommand(newHistoryAddCmd(), newHistoryShowCmd())
+	return cmd
+}
+
+func newHistoryAddCmd() *cobra.Command {
+	var store string
+	opts := compareOptions{format: formatFlag{value: "table", choices: []string{"table"}}}
+	cmd := &cobra.Command{
+		Use:     "add RUN... --store FILE",
+		Short:   "Append an accepted comparison's runs and deltas to a history store",
+		Long:    help("history-add"),
+		Example: "  abbench history add out/nightly --store perf/history.jsonl --allowed-signers allowed_signers",
+		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to add, for example abbench history add out/nightly --store history.jsonl"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if store == "" {
+				return usagef("for example --store perf/history.jsonl (created when missing)", "--store is required")
+			}
+			runs, cleanup, err := loadComparedRuns(opts, args)
+			defer cleanup()
+			if err != nil {
+				return err
+			}
+			return runHistoryAdd(cmd.OutOrStdout(), store, opts, runs)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&store, "store", "", "the history store (JSON Lines, append-only; created when missing)")
+	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
+	fs.StringVar(&opts.metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
+	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the comparison's tests")
+	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; entries then say signed")
+	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
+	return cmd
+}
+
+func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []compare.Run) error {
+	co, err := opts.options()
+	if err != nil {
+		return err
+	}
+	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) {
+		return usagef("history add compares the arms of its runs; compare with a stored baseline with abbench compare --baseline", "--baseline %s: no arm of these runs", opts.baseline)
+	}
+	if opts.verify.allowedSigners != "" {
+		vo, _ := opts.verify.bundleOptions()
+		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
+			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
+		}
+		co.SignaturesChecked = true
+	}
+	r := compare.Compare(runs, co)
+	entries, err := history.FromComparison(r, runs, co.SignaturesChecked, time.Now())
+	if errors.Is(err, history.ErrCensored) {
+		return &statusError{code: exitCensored, err: err, hint: "the store keeps accepted evidence only; abbench compare lists the reasons"}
+	} else if err != nil {
+		return err
+	}
+	added, err := history.Append(store, entries)
+	if err != nil {
+		return err
+	}
+	var nRuns, nComparisons int
+	for _, e := range entries {
+		if e.Kind == history.KindRun {
+			nRuns++
+		} else {
+			nComparisons++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
+		store, added, nRuns, nComparisons, r.Scenario, r.Metric, len(entries)-added)
+	return nil
+}
+
+type historyShowOptions struct {
+	store    string
+	filter   history.Filter
+	detector history.Detector
+	plot     string
+	format   formatFlag
+}
+
+func newHistoryShowCmd() *cobra.Command {
+	var o historyShowOptions
+	cmd := &cobra.Command{
+		Use:     "show --store FILE",
+		Short:   "Print each metric's series with its change points; export or plot it",
+		Long:    help("history-show"),
+		Example: "  abbench history show --store perf/history.jsonl --plot trend.svg\n  abbench history show --store perf/history.jsonl --format perfdb > perf.ndjson",
+		Args:    argsUsage(cobra.NoArgs, "history show reads --store; it takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runHistoryShow(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.store, "store", "", "the history store written by abbench history add")
+	fs.StringVar(&o.filter.Scenario, "scenario", "", "only this scenario")
+	fs.StringVar(&o.filter.Arm, "arm", "", "only this arm")
+	fs.StringVar(&o.filter.Metric, "metric", "", "only this metric")
+	fs.Float64Var(&o.detector.MaxP, "max-p", 0.01, "largest permutation p of a change point")
+	fs.Float64Var(&o.detector.MinPct, "min-change", 0, "smallest change of the mean to report, in percent")
+	fs.IntVar(&o.detector.MinSize, "min-runs", 3, "fewest runs on either side of a change point")
+	fs.Uint64Var(&o.detector.Seed, "seed", 1, "seed of the permutation tests (results are the same for a seed)")
+	fs.StringVar(&o.plot, "plot", "", "also write an SVG trend plot (one panel per series) to this file")
+	addFormatFlag(fs, &o.format, "table", "json", "perfdb")
+	return cmd
+}
+
+func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
+	if err := o.format.check(); err != nil {
+		return err
+	}
+	switch {
+	case o.store == "":
+		return usagef("for example --store perf/history.jsonl", "--store is required")
+	case o.detector.MaxP <= 0 || o.detector.MaxP >= 1:
+		return usagef("", "--max-p %v: choose a level between 0 and 1, such as 0.01", o.detector.MaxP)
+	case o.detector.MinSize < 2:
+		return usagef("", "--min-runs %d: a side needs at least 2 runs", o.detector.MinSize)
+	}
+	if _, err := os.Stat(o.store); err != nil {
+		return usagef("write one with abbench history add RUN... --store FILE", "--store: %v", err)
+	}
+	entries, torn, err := history.Read(o.store)
+	if err != nil {
+		return usageError(err, "")
+	}
+	if torn != "" {
+		fmt.Fprintf(stderr, "abbench: warning: %s\n", torn)
+	}
+	if o.format.value == "perfdb" {
+		return history.PerfDB(stdout, entries, o.filter)
+	}
+	series := history.BuildSeries(entries, o.filter, o.detector)
+	if o.plot != "" {
+		f, err := atomicfile.Create(o.plot, 0o644)
+		if err != nil {
+			return err
+		}
+		if err := history.SVG(f, series); err != nil {
+			f.Abort()
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+	}
+	if o.format.value == "json" {
+		return writeJSON(stdout, map[string]any{"schema": "abbench-history-show-v1", "store": o.store, "series": series})
+	}
+	return history.Text(stdout, series, o.detector)
+}

@@ -1,0 +1,101 @@
+package history
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/machine"
+)
+
+// ErrCensored is returned for a comparison the gate censored: the store
+// holds accepted evidence only.
+var ErrCensored = errors.New("the comparison is censored; nothing was added")
+
+// FromComparison makes the entries of an accepted comparison: one per run
+// (its value of the comparison's metric, machine and source) and one per
+// treatment (its delta against the baseline). signed says the runs'
+// signatures were checked against allowed signers.
+func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added time.Time) ([]Entry, error) {
+	if r.Verdict == compare.Censored {
+		var why []string
+		for _, rs := range r.Reasons {
+			why = append(why, rs.String())
+		}
+		return nil, fmt.Errorf("%w: %s", ErrCensored, strings.Join(why, "; "))
+	}
+	dirs := map[string]string{}
+	for _, run := range runs {
+		dirs[run.Path] = run.Dir
+	}
+	base := Entry{Added: added.UTC(), Scenario: r.Scenario, MatchedDigest: r.MatchedDigest, Metric: r.Metric, HigherBetter: r.HigherIsBetter, Signed: signed}
+	var out []Entry
+	tokens := map[string][]string{}
+	latest := map[string]time.Time{}
+	facts := map[string][2]string{} // arm: machine, source of its last run
+	for _, s := range r.Runs {
+		if s.Value == nil || !s.Accepted {
+			return nil, fmt.Errorf("run %s has no accepted value of %s: %w", s.Path, r.Metric, ErrCensored)
+		}
+		e := base
+		e.Kind, e.Key, e.Arm, e.Time, e.Value = KindRun, s.Token, s.Arm, s.Started.UTC(), s.Value
+		e.Machine, e.Source, e.Build = runFacts(dirs[s.Path])
+		out = append(out, e)
+		tokens[s.Arm] = append(tokens[s.Arm], s.Token)
+		if s.Started.After(latest[s.Arm]) {
+			latest[s.Arm] = s.Started
+		}
+		facts[s.Arm] = [2]string{e.Machine, e.Source}
+	}
+	for _, d := range r.Deltas {
+		if d.Pct == nil {
+			continue
+		}
+		e := base
+		e.Kind, e.Arm, e.Baseline = KindComparison, d.Arm, r.Baseline
+		e.DeltaPct, e.Interval, e.P, e.Verdict, e.N, e.Method = d.Pct, d.Interval, d.P, d.Verdict, d.N, d.Method
+		e.Time = latest[d.Arm]
+		if latest[r.Baseline].After(e.Time) {
+			e.Time = latest[r.Baseline]
+		}
+		e.Time = e.Time.UTC()
+		e.Machine, e.Source = facts[d.Arm][0], facts[d.Arm][1]
+		both := append(slices.Sorted(slices.Values(tokens[r.Baseline])), slices.Sorted(slices.Values(tokens[d.Arm]))...)
+		sum := sha256.Sum256([]byte(r.Baseline + "\x00" + d.Arm + "\x00" + strings.Join(both, "\x00")))
+		e.Key = hex.EncodeToString(sum[:16])
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// runFacts are a run's hardware class, source commit and declared build,
+// from its provenance (empty when it recorded none).
+func runFacts(dir string) (class, source, build string) {
+	data, err := os.ReadFile(filepath.Join(dir, bundle.Provenance))
+	if err != nil {
+		return "", "", ""
+	}
+	var prov bundle.Prov
+	if json.Unmarshal(data, &prov) != nil {
+		return "", "", ""
+	}
+	if len(prov.Machines) > 0 {
+		class = machine.Class(prov.Machines)
+	}
+	if prov.Source != nil {
+		source = prov.Source.Head
+		if prov.Source.Dirty {
+			source += "+dirty"
+		}
+	}
+	return class, source, build
+}

@@ -1,0 +1,92 @@
+package history
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Series is one scenario's arm's metric over time: its runs in the order
+// they started, the change points found in their values, and what else
+// changed along the way (hardware, the matched digest) that would explain
+// a step without the system under test.
+type Series struct {
+	Scenario     string        `json:"scenario"`
+	Arm          string        `json:"arm"`
+	Metric       string        `json:"metric"`
+	HigherBetter bool          `json:"higher_is_better"`
+	Points       []Entry       `json:"points"`
+	Changes      []ChangePoint `json:"changes"`
+	// Confounds say where the hardware class or the matched digest
+	// changed: a change point there measures that, not the system.
+	Confounds []string `json:"confounds"`
+}
+
+// Filter picks series; empty fields match everything.
+type Filter struct {
+	Scenario, Arm, Metric string
+}
+
+func (f Filter) match(e Entry) bool {
+	return (f.Scenario == "" || f.Scenario == e.Scenario) && (f.Arm == "" || f.Arm == e.Arm) && (f.Metric == "" || f.Metric == e.Metric)
+}
+
+// BuildSeries groups the run entries into series (sorted by scenario, arm,
+// metric) and finds each one's change points with d.
+func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
+	byKey := map[[3]string]*Series{}
+	var keys [][3]string
+	for _, e := range entries {
+		if e.Kind != KindRun || e.Value == nil || !f.match(e) {
+			continue
+		}
+		k := [3]string{e.Scenario, e.Arm, e.Metric}
+		s := byKey[k]
+		if s == nil {
+			s = &Series{Scenario: e.Scenario, Arm: e.Arm, Metric: e.Metric, HigherBetter: e.HigherBetter, Changes: []ChangePoint{}, Confounds: []string{}}
+			byKey[k] = s
+			keys = append(keys, k)
+		}
+		s.Points = append(s.Points, e)
+	}
+	slices.SortFunc(keys, func(a, b [3]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), strings.Compare(a[2], b[2]))
+	})
+	out := make([]Series, 0, len(keys))
+	for _, k := range keys {
+		s := byKey[k]
+		slices.SortStableFunc(s.Points, func(a, b Entry) int { return a.Time.Compare(b.Time) })
+		values := make([]float64, len(s.Points))
+		for i, p := range s.Points {
+			values[i] = *p.Value
+			if i == 0 {
+				continue
+			}
+			prev := s.Points[i-1]
+			if p.Machine != prev.Machine {
+				s.Confounds = append(s.Confounds, fmt.Sprintf("point %d: the hardware changed (%s, was %s)", i, orNone(p.Machine), orNone(prev.Machine)))
+			}
+			if p.MatchedDigest != prev.MatchedDigest {
+				s.Confounds = append(s.Confounds, fmt.Sprintf("point %d: the matched digest changed (the scenario, workload or harness: %.12s, was %.12s)", i, p.MatchedDigest, prev.MatchedDigest))
+			}
+		}
+		if found := d.Find(values); found != nil {
+			s.Changes = found
+		}
+		out = append(out, *s)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
+}
+
+// Regression says whether a change point moved the metric the wrong way.
+func (s Series) Regression(c ChangePoint) bool {
+	return (c.After < c.Before) == s.HigherBetter
+}
