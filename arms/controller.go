@@ -17,6 +17,7 @@ import (
 	"github.com/abbench/abbench/rundir"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
@@ -49,18 +50,20 @@ type Event struct {
 }
 
 type controller struct {
-	s      *scenarios.Scenario
-	arm    string
-	opts   Options
-	status *rundir.Status
-	dir    string
-	coord  string
-	ports  *scenarios.Ports // {{.Port "NAME"}}, recorded in coord
-	start  time.Time
-	procs  []*rankProc
-	exited chan *rankProc
-	ready  map[string]bool // role -> all ranks ready
-	self   string
+	// ranBuild is set once a rank is seen running the arm's build.
+	ranBuild bool
+	s        *scenarios.Scenario
+	arm      string
+	opts     Options
+	status   *rundir.Status
+	dir      string
+	coord    string
+	ports    *scenarios.Ports // {{.Port "NAME"}}, recorded in coord
+	start    time.Time
+	procs    []*rankProc
+	exited   chan *rankProc
+	ready    map[string]bool // role -> all ranks ready
+	self     string
 	// wrapper starts every rank: abbench-rank beside abbench when it is
 	// there (it starts in a millisecond), else abbench rank-exec.
 	wrapper  []string
@@ -275,6 +278,10 @@ func (c *controller) deps(r *scenarios.Role) []string {
 func (c *controller) phases(ctx context.Context) error {
 	s := c.s
 	c.phase("start", "starting roles")
+	if err := c.hashBuilds(); err != nil {
+		c.fail(reason.New(reason.LaunchFailed, "%v", err))
+		return errAbort
+	}
 	var inherited []string
 	var clients []*scenarios.Role
 	readyCtx, cancel := context.WithTimeout(ctx, time.Duration(s.Deadlines.Ready))
@@ -343,6 +350,9 @@ func (c *controller) phases(ctx context.Context) error {
 		c.fail(reasonOf(err))
 	}
 	c.status.Reasons = append(c.status.Reasons, c.checkRegistrations("by the client", true)...)
+	if len(c.status.Builds) > 0 && !c.ranBuild {
+		c.fail(reason.New(reason.BuildMismatch, "no rank ran arm %s's build %s: start the system under test as {{.Build}} in its role's command", c.arm, c.ownBuild().Binary))
+	}
 	b := NewBarrier(c.coord, "teardown", "controller-0")
 	b.Arrive("controller-0")
 	if err := b.Wait(tdCtx); err != nil {
@@ -597,6 +607,59 @@ func (c *controller) checkArm(when string) error {
 	return nil
 }
 
+// hashBuilds names every arm's build by the SHA-256 of its binary, before
+// any rank starts, so a rank can be held to its own arm's build.
+func (c *controller) hashBuilds() error {
+	if !c.s.HasBuilds() {
+		return nil
+	}
+	for _, name := range c.s.ArmOrder {
+		b := c.s.Arms[name].Build
+		path := c.s.TemplateData(scenarios.Place{Arm: name}).Build
+		sum, err := filehash.SHA256(path)
+		if err != nil {
+			return fmt.Errorf("arm %s's build: %w (build the binary, or fix arms: %s: build: binary:)", name, err, name)
+		}
+		c.status.Builds = append(c.status.Builds, rundir.BuildFact{Arm: name, Binary: path, SHA256: sum, Source: b.Source})
+	}
+	c.writeStatus()
+	return nil
+}
+
+// ownBuild is the arm's own build, as hashed when the run started.
+func (c *controller) ownBuild() rundir.BuildFact {
+	for _, b := range c.status.Builds {
+		if b.Arm == c.arm {
+			return b
+		}
+	}
+	return rundir.BuildFact{}
+}
+
+// checkBuild holds a rank's executable to the arm's build: running
+// another arm's build, or the arm's binary changed since the run started,
+// is a build-mismatch. It reports whether the rank ran the arm's build.
+func (c *controller) checkBuild(r *scenarios.Role, rank int, reg *rundir.Registration) (bool, []reason.Reason) {
+	if len(c.status.Builds) == 0 || reg.ExeSHA256 == "" {
+		return false, nil
+	}
+	own := c.ownBuild()
+	if reg.ExeSHA256 == own.SHA256 {
+		return true, nil
+	}
+	for _, b := range c.status.Builds {
+		if b.SHA256 == reg.ExeSHA256 {
+			return false, []reason.Reason{reason.New(reason.BuildMismatch, "%s rank %d ran arm %s's build %s (sha256 %.12s), but this is arm %s, whose build is %s (sha256 %.12s)",
+				r.Name, rank, b.Arm, b.Binary, b.SHA256, c.arm, own.Binary, own.SHA256).At(c.arm, r.Name, rank)}
+		}
+	}
+	if len(reg.Command) > 0 && reg.Command[0] == own.Binary {
+		return false, []reason.Reason{reason.New(reason.BuildMismatch, "%s rank %d ran %s with content sha256 %.12s, but it held %.12s when the run started: the build changed during the run",
+			r.Name, rank, own.Binary, reg.ExeSHA256, own.SHA256).At(c.arm, r.Name, rank)}
+	}
+	return false, nil
+}
+
 // checkRegistrations checks every started rank's registration (clients only
 // when clients is set) against the arm.
 func (c *controller) checkRegistrations(when string, clients bool) []reason.Reason {
@@ -612,6 +675,11 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 			if err != nil || !ok {
 				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s", r.Name, rank, when).At(c.arm, r.Name, rank))
 				continue
+			}
+			ranOwn, brs := c.checkBuild(&r, rank, &reg)
+			rs = append(rs, brs...)
+			if ranOwn {
+				c.ranBuild = true
 			}
 			for _, k := range keys {
 				got := reg.ArmEnv[k]

@@ -56,6 +56,9 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 	if role.User != "" {
 		env[rankwrap.EnvUser] = role.User
 	}
+	if s.HasBuilds() {
+		env[rankwrap.EnvHashExe] = "1"
+	}
 	for _, k := range armKeys {
 		delete(env, k)
 	}

@@ -55,6 +55,9 @@ type Evidence struct {
 	// Inputs are the files besides the logs the evidence was derived from
 	// (the record, activation records, configs), relative to the run directory.
 	Inputs []string `json:"inputs"`
+	// Build is the arm's build, hashed when the run started, when the arms
+	// are builds.
+	Build *rundir.BuildFact `json:"build,omitempty"`
 }
 
 // Activation is one rank's activation-sequence fact.
@@ -125,6 +128,14 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	}
 	for _, r := range st.Reasons {
 		e.reason(r)
+	}
+	for _, b := range st.Builds {
+		if b.Arm == arm {
+			e.Build = &b
+		}
+	}
+	if s.HasBuilds() && e.Build == nil {
+		e.reason(reason.New(reason.BuildMismatch, "the arms are builds, but the run recorded no build of arm %s: nothing says what it ran", arm))
 	}
 	if st.State != rundir.StateSucceeded && len(st.Reasons) == 0 {
 		e.reason(reason.New(reason.RankExited, "the run ended %s", st.State))

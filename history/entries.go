@@ -39,6 +39,13 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 	}
 	base := Entry{Added: added.UTC(), Scenario: r.Scenario, MatchedDigest: r.MatchedDigest, Metric: r.Metric, HigherBetter: r.HigherIsBetter, Signed: signed}
 	var out []Entry
+	builds := map[string]string{}
+	for _, b := range r.Builds {
+		builds[b.Arm] = "sha256:" + b.SHA256[:12]
+		if b.Source != "" {
+			builds[b.Arm] += " from " + b.Source
+		}
+	}
 	tokens := map[string][]string{}
 	latest := map[string]time.Time{}
 	facts := map[string][2]string{} // arm: machine, source of its last run
@@ -48,7 +55,8 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 		}
 		e := base
 		e.Kind, e.Key, e.Arm, e.Time, e.Value = KindRun, s.Token, s.Arm, s.Started.UTC(), s.Value
-		e.Machine, e.Source, e.Build = runFacts(dirs[s.Path])
+		e.Machine, e.Source = runFacts(dirs[s.Path])
+		e.Build = builds[s.Arm]
 		out = append(out, e)
 		tokens[s.Arm] = append(tokens[s.Arm], s.Token)
 		if s.Started.After(latest[s.Arm]) {
@@ -68,7 +76,7 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 			e.Time = latest[r.Baseline]
 		}
 		e.Time = e.Time.UTC()
-		e.Machine, e.Source = facts[d.Arm][0], facts[d.Arm][1]
+		e.Machine, e.Source, e.Build = facts[d.Arm][0], facts[d.Arm][1], builds[d.Arm]
 		both := append(slices.Sorted(slices.Values(tokens[r.Baseline])), slices.Sorted(slices.Values(tokens[d.Arm]))...)
 		sum := sha256.Sum256([]byte(r.Baseline + "\x00" + d.Arm + "\x00" + strings.Join(both, "\x00")))
 		e.Key = hex.EncodeToString(sum[:16])
@@ -77,16 +85,16 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 	return out, nil
 }
 
-// runFacts are a run's hardware class, source commit and declared build,
-// from its provenance (empty when it recorded none).
-func runFacts(dir string) (class, source, build string) {
+// runFacts are a run's hardware class and source commit, from its
+// provenance (empty when it recorded none).
+func runFacts(dir string) (class, source string) {
 	data, err := os.ReadFile(filepath.Join(dir, bundle.Provenance))
 	if err != nil {
-		return "", "", ""
+		return "", ""
 	}
 	var prov bundle.Prov
 	if json.Unmarshal(data, &prov) != nil {
-		return "", "", ""
+		return "", ""
 	}
 	if len(prov.Machines) > 0 {
 		class = machine.Class(prov.Machines)
@@ -97,5 +105,5 @@ func runFacts(dir string) (class, source, build string) {
 			source += "+dirty"
 		}
 	}
-	return class, source, build
+	return class, source
 }

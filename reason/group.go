@@ -9,7 +9,7 @@ import (
 // before its measurement could finish: what the run then failed to
 // produce follows from them.
 var stopping = map[Code]bool{
-	ArmEnvMissing: true, ArmEnvLeak: true, ArmModeMismatch: true, RankMissing: true,
+	ArmEnvMissing: true, ArmEnvLeak: true, ArmModeMismatch: true, RankMissing: true, BuildMismatch: true,
 	LaunchFailed: true, RankExited: true, DeadlineExceeded: true, Interrupted: true, ControllerFailed: true,
 }
 

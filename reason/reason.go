@@ -42,6 +42,7 @@ const (
 	RunMissing             Code = "run-missing"   // a run of a campaign's plan left nothing, or one not in the plan
 	BundleInvalid          Code = "bundle-invalid"
 	ControllerFailed       Code = "controller-failed" // the arm controller itself failed (exit 1 or 2)
+	BuildMismatch          Code = "build-mismatch"    // a rank ran another arm's build, or none ran the arm's
 )
 
 // Reason is one censor reason.

@@ -35,6 +35,17 @@ type Status struct {
 	Ranks         []RankStatus    `json:"ranks"`
 	Inherited     []string        `json:"inherited_env"`
 	Swept         int             `json:"swept_processes"`
+	// Builds are every arm's build, hashed when the run started, when the
+	// arms are builds: a rank that ran another arm's is censored.
+	Builds []BuildFact `json:"builds,omitempty"`
+}
+
+// BuildFact is one arm's build as a run found it.
+type BuildFact struct {
+	Arm    string `json:"arm"`
+	Binary string `json:"binary"` // absolute
+	SHA256 string `json:"sha256"`
+	Source string `json:"source,omitempty"`
 }
 
 // The versions of the files abbench writes into a run directory: each
@@ -93,6 +104,9 @@ type Registration struct {
 	// User is the user the rank runs as when its role names one (the
 	// wrapper registers first, then takes the user's ids).
 	User string `json:"user,omitempty"`
+	// ExeSHA256 is the SHA-256 of the executable the wrapper started, when
+	// the arms are builds.
+	ExeSHA256 string `json:"exe_sha256,omitempty"`
 }
 
 // Launch is what a rank started by srun needs, written by the controller

@@ -14,7 +14,7 @@ const MatchedFormat = "abbench-matched-v1"
 
 // Canonical is the canonical encoding of the scenario that MatchedDigest
 // hashes: the scenario's JSON form (after defaults) with arm env values
-// replaced by "", the description and prompts path left out and the prompts
+// replaced by "" (an arm's build by {"binary": "", "source": ""}), the description and prompts path left out and the prompts
 // file's content digest put in, every zero value (null, "", 0, false, empty
 // list or mapping) removed, mapping keys sorted, no insignificant space, no
 // HTML escaping. docs/scenario.md describes it for other implementations.
@@ -26,7 +26,11 @@ func (s *Scenario) Canonical() []byte {
 		for k := range maps.Keys(arm.Env) {
 			env[k] = ""
 		}
-		c.Arms[name] = Arm{Env: env}
+		shape := Arm{Env: env}
+		if arm.Build != nil {
+			shape.Build = &Build{} // builds are declared; which ones is the declared difference
+		}
+		c.Arms[name] = shape
 	}
 	doc := map[string]any{
 		"format":   MatchedFormat,

@@ -276,3 +276,38 @@ func TestWorkloadWithoutPrompts(t *testing.T) {
 		}
 	}
 }
+
+// Builds as arms: which binaries the arms run is the declared difference
+// (the matched digest stays), that the arms are builds counts (it
+// changes), and every arm declares one or none.
+func TestBuildsAsArms(t *testing.T) {
+	withBuilds := func(fast, slow string) string {
+		return strings.Replace(strings.Replace(base, `fast: {env: {MODE: "1", PEER: "1"}}`, `fast: {env: {MODE: "1", PEER: "1"}, build: {binary: `+fast+`, source: a@1}}`, 1),
+			`slow: {env: {MODE: "0", PEER: "1"}}`, `slow: {env: {MODE: "0", PEER: "1"}, build: {binary: `+slow+`}}`, 1)
+	}
+	one := matched(t, withBuilds("b1/srv", "b2/srv"))
+	if other := matched(t, withBuilds("elsewhere/srv", "b3/srv")); other != one {
+		t.Error("other build paths changed the matched digest")
+	}
+	if matched(t, base) == one {
+		t.Error("declaring builds did not change the matched digest")
+	}
+	s, err := load(t, strings.Replace(withBuilds("b1/srv", "b2/srv"), "[srv, --rank", `["{{.Build}}", --rank`, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := s.TemplateData(Place{Arm: "fast"}); d.Build != filepath.Join(s.Dir, "b1/srv") {
+		t.Errorf("{{.Build}} of fast = %q, want the scenario-relative binary made absolute", d.Build)
+	}
+	half := strings.Replace(withBuilds("b1/srv", "b2/srv"), `, build: {binary: b2/srv}`, "", 1)
+	if _, err := load(t, half); err == nil || !strings.Contains(err.Error(), `arm "slow" declares no build, but other arms do`) {
+		t.Errorf("one arm without a build: %v", err)
+	}
+	if _, err := load(t, strings.Replace(base, "[srv, --rank", `["{{.Build}}", --rank`, 1)); err == nil || !strings.Contains(err.Error(), "no arm declares one") {
+		t.Errorf("{{.Build}} without builds: %v", err)
+	}
+	same := strings.Replace(withBuilds("b1/srv", "b2/srv"), `MODE: "0"`, `MODE: "1"`, 1)
+	if _, err := load(t, same); err != nil {
+		t.Errorf("arms with one env but two builds: %v", err)
+	}
+}

@@ -60,6 +60,31 @@ type Source struct {
 type Arm struct {
 	Description string            `yaml:"description" json:"-"`
 	Env         map[string]string `yaml:"env" json:"env"`
+	// Build is the arm's build of the system under test, for an A/B of two
+	// builds: roles run it as {{.Build}}. Its values stay out of the
+	// matched digest (the declared difference); that arms declare builds
+	// counts.
+	Build *Build `yaml:"build" json:"build,omitempty"`
+}
+
+// Build is one arm's build: a binary whose content hash every run records
+// (and every rank that runs it), and what it was built from.
+type Build struct {
+	// Binary is the executable, relative to the scenario file.
+	Binary string `yaml:"binary" json:"binary"`
+	// Source says what it was built from (for example repo@ref or a
+	// commit): recorded and reported, not checked.
+	Source string `yaml:"source" json:"source"`
+}
+
+// HasBuilds says whether the arms are builds (then every arm declares one).
+func (s *Scenario) HasBuilds() bool {
+	for _, a := range s.Arms {
+		if a.Build != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Workload is what the client sends.

@@ -14,6 +14,7 @@ type ArmSummary struct {
 	Name     string            `json:"name"`
 	Baseline bool              `json:"baseline"`
 	Env      map[string]string `json:"env"`
+	Build    *Build            `json:"build,omitempty"` // when the arms are builds
 }
 
 // Summary is what validate reports of a scenario: the arms, exactly which
@@ -78,7 +79,7 @@ func (s *Scenario) ArmDiff() (differing, equal []string) {
 func (s *Scenario) Summary() Summary {
 	sum := Summary{File: s.File, Name: s.Name, MatchedDigest: s.MatchedDigest()}
 	for _, name := range s.ArmOrder {
-		sum.Arms = append(sum.Arms, ArmSummary{Name: name, Baseline: name == s.Baseline, Env: s.Arms[name].Env})
+		sum.Arms = append(sum.Arms, ArmSummary{Name: name, Baseline: name == s.Baseline, Env: s.Arms[name].Env, Build: s.Arms[name].Build})
 	}
 	sum.DifferingKeys, sum.EqualArmKeys = s.ArmDiff()
 	c := &sum.Constant
@@ -116,7 +117,17 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		names = append(names, n)
 	}
-	fmt.Fprintf(w, "arms: %s\n\n", strings.Join(names, ", "))
+	fmt.Fprintf(w, "arms: %s\n", strings.Join(names, ", "))
+	for _, a := range s.Arms {
+		if a.Build != nil {
+			src := ""
+			if a.Build.Source != "" {
+				src = " (from " + a.Build.Source + ")"
+			}
+			fmt.Fprintf(w, "  build of %s: %s%s\n", a.Name, a.Build.Binary, src)
+		}
+	}
+	fmt.Fprintln(w)
 	header := []string{"arm key"}
 	for _, a := range s.Arms {
 		header = append(header, a.Name)

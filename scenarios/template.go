@@ -24,6 +24,7 @@ type TemplateData struct {
 	Coord    string       // the run's coordination directory, named by the token
 	Dir      string       // the scenario file's directory, absolute
 	Host     string       // the host the rank runs on
+	Build    string       // the arm's build (arms: NAME: build: binary:), absolute
 	Workload WorkloadData // the workload, declared once in the scenario
 
 	ports *Ports
@@ -77,6 +78,9 @@ func (s *Scenario) TemplateData(p Place) TemplateData {
 	if p.Role != nil {
 		d.Role, d.Ranks = p.Role.Name, p.Role.Ranks
 	}
+	if b := s.Arms[p.Arm].Build; b != nil && b.Binary != "" {
+		d.Build = absDir(s.Path(b.Binary))
+	}
 	return d
 }
 
@@ -91,11 +95,14 @@ func absDir(d string) string {
 // there and not at run time.
 func (s *Scenario) sampleData() TemplateData {
 	d := s.TemplateData(Place{Arm: "a", Token: "t", Out: "/out", Role: &Role{Name: "r", Ranks: 1}, Host: "h"})
+	if s.HasBuilds() {
+		d.Build = "/build/binary"
+	}
 	return d
 }
 
 // templateFields names what templates may use, for error messages.
-const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
 
 // templateFuncs are the functions templates may call: env NAME reads the
 // controller's environment when the rank starts, so a secret reaches a rank

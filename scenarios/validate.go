@@ -140,8 +140,11 @@ func (v *validator) arms() {
 		if !namePattern.MatchString(name) {
 			v.atKey(p("arms", name), "arm name %q: use lower-case letters, digits, '-' and '_'", name)
 		}
+		v.build(name, arm)
 		if len(arm.Env) == 0 {
-			v.at(p("arms", name), "arm %q declares no env: arms are defined by the environment keys that differ between them", name)
+			if !s.HasBuilds() {
+				v.at(p("arms", name), "arm %q declares no env: arms are defined by the environment keys that differ between them (or by their builds: build: {binary: PATH})", name)
+			}
 			continue
 		}
 		keys := slices.Sorted(maps.Keys(arm.Env))
@@ -165,6 +168,9 @@ func (v *validator) arms() {
 				name, strings.Join(keys, ", "), first, strings.Join(firstKeys, ", "))
 		}
 		sig := envSignature(arm.Env)
+		if arm.Build != nil {
+			sig += "\x00" + arm.Build.Binary
+		}
 		if other, dup := seen[sig]; dup {
 			v.at(p("arms", name, "env"), "arm %q has the same env as arm %q: the arms would not differ", name, other)
 		}
@@ -174,6 +180,18 @@ func (v *validator) arms() {
 		v.at(nil, "missing baseline: name the arm the others are compared with")
 	} else if _, ok := s.Arms[s.Baseline]; !ok {
 		v.at(p("baseline"), "baseline %q is not an arm (arms: %s)", s.Baseline, strings.Join(s.ArmOrder, ", "))
+	}
+}
+
+// build checks an arm's build: declared by every arm or none, naming a
+// binary; whether it exists is the run's concern (compare and replay read
+// scenarios whose binaries are elsewhere).
+func (v *validator) build(name string, arm Arm) {
+	switch {
+	case arm.Build == nil && v.s.HasBuilds():
+		v.at(p("arms", name), "arm %q declares no build, but other arms do: in an A/B of builds every arm declares its build: {binary: PATH}", name)
+	case arm.Build != nil && arm.Build.Binary == "":
+		v.at(p("arms", name, "build"), "arm %q: build needs binary: the executable this arm's roles run as {{.Build}}", name)
 	}
 }
 
@@ -432,6 +450,10 @@ func (v *validator) template(path []any, text string) {
 			msg = msg[i+2:]
 		}
 		v.at(path, "template %q: %s (available: %s)", text, msg, templateFields)
+		return
+	}
+	if strings.Contains(text, ".Build") && !v.s.HasBuilds() {
+		v.at(path, "template %q: {{.Build}} is an arm's build, but no arm declares one (arms: NAME: build: {binary: PATH})", text)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -45,6 +46,9 @@ const (
 	// list, secrets redacted by the controller): the registration records
 	// it instead of the real argv.
 	EnvArgv = "ABBENCH_ARGV"
+	// EnvHashExe, when "1" (the arms are builds), makes the wrapper record
+	// the SHA-256 of the executable it starts.
+	EnvHashExe = "ABBENCH_HASH_EXE"
 )
 
 // Registration is what the rank wrapper records (rundir's type).
@@ -143,6 +147,13 @@ func Exec(argv []string) error {
 				reg.ArmEnv[k] = nil
 			}
 		}
+	}
+	if os.Getenv(EnvHashExe) == "1" {
+		sum, err := filehash.SHA256(path)
+		if err != nil {
+			return fmt.Errorf("rank wrapper: role %s rank %d: hashing %s: %w", role, rank, path, err)
+		}
+		reg.ExeSHA256 = sum
 	}
 	for _, k := range schedulerKeys {
 		if v, ok := os.LookupEnv(k); ok {

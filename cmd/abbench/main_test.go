@@ -28,12 +28,24 @@ func TestMain(m *testing.M) {
 		if err := build.Run(); err != nil {
 			panic("building disaggsim: " + err.Error())
 		}
+		// A second build, slower on purpose, for the A/B of two builds.
+		slowSim = filepath.Join(dir, "slow", "disaggsim")
+		build = exec.Command("go", "build", "-ldflags=-X main.builtSlowdown=3ms", "-o", slowSim, "../disaggsim")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			panic("building the slow disaggsim: " + err.Error())
+		}
+		mainSim = filepath.Join(dir, "disaggsim")
 		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	}
 	testscript.Main(m, map[string]func(){
 		"abbench": main,
 	})
 }
+
+// mainSim and slowSim are two builds of the simulator, the second slower
+// on purpose ($MAINSIM and $SLOWSIM in the scripts).
+var mainSim, slowSim string
 
 // TestScripts runs the CLI end to end: each testdata/script/*.txtar runs the
 // real binary and checks stdout, stderr and the exit status. $REPO is the
@@ -47,6 +59,8 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
+			env.Setenv("MAINSIM", mainSim)
+			env.Setenv("SLOWSIM", slowSim)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -73,9 +73,21 @@ func loadConfig() (config, error) {
 			return c, fmt.Errorf("DISAGGSIM_GEN_RATE=%q: want tokens per second above 0", v)
 		}
 	}
+	if builtSlowdown != "" { // a build made slower on purpose, for A/Bs of builds
+		extra, err := time.ParseDuration(builtSlowdown)
+		if err != nil {
+			return c, fmt.Errorf("this build's slowdown %q (-ldflags -X main.builtSlowdown=): want a duration", builtSlowdown)
+		}
+		c.linkDelay += extra
+	}
 	c.faults, err = parseFaults(os.Getenv("DISAGGSIM_FAULTS"))
 	return c, err
 }
+
+// builtSlowdown is added to every link's delay; set at build time
+// (go build -ldflags "-X main.builtSlowdown=1ms") to make a build that is
+// measurably slower than another, as a regression would.
+var builtSlowdown string
 
 // flag01 reads a mode variable: unset means 0 (the control mode, as in the
 // real system, which is why abbench must prove the variable arrived);

@@ -30,6 +30,7 @@ import (
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -324,7 +325,7 @@ func (w *writer) write(in Input) error {
 		Prompts: promptsOf(in.Scenario), Accepted: ev.Accepted, Started: st.Started, Ended: st.Ended}}
 	slices.Sort(w.files)
 	for _, rel := range w.files {
-		sum, err := fileSHA256(filepath.Join(w.dir, rel))
+		sum, err := filehash.SHA256(filepath.Join(w.dir, rel))
 		if err != nil {
 			return err
 		}
@@ -411,19 +412,6 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	}
 	scopes[sc.File] = rec
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // sourceRevision reads the repository the scenario names, if any.

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 	ita1 "github.com/in-toto/attestation/go/v1"
@@ -186,7 +187,7 @@ func resign(t *testing.T, dir string, signer ssh.Signer) {
 	data, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
 	json.Unmarshal(data, &st)
 	for i, s := range st.Subject {
-		sum, _ := fileSHA256(filepath.Join(dir, s.Name))
+		sum, _ := filehash.SHA256(filepath.Join(dir, s.Name))
 		st.Subject[i].Digest["sha256"] = sum
 	}
 	manifest, _ := json.MarshalIndent(st, "", "  ")

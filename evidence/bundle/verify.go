@@ -15,6 +15,7 @@ import (
 
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
@@ -204,7 +205,7 @@ func checkFiles(dir string, st Statement) error {
 		if !ok {
 			return fmt.Errorf("%s is not in the manifest (a file was added)", rel)
 		}
-		got, err := fileSHA256(path)
+		got, err := filehash.SHA256(path)
 		if err != nil {
 			return err
 		}

@@ -131,6 +131,8 @@ type Result struct {
 	Runs     []RunSummary `json:"runs"`
 	// PlotURL is Options.PlotURL.
 	PlotURL string `json:"plot_url,omitempty"`
+	// Builds are the arms' builds, when the arms are builds.
+	Builds []rundir.BuildFact `json:"builds,omitempty"`
 	// Stored is the comparison with a stored baseline, when one was given.
 	Stored *Stored `json:"stored,omitempty"`
 	// Unfinished is true when the only reason to censor is that a
@@ -392,6 +394,7 @@ func (g *gate) check() {
 		g.add(reason.New(reason.ArmMissing, "the baseline arm %s has no run", r.Baseline))
 	}
 	g.workloads()
+	g.builds()
 	g.sources()
 	g.campaigns()
 	g.machines()
@@ -429,9 +432,16 @@ func (g *gate) machines() {
 // have run the same one (bundles record it when the scenario names a
 // repository).
 func (g *gate) sources() {
-	var ref *bundle.SourceRevision
-	refPath := ""
+	refs := map[string]*bundle.SourceRevision{}
+	refPaths := map[string]string{}
 	for _, run := range g.runs {
+		// Arms that are builds may run different code (the builds are
+		// held by their hashes): their sources are held within an arm.
+		key := ""
+		if len(g.r.Builds) > 0 {
+			key = run.Evidence.Arm
+		}
+		ref, refPath := refs[key], refPaths[key]
 		prov := provenance(run)
 		if prov == nil || prov.Source == nil {
 			continue
@@ -440,13 +450,37 @@ func (g *gate) sources() {
 			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run %s ran a dirty tree of %s (head %s)", run.Path, prov.Source.Repository, short(prov.Source.Head)))
 		}
 		if ref == nil {
-			ref, refPath = prov.Source, run.Path
+			refs[key], refPaths[key] = prov.Source, run.Path
 			continue
 		}
 		if prov.Source.Tree != ref.Tree || prov.Source.Dirty != ref.Dirty {
 			g.add(reason.New(reason.ConfigMismatch, "run %s ran source tree %s (dirty %v), run %s tree %s (dirty %v): the arms ran different code",
 				run.Path, short(prov.Source.Tree), prov.Source.Dirty, refPath, short(ref.Tree), ref.Dirty))
 		}
+	}
+}
+
+// builds holds an A/B of builds to one build per arm, across its runs,
+// and names the arms' builds in the result.
+func (g *gate) builds() {
+	byArm := map[string]rundir.BuildFact{}
+	from := map[string]string{}
+	for _, run := range g.runs {
+		e := run.Evidence
+		if e.Build == nil {
+			continue
+		}
+		if prev, ok := byArm[e.Arm]; ok {
+			if prev.SHA256 != e.Build.SHA256 {
+				g.add(reason.New(reason.BuildMismatch, "arm %s ran build sha256 %.12s in run %s but %.12s in run %s: an arm's runs must all run its one build",
+					e.Arm, e.Build.SHA256, run.Path, prev.SHA256, from[e.Arm]))
+			}
+			continue
+		}
+		byArm[e.Arm], from[e.Arm] = *e.Build, run.Path
+	}
+	for _, arm := range slices.Sorted(maps.Keys(byArm)) {
+		g.r.Builds = append(g.r.Builds, byArm[arm])
 	}
 }
 

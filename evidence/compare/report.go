@@ -331,6 +331,13 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Workload != nil && r.Verdict != Censored {
 		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}
+	for _, b := range r.Builds {
+		src := ""
+		if b.Source != "" {
+			src = ", from " + b.Source
+		}
+		fmt.Fprintf(w, "build of %s: %s (sha256 %.12s%s)\n", b.Arm, b.Binary, b.SHA256, src)
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
