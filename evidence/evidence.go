@@ -236,7 +236,13 @@ type rule struct {
 	name    string
 	re      *regexp.Regexp
 	literal []byte
+	// countOnly rules (a counter without a value group) need no groups:
+	// whether a line matches is all, found without building them.
+	countOnly bool
 }
+
+// matchedOnly is the groups of a count-only rule's match: none, but not nil.
+var matchedOnly = map[string]string{}
 
 func newRule(name, pattern string) rule {
 	re := regexp.MustCompile(pattern)
@@ -271,33 +277,95 @@ func requiredLiteral(pattern string) []byte {
 	return []byte(string(best))
 }
 
-// rareNeedles picks, for each rule's required literal, the part of it that
-// starts at its rarest byte in this log (judged on a sample block), so the
-// substring search anchors on bytes that seldom occur and rarely stops in
-// vain. Every line holding the literal holds its needle too. Duplicates go.
-func rareNeedles(rules []rule, sample []byte) [][]byte {
+// anchor is one byte the block search stops at, and the rule needles
+// that start with it: one pass of IndexByte (memory speed) per anchor,
+// however many rules share it.
+type anchor struct {
+	b       byte
+	needles [][]byte
+}
+
+// planAnchors picks, for each rule's required literal, a needle: the part
+// of the literal from a byte that seldom occurs in this log (judged on a
+// sample), so the search seldom stops in vain. Every line holding the
+// literal holds its needle too. Rules share an anchor byte where another
+// pass would cost more than the extra stops: a pass over a block costs
+// about as much as stopping at one byte in 600 (IndexByte runs at memory
+// speed; each stop compares a needle).
+func planAnchors(rules []rule, sample []byte) []anchor {
+	sample = sample[:min(len(sample), 64<<10)]
 	var freq [256]int
-	for _, b := range sample[:min(len(sample), 256<<10)] {
+	for _, b := range sample {
 		freq[b]++
 	}
-	var out [][]byte
+	passCost := len(sample)/600 + 1
+	var out []anchor
+	find := func(b byte) int {
+		return slices.IndexFunc(out, func(a anchor) bool { return a.b == b })
+	}
 	for _, r := range rules {
 		lit := r.literal
-		best := 0
+		best, bestCost := -1, 0
 		for i := range lit {
 			if len(lit)-i < min(len(lit), 4) {
 				break
 			}
-			if freq[lit[i]] < freq[lit[best]] {
-				best = i
+			cost := freq[lit[i]]
+			if find(lit[i]) < 0 {
+				cost += passCost
+			}
+			if best < 0 || cost < bestCost {
+				best, bestCost = i, cost
 			}
 		}
 		needle := lit[best:]
-		if !slices.ContainsFunc(out, func(n []byte) bool { return bytes.Equal(n, needle) }) {
-			out = append(out, needle)
+		k := find(needle[0])
+		if k < 0 {
+			out = append(out, anchor{b: needle[0]})
+			k = len(out) - 1
+		}
+		if !slices.ContainsFunc(out[k].needles, func(n []byte) bool { return bytes.Equal(n, needle) }) {
+			out[k].needles = append(out[k].needles, needle)
 		}
 	}
 	return out
+}
+
+// anchorPlan is a role's anchors, planned once from the first block any
+// of its ranks reads: the ranks of a role write alike.
+type anchorPlan struct {
+	once sync.Once
+	plan []anchor
+}
+
+func (p *anchorPlan) anchors(rules []rule, sample []byte) []anchor {
+	p.once.Do(func() { p.plan = planAnchors(rules, sample) })
+	return p.plan
+}
+
+// lineStarts appends the start of every line of block that holds a needle
+// of the anchors, unsorted.
+func lineStarts(starts []int, block []byte, anchors []anchor) []int {
+	for _, a := range anchors {
+		for i := 0; i < len(block); {
+			j := bytes.IndexByte(block[i:], a.b)
+			if j < 0 {
+				break
+			}
+			pos := i + j
+			if !slices.ContainsFunc(a.needles, func(n []byte) bool { return bytes.HasPrefix(block[pos:], n) }) {
+				i = pos + 1
+				continue
+			}
+			starts = append(starts, bytes.LastIndexByte(block[:pos], '\n')+1)
+			e := bytes.IndexByte(block[pos:], '\n')
+			if e < 0 {
+				break
+			}
+			i = pos + e + 1
+		}
+	}
+	return starts
 }
 
 // rules lists every rule that reads role's logs, sorted by name.
@@ -314,7 +382,9 @@ func (c *collector) rules(role string) []rule {
 	add("activation", ev.Activation)
 	for name, ct := range ev.Counters {
 		if ct.Role == role {
-			out = append(out, newRule("counter:"+name, ct.Pattern))
+			r := newRule("counter:"+name, ct.Pattern)
+			r.countOnly = ct.Value == ""
+			out = append(out, r)
 		}
 	}
 	for name, f := range ev.Extra {
@@ -345,7 +415,7 @@ type rankScan struct {
 	err                       error
 }
 
-func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
+func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPlan, sc *rankScan) {
 	ev := c.s.Evidence
 	hasMode := ev.Mode != nil && ev.Mode.Role == role.Name
 	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name
@@ -370,6 +440,12 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 		for i, r := range rules {
 			matched[i] = nil
 			if r.literal != nil && !bytes.Contains(line, r.literal) {
+				continue
+			}
+			if r.countOnly {
+				if r.re.Match(line) {
+					matched[i], hit = matchedOnly, true
+				}
 				continue
 			}
 			m := r.re.FindSubmatch(line)
@@ -429,18 +505,12 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 	for _, r := range rules {
 		everyRuleHasLiteral = everyRuleHasLiteral && r.literal != nil
 	}
-	var (
-		starts  []int
-		needles [][]byte
-	)
+	var starts []int
 	if why, ok := c.opts.Unreadable[f.Scope.File]; ok && c.opts.ScopedLogs {
 		sc.err = &StaleError{f.Scope, why}
 		return
 	}
 	n, err := read.ReadBlocks(func(block []byte, off int64) {
-		if needles == nil && everyRuleHasLiteral {
-			needles = rareNeedles(rules, block)
-		}
 		if !everyRuleHasLiteral {
 			for len(block) > 0 {
 				i := bytes.IndexByte(block, '\n')
@@ -455,24 +525,9 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, sc *rankScan) {
 			}
 			return
 		}
-		// Search the whole block for each rule's literal, as grep tools
+		// Search the whole block for the rules' literals, as grep tools
 		// do, and visit only the lines that hold one, in file order.
-		starts = starts[:0]
-		for _, needle := range needles {
-			for i := 0; i < len(block); {
-				j := bytes.Index(block[i:], needle)
-				if j < 0 {
-					break
-				}
-				pos := i + j
-				starts = append(starts, bytes.LastIndexByte(block[:pos], '\n')+1)
-				e := bytes.IndexByte(block[pos:], '\n')
-				if e < 0 {
-					break
-				}
-				i = pos + e + 1
-			}
-		}
+		starts = lineStarts(starts[:0], block, plan.anchors(rules, block))
 		slices.Sort(starts)
 		starts = slices.Compact(starts)
 		for _, ls := range starts {
@@ -496,6 +551,7 @@ func (c *collector) ranks() {
 	type job struct {
 		role  *scenarios.Role
 		rules []rule
+		plan  *anchorPlan
 		scan  *rankScan
 	}
 	var jobs []job
@@ -506,6 +562,7 @@ func (c *collector) ranks() {
 		if len(rules) == 0 {
 			continue
 		}
+		plan := &anchorPlan{}
 		for rank := range role.Ranks {
 			rs := c.rankStatus(role.Name, rank)
 			if rs == nil {
@@ -513,7 +570,7 @@ func (c *collector) ranks() {
 				continue
 			}
 			sc := &rankScan{facts: &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}}}
-			jobs = append(jobs, job{role, rules, sc})
+			jobs = append(jobs, job{role, rules, plan, sc})
 			byRole[role.Name] = append(byRole[role.Name], sc)
 		}
 	}
@@ -525,7 +582,7 @@ func (c *collector) ranks() {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				c.scanRank(j.role, j.rules, j.scan)
+				c.scanRank(j.role, j.rules, j.plan, j.scan)
 			}
 		}()
 	}

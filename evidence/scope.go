@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/abbench/abbench/reason"
@@ -39,8 +40,15 @@ func (e *StaleError) Reason() reason.Reason { return reason.New(reason.StaleEvid
 const maxLine = 64 << 20
 
 // blockSize is how much ReadBlocks hands over at a time (a block grows to
-// hold a longer line).
-const blockSize = 1 << 20
+// hold a longer line). A block is searched once per anchor byte: at 256 KiB
+// it stays in a core's L2 cache between passes (1 MiB blocks were 8% slower
+// over 256 rank logs on a 1 MiB-L2 machine).
+const blockSize = 256 << 10
+
+// blockPool keeps read blocks between scopes: with a thousand rank logs a
+// fresh megabyte each cost more in clearing and returning memory than the
+// search of it (a profile of 256 logs: a tenth of the time).
+var blockPool = sync.Pool{New: func() any { b := make([]byte, blockSize); return &b }}
 
 // Read calls fn with every line of the scope (without its newline, the
 // last line even without one) and its offset in the file, and copies the
@@ -96,9 +104,11 @@ func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int
 	if keep != nil {
 		src = io.TeeReader(f, keep)
 	}
+	pooled := blockPool.Get().(*[]byte)
+	defer blockPool.Put(pooled)
 	var (
 		n    int64
-		buf  = make([]byte, blockSize)
+		buf  = *pooled
 		have int // bytes in buf
 		off  = s.Offset
 		skip bool // inside a line cut at maxLine: drop bytes to its newline
