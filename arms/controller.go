@@ -1,6 +1,7 @@
 package arms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/abbench/abbench/arms/rankwrap"
@@ -397,58 +400,64 @@ func (c *controller) allReady(roles []string) bool {
 }
 
 func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
-	var kept []string
+	// Ranks are prepared and started from every core: with thousands of
+	// ranks, one after another cost seconds (templates, environment,
+	// records, fork), while a shell starting the same processes took one.
+	known := slices.Clone(c.secrets)
+	preps := make([]rankLaunch, r.Ranks)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), r.Ranks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rank := range next {
+				lp := c.prepareRank(r, rank, known)
+				if lp.err == nil && c.opts.Ranks != RanksSrun {
+					lp.startErr = startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
+				}
+				preps[rank] = lp
+			}
+		}()
+	}
+	for rank := range r.Ranks {
+		next <- rank
+	}
+	close(next)
+	wg.Wait()
 	var (
+		kept      []string
 		stepRanks []*rankProc
 		launches  []rundir.Launch
+		failed    error
 	)
-	for rank := range r.Ranks {
-		d := c.data(r, rank)
-		argv := make([]string, len(r.Command))
-		for i, a := range r.Command {
-			v, err := scenarios.ExpandSecrets(a, d, &c.secrets)
-			if err != nil {
-				return nil, err
+	for rank, lp := range preps {
+		for _, v := range lp.secrets {
+			c.secrets.Add(v)
+		}
+		switch {
+		case lp.err != nil:
+			failed = cmp.Or(failed, lp.err)
+			continue
+		case c.opts.Ranks == RanksSrun:
+			if err := lp.p.openLog(); err != nil {
+				failed = cmp.Or(failed, err)
+				continue
 			}
-			argv[i] = v
-		}
-		logRel, err := scenarios.Expand(r.Log, d)
-		if err != nil {
-			return nil, err
-		}
-		env, k, err := rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d, &c.secrets)
-		if err != nil {
-			return nil, err
-		}
-		kept = k
-		// The wrapper records the command with every secret redacted: it
-		// cannot tell which parts came through {{env}}, the controller can.
-		if shown := redactArgv(argv, c.secrets); !slices.Equal(shown, argv) {
-			data, _ := json.Marshal(shown)
-			env = append(env, rankwrap.EnvArgv+"="+string(data))
-		}
-		// What the rank is given, secrets redacted by name and by value, for
-		// provenance: the unredacted environment is never written anywhere
-		// but the 0600 launch file of an srun step, removed at teardown.
-		envData, _ := json.MarshalIndent(c.secrets.EnvIn(env), "", "  ")
-		if err := atomicfile.Publish(rundir.EnvPath(c.coord, r.Name, rank), envData, 0o644); err != nil {
-			return nil, err
-		}
-		p := &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
-		if c.opts.Ranks == RanksSrun {
-			if err := p.openLog(); err != nil {
-				return nil, err
+			stepRanks = append(stepRanks, lp.p)
+			launches = append(launches, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: lp.p.log})
+		case lp.startErr != nil:
+			if failed == nil {
+				c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, lp.startErr).At(c.arm, r.Name, rank))
+				failed = errAbort
 			}
-			stepRanks = append(stepRanks, p)
-			launches = append(launches, rundir.Launch{Argv: argv, Env: env, Log: p.log})
-			c.procs = append(c.procs, p)
 			continue
 		}
-		if err := startRank(p, c.wrapper, argv, env, c.dir, c.exited); err != nil {
-			c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, err).At(c.arm, r.Name, rank))
-			return nil, errAbort
-		}
-		c.procs = append(c.procs, p)
+		kept = lp.kept
+		c.procs = append(c.procs, lp.p) // every started rank, so teardown stops it
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	if len(stepRanks) > 0 {
 		if err := c.startStep(r, stepRanks, launches); err != nil {
@@ -458,6 +467,53 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	}
 	c.writeStatus()
 	return kept, nil
+}
+
+// rankLaunch is one rank prepared (and, locally, started) by startRole.
+type rankLaunch struct {
+	p         *rankProc
+	argv, env []string
+	kept      []string
+	secrets   redact.Values // the values its templates read with env
+	err       error         // preparing it failed
+	startErr  error         // starting it failed
+}
+
+// prepareRank expands a rank's command, log and environment and records
+// what it is given (secrets redacted by name and by value, known ones and
+// those its own templates read).
+func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Values) (lp rankLaunch) {
+	lp.secrets = slices.Clone(known)
+	d := c.data(r, rank)
+	lp.argv = make([]string, len(r.Command))
+	for i, a := range r.Command {
+		if lp.argv[i], lp.err = scenarios.ExpandSecrets(a, d, &lp.secrets); lp.err != nil {
+			return lp
+		}
+	}
+	logRel, err := scenarios.Expand(r.Log, d)
+	if err != nil {
+		lp.err = err
+		return lp
+	}
+	if lp.env, lp.kept, lp.err = rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
+		return lp
+	}
+	// The wrapper records the command with every secret redacted: it
+	// cannot tell which parts came through {{env}}, the controller can.
+	if shown := redactArgv(lp.argv, lp.secrets); !slices.Equal(shown, lp.argv) {
+		data, _ := json.Marshal(shown)
+		lp.env = append(lp.env, rankwrap.EnvArgv+"="+string(data))
+	}
+	// What the rank is given, secrets redacted by name and by value, for
+	// provenance: the unredacted environment is never written anywhere
+	// but the 0600 launch file of an srun step, removed at teardown.
+	envData, _ := json.MarshalIndent(lp.secrets.EnvIn(lp.env), "", "  ")
+	if lp.err = atomicfile.Publish(rundir.EnvPath(c.coord, r.Name, rank), envData, 0o644); lp.err != nil {
+		return lp
+	}
+	lp.p = &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
+	return lp
 }
 
 // checkExits aborts on any rank that ended while it should be running.

@@ -123,6 +123,9 @@ func Expand(text string, d TemplateData) (string, error) {
 // read with env "NAME": whatever its name, such a value may be a secret,
 // and abbench writes it nowhere (see package redact).
 func ExpandSecrets(text string, d TemplateData, secrets *redact.Values) (string, error) {
+	if !strings.Contains(text, "{{") {
+		return text, nil // most arguments are literal: no parse for each of thousands of ranks
+	}
 	t, err := Template(text)
 	if err != nil {
 		return "", err
