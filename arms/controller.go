@@ -127,10 +127,20 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		}
 	}
 	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
-	// The machine the run ran on, for its bundle (a reviewer's first question).
-	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{machine.Collect(5 * time.Second)}); err != nil {
+	// The machine the run ran on, for its bundle (a reviewer's first
+	// question). Collecting it can take a while (nvidia-smi: tens of
+	// milliseconds), so the ranks start meanwhile: the host is named at
+	// once (a rank wrapper on this host then leaves it to the controller)
+	// and the facts are filled in before Run returns.
+	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
+	here.Host, _ = os.Hostname()
+	machinePath := filepath.Join(c.coord, rundir.MachineFile)
+	if err := rundir.WriteJSON(machinePath, []machine.Facts{here}); err != nil {
 		return nil, err
 	}
+	factsDone := make(chan error, 1)
+	go func() { factsDone <- rundir.WriteJSON(machinePath, []machine.Facts{machine.Collect(5 * time.Second)}) }()
+	defer func() { <-factsDone }()
 	if err := makeScratch(s, opts.Token); err != nil {
 		return nil, err
 	}
