@@ -415,7 +415,112 @@ type rankScan struct {
 	err                       error
 }
 
-func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPlan, sc *rankScan) {
+// hit is a line that rules matched, at off (as read): each rule's groups
+// (nil: no match; matchedOnly: a count-only match). A run of lines that
+// only count-only rules matched is one hit with counts per rule, from off
+// through last, so a part of a scope searched ahead of its turn holds
+// little.
+type hit struct {
+	off, last int64
+	matched   []map[string]string
+	counts    []int64
+}
+
+// matchLine is every rule's match of line, or nil when none matched.
+func matchLine(rules []rule, line []byte, matched []map[string]string) []map[string]string {
+	hit := false
+	for i, r := range rules {
+		matched[i] = nil
+		if r.literal != nil && !bytes.Contains(line, r.literal) {
+			continue
+		}
+		if r.countOnly {
+			if r.re.Match(line) {
+				matched[i], hit = matchedOnly, true
+			}
+			continue
+		}
+		m := r.re.FindSubmatch(line)
+		if m == nil {
+			continue
+		}
+		named := map[string]string{}
+		for j, g := range r.re.SubexpNames() {
+			if g != "" && m[j] != nil {
+				named[g] = string(m[j])
+			}
+		}
+		matched[i], hit = named, true
+	}
+	if !hit {
+		return nil
+	}
+	return matched
+}
+
+// searcher finds a role's matching lines in blocks of its logs.
+type searcher struct {
+	rules   []rule
+	plan    *anchorPlan
+	literal bool // every rule has a required literal: search blocks for them
+	starts  []int
+	matched []map[string]string
+}
+
+func newSearcher(rules []rule, plan *anchorPlan) *searcher {
+	s := &searcher{rules: rules, plan: plan, literal: true, matched: make([]map[string]string, len(rules))}
+	for _, r := range rules {
+		s.literal = s.literal && r.literal != nil
+	}
+	return s
+}
+
+// block calls emit with every matching line of block, in file order; the
+// matches are valid during the call.
+func (s *searcher) block(block []byte, off int64, emit func(matched []map[string]string, off int64)) {
+	if !s.literal {
+		for len(block) > 0 {
+			i := bytes.IndexByte(block, '\n')
+			l := block
+			if i >= 0 {
+				l, block = block[:i], block[i+1:]
+			} else {
+				block = nil
+			}
+			if m := matchLine(s.rules, l, s.matched); m != nil {
+				emit(m, off)
+			}
+			off += int64(len(l)) + 1
+		}
+		return
+	}
+	// Search the whole block for the rules' literals, as grep tools do,
+	// and visit only the lines that hold one, in file order.
+	s.starts = lineStarts(s.starts[:0], block, s.plan.anchors(s.rules, block))
+	slices.Sort(s.starts)
+	s.starts = slices.Compact(s.starts)
+	for _, ls := range s.starts {
+		le := bytes.IndexByte(block[ls:], '\n')
+		if le < 0 {
+			le = len(block) - ls
+		}
+		if m := matchLine(s.rules, block[ls:ls+le], s.matched); m != nil {
+			emit(m, off+int64(ls))
+		}
+	}
+}
+
+// minPart is the least a scope is split into for reading on several
+// cores: each part's reader may read up to a block past its end, so parts
+// this large keep the bytes read within 1% of the scope. (A variable, so a
+// test can split small logs.)
+var minPart int64 = 32 << 20
+
+// partsPerScope is how many parts each of jobs scopes is read in: the
+// cores left over when there are fewer scopes than cores.
+var partsPerScope = func(jobs int) int { return max(1, runtime.GOMAXPROCS(0)/max(jobs, 1)) }
+
+func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPlan, sc *rankScan, parts int) {
 	ev := c.s.Evidence
 	hasMode := ev.Mode != nil && ev.Mode.Role == role.Name
 	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name
@@ -434,117 +539,159 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPla
 	if c.opts.ScopedLogs {
 		read.Offset, read.Inode, shift = 0, 0, f.Scope.Offset
 	}
-	matched := make([]map[string]string, len(rules))
-	line := func(line []byte, off int64) {
-		hit := false
+	if why, ok := c.opts.Unreadable[f.Scope.File]; ok && c.opts.ScopedLogs {
+		sc.err = &StaleError{f.Scope, why}
+		return
+	}
+	is := func(matched []map[string]string, name string) bool {
 		for i, r := range rules {
-			matched[i] = nil
-			if r.literal != nil && !bytes.Contains(line, r.literal) {
-				continue
+			if r.name == name && matched[i] != nil {
+				return true
 			}
-			if r.countOnly {
-				if r.re.Match(line) {
-					matched[i], hit = matchedOnly, true
-				}
-				continue
-			}
-			m := r.re.FindSubmatch(line)
-			if m == nil {
-				continue
-			}
-			named := map[string]string{}
-			for j, g := range r.re.SubexpNames() {
-				if g != "" && m[j] != nil {
-					named[g] = string(m[j])
-				}
-			}
-			matched[i], hit = named, true
 		}
-		if !hit {
+		return false
+	}
+	// apply moves the rank's lifecycle along a matching line, and records
+	// the facts of the measured one.
+	apply := func(h hit) {
+		if h.counts != nil { // count-only lines: they move no phase
+			if sc.phase != inMeasured {
+				return
+			}
+			if f.Measured[0] < 0 {
+				f.Measured[0] = h.off + shift
+			}
+			f.Measured[1] = h.last + shift
+			for i, n := range h.counts {
+				if n > 0 {
+					c.count(f, rules[i].name, n)
+				}
+			}
 			return
-		}
-		is := func(name string) bool {
-			for i, r := range rules {
-				if r.name == name && matched[i] != nil {
-					return true
-				}
-			}
-			return false
 		}
 		switch sc.phase {
 		case inProfiling:
-			if is("lifecycle_end") {
+			if is(h.matched, "lifecycle_end") {
 				sc.phase, sc.profEnded = awaitingMode, true
 			}
 			return
 		case awaitingMode:
-			if !is("mode") {
+			if !is(h.matched, "mode") {
 				return
 			}
 			sc.phase, sc.started = inMeasured, true
 		case afterMeasured:
-			if is("mode") {
+			if is(h.matched, "mode") {
 				sc.anotherLifecycle = true
 			}
 			return
 		}
 		if f.Measured[0] < 0 {
-			f.Measured[0] = off + shift
+			f.Measured[0] = h.off + shift
 		}
-		f.Measured[1] = off + shift
+		f.Measured[1] = h.off + shift
 		for i, r := range rules {
-			if matched[i] != nil {
-				c.take(f, r.name, matched[i])
+			if h.matched[i] != nil {
+				c.take(f, r.name, h.matched[i])
 			}
 		}
-		if hasEnd && is("lifecycle_end") {
+		if hasEnd && is(h.matched, "lifecycle_end") {
 			sc.phase, sc.ended = afterMeasured, true
 		}
 	}
-	everyRuleHasLiteral := true
-	for _, r := range rules {
-		everyRuleHasLiteral = everyRuleHasLiteral && r.literal != nil
+	var size int64
+	if st, err := os.Stat(read.File); err == nil {
+		size = st.Size() - read.Offset
 	}
-	var starts []int
-	if why, ok := c.opts.Unreadable[f.Scope.File]; ok && c.opts.ScopedLogs {
-		sc.err = &StaleError{f.Scope, why}
-		return
+	parts = int(min(int64(parts), size/minPart))
+	if parts <= 1 {
+		srch := newSearcher(rules, plan)
+		f.BytesRead, sc.err = read.ReadBlocks(func(block []byte, off int64) {
+			srch.block(block, off, func(m []map[string]string, off int64) { apply(hit{off: off, matched: m}) })
+		}, nil)
+	} else {
+		f.BytesRead, sc.err = c.scanParts(read, size, parts, rules, plan, apply)
 	}
-	n, err := read.ReadBlocks(func(block []byte, off int64) {
-		if !everyRuleHasLiteral {
-			for len(block) > 0 {
-				i := bytes.IndexByte(block, '\n')
-				l := block
-				if i >= 0 {
-					l, block = block[:i], block[i+1:]
-				} else {
-					block = nil
-				}
-				line(l, off)
-				off += int64(len(l)) + 1
-			}
-			return
-		}
-		// Search the whole block for the rules' literals, as grep tools
-		// do, and visit only the lines that hold one, in file order.
-		starts = lineStarts(starts[:0], block, plan.anchors(rules, block))
-		slices.Sort(starts)
-		starts = slices.Compact(starts)
-		for _, ls := range starts {
-			le := bytes.IndexByte(block[ls:], '\n')
-			if le < 0 {
-				le = len(block) - ls
-			}
-			line(block[ls:ls+le], off+int64(ls))
-		}
-	}, nil)
-	f.BytesRead, sc.err = n, err
-	if se, ok := err.(*StaleError); ok {
+	if se, ok := sc.err.(*StaleError); ok {
 		se.Scope = f.Scope // name the log as the run directory does
 	}
 	if !hasEnd {
 		sc.ended = true
 	}
+}
+
+// scanParts reads a large scope as parts on several cores: each part's
+// reader searches the lines that start in it (from a byte before it, to
+// see where its first line starts; through the line that crosses its end)
+// and keeps its hits; the parts' hits are applied in file order, each part
+// as soon as those before it are.
+func (c *collector) scanParts(read Scope, size int64, parts int, rules []rule, plan *anchorPlan, apply func(hit)) (int64, error) {
+	type part struct {
+		hits []hit
+		n    int64
+		err  error
+		done chan struct{}
+	}
+	ps := make([]*part, parts)
+	bound := func(k int) int64 { return read.Offset + size*int64(k)/int64(parts) }
+	for k := range ps {
+		p := &part{done: make(chan struct{})}
+		ps[k] = p
+		go func() {
+			defer close(p.done)
+			from, to := bound(k), bound(k+1)
+			sub := read
+			if k > 0 {
+				sub.Offset = from - 1
+			}
+			srch := newSearcher(rules, plan)
+			p.n, p.err = sub.readBlocks(func(block []byte, off int64) bool {
+				if k < parts-1 && off >= to {
+					return false
+				}
+				srch.block(block, off, func(m []map[string]string, off int64) {
+					if (k > 0 && off < from) || (k < parts-1 && off >= to) {
+						return
+					}
+					countOnly := true
+					for i, g := range m {
+						countOnly = countOnly && (g == nil || rules[i].countOnly)
+					}
+					if !countOnly {
+						p.hits = append(p.hits, hit{off: off, matched: slices.Clone(m)})
+						return
+					}
+					if last := len(p.hits) - 1; last < 0 || p.hits[last].counts == nil {
+						p.hits = append(p.hits, hit{off: off, counts: make([]int64, len(m))})
+					}
+					h := &p.hits[len(p.hits)-1]
+					h.last = off
+					for i, g := range m {
+						if g != nil {
+							h.counts[i]++
+						}
+					}
+				})
+				return true
+			}, nil)
+		}()
+	}
+	var total int64
+	var first error
+	for _, p := range ps {
+		<-p.done
+		total += p.n
+		if first == nil && p.err != nil {
+			first = p.err
+		}
+		if first == nil {
+			for _, h := range p.hits {
+				apply(h)
+			}
+		}
+		p.hits = nil
+	}
+	return total, first
 }
 
 func (c *collector) ranks() {
@@ -574,7 +721,9 @@ func (c *collector) ranks() {
 			byRole[role.Name] = append(byRole[role.Name], sc)
 		}
 	}
-	// Ranks are independent: read them on every core.
+	// Ranks are independent: read them on every core; a large scope of
+	// fewer ranks than cores is read in parts.
+	parts := partsPerScope(len(jobs))
 	var wg sync.WaitGroup
 	next := make(chan job)
 	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
@@ -582,7 +731,7 @@ func (c *collector) ranks() {
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				c.scanRank(j.role, j.rules, j.plan, j.scan)
+				c.scanRank(j.role, j.rules, j.plan, j.scan, parts)
 			}
 		}()
 	}
@@ -678,6 +827,14 @@ func (c *collector) completeness(role *scenarios.Role, scans []*rankScan) {
 	if m := ranksWhere(scans, func(sc *rankScan) bool { return sc.anotherLifecycle }); m != "" {
 		c.e.reason(reason.New(reason.StaleEvidence, "the scoped logs of role %s, rank(s) %s, hold another lifecycle after the measured one: the scope spans more than one attempt", role.Name, m))
 	}
+}
+
+// count adds n matches of a count-only counter rule.
+func (c *collector) count(f *RankFacts, rule string, n int64) {
+	if f.Counters == nil {
+		f.Counters = map[string]int64{}
+	}
+	f.Counters[strings.TrimPrefix(rule, "counter:")] += n
 }
 
 // take records a match of the measured lifecycle as a fact; the last match

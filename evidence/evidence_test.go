@@ -272,3 +272,60 @@ func TestRequestsFromRecord(t *testing.T) {
 		}
 	}
 }
+
+// A scope read in parts on several cores gives the evidence a single
+// reader gives: parts end anywhere (inside lines, on a match, on a
+// newline), and the lifecycle, counters (count-only and valued), the
+// measured offsets and the activation come out the same.
+func TestScopeReadInParts(t *testing.T) {
+	y := strings.Replace(scenarioYAML, "  counters:\n", "  counters:\n    votes: {role: ctx, pattern: 'vote rank=(?P<rank>\\d+) id=\\d+'}\n", 1)
+	log := func(rank int) string {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("an earlier attempt's line, vote rank=9 id=1\n", 7)) // before the offset
+		noise := func(n int) {
+			for i := range n {
+				fmt.Fprintf(&b, "INFO step=%d %s\n", i, strings.Repeat("x", i%37))
+				if i%5 == 0 {
+					fmt.Fprintf(&b, "DEBUG vote rank=%d id=%d\n", rank, i)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "mode rank=%d terminal=1\n", rank)
+		noise(40)
+		fmt.Fprintf(&b, "summary rank=%d commits=0\nmode rank=%d terminal=1\n", rank, rank)
+		noise(300)
+		fmt.Fprintf(&b, "activation rank=%d count=4 digest=%s algorithm=%s\n", rank, hex64, alg)
+		noise(50)
+		fmt.Fprintf(&b, "summary rank=%d commits=4\n", rank)
+		noise(20)
+		return b.String()
+	}
+	offset := int64(len(strings.Repeat("an earlier attempt's line, vote rank=9 id=1\n", 7)))
+	r := goodRun()
+	r.yaml, r.offset = y, offset
+	r.logs = map[string]string{"ctx-0.log": log(0), "ctx-1.log": log(1)}
+	facts := func(e *Evidence) string {
+		var out []string
+		for _, f := range e.Ranks {
+			f.BytesRead = 0 // parts may read a little past their ends
+			data, _ := json.Marshal(f)
+			out = append(out, string(data))
+		}
+		return strings.Join(out, "\n") + fmt.Sprint(e.Accepted, e.Reasons)
+	}
+	oldMin, oldParts := minPart, partsPerScope
+	defer func() { minPart, partsPerScope = oldMin, oldParts }()
+	partsPerScope = func(int) int { return 1 }
+	want := facts(r.collect(t))
+	if !strings.Contains(want, `"votes":70`) || !strings.Contains(want, `"commits":4`) {
+		t.Fatalf("the single reader's facts lack the counters: %s", want)
+	}
+	for _, size := range []int64{97, 256, 1000, 4096} {
+		for parts := 2; parts <= 7; parts++ {
+			minPart, partsPerScope = size, func(int) int { return parts }
+			if got := facts(r.collect(t)); got != want {
+				t.Fatalf("%d parts of at least %d bytes:\n%s\nwant (one reader):\n%s", parts, size, got, want)
+			}
+		}
+	}
+}

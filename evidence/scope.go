@@ -76,6 +76,12 @@ func (s Scope) Read(fn func(line []byte, off int64), keep io.Writer) (int64, err
 // depend on the bytes before the offset. A line longer than maxLine is cut
 // to maxLine bytes. The block is only valid during the call.
 func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int64, error) {
+	return s.readBlocks(func(block []byte, off int64) bool { fn(block, off); return true }, keep)
+}
+
+// readBlocks is ReadBlocks whose fn may stop the reading by returning
+// false (one part of a scope read by several readers).
+func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer) (int64, error) {
 	if s.Offset < 0 {
 		return 0, &StaleError{s, fmt.Sprintf("offset %d is negative", s.Offset)}
 	}
@@ -119,7 +125,9 @@ func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int
 				buf = append(buf, make([]byte, len(buf))...)[:min(2*len(buf), maxLine)]
 			} else {
 				// A line longer than maxLine: hand over its first maxLine bytes.
-				fn(buf[:have], off)
+				if !fn(buf[:have], off) {
+					return n, nil
+				}
 				off += int64(have)
 				have, skip = 0, true
 			}
@@ -155,7 +163,9 @@ func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int
 			return n, nil
 		}
 		if last := bytes.LastIndexByte(buf[:have], '\n'); last >= 0 && (have == len(buf) || have >= blockSize/2) {
-			fn(buf[:last+1], off)
+			if !fn(buf[:last+1], off) {
+				return n, nil
+			}
 			off += int64(last + 1)
 			have = copy(buf, buf[last+1:have])
 		}
