@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -209,30 +208,20 @@ func recordMachine(coord string) {
 // becomeUser takes name's user, group and supplementary group ids, and
 // its HOME, USER and LOGNAME, for the rank about to be exec'd.
 func becomeUser(name string) error {
-	u, err := user.Lookup(name)
+	a, err := lookupAccount(name)
 	if err != nil {
-		return fmt.Errorf("user %s: %w", name, err)
+		return err
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	var groups []int
-	if ids, err := u.GroupIds(); err == nil {
-		for _, id := range ids {
-			if g, err := strconv.Atoi(id); err == nil {
-				groups = append(groups, g)
-			}
-		}
-	}
-	if err := syscall.Setgroups(groups); err != nil {
+	if err := syscall.Setgroups(a.groups); err != nil {
 		return fmt.Errorf("user %s: setting its groups (abbench must run as root for user:): %w", name, err)
 	}
-	if err := syscall.Setgid(gid); err != nil {
-		return fmt.Errorf("user %s: setgid %d: %w", name, gid, err)
+	if err := syscall.Setgid(a.gid); err != nil {
+		return fmt.Errorf("user %s: setgid %d: %w", name, a.gid, err)
 	}
-	if err := syscall.Setuid(uid); err != nil {
-		return fmt.Errorf("user %s: setuid %d: %w", name, uid, err)
+	if err := syscall.Setuid(a.uid); err != nil {
+		return fmt.Errorf("user %s: setuid %d: %w", name, a.uid, err)
 	}
-	os.Setenv("HOME", u.HomeDir)
+	os.Setenv("HOME", a.home)
 	os.Setenv("USER", name)
 	os.Setenv("LOGNAME", name)
 	return nil
