@@ -3,7 +3,9 @@
 # ranks registered, minus the time a plain shell script takes to start the
 # same 16 processes, each writing a timestamp as the rank wrapper writes its
 # registration. Median of ROUNDS (default 7). Goal: <= 50 ms.
-#   bench/arm-overhead.sh [ROUNDS]   (RANKS=N for another rank count)
+#   bench/arm-overhead.sh [ROUNDS]   (RANKS=N for another rank count;
+#   READY=DURATION for the ready deadline, 30s by default; SLEEP=SECONDS
+#   for how long each rank lives, 30 by default: longer than the start)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 rounds=${1:-7}
@@ -11,9 +13,9 @@ ranks=${RANKS:-16}
 bench_setup arm-overhead
 { ab_scenario_head overhead; cat <<YAML; } >"$work/s.yaml"
 roles:
-  - {name: worker, ranks: $ranks, arm_env: true, command: [sleep, "30"]}
+  - {name: worker, ranks: $ranks, arm_env: true, command: [sleep, "${SLEEP:-30}"]}
   - {name: client, client: true, after_ready: true, command: ["true"]}
-deadlines: {ready: 30s, teardown: 10s, kill_grace: 1s}
+deadlines: {ready: ${READY:-30s}, teardown: 60s, kill_grace: 1s}
 YAML
 
 ns() { date +%s%N; }
@@ -40,7 +42,7 @@ for i in $(seq "$rounds"); do
 	t0=$(ns)
 	pids=()
 	for r in $(seq 0 $((ranks - 1))); do
-		sh -c 'date +%s%N > "$0"; exec sleep 30' "$d/$r" & pids+=($!)
+		sh -c 'date +%s%N > "$0"; exec sleep "$1"' "$d/$r" "${SLEEP:-30}" & pids+=($!)
 	done
 	for r in $(seq 0 $((ranks - 1))); do while [ ! -s "$d/$r" ]; do :; done; done
 	tl=$(cat "$d"/* | sort -n | tail -1)
