@@ -192,6 +192,10 @@ func (v *validator) build(name string, arm Arm) {
 		v.at(p("arms", name), "arm %q declares no build, but other arms do: in an A/B of builds every arm declares its build: {binary: PATH}", name)
 	case arm.Build != nil && arm.Build.Binary == "":
 		v.at(p("arms", name, "build"), "arm %q: build needs binary: the executable this arm's roles run as {{.Build}}", name)
+	case arm.Build != nil:
+		if st, err := os.Stat(v.s.Path(arm.Build.Binary)); err != nil || !st.Mode().IsRegular() {
+			v.warn(p("arms", name, "build", "binary"), "arm %q: build binary %s is not a file here (yet): a run fails until it is built", name, v.s.Path(arm.Build.Binary))
+		}
 	}
 }
 
