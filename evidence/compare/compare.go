@@ -61,6 +61,9 @@ type Run struct {
 	// NotRun is the plan index of a planned run that never started (0 for
 	// others): after a sequential campaign's decided look that is expected.
 	NotRun int `json:"-"`
+	// prov is the run's provenance, read once by LoadRuns (several checks
+	// consult it; with thousands of runs, parsing it each time showed).
+	prov *bundle.Prov
 }
 
 // Options tune a comparison.
@@ -551,9 +554,16 @@ func (g *gate) campaigns() {
 }
 
 // provenance is a bundle run's provenance.json, nil for a run that is no
-// bundle or holds none.
+// bundle or holds none: as LoadRuns read it, else read now.
 func provenance(run Run) *bundle.Prov {
-	data, err := os.ReadFile(filepath.Join(run.Dir, bundle.Provenance))
+	if run.prov != nil {
+		return run.prov
+	}
+	return readProvenance(run.Dir)
+}
+
+func readProvenance(dir string) *bundle.Prov {
+	data, err := os.ReadFile(filepath.Join(dir, bundle.Provenance))
 	if err != nil {
 		return nil
 	}

@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
@@ -40,29 +43,54 @@ func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup 
 			c()
 		}
 	}
+	var all []rundir.Found
 	for _, p := range paths {
 		found, c, err := rundir.Resolve(p, unpack)
 		cleanups = append(cleanups, c)
 		if err != nil {
 			return nil, cleanup, err
 		}
-		for _, f := range found {
-			if f.Problem != "" {
-				run := Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
-				if f.Planned != nil && f.Planned.Result == nil {
-					run.NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
-				}
-				runs = append(runs, run)
-				continue
-			}
-			r, err := loadRun(f)
-			if err != nil {
-				return nil, cleanup, err
-			}
-			runs = append(runs, r)
-		}
+		all = append(all, found...)
 	}
-	return runs, cleanup, nil
+	runs, err = loadAll(all) // the runs of every path at once: a path may hold few
+	return runs, cleanup, err
+}
+
+// loadAll loads found runs on every core (each bundle is verified, its
+// evidence derived again from its files: milliseconds a run, which
+// thousands of runs make seconds), in their order; the first error in
+// that order is returned.
+func loadAll(found []rundir.Found) ([]Run, error) {
+	runs := make([]Run, len(found))
+	errs := make([]error, len(found))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(found)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f := found[i]
+				if f.Problem == "" {
+					runs[i], errs[i] = loadRun(f)
+					continue
+				}
+				runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
+				if f.Planned != nil && f.Planned.Result == nil {
+					runs[i].NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
+				}
+			}
+		}()
+	}
+	for i := range found {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := cmp.Or(errs...); err != nil {
+		return nil, err
+	}
+	return runs, nil
 }
 
 // IsBundle reports whether the run was read from a bundle.
@@ -101,7 +129,8 @@ func loadRun(f rundir.Found) (Run, error) {
 		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, e.Schema, evidence.Schema)
 	}
 	run := Run{Path: f.Source, Dir: dir, Evidence: &e}
-	if prov := provenance(run); prov != nil {
+	if prov := readProvenance(dir); prov != nil {
+		run.prov = prov
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
 	}
 	if pr := f.Planned; pr != nil && pr.Result != nil && pr.Result.ExitCode != 0 && pr.Result.ExitCode != 3 {

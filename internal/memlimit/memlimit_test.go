@@ -18,6 +18,7 @@ func TestOnlyStreamingCommandsGetTheSoftLimit(t *testing.T) {
 		{[]string{"replay", "s.yaml"}, Soft},
 		{[]string{"arm", "s.yaml", "--arm", "a"}, math.MaxInt64},
 		{[]string{"run", "s.yaml"}, math.MaxInt64},
+		{[]string{"compare", "out/campaign"}, math.MaxInt64},
 	} {
 		debug.SetMemoryLimit(math.MaxInt64)
 		ForCommand(c.args)
