@@ -479,19 +479,11 @@ func newSearcher(rules []rule, plan *anchorPlan) *searcher {
 // matches are valid during the call.
 func (s *searcher) block(block []byte, off int64, emit func(matched []map[string]string, off int64)) {
 	if !s.literal {
-		for len(block) > 0 {
-			i := bytes.IndexByte(block, '\n')
-			l := block
-			if i >= 0 {
-				l, block = block[:i], block[i+1:]
-			} else {
-				block = nil
-			}
+		eachLine(block, off, func(l []byte, off int64) {
 			if m := matchLine(s.rules, l, s.matched); m != nil {
 				emit(m, off)
 			}
-			off += int64(len(l)) + 1
-		}
+		})
 		return
 	}
 	// Search the whole block for the rules' literals, as grep tools do,

@@ -328,4 +328,13 @@ func TestScopeReadInParts(t *testing.T) {
 			}
 		}
 	}
+	// A rule without a case-sensitive literal makes every line a
+	// candidate (no block search): the same facts, in one part or several.
+	r.yaml = strings.Replace(y, "pattern: 'vote rank=", "pattern: '(?i)vote rank=", 1)
+	for _, parts := range []int{1, 3} {
+		minPart, partsPerScope = 256, func(int) int { return parts }
+		if got := facts(r.collect(t)); got != want {
+			t.Fatalf("line by line, %d part(s):\n%s\nwant:\n%s", parts, got, want)
+		}
+	}
 }

@@ -55,19 +55,23 @@ var blockPool = sync.Pool{New: func() any { b := make([]byte, blockSize); return
 // scoped bytes verbatim to keep when it is not nil. It returns the number
 // of bytes read.
 func (s Scope) Read(fn func(line []byte, off int64), keep io.Writer) (int64, error) {
-	return s.ReadBlocks(func(block []byte, off int64) {
-		for len(block) > 0 {
-			i := bytes.IndexByte(block, '\n')
-			line := block
-			if i >= 0 {
-				line, block = block[:i], block[i+1:]
-			} else {
-				block = nil
-			}
-			fn(line, off)
-			off += int64(len(line)) + 1
+	return s.ReadBlocks(func(block []byte, off int64) { eachLine(block, off, fn) }, keep)
+}
+
+// eachLine calls fn with every line of block (without its newline) and
+// its file offset, block starting at off.
+func eachLine(block []byte, off int64, fn func(line []byte, off int64)) {
+	for len(block) > 0 {
+		i := bytes.IndexByte(block, '\n')
+		line := block
+		if i >= 0 {
+			line, block = block[:i], block[i+1:]
+		} else {
+			block = nil
 		}
-	}, keep)
+		fn(line, off)
+		off += int64(len(line)) + 1
+	}
 }
 
 // ReadBlocks calls fn with blocks of whole lines (each ending in a newline,
