@@ -3,11 +3,8 @@ package history
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -33,9 +30,9 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 		}
 		return nil, fmt.Errorf("%w: %s", ErrCensored, strings.Join(why, "; "))
 	}
-	dirs := map[string]string{}
+	byPath := map[string]compare.Run{}
 	for _, run := range runs {
-		dirs[run.Path] = run.Dir
+		byPath[run.Path] = run
 	}
 	base := Entry{Added: added.UTC(), Scenario: r.Scenario, MatchedDigest: r.MatchedDigest, Metric: r.Metric, HigherBetter: r.HigherIsBetter, Signed: signed}
 	var out []Entry
@@ -55,7 +52,7 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 		}
 		e := base
 		e.Kind, e.Key, e.Arm, e.Time, e.Value = KindRun, s.Token, s.Arm, s.Started.UTC(), s.Value
-		e.Machine, e.Source = runFacts(dirs[s.Path])
+		e.Machine, e.Source = runFacts(byPath[s.Path].Provenance())
 		e.Build = builds[s.Arm]
 		out = append(out, e)
 		tokens[s.Arm] = append(tokens[s.Arm], s.Token)
@@ -87,13 +84,8 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 
 // runFacts are a run's hardware class and source commit, from its
 // provenance (empty when it recorded none).
-func runFacts(dir string) (class, source string) {
-	data, err := os.ReadFile(filepath.Join(dir, bundle.Provenance))
-	if err != nil {
-		return "", ""
-	}
-	var prov bundle.Prov
-	if json.Unmarshal(data, &prov) != nil {
+func runFacts(prov *bundle.Prov) (class, source string) {
+	if prov == nil {
 		return "", ""
 	}
 	if len(prov.Machines) > 0 {

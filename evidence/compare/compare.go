@@ -553,8 +553,10 @@ func (g *gate) campaigns() {
 	}
 }
 
-// provenance is a bundle run's provenance.json, nil for a run that is no
+// Provenance is a bundle run's provenance.json, nil for a run that is no
 // bundle or holds none: as LoadRuns read it, else read now.
+func (r Run) Provenance() *bundle.Prov { return provenance(r) }
+
 func provenance(run Run) *bundle.Prov {
 	if run.prov != nil {
 		return run.prov
