@@ -81,17 +81,24 @@ func WriteArm(w io.Writer, st *rundir.Status, ev *evidence.Evidence) error {
 // ReadCampaignRef reads the plan of the campaign a run belongs to and
 // returns the run's reference to it (abbench arm --plan FILE --run-index N).
 func ReadCampaignRef(planFile string, index int) (*rundir.CampaignRef, error) {
+	ref, _, err := PlannedArm(planFile, index)
+	return ref, err
+}
+
+// PlannedArm reads the plan of the campaign a run belongs to and returns
+// the run's reference to it and the arm the plan gives it.
+func PlannedArm(planFile string, index int) (*rundir.CampaignRef, string, error) {
 	var p rundir.Plan
 	if err := rundir.ReadJSON(planFile, &p); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, r := range p.Runs {
 		if r.Index == index {
 			ref := p.Ref(index)
-			return &ref, nil
+			return &ref, r.Arm, nil
 		}
 	}
-	return nil, fmt.Errorf("%s lists no run %d", planFile, index)
+	return nil, "", fmt.Errorf("%s lists no run %d (its runs are 1 to %d)", planFile, index, len(p.Runs))
 }
 
 // WriteEvidence writes an attempt's evidence.json atomically.

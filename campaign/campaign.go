@@ -25,6 +25,11 @@ import (
 // The launchers Config.Launcher takes.
 var Launchers = []string{"local", "slurm"}
 
+// LauncherStages is the launcher plan.json names for a campaign whose runs
+// are CI stages (abbench plan): each stage makes its run with abbench arm
+// --plan, in an allocation of its own.
+const LauncherStages = "stages"
+
 // Config is one campaign.
 type Config struct {
 	Scenario     *scenarios.Scenario
@@ -67,6 +72,9 @@ type Config struct {
 	// its hardware, and the comparison within it does not see the
 	// difference between nodes.
 	PairNodes bool
+	// Stages plans runs that CI stages make, one abbench arm each (abbench
+	// plan); Plan writes the plan and nothing runs it here.
+	Stages bool
 	// RepeatSet and MaxPairsSet say the flags were given: without
 	// --repeat an abba campaign of two arms or more runs until conclusive,
 	// and with a calibration, MaxPairs is the pairs it needs.
@@ -248,13 +256,17 @@ func Plan(c *Config) (*Result, error) {
 		armNames = []string{c.Calibrate}
 	}
 	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup}
+	if c.Stages {
+		p.Launcher = LauncherStages
+	}
 	blocks := c.Repeat
 	switch {
 	case c.Calibrate != "":
 		blocks = 2 * c.Repeat // A/A pairs of the one arm
 	case c.Until != "":
 		seq, _ := decide.NewSequential(c.MinPairs, c.MaxPairs, c.Compare.Alpha)
-		p.Sequential = &rundir.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
+		p.Sequential = &rundir.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha,
+			Rule: &rundir.StopRule{Baseline: c.Compare.Baseline, Metric: c.Compare.Metric, Effect: c.Compare.Effect, Method: c.Compare.Method}}
 		blocks, p.Repeat = seq.MaxPairs, 0
 	}
 	for i, arm := range Order(armNames, c.Warmup+blocks, c.Order, c.Seed) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	mstats "github.com/aclements/go-moremath/stats"
@@ -220,7 +221,7 @@ func (dec Decision) finish(r Rule, hasInterval bool) Decision {
 		dec.Why = fmt.Sprintf("p=%.3g <= %.3g and |%+.2f%%| >= the smallest effect %.2f%%", *dec.P, r.Alpha, dec.Estimate, r.Effect)
 	case hasInterval && dec.lo > -L && dec.hi < L:
 		dec.Verdict = NoChange
-		dec.Why = fmt.Sprintf("the %.0f%% interval [%+.2f%%, %+.2f%%] lies within ±%.2f%%, the smallest effect", 100*(1-r.Alpha), dec.Interval[0], dec.Interval[1], r.Effect)
+		dec.Why = fmt.Sprintf("the %s interval lies within ±%.2f%%, the smallest effect", IntervalLevel(r.Alpha), r.Effect)
 	default:
 		dec.Verdict = Inconclusive
 		switch {
@@ -229,10 +230,21 @@ func (dec Decision) finish(r Rule, hasInterval bool) Decision {
 		case !hasInterval:
 			dec.Why = "too few pairs for this method's interval"
 		default:
-			dec.Why = fmt.Sprintf("not significant at %.3g, and the interval [%+.2f%%, %+.2f%%] reaches beyond ±%.2f%%", r.Alpha, dec.Interval[0], dec.Interval[1], r.Effect)
+			dec.Why = fmt.Sprintf("not significant at %.3g, and the %s interval reaches beyond ±%.2f%%", r.Alpha, IntervalLevel(r.Alpha), r.Effect)
 		}
 	}
 	return dec
+}
+
+// IntervalLevel is the confidence of an interval at level alpha, as
+// reports label it ("95%", "98.9%"): a verdict's reasons name the
+// interval by it rather than print its bounds a second time.
+func IntervalLevel(alpha float64) string {
+	level := strconv.FormatFloat(100*(1-alpha), 'g', 3, 64)
+	if level == "100" { // alpha below 0.0005
+		level = strconv.FormatFloat(100*(1-alpha), 'g', 5, 64)
+	}
+	return level + "%"
 }
 
 // Decided says whether the verdict ends a sequential campaign: a change

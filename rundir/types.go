@@ -152,6 +152,22 @@ type Sequential struct {
 	MaxPairs  int     `json:"max_pairs"`
 	Alpha     float64 `json:"alpha"`
 	LookAlpha float64 `json:"look_alpha"`
+	// Rule is the comparison every look makes, fixed with the plan before
+	// any run: whether a look decided, and so whether the runs after it
+	// were needed, is judged by it whatever options a later compare is
+	// given. Plans made before it was recorded have none; their stop is
+	// judged by the compare's options.
+	Rule *StopRule `json:"rule,omitempty"`
+}
+
+// StopRule is what a sequential campaign's looks compare ("" and 0 are
+// the defaults compare takes from the runs: the scenario's baseline arm,
+// headline metric and noise_threshold, the auto method).
+type StopRule struct {
+	Baseline string  `json:"baseline,omitempty"`
+	Metric   string  `json:"metric,omitempty"`
+	Effect   float64 `json:"smallest_effect_pct,omitempty"`
+	Method   string  `json:"method,omitempty"`
 }
 
 // Look is one look of a sequential campaign: after Pairs blocks, the

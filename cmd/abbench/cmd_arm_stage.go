@@ -33,7 +33,7 @@ type armOptions struct {
 func newArmCmd() *cobra.Command {
 	var opts armOptions
 	cmd := &cobra.Command{
-		Use:     "arm SCENARIO --arm NAME [--out DIR]",
+		Use:     "arm SCENARIO (--arm NAME | --plan PLAN --run-index I) [--out DIR]",
 		Short:   "Run one arm in the current allocation (a CI stage)",
 		Long:    help("arm"),
 		Example: help("arm.examples"),
@@ -42,9 +42,9 @@ func newArmCmd() *cobra.Command {
 			return runArm(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required)")
+	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required without --plan; with it, the plan's arm for --run-index)")
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
-	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench run passes it; recorded in the signed provenance)")
+	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench plan writes one for CI stages; abbench run passes its own); recorded in the signed provenance")
 	cmd.Flags().IntVar(&opts.runIndex, "run-index", 0, "with --plan: this run's index in the plan")
 	cmd.Flags().StringVar(&opts.ranks, "ranks", "local", "how ranks start: local (processes of this host), or srun (one srun step per role, inside a Slurm allocation)")
 	addSignFlags(cmd, &opts.sign)
@@ -56,20 +56,30 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err := opts.format.check(); err != nil {
 		return err
 	}
-	if opts.arm == "" {
-		return usagef("abbench arm SCENARIO --arm NAME", "--arm is required")
-	}
 	if opts.ranks != arms.RanksLocal && opts.ranks != arms.RanksSrun {
 		return usagef("", "--ranks %q: choose local or srun", opts.ranks)
+	}
+	var ref *rundir.CampaignRef
+	if opts.plan != "" {
+		r, planned, err := campaign.PlannedArm(opts.plan, opts.runIndex)
+		if err != nil {
+			return usageError(err, "--plan and --run-index name this run in its campaign's plan.json (abbench plan lists each stage's index)")
+		}
+		if opts.arm != "" && opts.arm != planned {
+			return usagef("leave --arm out: the plan names the arm of each run", "--arm %s: run %d of %s is of arm %s", opts.arm, opts.runIndex, opts.plan, planned)
+		}
+		opts.arm, ref = planned, r
+	}
+	if opts.arm == "" {
+		return usagef("abbench arm SCENARIO --arm NAME, or --plan PLAN --run-index I for a stage of a plan", "--arm is required without --plan")
 	}
 	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
 		return err
 	}
-	if opts.plan != "" {
-		if _, err := campaign.ReadCampaignRef(opts.plan, opts.runIndex); err != nil {
-			return usageError(err, "--plan and --run-index name this run in its campaign's plan.json (abbench run passes them)")
-		}
+	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {
+		return usagef("plan again with this scenario (abbench plan), or run the scenario the plan was made from",
+			"%s was planned for matched digest %.12s, %s has %.12s: every stage of a plan runs the scenario it was planned with", opts.plan, ref.MatchedDigest, path, s.MatchedDigest())
 	}
 	signer, closeSigner, err := opts.sign.signer()
 	if err != nil {

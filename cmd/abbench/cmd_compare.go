@@ -38,7 +38,7 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the tests; intervals are at 1-alpha")
 	fs.StringVar(&opts.method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
-	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the verdict is regressed (regression) or not improved (inconclusive)")
+	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the accepted verdict is regressed (regression), not improved (inconclusive), or decided by no test: descriptive or inconclusive (undecided); several comma-separated")
 	fs.StringVar(&opts.plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
 	fs.StringVar(&opts.plotURL, "plot-url", "", "where the plot will be (a CI artifact's URL): the Markdown report links it")
 	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
@@ -99,7 +99,7 @@ func (o *compareOptions) check() error {
 
 // options are the comparison's options, with the calibration read.
 func (o *compareOptions) options() (compare.Options, error) {
-	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method, PlotURL: o.plotURL}
+	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method, PlotURL: o.plotURL, FailOn: o.failOn}
 	if o.calibration != "" {
 		c, err := compare.ReadCalibration(o.calibration)
 		if err != nil {
@@ -151,9 +151,10 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 	case r.Verdict == compare.Censored:
 		return &statusError{code: exitCensored, err: fmt.Errorf("comparison censored: %s", r.Reasons[0]),
 			hint: "every reason is listed above; fix what they name and run again"}
-	case opts.failOn == "regression" && (r.Verdict == compare.Regressed || r.StoredRegressed()),
-		opts.failOn == "inconclusive" && r.Verdict != compare.Improved:
-		return &statusError{code: exitFailOn, err: fmt.Errorf("--fail-on %s: %s", opts.failOn, r.Headline())}
+	case r.FailsOn(opts.failOn) != "":
+		return &statusError{code: exitFailOn, err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(opts.failOn), r.Headline())}
+	case r.GateUndecided != "":
+		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,6 +81,9 @@ func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []c
 		return &statusError{code: exitCensored, err: err, hint: "the store keeps accepted evidence only; abbench compare lists the reasons"}
 	} else if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
+		return fmt.Errorf("--store %s: creating its directory: %w", store, err)
 	}
 	added, err := history.Append(store, entries)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/sshsig"
 )
 
@@ -59,7 +60,7 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	if err != nil {
 		return err
 	}
-	checks, failed := bundle.CheckAll(paths, vo)
+	checks, failed := compare.VerifyPaths(paths, vo)
 	if opts.format.value == "json" {
 		err = writeJSON(stdout, checks)
 	} else {
@@ -69,7 +70,7 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 		return err
 	}
 	if failed > 0 {
-		return &statusError{code: exitUnverfied, err: fmt.Errorf("%d of %d bundle(s) failed verification", failed, len(paths))}
+		return &statusError{code: exitUnverfied, err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks))}
 	}
 	return nil
 }

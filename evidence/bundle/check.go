@@ -15,6 +15,9 @@ type Check struct {
 	Arm      string `json:"arm,omitempty"`
 	Accepted bool   `json:"evidence_accepted"`
 	Error    string `json:"error,omitempty"`
+	// NotRun says why a campaign's planned run that never ran passes
+	// (OK, with no bundle to check): its campaign stopped by its rule.
+	NotRun string `json:"not_run,omitempty"`
 }
 
 // CheckAll verifies every path (a directory or an archive) with opts and
@@ -35,12 +38,25 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 
 // WriteChecks prints one line per check: FAIL and why, or ok with the
 // signer (or UNSIGNED), the arm and whether its evidence was accepted.
+// Planned runs a campaign did not need share one line.
 func WriteChecks(w io.Writer, checks []Check) error {
-	for _, c := range checks {
+	for i := 0; i < len(checks); i++ {
+		c := checks[i]
 		var err error
 		switch {
 		case !c.OK:
 			_, err = fmt.Fprintf(w, "FAIL %s\n", c.Error)
+		case c.NotRun != "":
+			j := i
+			for j+1 < len(checks) && checks[j+1].OK && checks[j+1].NotRun == c.NotRun {
+				j++
+			}
+			which := c.Bundle
+			if j > i {
+				which = fmt.Sprintf("%d runs, %s to %s", j-i+1, c.Bundle, checks[j].Bundle)
+			}
+			_, err = fmt.Fprintf(w, "skip %s: %s\n", which, c.NotRun)
+			i = j
 		case c.Unsigned:
 			_, err = fmt.Fprintf(w, "ok   %s: UNSIGNED (accepted by --allow-unsigned); arm %s, evidence accepted: %v\n", c.Bundle, c.Arm, c.Accepted)
 		default:

@@ -86,8 +86,9 @@ type Options struct {
 	// PlotURL, when set, is where the plot will be (a CI artifact): the
 	// Markdown report links it.
 	PlotURL string
-	// FailOn is "", regression or inconclusive: when the verdict fails the
-	// comparison (exit 5; the JUnit comparison case fails too).
+	// FailOn is "" or --fail-on's conditions (see ParseFailOn): when the
+	// verdict fails the comparison (exit 5; the JUnit comparison case
+	// fails too). A gate that cannot decide is said in the warnings.
 	FailOn string
 	// Stored are the runs of a stored baseline (see Stored), already held
 	// to CheckStored; StoredPath is where they came from.
@@ -97,6 +98,9 @@ type Options struct {
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.
 	SignaturesChecked bool
+	// judgingStop marks the comparison that judges a sequential
+	// campaign's stop by its signed rule (see stoppedByRule).
+	judgingStop bool
 }
 
 // Check refuses options no comparison can use, naming the flag.
@@ -108,10 +112,9 @@ func (o Options) Check() error {
 		return fmt.Errorf("--alpha %v: choose a level between 0 and 0.5, such as 0.05", o.Alpha)
 	case o.Method != "" && !slices.Contains(decide.Methods, o.Method):
 		return fmt.Errorf("--method %q: choose %s", o.Method, strings.Join(decide.Methods, ", "))
-	case o.FailOn != "" && o.FailOn != "regression" && o.FailOn != "inconclusive":
-		return fmt.Errorf("--fail-on %q: choose regression or inconclusive", o.FailOn)
 	}
-	return nil
+	_, err := ParseFailOn(o.FailOn)
+	return err
 }
 
 // Result is a comparison; its JSON is the --format json report
@@ -138,6 +141,12 @@ type Result struct {
 	Builds []rundir.BuildFact `json:"builds,omitempty"`
 	// Stored is the comparison with a stored baseline, when one was given.
 	Stored *Stored `json:"stored,omitempty"`
+	// Stopped, when set, says a sequential campaign stopped at a look its
+	// own signed rule decided: the planned runs after it were not needed.
+	Stopped *Stop `json:"stopped,omitempty"`
+	// GateUndecided, when set, says --fail-on regression cannot gate this
+	// comparison, since no test decided it (also among the warnings).
+	GateUndecided string `json:"-"`
 	// Unfinished is true when the only reason to censor is that a
 	// sequential campaign's runs end before a look decided: a campaign in
 	// progress looks so.
@@ -230,7 +239,8 @@ func Compare(all []Run, opts Options) *Result {
 			runs = append(runs, run)
 		}
 	}
-	if opts.Metric == "" {
+	metricGiven := opts.Metric != ""
+	if !metricGiven {
 		opts.Metric = "output_throughput"
 		if len(runs) > 0 && runs[0].Evidence.HeadlineMetric != "" {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
@@ -241,7 +251,7 @@ func Compare(all []Run, opts Options) *Result {
 		r.Reasons = []reason.Reason{}
 	}
 	r.Warnings = append(r.Warnings, unverified(runs, opts)...)
-	g := gate{r: r, runs: runs, opts: opts, missing: map[string]bool{}, notRun: notRun}
+	g := gate{r: r, runs: runs, opts: opts, metricGiven: metricGiven, missing: map[string]bool{}, notRun: notRun}
 	for _, run := range all {
 		if run.Evidence == nil {
 			g.missing[filepath.Base(run.Path)] = true // already said, by LoadRuns
@@ -258,11 +268,19 @@ func Compare(all []Run, opts Options) *Result {
 		r.Verdict, r.Deltas = Censored, []Delta{}
 		return r
 	}
-	if len(g.deferred) > 0 && !g.stoppedByDesign {
-		// The runs end before the design's last look and no look decided:
-		// the campaign was stopped, not finished.
-		r.Reasons = g.deferred
-		r.Verdict, r.Deltas, r.Unfinished = Censored, []Delta{}, true
+	if len(g.deferred) > 0 {
+		if stop, ok := g.stoppedByRule(all); ok {
+			r.Stopped = stop
+		} else {
+			// The runs end before the design's last look and no look
+			// decided: the campaign was stopped, not finished.
+			r.Reasons = g.deferred
+			r.Verdict, r.Deltas, r.Unfinished = Censored, []Delta{}, true
+		}
+	}
+	if w := r.gateWarning(opts.FailOn); w != "" {
+		r.Warnings = append(r.Warnings, w)
+		r.GateUndecided = w
 	}
 	return r
 }
@@ -311,6 +329,8 @@ type gate struct {
 	notRun          map[int][]reason.Reason
 	deferred        []reason.Reason
 	stoppedByDesign bool
+	// metricGiven says the options named the metric (else the runs' headline).
+	metricGiven bool
 }
 
 func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +137,30 @@ func TestSequentialStopOnlyWhenALookDecided(t *testing.T) {
 	r = Compare(append(gap[:2], gap[3:]...), Options{Effect: 1})
 	if r.Verdict != Censored || r.Unfinished {
 		t.Fatalf("a run missing inside the campaign: %s unfinished %v", r.Verdict, r.Unfinished)
+	}
+}
+
+// Whether the runs after a look were needed is judged by the rule signed
+// with the plan, whatever options compare is given afterwards.
+func TestSequentialStopJudgedByTheSignedRule(t *testing.T) {
+	decided := [][2]float64{{1000, 1100}, {1001, 1101}, {999, 1099}}
+	rule := func(effect float64) *rundir.Sequential {
+		return &rundir.Sequential{MinPairs: 3, MaxPairs: 10, Alpha: 0.05, LookAlpha: 0.0111, Rule: &rundir.StopRule{Effect: effect}}
+	}
+	// The campaign's looks needed 1%: it stopped at pair 3. A reader who
+	// asks for 50% gets no improvement from it, but the campaign is whole.
+	r := Compare(campaignRuns(decided, rule(1), 0, 10), Options{Effect: 50})
+	if r.Verdict == Censored || r.Verdict == Improved || r.Stopped == nil || r.Stopped.Pairs != 3 || r.Stopped.Rule.Effect != 1 {
+		t.Fatalf("stopped by its rule, read at 50%%: %s, stopped %+v (%v)", r.Verdict, r.Stopped, r.Reasons)
+	}
+	if !strings.Contains(r.DesignLine(), "decided by the rule signed with its plan") {
+		t.Errorf("design line %q", r.DesignLine())
+	}
+	// Its rule asked for 50%: no look decided, so the runs after pair 3
+	// were needed, however decided a reader's 1% finds them.
+	r = Compare(campaignRuns(decided, rule(50), 0, 10), Options{Effect: 1})
+	if r.Verdict != Censored || !r.Unfinished || r.Reasons[0].Code != reason.RunMissing {
+		t.Fatalf("stopped although its rule did not decide: %s %v", r.Verdict, r.Reasons)
 	}
 }
 
@@ -272,8 +297,18 @@ func TestGitHubAnnotationsAndSummary(t *testing.T) {
 	w.Reset()
 	one := Compare(runsOf(map[string][]float64{"blocking": {1000}, "async": {1050}}), Options{})
 	one.GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
-	if !strings.HasPrefix(w.String(), "::warning title=abbench s%3A descriptive::descriptive: async vs blocking: +5.00%") {
+	if !strings.HasPrefix(w.String(), "::warning title=abbench s%3A descriptive::descriptive: async vs blocking +5.00%") {
 		t.Errorf("annotation %q", w.String())
+	}
+	w.Reset()
+	// A regression gate that cannot decide is an error, never a quiet pass.
+	gated := Compare(runsOf(map[string][]float64{"blocking": {1000}, "async": {500}}), Options{FailOn: FailRegression})
+	gated.GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
+	if !strings.HasPrefix(w.String(), "::error title=abbench s%3A descriptive::") || !strings.Contains(w.String(), "--fail-on regression cannot gate this comparison") {
+		t.Errorf("undecided gate's annotation %q", w.String())
+	}
+	if gated.FailsOn(FailRegression) != "" || gated.FailsOn("regression,undecided") != FailUndecided || !slices.ContainsFunc(gated.Warnings, func(s string) bool { return strings.Contains(s, "cannot gate") }) {
+		t.Errorf("descriptive -50%%: fails on %q, warnings %q", gated.FailsOn("regression,undecided"), gated.Warnings)
 	}
 	w.Reset()
 	one.GitHub(func(string) string { return "" }, &w)

@@ -33,6 +33,9 @@ func (r *Result) GitHub(getenv func(string) string, w io.Writer) error {
 	case Regressed:
 		level = "error"
 	}
+	if r.GateUndecided != "" { // a gate that cannot decide never passes silently
+		level, msg = "error", r.Headline()+": "+r.GateUndecided
+	}
 	_, err := fmt.Fprintf(w, "::%s title=%s::%s\n", level, annotationProperty("abbench "+r.Scenario+": "+r.Verdict), annotationData(msg))
 	return err
 }

@@ -105,8 +105,8 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 			lines = append(lines, rs.Lines()...)
 		}
 		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "censored", Text: strings.Join(lines, "\n")}
-	} else if failOn != "" && (r.Verdict == Regressed || failOn == "inconclusive" && r.Verdict != Improved) {
-		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "fail-on-" + failOn, Text: r.Headline()}
+	} else if c := r.FailsOn(failOn); c != "" {
+		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "fail-on-" + c, Text: r.Headline()}
 	}
 	cs := junitSuite{Name: "abbench.comparison", Tests: 1, Time: seconds(0), Hostname: host, Cases: []junitCase{cmpCase},
 		Properties: r.junitProperties()}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/internal/texttable"
 )
 
@@ -100,13 +101,38 @@ func (r *Result) DesignLine() string {
 			}
 		}
 	}
+	if st := r.Stopped; st != nil {
+		s += fmt.Sprintf("; %s, so its %d planned run(s) after it were not needed", st, st.NotNeeded)
+	}
 	if dsg.Warmup > 0 {
 		s += fmt.Sprintf("; %d warm-up block(s) left out", dsg.Warmup)
 	}
 	return s
 }
 
-// Headline is the one-line verdict.
+// IntervalHeader labels the interval column with the intervals' level,
+// which a sequential design's looks make other than 1-alpha.
+func (r *Result) IntervalHeader() string {
+	level := ""
+	for _, d := range r.Deltas {
+		if d.Interval == nil {
+			continue
+		}
+		l := decide.IntervalLevel(d.Alpha)
+		if level != "" && l != level {
+			return "interval"
+		}
+		level = l
+	}
+	if level == "" {
+		return "interval"
+	}
+	return level + " interval"
+}
+
+// Headline is the one-line verdict: the overall verdict word once, then
+// each treatment's delta with its labelled interval (a treatment's own
+// verdict only where it differs from the overall one).
 func (r *Result) Headline() string {
 	switch r.Verdict {
 	case Censored:
@@ -114,17 +140,24 @@ func (r *Result) Headline() string {
 	}
 	var parts []string
 	for _, d := range r.Deltas {
-		s := fmt.Sprintf("%s vs %s: ", d.Arm, r.Baseline)
+		s := fmt.Sprintf("%s vs %s", d.Arm, r.Baseline)
 		if d.Pct != nil {
-			s += fmt.Sprintf("%+.2f%%", *d.Pct)
+			s += fmt.Sprintf(" %+.2f%%", *d.Pct)
 		}
+		var detail []string
 		if d.Interval != nil {
-			s += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
+			detail = append(detail, fmt.Sprintf("%s interval [%+.2f%%, %+.2f%%]", decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
 		}
 		if p := d.decidingP(); p != "" {
-			s += " (p=" + p + ")"
+			detail = append(detail, "p="+p)
 		}
-		parts = append(parts, s+" "+d.Verdict)
+		if d.Verdict != r.Verdict {
+			detail = append(detail, d.Verdict)
+		}
+		if len(detail) > 0 {
+			s += " (" + strings.Join(detail, ", ") + ")"
+		}
+		parts = append(parts, s)
 	}
 	return r.Verdict + ": " + strings.Join(parts, "; ")
 }
@@ -171,7 +204,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.PlotURL != "" {
 		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}
-	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | interval | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | " + r.IntervalHeader() + " | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
@@ -318,7 +351,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
-	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", "interval", "p", "verdict"}, rows); err != nil {
+	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", r.IntervalHeader(), "p", "verdict"}, rows); err != nil {
 		return err
 	}
 	if r.Verdict != Censored {

@@ -207,6 +207,7 @@ func LoadStored(path string, current []Run, verify bundle.VerifyOptions) ([]Run,
 	} else if err != nil {
 		return nil, cleanup, err
 	}
+	stored = withoutRunsNotNeeded(stored)
 	refused := CheckStored(current, stored)
 	if verify.AllowedSigners != nil {
 		refused = append(refused, VerifyRuns(stored, verify)...)
@@ -215,4 +216,18 @@ func LoadStored(path string, current []Run, verify bundle.VerifyOptions) ([]Run,
 		return nil, cleanup, &StoredRefused{Path: path, Reasons: refused}
 	}
 	return stored, cleanup, nil
+}
+
+// withoutRunsNotNeeded drops a stored campaign's planned runs that never
+// ran because a look its signed rule decided stopped it (the campaign is
+// whole without them); any other missing run stays, for CheckStored to
+// refuse.
+func withoutRunsNotNeeded(stored []Run) []Run {
+	if !slices.ContainsFunc(stored, func(r Run) bool { return r.NotRun > 0 }) {
+		return stored
+	}
+	if Compare(stored, Options{}).Stopped == nil {
+		return stored
+	}
+	return slices.DeleteFunc(stored, func(r Run) bool { return r.NotRun > 0 })
 }

@@ -2,17 +2,26 @@ package compare
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 )
 
 // VerifyRuns checks every run's bundle against opts and returns one line
-// per refused run: a run that is not a bundle is not signed, so refused.
+// per refused run: a run that is not a bundle is not signed, so refused. A
+// run that left no evidence (a planned run that never started, an attempt
+// killed before it wrote any) holds nothing to sign, and the gate censors
+// it with its root cause, unless a sequential design's look decided before
+// it: that the gate judges from the signed runs, never from plan.json.
 func VerifyRuns(runs []Run, opts bundle.VerifyOptions) []string {
 	var refused []string
 	for _, run := range runs {
+		if run.Evidence == nil && len(run.Censor) > 0 {
+			continue
+		}
 		if !run.IsBundle() {
 			refused = append(refused, fmt.Sprintf("%s: %s: not a bundle (no %s), so not signed", reason.SignatureInvalid, run.Path, bundle.ManifestFile))
 			continue
@@ -22,4 +31,63 @@ func VerifyRuns(runs []Run, opts bundle.VerifyOptions) []string {
 		}
 	}
 	return refused
+}
+
+// VerifyPaths verifies every bundle the paths lead to, as rundir.Resolve
+// reads a path: an archive or bundle itself, an attempt's bundle, an arm
+// directory's newest attempt, and every run of a campaign. A campaign's
+// planned run that never ran passes only when the campaign stopped at a
+// look its signed rule decided (judged from the signed runs, as compare
+// judges it); any other missing run, an attempt without its bundle, or a
+// bundle that does not verify fails. failed counts the failed checks.
+func VerifyPaths(paths []string, opts bundle.VerifyOptions) (checks []bundle.Check, failed int) {
+	add := func(cs []bundle.Check, f int) { checks, failed = append(checks, cs...), failed+f }
+	for _, p := range paths {
+		if rundir.IsArchive(p) {
+			add(bundle.CheckAll([]string{p}, opts))
+			continue
+		}
+		found, cleanup, err := rundir.Resolve(p, nil)
+		cleanup()
+		if err != nil {
+			add([]bundle.Check{{Bundle: p, Error: err.Error()}}, 1)
+			continue
+		}
+		var stop *Stop
+		stopJudged := false
+		for _, f := range found {
+			switch {
+			case f.Problem == "" && f.Bundle == "":
+				add([]bundle.Check{{Bundle: f.Source, Error: fmt.Sprintf("%s: its attempt %s has no bundle (see its %s)", f.Source, filepath.Base(f.Dir), rundir.ControllerLog)}}, 1)
+			case f.Problem == "":
+				c, n := bundle.CheckAll([]string{f.Bundle}, opts)
+				c[0].Bundle = f.Source
+				if n > 0 {
+					c[0].Error = strings.ReplaceAll(c[0].Error, f.Bundle, f.Source)
+				}
+				add(c, n)
+			default:
+				if !stopJudged && f.Planned != nil && f.Planned.Result == nil {
+					stop, stopJudged = campaignStop(p, opts), true
+				}
+				if stop != nil && f.Planned != nil && f.Planned.Result == nil {
+					add([]bundle.Check{{Bundle: f.Source, OK: true, NotRun: "never ran, not needed: " + stop.String()}}, 0)
+					continue
+				}
+				add([]bundle.Check{{Bundle: f.Source, Error: f.Problem + ": a campaign is verified whole"}}, 1)
+			}
+		}
+	}
+	return checks, failed
+}
+
+// campaignStop is where the campaign at dir stopped by its own signed
+// rule, or nil when it did not.
+func campaignStop(dir string, opts bundle.VerifyOptions) *Stop {
+	runs, cleanup, err := LoadRuns([]string{dir}, opts)
+	defer cleanup()
+	if err != nil {
+		return nil
+	}
+	return Compare(runs, Options{}).Stopped
 }

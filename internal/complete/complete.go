@@ -10,6 +10,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -18,7 +19,7 @@ import (
 // format: a, b"), and the arms of the scenario named first on the command
 // line (--arm, --calibrate, --baseline).
 func Flags(root *cobra.Command) {
-	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": {"regression", "inconclusive"},
+	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": compare.FailConditions,
 		"method": decide.Methods, "until": {campaign.UntilConclusive},
 		"metric": {"output_throughput", "request_throughput", "total_token_throughput", "duration"}}
 	for _, c := range root.Commands() {

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/internal/texttable"
+	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// planOptions are abbench plan's flags: the design of a campaign whose
+// runs CI stages make.
+type planOptions struct {
+	cfg    campaign.Config
+	rule   compareOptions
+	format formatFlag
+}
+
+// Stage is one run of a plan as a CI matrix takes it.
+type Stage struct {
+	RunIndex int    `json:"run_index"`
+	Arm      string `json:"arm"`
+	// Block is the run's block (1-based): an abba pair's runs share one.
+	Block  int  `json:"block"`
+	Warmup bool `json:"warmup,omitempty"`
+	// Command is the stage's command, as it runs from the checkout.
+	Command []string `json:"command"`
+}
+
+// StagePlan is abbench plan --format json.
+type StagePlan struct {
+	Plan     string  `json:"plan"`
+	Scenario string  `json:"scenario"`
+	Stages   []Stage `json:"stages"`
+}
+
+func newPlanCmd() *cobra.Command {
+	var opts planOptions
+	cmd := &cobra.Command{
+		Use:     "plan SCENARIO --out DIR [--repeat N | --max-pairs N]",
+		Short:   "Write a campaign's plan.json for CI stages, one abbench arm each, and list the stages",
+		Long:    help("plan"),
+		Example: help("plan.examples"),
+		Args:    argsUsage(cobra.ExactArgs(1), "abbench plan SCENARIO --out DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := cmd.Flags()
+			opts.cfg.SeedSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("max-pairs")
+			opts.cfg.RepeatSet = !opts.cfg.MaxPairsSet
+			if f.Changed("repeat") && opts.cfg.MaxPairsSet {
+				return usagef("--repeat N plans N pairs, all compared; --max-pairs N plans a sequential design of at most N", "--repeat and --max-pairs: give one")
+			}
+			return runPlan(cmd.OutOrStdout(), opts, args[0])
+		},
+	}
+	fs, c := cmd.Flags(), &opts.cfg
+	fs.IntVar(&c.Repeat, "repeat", 5, "blocks (one run of every arm each, in abba pairs), all compared")
+	fs.IntVar(&c.MinPairs, "min-pairs", 3, "with --max-pairs: the first pair count the sequential design looks at")
+	fs.IntVar(&c.MaxPairs, "max-pairs", 10, "plan a sequential design of at most this many pairs instead (compare takes the first look that decides)")
+	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
+	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.StringVar(&c.Out, "out", "", "directory for plan.json (required; new or empty): keep it for the stages")
+	fs.StringVar(&opts.rule.baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
+	fs.StringVar(&opts.rule.metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
+	fs.Float64Var(&opts.rule.effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.rule.alpha, "alpha", 0.05, "with --max-pairs: the level all its looks together hold")
+	addFormatFlag(fs, &opts.format, "table", "json")
+	return cmd
+}
+
+func runPlan(stdout io.Writer, opts planOptions, path string) error {
+	if err := opts.format.check(); err != nil {
+		return err
+	}
+	cfg := &opts.cfg
+	if cfg.Out == "" {
+		return usagef("for example --out plan (the stages read DIR/plan.json)", "--out is required")
+	}
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return err
+	}
+	cfg.Scenario, cfg.Launcher, cfg.Stages = s, "local", true
+	if cfg.MaxPairsSet {
+		cfg.Until = campaign.UntilConclusive
+	}
+	if cfg.Compare, err = opts.rule.options(); err != nil {
+		return err
+	}
+	if err := cfg.Check(); err != nil {
+		return usageError(err, "")
+	}
+	res, err := campaign.Plan(cfg)
+	if errors.Is(err, campaign.ErrNotEmpty) {
+		return usageError(err, "choose a new --out directory: a plan is made once")
+	} else if err != nil {
+		return err
+	}
+	planFile := filepath.Join(cfg.Out, rundir.PlanFile)
+	sp := StagePlan{Plan: planFile, Scenario: path, Stages: []Stage{}}
+	arms := len(s.ArmOrder)
+	for _, r := range res.Plan.Runs {
+		sp.Stages = append(sp.Stages, Stage{RunIndex: r.Index, Arm: r.Arm, Block: (r.Index-1)/arms + 1, Warmup: r.Warmup,
+			Command: []string{"abbench", "arm", path, "--plan", planFile, "--run-index", strconv.Itoa(r.Index), "--out", fmt.Sprintf("stage-%d", r.Index)}})
+	}
+	if opts.format.value == "json" {
+		return writeJSON(stdout, sp)
+	}
+	return writeStages(stdout, sp, res.Plan)
+}
+
+// writeStages prints the stage list and what to do with it.
+func writeStages(w io.Writer, sp StagePlan, p *rundir.Plan) error {
+	design := fmt.Sprintf("%d blocks in %s order, all compared", p.Repeat, p.Order)
+	if q := p.Sequential; q != nil {
+		design = fmt.Sprintf("a sequential design of %d-%d pairs: compare takes the first look that decides", q.MinPairs, q.MaxPairs)
+	}
+	fmt.Fprintf(w, "%s: %d stages of %s (%s)\n\n", sp.Plan, len(sp.Stages), p.Scenario, design)
+	var rows [][]string
+	for _, st := range sp.Stages {
+		arm := st.Arm
+		if st.Warmup {
+			arm += " (warm-up)"
+		}
+		rows = append(rows, []string{strconv.Itoa(st.RunIndex), arm, strconv.Itoa(st.Block)})
+	}
+	if err := texttable.Write(w, []string{"run index", "arm", "block"}, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nrun each stage in an allocation of its own, keeping its --out directory:\n  abbench arm %s --plan %s --run-index I --out stage-I\nthen compare them all (each run's signed provenance holds the plan):\n  abbench compare stage-* --fail-on regression,undecided\n",
+		sp.Scenario, sp.Plan)
+	return err
+}
