@@ -156,9 +156,14 @@ func TestSequentialStopJudgedByTheSignedRule(t *testing.T) {
 	if !strings.Contains(r.DesignLine(), "decided by the rule signed with its plan") {
 		t.Errorf("design line %q", r.DesignLine())
 	}
-	// Its rule asked for 50%: no look decided, so the runs after pair 3
-	// were needed, however decided a reader's 1% finds them.
-	r = Compare(campaignRuns(decided, rule(50), 0, 10), Options{Effect: 1})
+	// Its rule asked for 12% of a +10% change whose interval reaches past
+	// it: no look decided, so the runs after pair 3 were needed, however
+	// decided a reader's 1% finds them.
+	wide := [][2]float64{{1000, 1090}, {1000, 1100}, {1000, 1110}}
+	if r = Compare(campaignRuns(wide, rule(12), 0, 10), Options{Effect: 1, judgingStop: true}); r.Verdict != Improved {
+		t.Fatalf("the same runs judged by 1%% alone: %s", r.Verdict)
+	}
+	r = Compare(campaignRuns(wide, rule(12), 0, 10), Options{Effect: 1})
 	if r.Verdict != Censored || !r.Unfinished || r.Reasons[0].Code != reason.RunMissing {
 		t.Fatalf("stopped although its rule did not decide: %s %v", r.Verdict, r.Reasons)
 	}
