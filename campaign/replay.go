@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
@@ -39,4 +40,29 @@ func Replay(s *scenarios.Scenario, arm, from string, write bool) (ev *evidence.E
 		err = WriteEvidence(dir, ev)
 	}
 	return ev, dir, err
+}
+
+// ArmOf is the arm of the one run at from (anything rundir.Resolve takes),
+// as the run recorded it: its status.json, else (a bundle) its evidence.
+func ArmOf(from string) (string, error) {
+	found, cleanup, err := rundir.Resolve(from, bundle.Unpack)
+	defer cleanup()
+	if err != nil {
+		return "", err
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("%s holds %d runs: give one run's directory", from, len(found))
+	}
+	dir := found[0].Dir
+	if st, err := rundir.ReadStatus(dir); err == nil && st.Arm != "" {
+		return st.Arm, nil
+	}
+	var ev evidence.Evidence
+	if err := rundir.ReadJSON(filepath.Join(dir, rundir.EvidenceFile), &ev); err != nil {
+		return "", fmt.Errorf("%s records no arm (no %s, and %w)", from, rundir.StatusFile, err)
+	}
+	if ev.Arm == "" {
+		return "", fmt.Errorf("%s records no arm", from)
+	}
+	return ev.Arm, nil
 }

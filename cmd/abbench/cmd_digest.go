@@ -94,8 +94,16 @@ func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
 		return usageError(err, "digests are only ever compared within one algorithm, from records files")
 	}
 	if opts.format.value == "json" {
-		return json.NewEncoder(stdout).Encode(fe) // one line, as the digest itself
+		err = json.NewEncoder(stdout).Encode(fe) // one line, as the digest itself
+	} else {
+		_, err = fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", fe.A, a, fe.B, b, fe.Explanation)
 	}
-	_, err = fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", fe.A, a, fe.B, b, fe.Explanation)
-	return err
+	if err != nil {
+		return err
+	}
+	if fe.Relation != digest.Equal { // as diff(1) does: a script can branch on it
+		return &statusError{code: exitCensored, err: fmt.Errorf("the digests differ: the prompts are %s", fe.Relation),
+			hint: "runs with these two digests are not one workload: a comparison of them is censored (digest-mismatch)"}
+	}
+	return nil
 }

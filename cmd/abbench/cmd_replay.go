@@ -21,16 +21,16 @@ type replayOptions struct {
 func newReplayCmd() *cobra.Command {
 	var opts replayOptions
 	cmd := &cobra.Command{
-		Use:     "replay SCENARIO --arm NAME --from DIR",
+		Use:     "replay SCENARIO --from DIR [--arm NAME]",
 		Short:   "Re-extract an earlier run's evidence from its logs, without running",
 		Long:    help("replay"),
 		Example: help("replay.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench replay SCENARIO --arm NAME --from DIR"),
+		Args:    argsUsage(cobra.ExactArgs(1), "abbench replay SCENARIO --from DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd.OutOrStdout(), opts, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm the run belongs to (required)")
+	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm the run belongs to (default: the one its status.json, or its bundle's evidence, records)")
 	cmd.Flags().StringVar(&opts.from, "from", "", "the run's directory (required)")
 	cmd.Flags().BoolVar(&opts.write, "write", false, "also write evidence.json into the run directory")
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
@@ -41,8 +41,15 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	if err := opts.format.check(); err != nil {
 		return err
 	}
-	if opts.arm == "" || opts.from == "" {
-		return usagef("abbench replay SCENARIO --arm NAME --from DIR", "--arm and --from are required")
+	if opts.from == "" {
+		return usagef("abbench replay SCENARIO --from DIR", "--from is required")
+	}
+	if opts.arm == "" { // the run says which arm it ran
+		arm, err := campaign.ArmOf(opts.from)
+		if err != nil {
+			return usageError(err, "give the directory of an abbench arm run, an attempt or a bundle; or name its arm with --arm")
+		}
+		opts.arm = arm
 	}
 	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {

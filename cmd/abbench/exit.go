@@ -21,8 +21,44 @@ const (
 	exitFailOn    = 5 // accepted, but a --fail-on condition was met
 )
 
-// exitStatusHelp closes every command's long help.
+// exitStatusHelp closes the root's long help: every status, one line each;
+// each command's help closes with the lines of its own (exitHelp).
 var exitStatusHelp = help("exit-status")
+
+// commandExits are the statuses each command can return, by command path:
+// its help lists these and no other (a test holds every command to it).
+var commandExits = map[string][]int{
+	"abbench validate":     {exitOK, exitError, exitUsage},
+	"abbench digest":       {exitOK, exitError, exitUsage, exitCensored},
+	"abbench arm":          {exitOK, exitError, exitUsage, exitCensored},
+	"abbench plan":         {exitOK, exitError, exitUsage},
+	"abbench run":          {exitOK, exitError, exitUsage, exitCensored, exitUnverfied, exitFailOn},
+	"abbench compare":      {exitOK, exitError, exitUsage, exitCensored, exitUnverfied, exitFailOn},
+	"abbench verify":       {exitOK, exitError, exitUsage, exitUnverfied},
+	"abbench replay":       {exitOK, exitError, exitUsage},
+	"abbench history":      {exitOK, exitUsage},
+	"abbench history add":  {exitOK, exitError, exitUsage, exitCensored, exitUnverfied},
+	"abbench history show": {exitOK, exitError, exitUsage},
+}
+
+// exitHelp is the EXIT STATUS section of the command at path: the lines of
+// exitStatusHelp for the statuses it can return.
+func exitHelp(path string) string {
+	codes, ok := commandExits[path]
+	if !ok {
+		return exitStatusHelp
+	}
+	lines := strings.Split(exitStatusHelp, "\n")
+	out := []string{lines[0]}
+	for _, line := range lines[1:] {
+		for _, c := range codes {
+			if strings.HasPrefix(line, fmt.Sprintf("  %d  ", c)) {
+				out = append(out, line)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
 
 // exitError carries an exit status and an optional hint to the top.
 type statusError struct {

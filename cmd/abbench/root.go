@@ -66,7 +66,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {
 			if !strings.Contains(c.Long, "EXIT STATUS") && c.Name() != "completion" && c.Name() != "help" {
-				c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitStatusHelp
+				c.Long = strings.TrimSpace(c.Long) + "\n\n" + exitHelp(c.CommandPath())
 			}
 			withExitStatus(c)
 		}
