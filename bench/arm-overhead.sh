@@ -44,7 +44,14 @@ for i in $(seq "$rounds"); do
 	for r in $(seq 0 $((ranks - 1))); do
 		sh -c 'date +%s%N > "$0"; exec sleep "$1"' "$d/$r" "${SLEEP:-30}" & pids+=($!)
 	done
-	for r in $(seq 0 $((ranks - 1))); do while [ ! -s "$d/$r" ]; do :; done; done
+	# Each timestamp file is the process's own answer (written by it once
+	# started); spin on it, as the measurement needs, but for at most 30 s.
+	end=$((SECONDS + 30))
+	for r in $(seq 0 $((ranks - 1))); do
+		while [ ! -s "$d/$r" ]; do
+			((SECONDS < end)) || { echo "arm-overhead: shell process $r wrote no timestamp within 30s" >&2; kill "${pids[@]}"; exit 1; }
+		done
+	done
 	tl=$(cat "$d"/* | sort -n | tail -1)
 	kill "${pids[@]}" 2>/dev/null || true
 	wait 2>/dev/null || true

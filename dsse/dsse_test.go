@@ -16,13 +16,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/abbench/abbench/dsse"
+	"github.com/abbench/abbench/internal/testdaemon"
 	"github.com/abbench/abbench/sshsig"
 )
 
@@ -127,26 +127,8 @@ func TestRSASignatureIsPKCS1v15SHA256(t *testing.T) {
 }
 
 func TestAgentSignaturesVerifyIndependently(t *testing.T) {
-	if _, err := exec.LookPath("ssh-agent"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ssh-agent (openssh-client) is missing; .ci/run installs it")
-		}
-		t.Skip("ssh-agent not installed")
-	}
+	testdaemon.StartSSHAgent(t)
 	dir := t.TempDir()
-	sock := filepath.Join(dir, "agent.sock")
-	agent := exec.Command("ssh-agent", "-D", "-a", sock)
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { agent.Process.Kill(); agent.Wait() }()
-	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Setenv("SSH_AUTH_SOCK", sock)
 	for _, typ := range []string{"ed25519", "ecdsa"} {
 		key := keygen(t, dir, "agent_"+typ, typ)
 		if out, err := exec.Command("ssh-add", "-q", key).CombinedOutput(); err != nil {

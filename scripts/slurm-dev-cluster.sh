@@ -23,6 +23,29 @@ alive() { # alive PIDFILE NAME: the pid file names a live process called NAME
 		! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
 }
 
+# wait_until SECONDS WHAT LOG CMD...: run CMD every 0.1 s until it succeeds;
+# after SECONDS, say WHAT did not become ready, show the end of LOG and
+# return 1. A daemon's CMD is a request it answers: its socket or pid file
+# existing does not say it accepts connections.
+wait_until() {
+	local within=$1 what=$2 logfile=$3 end=$((SECONDS + $1))
+	shift 3
+	until "$@" >/dev/null 2>&1; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			log "$what did not become ready within ${within}s ($*)"
+			tail -20 "$logfile" >&2 || true
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+munge_answers() { munge -n | unmunge; } # munged encodes a credential and decodes it
+slurmctld_answers() { scontrol ping | grep -Eq ' (is|are) UP'; } # slurmctld answers its ping RPC
+nodes_idle() { # every slurmd registered with slurmctld, and its node idle
+	[ "$(sinfo -h -N -o '%N %T' | grep -c ' idle')" -ge "${#nodes[@]}" ]
+}
+
 stop() { # stop PIDFILE NAME
 	if alive "$1" "$2"; then
 		local pid; pid=$(cat "$1")
@@ -97,35 +120,30 @@ CONF
 	else
 		log "$conf exists and was not written by this script: using it as it is"
 	fi
+	# Each daemon is ready when it answers a request; its pid file is waited
+	# for only to record the pid "down" stops.
 	if ! alive "$state/munged.pid" munged; then
 		runuser -u munge -- /usr/sbin/munged --force
-		for _ in $(seq 50); do [ -S /run/munge/munge.socket.2 ] && break; sleep 0.1; done
+		wait_until 30 munged /var/log/munge/munged.log munge_answers || exit 1
+		wait_until 10 "munged's pid file" /var/log/munge/munged.log test -s /run/munge/munged.pid || exit 1
 		cp /run/munge/munged.pid "$state/munged.pid"
 	fi
 	if ! alive "$state/slurmctld.pid" slurmctld; then
 		/usr/sbin/slurmctld -i
-		for _ in $(seq 50); do [ -s /run/slurm/slurmctld.pid ] && break; sleep 0.1; done
+		wait_until 30 slurmctld /var/log/slurm/slurmctld.log slurmctld_answers || exit 1
+		wait_until 10 "slurmctld's pid file" /var/log/slurm/slurmctld.log test -s /run/slurm/slurmctld.pid || exit 1
 		cp /run/slurm/slurmctld.pid "$state/slurmctld.pid"
 	fi
 	for n in "${nodes[@]}"; do
 		if ! alive "$state/slurmd-$n.pid" slurmd; then
 			/usr/sbin/slurmd -N "$n"
-			for _ in $(seq 50); do [ -s "/run/slurm/slurmd-$n.pid" ] && break; sleep 0.1; done
+			wait_until 10 "slurmd $n's pid file" "/var/log/slurm/slurmd-$n.log" test -s "/run/slurm/slurmd-$n.pid" || exit 1
 			cp "/run/slurm/slurmd-$n.pid" "$state/slurmd-$n.pid"
 		fi
 	done
-	for _ in $(seq 300); do
-		idle=$(sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle' || true)
-		if [ "$idle" -ge "${#nodes[@]}" ]; then
-			log "up: ${#nodes[@]} nodes idle"
-			return 0
-		fi
-		sleep 0.1
-	done
-	log "nodes did not become idle within 30s:"
-	sinfo -N >&2 || true
-	tail -20 /var/log/slurm/slurmctld.log >&2 || true
-	exit 1
+	# A slurmd is ready when slurmctld has its registration: its node is idle.
+	wait_until 30 "${#nodes[@]} idle nodes" /var/log/slurm/slurmctld.log nodes_idle || { sinfo -N >&2 || true; exit 1; }
+	log "up: ${#nodes[@]} nodes idle"
 }
 
 case $action in

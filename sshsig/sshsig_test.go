@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/abbench/abbench/internal/testdaemon"
 )
 
 const ns = "abbench-evidence"
@@ -124,29 +126,14 @@ func lineLengths(b []byte) string {
 
 func TestAgentAndCertificate(t *testing.T) {
 	needSSHKeygen(t)
-	if _, err := exec.LookPath("ssh-agent"); err != nil {
-		t.Skip("ssh-agent not installed")
-	}
+	testdaemon.StartSSHAgent(t)
 	dir := t.TempDir()
 	key := keygen(t, dir, "id_user", "ed25519")
 	ca := keygen(t, dir, "ca", "ed25519")
 	msgFile := filepath.Join(dir, "m")
 	os.WriteFile(msgFile, message, 0o644)
 
-	// Through a real ssh-agent.
-	sock := filepath.Join(dir, "agent.sock")
-	agentCmd := exec.Command("ssh-agent", "-D", "-a", sock)
-	if err := agentCmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { agentCmd.Process.Kill(); agentCmd.Wait() }()
-	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Setenv("SSH_AUTH_SOCK", sock)
+	// Through the real ssh-agent started above.
 	sh(t, dir, nil, "ssh-add", "-q", key)
 	signer, closeAgent, err := AgentSigner(key + ".pub")
 	if err != nil {
