@@ -56,9 +56,13 @@ func WriteCalibration(w io.Writer, c *compare.Calibration, path string) error {
 	fmt.Fprintf(w, "  paired standard deviation  %.2f%%  (what a paired comparison works against)\n", 100*c.PairedSD)
 	fmt.Fprintf(w, "  within a pair              %.2f%%  (one run's own noise)\n", 100*c.WithinSD)
 	fmt.Fprintf(w, "  between pairs              %.2f%%  (allocation, machine state, drift: pairing removes it)\n", 100*c.BetweenSD)
-	fmt.Fprintf(w, "\nto find a change of %.2f%% (the smallest effect of interest) with power 0.8 at alpha %.2g: %d pairs\n", c.Effect, c.Alpha, c.PairsNeeded)
-	fmt.Fprintf(w, "with %d pairs, simulated campaigns say improved %.0f%% of the time at a true +%.2f%% and %.0f%% at +%.2f%%\n",
-		c.PairsNeeded, 100*c.VerdictRate["1x"], c.Effect, 100*c.VerdictRate["2x"], 2*c.Effect)
+	// Two different questions, said as such: the test's power at the
+	// smallest effect, and how often the verdict says improved, which also
+	// needs the estimate to reach the smallest effect (so about half the
+	// time at a true change of exactly that size, whatever the pairs).
+	fmt.Fprintf(w, "\nfor the paired test to be significant 80%% of the time at a true change of %.2f%% (the smallest effect of interest), at alpha %.2g: %d pairs\n", c.Effect, c.Alpha, c.PairsNeeded)
+	fmt.Fprintf(w, "with those %d pairs, simulated campaigns say improved %.0f%% of the time at a true +%.2f%% (improved also needs the estimate to reach %.2f%%: about half the time at exactly that change) and %.0f%% at +%.2f%%\n",
+		c.PairsNeeded, 100*c.VerdictRate["1x"], c.Effect, c.Effect, 100*c.VerdictRate["2x"], 2*c.Effect)
 	_, err := fmt.Fprintf(w, "\nwritten to %s; plan with abbench run SCENARIO --calibration %s (it sets --max-pairs)\n", path, path)
 	return err
 }

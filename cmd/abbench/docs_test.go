@@ -80,12 +80,21 @@ func TestCIExamplesParse(t *testing.T) {
 		if !strings.Contains(string(docs), "examples/ci/"+strings.TrimSuffix(f, "/action.yml")) {
 			t.Errorf("docs/ci.md does not point at examples/ci/%s", f)
 		}
+		// Every pipeline plans, runs the plan's stages and gates on a
+		// decision: one run per arm would gate nothing.
+		if f != "github/actions/setup-abbench/action.yml" {
+			for _, must := range []string{"abbench plan ", "--plan plan/plan.json --run-index ", "--fail-on regression,undecided"} {
+				if !strings.Contains(string(data), must) {
+					t.Errorf("%s does not run %q", path, must)
+				}
+			}
+		}
 		if strings.HasSuffix(f, ".yml") {
 			var doc map[string]any
 			if err := yaml.Unmarshal(data, &doc); err != nil {
 				t.Errorf("%s does not parse: %v", path, err)
 			}
-			if f == "gitlab-ci.yml" && (doc["arm-async"] == nil || doc["compare"] == nil) {
+			if f == "gitlab-ci.yml" && (doc["plan"] == nil || doc["stage"] == nil || doc["compare"] == nil) {
 				t.Errorf("%s lost its jobs", path)
 			}
 		}

@@ -52,15 +52,16 @@ func (g *gate) stoppedByRule(all []Run) (*Stop, bool) {
 	if !g.stoppedByDesign {
 		return nil, false
 	}
-	pairs, notNeeded := 0, 0
+	pairs, last := 0, 0
 	for _, d := range g.r.Deltas {
 		pairs = max(pairs, d.N)
 	}
-	for _, run := range all {
-		if run.NotRun > 0 {
-			notNeeded++
+	for _, run := range g.runs {
+		if run.Campaign != nil {
+			last = max(last, run.Campaign.Index)
 		}
 	}
+	notNeeded := len(ref.Runs) - last // the plan's runs after the last one made
 	return &Stop{Pairs: pairs, MaxPairs: seq.MaxPairs, NotNeeded: notNeeded, Rule: seq.Rule}, true
 }
 

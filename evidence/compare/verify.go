@@ -43,7 +43,7 @@ func VerifyRuns(runs []Run, opts bundle.VerifyOptions) []string {
 func VerifyPaths(paths []string, opts bundle.VerifyOptions) (checks []bundle.Check, failed int) {
 	add := func(cs []bundle.Check, f int) { checks, failed = append(checks, cs...), failed+f }
 	for _, p := range paths {
-		if rundir.IsArchive(p) {
+		if rundir.IsArchive(p) || bundle.IsBundle(p) {
 			add(bundle.CheckAll([]string{p}, opts))
 			continue
 		}
