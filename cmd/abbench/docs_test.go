@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,5 +102,40 @@ func TestCIExamplesParse(t *testing.T) {
 	}
 	if strings.Contains(string(docs), "```yaml") || strings.Contains(string(docs), "```groovy") {
 		t.Error("docs/ci.md carries a workflow copy: point at examples/ci instead")
+	}
+}
+
+// TestHelpListsOnlyItsOwnExitStatuses holds every command's EXIT STATUS
+// section to the statuses commandExits says it can return: none missing,
+// none it never returns (a reader of compare's help must not plan for a
+// status that validate could never give).
+func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
+	var out, errb strings.Builder
+	root := newRoot(&out, &errb)
+	cmds := root.Commands()
+	for _, c := range root.Commands() {
+		cmds = append(cmds, c.Commands()...)
+	}
+	status := regexp.MustCompile(`(?m)^  (\d)  `)
+	for _, c := range cmds {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		want, ok := commandExits[c.CommandPath()]
+		if !ok {
+			t.Errorf("%s: not in commandExits: say which statuses it can return", c.CommandPath())
+			continue
+		}
+		section := c.Long[strings.Index(c.Long, "EXIT STATUS"):]
+		var got []int
+		for _, m := range status.FindAllStringSubmatch(section, -1) {
+			got = append(got, int(m[1][0]-'0'))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s --help lists exit statuses %v, it returns %v", c.CommandPath(), got, want)
+		}
+	}
+	if n := len(status.FindAllString(exitStatusHelp, -1)); !strings.Contains(root.Long, exitStatusHelp) || n != 6 {
+		t.Errorf("abbench --help lists %d exit statuses, want all 6", n)
 	}
 }
