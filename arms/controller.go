@@ -115,11 +115,27 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	}
 	c.dir = rundir.Attempt(opts.Out, opts.Token)
 	c.coord = rundir.Coord(c.dir)
+	// The registry of live runs is checked before anything is made: one
+	// another user could write refuses the run (arms/live.go says why).
+	var live *os.Root
+	if opts.Ranks != RanksSrun {
+		if live, err = openLive(); err != nil {
+			return nil, err
+		}
+		defer live.Close()
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
+	}
+	if live != nil {
+		unnote, err := noteLive(live, opts.Token, c.dir)
+		if err != nil {
+			return nil, err
+		}
+		defer unnote()
 	}
 	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir, rundir.MachinesDir} {
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
@@ -161,7 +177,6 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		if err := c.startGuard(); err != nil {
 			return nil, fmt.Errorf("starting the run's guard: %w", err)
 		}
-		defer noteLive(opts.Token, c.dir)()
 	}
 	if opts.Ranks == "" {
 		c.opts.Ranks = RanksLocal

@@ -117,9 +117,12 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 
 // SweepDead stops what controllers that died without ending their runs
 // left behind (arms.SweepDead), and says so on w. abbench arm and abbench
-// run call it first.
-func SweepDead(w io.Writer) {
-	for _, attempt := range arms.SweepDead() {
+// run call it first, and start nothing when it fails: the registry of
+// running controllers is not private to this user.
+func SweepDead(w io.Writer) error {
+	swept, err := arms.SweepDead()
+	for _, attempt := range swept {
 		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
 	}
+	return err
 }
