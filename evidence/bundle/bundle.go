@@ -31,6 +31,7 @@ import (
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/filehash"
+	"github.com/abbench/abbench/internal/guarded"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -183,7 +184,12 @@ func Write(in Input, dest string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	w := &writer{dir: tmp, run: in.RunDir}
+	root, err := os.OpenRoot(in.RunDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	w := &writer{dir: tmp, run: in.RunDir, root: root}
 	if err := w.write(in); err != nil {
 		return err
 	}
@@ -195,7 +201,39 @@ func Write(in Input, dest string) error {
 
 type writer struct {
 	dir, run string
-	files    []string
+	// root is the run directory: every input is read through it, never
+	// through a link, as evidence read it (package guarded). A process a
+	// rank left behind may still write there.
+	root  *os.Root
+	files []string
+}
+
+// read reads a file of the run directory (rel relative to it).
+func (w *writer) read(rel string) ([]byte, error) {
+	data, err := guarded.ReadFile(w.root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %s of run %s: %w", rel, w.run, err)
+	}
+	return data, nil
+}
+
+// list names the .json files of a directory of the run, sorted (none when
+// it is not there).
+func (w *writer) list(dir string) []string {
+	d, err := w.root.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	var rels []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".json") {
+			rels = append(rels, filepath.Join(dir, n))
+		}
+	}
+	slices.Sort(rels)
+	return rels
 }
 
 func (w *writer) put(rel string, data []byte) error {
@@ -223,7 +261,7 @@ func (w *writer) copyFile(rel string) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("bundle: %q is not inside the run directory", rel)
 	}
-	data, err := os.ReadFile(filepath.Join(w.run, rel))
+	data, err := w.read(rel)
 	if err != nil {
 		return err
 	}
@@ -238,7 +276,7 @@ func (w *writer) write(in Input) error {
 	if err := w.put(ScenarioFile, in.ScenarioBytes); err != nil {
 		return err
 	}
-	statusData, err := os.ReadFile(filepath.Join(w.run, StatusFile))
+	statusData, err := w.read(StatusFile)
 	if err != nil {
 		return err
 	}
@@ -267,23 +305,26 @@ func (w *writer) write(in Input) error {
 			return err
 		}
 	}
-	// Registrations, with secret-named arm values redacted.
-	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
-	rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines) // absent: a run made before abbench recorded it
-	hosts, _ := filepath.Glob(rundir.MachineGlob(rundir.Coord(w.run)))
-	for _, path := range hosts { // the other nodes of the allocation, from their first rank
+	if data, err := w.read(filepath.Join(rundir.CoordDir, rundir.MachineFile)); err == nil { // absent: a run made before abbench recorded it
+		json.Unmarshal(data, &prov.Machines)
+	}
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.MachinesDir)) { // the other nodes of the allocation, from their first rank
 		var f machine.Facts
-		if rundir.ReadJSON(path, &f) == nil {
+		if data, err := w.read(rel); err == nil && json.Unmarshal(data, &f) == nil {
 			prov.Machines = machine.Merge(prov.Machines, f)
 		}
 	}
-	for _, path := range regs {
+	// Registrations, with secret-named arm values redacted.
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.RanksDir)) {
 		var reg rundir.Registration
-		data, err := os.ReadFile(path)
-		if err != nil || json.Unmarshal(data, &reg) != nil {
-			return fmt.Errorf("registration %s: unreadable", path)
+		data, err := w.read(rel)
+		if err != nil {
+			return fmt.Errorf("registration: %w", err)
+		}
+		if json.Unmarshal(data, &reg) != nil {
+			return fmt.Errorf("registration %s: unreadable", filepath.Join(w.run, rel))
 		}
 		for k, v := range reg.ArmEnv {
 			if v != nil && redact.Secret(k) {
@@ -291,7 +332,7 @@ func (w *writer) write(in Input) error {
 				reg.ArmEnv[k] = &p
 			}
 		}
-		if err := w.putJSON(filepath.Join(rundir.CoordDir, rundir.RanksDir, filepath.Base(path)), reg); err != nil {
+		if err := w.putJSON(rel, reg); err != nil {
 			return err
 		}
 		if !slices.Contains(prov.Hosts, reg.Host) {
@@ -304,12 +345,11 @@ func (w *writer) write(in Input) error {
 			prov.RestartCount = rc
 		}
 	}
-	envs, _ := filepath.Glob(rundir.EnvGlob(rundir.Coord(w.run)))
-	for _, path := range envs {
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.EnvDir)) {
 		var env []string
-		data, _ := os.ReadFile(path)
+		data, _ := w.read(rel)
 		if json.Unmarshal(data, &env) == nil {
-			prov.Environment[strings.TrimSuffix(filepath.Base(path), ".json")] = redact.Env(env)
+			prov.Environment[strings.TrimSuffix(filepath.Base(rel), ".json")] = redact.Env(env)
 		}
 	}
 	slices.Sort(prov.Hosts)
@@ -384,6 +424,9 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	if _, done := scopes[sc.File]; done {
 		return nil
 	}
+	if !filepath.IsLocal(sc.File) {
+		return fmt.Errorf("bundle: log %q is not inside the run directory", sc.File)
+	}
 	rec := ScopeRecord{Source: filepath.Join(w.run, sc.File), Offset: sc.Offset, Inode: sc.Inode}
 	path := filepath.Join(w.dir, sc.File)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -394,7 +437,7 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 		return err
 	}
 	h := sha256.New()
-	read := evidence.Scope{File: rec.Source, Offset: sc.Offset, Inode: sc.Inode}
+	read := evidence.Scope{File: sc.File, Offset: sc.Offset, Inode: sc.Inode}.In(w.root)
 	n, rerr := read.ReadBlocks(func([]byte, int64) {}, io.MultiWriter(f, h))
 	if cerr := f.Close(); cerr != nil {
 		return cerr
