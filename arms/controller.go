@@ -145,18 +145,25 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
 	// The machine the run ran on, for its bundle (a reviewer's first
 	// question). Collecting it can take a while (nvidia-smi: tens of
-	// milliseconds), so the ranks start meanwhile: the host is named at
-	// once (a rank wrapper on this host then leaves it to the controller)
-	// and the facts are filled in before Run returns.
+	// milliseconds), so the ranks start meanwhile, and the facts are in
+	// the status Run returns. They stay in memory: every rank can write
+	// coord/, so facts read back from there could be the system under
+	// test's. coord/machine.json only names this host, so that a rank
+	// wrapper here leaves it to the controller.
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
-	machinePath := filepath.Join(c.coord, rundir.MachineFile)
-	if err := rundir.WriteJSON(machinePath, []machine.Facts{here}); err != nil {
+	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
 		return nil, err
 	}
-	factsDone := make(chan error, 1)
-	go func() { factsDone <- rundir.WriteJSON(machinePath, []machine.Facts{machine.Collect(5 * time.Second)}) }()
-	defer func() { <-factsDone }()
+	facts := make(chan machine.Facts, 1)
+	go func() { facts <- machine.Collect(5 * time.Second) }()
+	defer func() {
+		f := <-facts
+		f.ReportedBy = machine.ByController
+		if c.status != nil {
+			c.status.Machine = &f
+		}
+	}()
 	if err := makeScratch(s, opts.Token); err != nil {
 		return nil, err
 	}

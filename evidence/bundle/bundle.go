@@ -307,13 +307,20 @@ func (w *writer) write(in Input) error {
 	}
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
-	if data, err := w.read(filepath.Join(rundir.CoordDir, rundir.MachineFile)); err == nil { // absent: a run made before abbench recorded it
-		json.Unmarshal(data, &prov.Machines)
+	// The controller's host as the controller saw it, handed over in
+	// memory (coord/machine.json, which any rank can write, only names
+	// it); then the other nodes of the allocation, as their first rank
+	// reported them: recorded as reports, and never displacing the
+	// controller's.
+	if st.Machine != nil {
+		f := st.Machine.Redacted()
+		f.ReportedBy = machine.ByController
+		prov.Machines = []machine.Facts{f}
 	}
-	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.MachinesDir)) { // the other nodes of the allocation, from their first rank
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.MachinesDir)) {
 		var f machine.Facts
 		if data, err := w.read(rel); err == nil && json.Unmarshal(data, &f) == nil {
-			prov.Machines = machine.Merge(prov.Machines, f)
+			prov.Machines = machine.Merge(prov.Machines, f.FromRank().Redacted())
 		}
 	}
 	// Registrations, with secret-named arm values redacted.
