@@ -235,6 +235,11 @@ func (c *controller) phase(name, detail string) {
 }
 
 func (c *controller) writeStatus() {
+	// Reasons quote commands, values and errors: no secret value the
+	// templates read, and no URL's password, is written in clear.
+	for i := range c.status.Reasons {
+		c.status.Reasons[i].Detail = c.secrets.In(c.status.Reasons[i].Detail)
+	}
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
 		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -161,6 +162,7 @@ func (e *Evidence) reason(r reason.Reason) {
 	if r.Arm == "" {
 		r.Arm = e.Arm
 	}
+	r.Detail = redact.URL(r.Detail)
 	e.Reasons = append(e.Reasons, r)
 }
 

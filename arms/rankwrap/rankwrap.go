@@ -136,7 +136,7 @@ func Exec(argv []string) error {
 	}
 	recordMachine(coord, rundir.RankName(role, rank))
 	host, _ := os.Hostname()
-	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
+	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: redact.URL(host), PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
 		ArmEnv: map[string]*string{}, Command: shownArgv(argv), User: os.Getenv(EnvUser)}
 	if keys := os.Getenv(EnvArmKeys); keys != "" {
 		for _, k := range strings.Split(keys, ",") {
@@ -159,7 +159,7 @@ func Exec(argv []string) error {
 			if reg.Scheduler == nil {
 				reg.Scheduler = map[string]string{}
 			}
-			reg.Scheduler[k] = v
+			reg.Scheduler[k] = redact.Value(k, v)
 		}
 	}
 	data, err := json.MarshalIndent(reg, "", "  ")

@@ -323,7 +323,7 @@ func (w *writer) write(in Input) error {
 			prov.Machines = machine.Merge(prov.Machines, f.FromRank().Redacted())
 		}
 	}
-	// Registrations, with secret-named arm values redacted.
+	// Registrations, redacted.
 	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.RanksDir)) {
 		var reg rundir.Registration
 		data, err := w.read(rel)
@@ -333,12 +333,7 @@ func (w *writer) write(in Input) error {
 		if json.Unmarshal(data, &reg) != nil {
 			return fmt.Errorf("registration %s: unreadable", filepath.Join(w.run, rel))
 		}
-		for k, v := range reg.ArmEnv {
-			if v != nil && redact.Secret(k) {
-				p := redact.Placeholder
-				reg.ArmEnv[k] = &p
-			}
-		}
+		redactRegistration(&reg)
 		if err := w.putJSON(rel, reg); err != nil {
 			return err
 		}
@@ -361,7 +356,7 @@ func (w *writer) write(in Input) error {
 	}
 	slices.Sort(prov.Hosts)
 	prov.Source = sourceRevision(in.Scenario)
-	prov.Image = in.Scenario.Source.Image
+	prov.Image = redact.URL(in.Scenario.Source.Image)
 	prov.Campaign = in.Campaign
 	if err := w.putJSON(Provenance, prov); err != nil {
 		return err
@@ -464,6 +459,26 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	return nil
 }
 
+// redactRegistration redacts what a rank recorded: arm values by name and
+// URL, scheduler values by name and URL, the command, host and user by
+// URL (the wrapper redacted the command when it recorded it; a rank could
+// have rewritten it since).
+func redactRegistration(reg *rundir.Registration) {
+	for k, v := range reg.ArmEnv {
+		if v != nil {
+			r := redact.Value(k, *v)
+			reg.ArmEnv[k] = &r
+		}
+	}
+	for k, v := range reg.Scheduler {
+		reg.Scheduler[k] = redact.Value(k, v)
+	}
+	for i, a := range reg.Command {
+		reg.Command[i] = redact.URL(a)
+	}
+	reg.Host, reg.User = redact.URL(reg.Host), redact.URL(reg.User)
+}
+
 // sourceRevision reads the repository the scenario names, if any.
 func sourceRevision(s *scenarios.Scenario) *SourceRevision {
 	repo := s.Source.Repository
@@ -478,7 +493,7 @@ func sourceRevision(s *scenarios.Scenario) *SourceRevision {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	return &SourceRevision{Repository: repo, Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
+	return &SourceRevision{Repository: redact.URL(repo), Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
 }
 
 // promptsOf is the scenario's prompts digest, nil when its workload has no
