@@ -99,10 +99,11 @@ func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string
 			}
 		}
 	}
-	st, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: self, Inherited: env})
+	res, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: self, Inherited: env})
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := res.Status
 	if left := Survivors(st.Token); len(left) > 0 {
 		t.Fatalf("processes %v of token %s are alive after Run returned", left, st.Token)
 	}
@@ -305,10 +306,11 @@ func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
 
 	var tokens []string
 	for range 2 {
-		st, err := Run(context.Background(), s, "hard", Options{Out: out, Self: os.Args[0], Inherited: env})
+		res, err := Run(context.Background(), s, "hard", Options{Out: out, Self: os.Args[0], Inherited: env})
 		if err != nil {
 			t.Fatal(err)
 		}
+		st := res.Status
 		if st.State != rundir.StateSucceeded {
 			t.Fatalf("rerun failed: %v", st.Reasons)
 		}

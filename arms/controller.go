@@ -82,10 +82,20 @@ type controller struct {
 // errAbort stops the run's phases; the reasons are in the status.
 var errAbort = errors.New("run aborted")
 
-// Run runs arm of scenario s in this allocation and returns its status. The
-// error is non-nil only when the run could not be set up at all; failures of
-// the system under test are reasons in the status.
-func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*rundir.Status, error) {
+// Result is what a run leaves to its caller.
+type Result struct {
+	Status *rundir.Status
+	// Machine is the controller host's facts as the controller collected
+	// them. They are handed over in memory, for the bundle: every rank can
+	// write coord/, so facts read back from there could be the system
+	// under test's.
+	Machine machine.Facts
+}
+
+// Run runs arm of scenario s in this allocation and returns its status and
+// machine. The error is non-nil only when the run could not be set up at
+// all; failures of the system under test are reasons in the status.
+func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*Result, error) {
 	if _, ok := s.Arms[arm]; !ok {
 		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
 	}
@@ -145,25 +155,16 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
 	// The machine the run ran on, for its bundle (a reviewer's first
 	// question). Collecting it can take a while (nvidia-smi: tens of
-	// milliseconds), so the ranks start meanwhile, and the facts are in
-	// the status Run returns. They stay in memory: every rank can write
-	// coord/, so facts read back from there could be the system under
-	// test's. coord/machine.json only names this host, so that a rank
-	// wrapper here leaves it to the controller.
+	// milliseconds), so the ranks start meanwhile; the facts stay in
+	// memory (Result.Machine). coord/machine.json only names this host, so
+	// that a rank wrapper here leaves it to the controller.
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
 	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
 		return nil, err
 	}
-	facts := make(chan machine.Facts, 1)
+	facts := make(chan machine.Facts, 1) // not waited for when the run cannot start: Collect ends by itself
 	go func() { facts <- machine.Collect(5 * time.Second) }()
-	defer func() {
-		f := <-facts
-		f.ReportedBy = machine.ByController
-		if c.status != nil {
-			c.status.Machine = &f
-		}
-	}()
 	if err := makeScratch(s, opts.Token); err != nil {
 		return nil, err
 	}
@@ -200,7 +201,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		return nil, fmt.Errorf("ranks %q: choose %s or %s", c.opts.Ranks, RanksLocal, RanksSrun)
 	}
 	c.run(ctx)
-	return c.status, nil
+	res := &Result{Status: c.status, Machine: <-facts}
+	res.Machine.ReportedBy = machine.ByController
+	return res, nil
 }
 
 func (c *controller) run(ctx context.Context) {

@@ -74,11 +74,11 @@ func plant(t *testing.T, name string, e liveEntry) string {
 	return path
 }
 
-func stateOf(st *rundir.Status) string {
-	if st == nil {
+func stateOf(res *Result) string {
+	if res == nil {
 		return "none"
 	}
-	return st.State
+	return res.Status.State
 }
 
 func sweepDead(t *testing.T) []string {
@@ -227,8 +227,8 @@ func TestRegistryOthersCanWriteIsRefused(t *testing.T) {
 		}
 		a.untouched(t, c.name)
 		s := loadScenario(t, envScenario)
-		if st, err := Run(context.Background(), s, "plain", Options{Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), c.refused) {
-			t.Errorf("%s: a run started (error %v, status %s)", c.name, err, stateOf(st))
+		if res, err := Run(context.Background(), s, "plain", Options{Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), c.refused) {
+			t.Errorf("%s: a run started (error %v, status %s)", c.name, err, stateOf(res))
 		}
 	}
 }
@@ -281,7 +281,7 @@ func TestRegistryPlantedByAnotherUserIsRefused(t *testing.T) {
 	}
 	a.untouched(t, "a note planted by another user")
 	s := loadScenario(t, envScenario)
-	if st, err := Run(context.Background(), s, "plain", Options{Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("a run started in a registry another user made (error %v, status %s)", err, stateOf(st))
+	if res, err := Run(context.Background(), s, "plain", Options{Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a run started in a registry another user made (error %v, status %s)", err, stateOf(res))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 )
 
@@ -39,10 +38,6 @@ type Status struct {
 	// Builds are every arm's build, hashed when the run started, when the
 	// arms are builds: a rank that ran another arm's is censored.
 	Builds []BuildFact `json:"builds,omitempty"`
-	// Machine is the controller host's facts as the controller collected
-	// them. It is never written to status.json (which a rank could
-	// rewrite): the controller hands it in memory to the bundle writer.
-	Machine *machine.Facts `json:"-"`
 }
 
 // BuildFact is one arm's build as a run found it.

@@ -166,9 +166,12 @@ type Input struct {
 	ScenarioBytes []byte
 	Evidence      *evidence.Evidence
 	Status        *rundir.Status
-	Campaign      *rundir.CampaignRef // the campaign the run belongs to; nil outside one
-	Tool          string              // abbench version
-	Signer        ssh.Signer          // nil writes an unsigned bundle
+	// Machine is the controller host's facts as the controller collected
+	// them, handed over in memory (arms.Result); nil records none.
+	Machine  *machine.Facts
+	Campaign *rundir.CampaignRef // the campaign the run belongs to; nil outside one
+	Tool     string              // abbench version
+	Signer   ssh.Signer          // nil writes an unsigned bundle
 }
 
 // Write writes the bundle of a run to dest, which must not exist.
@@ -312,8 +315,8 @@ func (w *writer) write(in Input) error {
 	// it); then the other nodes of the allocation, as their first rank
 	// reported them: recorded as reports, and never displacing the
 	// controller's.
-	if st.Machine != nil {
-		f := st.Machine.Redacted()
+	if in.Machine != nil {
+		f := in.Machine.Redacted()
 		f.ReportedBy = machine.ByController
 		prov.Machines = []machine.Facts{f}
 	}

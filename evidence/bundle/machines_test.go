@@ -10,14 +10,14 @@ import (
 	"github.com/abbench/abbench/machine"
 )
 
-// The controller's machine facts reach the bundle in memory (the status
-// Run returned), never from coord/, which every rank can write: a forged
+// The controller's machine facts reach the bundle in memory (the Result
+// arms.Run returned), never from coord/, which every rank can write: a forged
 // coord/machine.json, or a rank's report for the controller's host, is not
 // recorded; a report of another host is recorded as a rank's report,
 // whatever it claims.
 func TestBundleRecordsTheControllersOwnMachine(t *testing.T) {
 	dir, s, sb, ev, st := makeRun(t, 4)
-	st.Machine = &machine.Facts{Host: "ctl", CPUModel: "real cpu", Image: "docker://u:pw-9931@reg/x"}
+	ctl := &machine.Facts{Host: "ctl", CPUModel: "real cpu", Image: "docker://u:pw-9931@reg/x"}
 	coord := filepath.Join(dir, "coord")
 	os.MkdirAll(filepath.Join(coord, "machines"), 0o755)
 	for name, data := range map[string]string{
@@ -29,7 +29,7 @@ func TestBundleRecordsTheControllersOwnMachine(t *testing.T) {
 		os.WriteFile(filepath.Join(coord, name), []byte(data), 0o644)
 	}
 	dest := filepath.Join(t.TempDir(), "bundle")
-	if err := Write(Input{RunDir: dir, Scenario: s, ScenarioBytes: sb, Evidence: ev, Status: st, Tool: "abbench test"}, dest); err != nil {
+	if err := Write(Input{RunDir: dir, Scenario: s, ScenarioBytes: sb, Evidence: ev, Status: st, Machine: ctl, Tool: "abbench test"}, dest); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dest, Provenance))
