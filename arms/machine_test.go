@@ -14,18 +14,7 @@ import (
 // Run hands over the controller host's facts as the controller collected
 // them, whatever a rank writes into coord/machine.json meanwhile.
 func TestRunHandsOverTheControllersOwnMachine(t *testing.T) {
-	s := loadScenario(t, `name: forge
-arms:
-  a: {env: {MODE: "1"}}
-  b: {env: {MODE: "0"}}
-baseline: b
-workload: {prompts: prompts.jsonl}
-roles:
-  - {name: server, arm_env: true, ready: {log: up},
-     command: [sh, -c, 'sleep 0.3; echo "[{\"host\": \"$(hostname)\", \"cpuModel\": \"FORGED\"}]" > "$1/machine.json"; echo up; exec sleep 60', server, '{{.Coord}}']}
-  - {name: client, client: true, after_ready: true, command: [sh, -c, 'exit 0']}
-deadlines: {ready: 10s, client: 10s, teardown: 5s, kill_grace: 1s}
-`)
+	s := serverScenario(t, `'sleep 0.3; echo "[{\"host\": \"$(hostname)\", \"cpuModel\": \"FORGED\"}]" > "$1/machine.json"; echo up; exec sleep 60', server, '{{.Coord}}'`)
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	res, err := Run(context.Background(), s, "a", Options{Out: t.TempDir(), Self: os.Args[0], Inherited: env})
 	if err != nil {
