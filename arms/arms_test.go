@@ -2,7 +2,6 @@ package arms
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,10 +99,11 @@ func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string
 			}
 		}
 	}
-	st, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: self, Inherited: env})
+	res, err := Run(ctx, s, arm, Options{Out: t.TempDir(), Self: self, Inherited: env})
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := res.Status
 	if left := Survivors(st.Token); len(left) > 0 {
 		t.Fatalf("processes %v of token %s are alive after Run returned", left, st.Token)
 	}
@@ -306,10 +306,11 @@ func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
 
 	var tokens []string
 	for range 2 {
-		st, err := Run(context.Background(), s, "hard", Options{Out: out, Self: os.Args[0], Inherited: env})
+		res, err := Run(context.Background(), s, "hard", Options{Out: out, Self: os.Args[0], Inherited: env})
 		if err != nil {
 			t.Fatal(err)
 		}
+		st := res.Status
 		if st.State != rundir.StateSucceeded {
 			t.Fatalf("rerun failed: %v", st.Reasons)
 		}
@@ -483,55 +484,5 @@ deadlines: {ready: 10s, client: 5m, teardown: 5s, kill_grace: 1s}
 	}
 	if codes(st) != "interrupted" {
 		t.Fatalf("reasons %s", codes(st))
-	}
-}
-
-// An attempt whose controller and guard both died (a kill of the whole
-// session) is found by the next abbench: its processes are stopped by
-// token and the attempt is marked interrupted.
-func TestSweepDeadFindsAbandonedAttempts(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	token := "dead-" + strconv.Itoa(os.Getpid())
-	attempt := t.TempDir()
-	rundir.WriteStatus(attempt, &rundir.Status{Arm: "a", Token: token, Dir: attempt, State: rundir.StateRunning, Phase: "client"})
-	orphan := exec.Command("sleep", "300")
-	orphan.Env = append(os.Environ(), rankwrap.EnvToken+"="+token)
-	orphan.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := orphan.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer orphan.Process.Kill()
-	go orphan.Wait()
-	// A controller that noted its attempt, then died.
-	dead := exec.Command("true")
-	dead.Run()
-	os.MkdirAll(LiveDir(), 0o700)
-	data, _ := json.Marshal(liveEntry{Token: token, Attempt: attempt, PID: dead.Process.Pid, StartTicks: "1"})
-	os.WriteFile(filepath.Join(LiveDir(), token+".json"), data, 0o600)
-	// A live controller's note is left alone.
-	alive, _ := json.Marshal(liveEntry{Token: "alive", Attempt: t.TempDir(), PID: os.Getpid(), StartTicks: startTicks(os.Getpid())})
-	os.WriteFile(filepath.Join(LiveDir(), "alive.json"), alive, 0o600)
-
-	// A note of a dead controller whose attempt is gone (and left nothing)
-	// is removed without a word.
-	stale, _ := json.Marshal(liveEntry{Token: "stale-" + token, Attempt: filepath.Join(t.TempDir(), "gone"), PID: dead.Process.Pid, StartTicks: "1"})
-	os.WriteFile(filepath.Join(LiveDir(), "stale.json"), stale, 0o600)
-
-	swept := SweepDead()
-	if _, err := os.Stat(filepath.Join(LiveDir(), "stale.json")); err == nil {
-		t.Fatal("a stale note was kept")
-	}
-	if len(swept) != 1 || swept[0] != attempt {
-		t.Fatalf("swept %v, want [%s]", swept, attempt)
-	}
-	if left := Survivors(token); len(left) > 0 {
-		t.Fatalf("processes %v of the dead run are alive", left)
-	}
-	st, _ := rundir.ReadStatus(attempt)
-	if st.State != rundir.StateInterrupted || codes(st) != "interrupted" {
-		t.Fatalf("status %s %s", st.State, codes(st))
-	}
-	if _, err := os.Stat(filepath.Join(LiveDir(), "alive.json")); err != nil {
-		t.Fatal("the live controller's note was removed")
 	}
 }

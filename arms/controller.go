@@ -82,10 +82,20 @@ type controller struct {
 // errAbort stops the run's phases; the reasons are in the status.
 var errAbort = errors.New("run aborted")
 
-// Run runs arm of scenario s in this allocation and returns its status. The
-// error is non-nil only when the run could not be set up at all; failures of
-// the system under test are reasons in the status.
-func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*rundir.Status, error) {
+// Result is what a run leaves to its caller.
+type Result struct {
+	Status *rundir.Status
+	// Machine is the controller host's facts as the controller collected
+	// them. They are handed over in memory, for the bundle: every rank can
+	// write coord/, so facts read back from there could be the system
+	// under test's.
+	Machine machine.Facts
+}
+
+// Run runs arm of scenario s in this allocation and returns its status and
+// machine. The error is non-nil only when the run could not be set up at
+// all; failures of the system under test are reasons in the status.
+func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*Result, error) {
 	if _, ok := s.Arms[arm]; !ok {
 		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
 	}
@@ -115,11 +125,27 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	}
 	c.dir = rundir.Attempt(opts.Out, opts.Token)
 	c.coord = rundir.Coord(c.dir)
+	// The registry of live runs is checked before anything is made: one
+	// another user could write refuses the run (arms/live.go says why).
+	var live *os.Root
+	if opts.Ranks != RanksSrun {
+		if live, err = openLive(); err != nil {
+			return nil, err
+		}
+		defer live.Close()
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
+	}
+	if live != nil {
+		unnote, err := noteLive(live, opts.Token, c.dir)
+		if err != nil {
+			return nil, err
+		}
+		defer unnote()
 	}
 	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir, rundir.MachinesDir} {
 		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
@@ -129,18 +155,16 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
 	// The machine the run ran on, for its bundle (a reviewer's first
 	// question). Collecting it can take a while (nvidia-smi: tens of
-	// milliseconds), so the ranks start meanwhile: the host is named at
-	// once (a rank wrapper on this host then leaves it to the controller)
-	// and the facts are filled in before Run returns.
+	// milliseconds), so the ranks start meanwhile; the facts stay in
+	// memory (Result.Machine). coord/machine.json only names this host, so
+	// that a rank wrapper here leaves it to the controller.
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
-	machinePath := filepath.Join(c.coord, rundir.MachineFile)
-	if err := rundir.WriteJSON(machinePath, []machine.Facts{here}); err != nil {
+	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
 		return nil, err
 	}
-	factsDone := make(chan error, 1)
-	go func() { factsDone <- rundir.WriteJSON(machinePath, []machine.Facts{machine.Collect(5 * time.Second)}) }()
-	defer func() { <-factsDone }()
+	facts := make(chan machine.Facts, 1) // not waited for when the run cannot start: Collect ends by itself
+	go func() { facts <- machine.Collect(5 * time.Second) }()
 	if err := makeScratch(s, opts.Token); err != nil {
 		return nil, err
 	}
@@ -161,7 +185,6 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		if err := c.startGuard(); err != nil {
 			return nil, fmt.Errorf("starting the run's guard: %w", err)
 		}
-		defer noteLive(opts.Token, c.dir)()
 	}
 	if opts.Ranks == "" {
 		c.opts.Ranks = RanksLocal
@@ -178,7 +201,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		return nil, fmt.Errorf("ranks %q: choose %s or %s", c.opts.Ranks, RanksLocal, RanksSrun)
 	}
 	c.run(ctx)
-	return c.status, nil
+	res := &Result{Status: c.status, Machine: <-facts}
+	res.Machine.ReportedBy = machine.ByController
+	return res, nil
 }
 
 func (c *controller) run(ctx context.Context) {
@@ -213,6 +238,11 @@ func (c *controller) phase(name, detail string) {
 }
 
 func (c *controller) writeStatus() {
+	// Reasons quote commands, values and errors: no secret value the
+	// templates read, and no URL's password, is written in clear.
+	for i := range c.status.Reasons {
+		c.status.Reasons[i].Detail = c.secrets.In(c.status.Reasons[i].Detail)
+	}
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
 		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}

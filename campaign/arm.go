@@ -47,10 +47,11 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 		}
 		ref = r
 	}
-	st, err := arms.Run(ctx, s, arm, arms.Options{Out: opts.Out, Ranks: opts.Ranks, Progress: opts.Progress})
+	res, err := arms.Run(ctx, s, arm, arms.Options{Out: opts.Out, Ranks: opts.Ranks, Progress: opts.Progress})
 	if err != nil {
 		return nil, nil, err
 	}
+	st := res.Status
 	ev, err := evidence.Collect(s, arm, st.Dir)
 	if err != nil {
 		return st, nil, err
@@ -58,7 +59,7 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 	if err := WriteEvidence(st.Dir, ev); err != nil {
 		return st, ev, err
 	}
-	if err := writeBundle(s, st, ev, ref, opts); err != nil {
+	if err := writeBundle(s, res, ev, ref, opts); err != nil {
 		// A run counts only with its complete bundle: say so in the
 		// evidence too, so nothing that reads it takes the run as accepted.
 		ev.Accepted = false
@@ -107,13 +108,14 @@ func WriteEvidence(attempt string, ev *evidence.Evidence) error {
 }
 
 // writeBundle writes the run's bundle beside its evidence.
-func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence, ref *rundir.CampaignRef, opts ArmOptions) error {
+func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence, ref *rundir.CampaignRef, opts ArmOptions) error {
+	st := res.Status
 	data, err := os.ReadFile(s.File)
 	if err != nil {
 		return err
 	}
 	dest := filepath.Join(st.Dir, rundir.BundleDir)
-	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Tool: opts.Tool, Signer: opts.Signer, Campaign: ref}, dest); err != nil {
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Machine: &res.Machine, Tool: opts.Tool, Signer: opts.Signer, Campaign: ref}, dest); err != nil {
 		return err
 	}
 	if opts.Archive {
@@ -124,9 +126,12 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 
 // SweepDead stops what controllers that died without ending their runs
 // left behind (arms.SweepDead), and says so on w. abbench arm and abbench
-// run call it first.
-func SweepDead(w io.Writer) {
-	for _, attempt := range arms.SweepDead() {
+// run call it first, and start nothing when it fails: the registry of
+// running controllers is not private to this user.
+func SweepDead(w io.Writer) error {
+	swept, err := arms.SweepDead()
+	for _, attempt := range swept {
 		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
 	}
+	return err
 }

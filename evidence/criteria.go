@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -58,6 +59,7 @@ func (c *collector) criteria() {
 			}
 			res.Detail = strings.Join(parts, "; ")
 		}
+		res.Detail = redact.URL(res.Detail)
 		c.e.Criteria = append(c.e.Criteria, res)
 	}
 }
@@ -256,7 +258,11 @@ func (c *collector) config(name string, fail func(reason.Reason)) string {
 			fail(reason.New(reason.ConfigMismatch, "config %s of %s rank %d: %v", name, role.Name, rank, err).At(c.e.Arm, role.Name, rank))
 			continue
 		}
-		c.e.Configs[fmt.Sprintf("%s/%s-%d", name, role.Name, rank)] = got
+		recorded := got
+		if s, ok := got.(string); ok {
+			recorded = redact.URL(s)
+		}
+		c.e.Configs[fmt.Sprintf("%s/%s-%d", name, role.Name, rank)] = recorded
 		if fmt.Sprint(got) != cf.Equals {
 			fail(reason.New(reason.ConfigMismatch, "%s rank %d rendered %s = %v in %s, want %q", role.Name, rank, cf.Path, got, filepath.Base(file), cf.Equals).At(c.e.Arm, role.Name, rank))
 		}

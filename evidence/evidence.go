@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -160,6 +162,7 @@ func (e *Evidence) reason(r reason.Reason) {
 	if r.Arm == "" {
 		r.Arm = e.Arm
 	}
+	r.Detail = redact.URL(r.Detail)
 	e.Reasons = append(e.Reasons, r)
 }
 
@@ -212,14 +215,14 @@ func (c *collector) local(file string) (string, error) {
 	return rel, nil
 }
 
-// readLocal reads an evidence file through the run directory's root, so
-// not even a symbolic link leads outside it.
+// readLocal reads an evidence file through the run directory's root, and
+// never through a symbolic link (package guarded): nothing leads outside it.
 func (c *collector) readLocal(file string) (rel string, data []byte, err error) {
 	rel, err = c.local(file)
 	if err != nil {
 		return rel, nil, err
 	}
-	data, err = c.root.ReadFile(rel)
+	data, err = guarded.ReadFile(c.root, rel)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		// The same words as a plain open: a reason's text is part of the
@@ -526,7 +529,12 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPla
 	}
 	f := sc.facts
 	f.Measured = [2]int64{-1, -1}
-	read := Scope{File: filepath.Join(c.dir, f.Scope.File), Offset: f.Scope.Offset, Inode: f.Scope.Inode}
+	rel, err := c.local(f.Scope.File)
+	if err != nil {
+		sc.err = &StaleError{f.Scope, "the log is outside the run directory: evidence is read only from the run's own files"}
+		return
+	}
+	read := Scope{File: rel, Offset: f.Scope.Offset, Inode: f.Scope.Inode}.In(c.root)
 	shift := int64(0) // what to add to an offset read to give the original one
 	if c.opts.ScopedLogs {
 		read.Offset, read.Inode, shift = 0, 0, f.Scope.Offset
@@ -592,7 +600,7 @@ func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPla
 		}
 	}
 	var size int64
-	if st, err := os.Stat(read.File); err == nil {
+	if st, err := c.root.Lstat(rel); err == nil {
 		size = st.Size() - read.Offset
 	}
 	parts = int(min(int64(parts), size/minPart))

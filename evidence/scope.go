@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/abbench/abbench/internal/guarded"
 	"github.com/abbench/abbench/reason"
 )
 
@@ -20,6 +21,29 @@ type Scope struct {
 	// Inode is the file's inode when the offset was recorded; a replaced
 	// file is stale. Zero skips the check.
 	Inode uint64 `json:"inode,omitempty"`
+	// root, when set (In), is the run directory File is relative to: the
+	// log is opened through it, as package guarded opens files.
+	root *os.Root
+}
+
+// In is s read in the directory root, its File relative to root.
+func (s Scope) In(root *os.Root) Scope {
+	s.root = root
+	return s
+}
+
+// open opens the scope's file: through its root when it has one, where a
+// link or a file that is not a regular one is stale evidence.
+func (s Scope) open() (*os.File, error) {
+	if s.root == nil {
+		return os.Open(s.File)
+	}
+	f, err := guarded.Open(s.root, s.File)
+	var refused *guarded.RefusedError
+	if errors.As(err, &refused) {
+		return nil, &StaleError{s, refused.Why}
+	}
+	return f, err
 }
 
 // StaleError says a scope no longer fits its file.
@@ -89,7 +113,7 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 	if s.Offset < 0 {
 		return 0, &StaleError{s, fmt.Sprintf("offset %d is negative", s.Offset)}
 	}
-	f, err := os.Open(s.File)
+	f, err := s.open()
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, &StaleError{s, "the log no longer exists"}
 	}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // Facts describe one host.
@@ -33,6 +35,44 @@ type Facts struct {
 	// Image is the container image the run ran in, when the environment
 	// says (ABBENCH_IMAGE, or a Slurm container plugin's SLURM_CONTAINER).
 	Image string `json:"image,omitempty"`
+	// ReportedBy says who collected the facts: ByController (abbench
+	// itself, kept where no rank can write them), or ByRank, the first
+	// rank wrapper on another host (written where every rank can write:
+	// the system under test could have changed them).
+	ReportedBy string `json:"reportedBy,omitempty"`
+}
+
+// ByController is ReportedBy of the controller's own facts.
+const ByController = "controller"
+
+// ByRank is ReportedBy of facts the rank named ROLE-RANK reported.
+func ByRank(name string) string { return rankPrefix + name }
+
+const rankPrefix = "rank "
+
+// FromRank marks f as a rank's report, whatever it claims: facts read from
+// where ranks write are never the controller's.
+func (f Facts) FromRank() Facts {
+	if !f.RankReported() || f.ReportedBy == rankPrefix {
+		f.ReportedBy = ByRank("(unnamed)")
+	}
+	return f
+}
+
+// Redacted is f with every URL password replaced (internal/redact), in
+// every field: an image may be named by a URL with credentials in it.
+func (f Facts) Redacted() Facts {
+	for _, s := range []*string{&f.Host, &f.Node, &f.CPUModel, &f.Governor, &f.Kernel, &f.Image, &f.ReportedBy} {
+		*s = redact.URL(*s)
+	}
+	f.GPUs = slices.Clone(f.GPUs)
+	for i := range f.GPUs {
+		g := &f.GPUs[i]
+		for _, s := range []*string{&g.Name, &g.Driver, &g.Persistence} {
+			*s = redact.URL(*s)
+		}
+	}
+	return f
 }
 
 // GPU is what nvidia-smi --query-gpu reports of one GPU.
@@ -63,7 +103,8 @@ func Merge(hosts []Facts, more ...Facts) []Facts {
 	return hosts
 }
 
-// Collect reads this host's facts; nvidia-smi gets at most timeout.
+// Collect reads this host's facts, redacted; nvidia-smi gets at most
+// timeout.
 func Collect(timeout time.Duration) Facts {
 	f := Facts{Cores: runtime.NumCPU(), CPUModel: cpuModel()}
 	f.Host, _ = os.Hostname()
@@ -79,7 +120,7 @@ func Collect(timeout time.Duration) Facts {
 			f.Image = v
 		}
 	}
-	return f
+	return f.Redacted()
 }
 
 func readLine(path string) string {
@@ -150,19 +191,31 @@ func ParseGPUs(csv string) []GPU {
 }
 
 // Class is what must be equal for two runs' numbers to be compared: the
-// CPU model, the GPU models and counts, per host, and the host count.
+// CPU model, the GPU models and counts, per host, and the host count. The
+// hosts whose facts a rank reported come after the controller's, each
+// marked so: a report (which the system under test could have written)
+// can add to a class, never stand in for the controller's own facts.
 func Class(hosts []Facts) string {
-	var parts []string
+	var own, reported []string
 	for _, h := range hosts {
 		p := h.CPUModel
 		for _, g := range h.GPUs {
 			p += " + " + g.Name
 		}
-		parts = append(parts, p)
+		if h.RankReported() {
+			reported = append(reported, "reported by a rank: "+p)
+		} else {
+			own = append(own, p)
+		}
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, " | ")
+	slices.Sort(own)
+	slices.Sort(reported)
+	return strings.Join(append(own, reported...), " | ")
 }
+
+// RankReported says a rank reported f (ByRank): facts recorded before
+// abbench said who reported them count as the controller's, as they did.
+func (f Facts) RankReported() bool { return strings.HasPrefix(f.ReportedBy, rankPrefix) }
 
 // Soft lists the softer facts: they may differ between runs, with a
 // warning (driver, clocks, kernel, governor, memory, image).

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,5 +40,50 @@ func TestMergeKeysSlurmNodes(t *testing.T) {
 	}
 	if got := Merge([]Facts{{Host: "h"}}, Facts{Host: "h", Node: "n"}); len(got) != 2 {
 		t.Errorf("a node and a host: %+v", got)
+	}
+}
+
+// The facts a rank reported (any rank can write where they are kept) are
+// part of a class only as reports: they can neither displace nor pass for
+// the controller's own. Two runs on different controller hosts, each with
+// a report of the other's hardware, are of different classes.
+func TestClassKeepsTheControllersFactsApart(t *testing.T) {
+	x, y := Facts{CPUModel: "x", ReportedBy: ByController}, Facts{CPUModel: "y", ReportedBy: ByController}
+	rx, ry := Facts{CPUModel: "x", ReportedBy: ByRank("ctx-0")}, Facts{CPUModel: "y", ReportedBy: ByRank("ctx-0")}
+	if a, b := Class([]Facts{x, ry}), Class([]Facts{y, rx}); a == b {
+		t.Errorf("rank reports hid a different controller host: both %q", a)
+	}
+	if got := Class([]Facts{ry, x}); got != "x | reported by a rank: y" {
+		t.Errorf("class %q", got)
+	}
+	// Facts recorded before abbench said who reported them keep their class.
+	if got := Class([]Facts{{CPUModel: "y"}, {CPUModel: "x"}}); got != "x | y" {
+		t.Errorf("legacy class %q", got)
+	}
+	// Whatever a report claims, read from where ranks write it is a rank's.
+	for claim, want := range map[string]string{ByController: "rank (unnamed)", "": "rank (unnamed)", "rank ": "rank (unnamed)", ByRank("gen-1"): "rank gen-1"} {
+		if got := (Facts{ReportedBy: claim}).FromRank().ReportedBy; got != want {
+			t.Errorf("a report claiming %q is recorded as %q, want %q", claim, got, want)
+		}
+	}
+}
+
+// An image named by a URL with credentials (ABBENCH_IMAGE, or a Slurm
+// container plugin's SLURM_CONTAINER) is recorded without the password,
+// as every URL abbench records.
+func TestCollectRedactsTheImage(t *testing.T) {
+	for _, k := range []string{"ABBENCH_IMAGE", "SLURM_CONTAINER"} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv("ABBENCH_IMAGE", "")
+			t.Setenv(k, "docker://ci:img-s3cret-77@registry.example/app:1")
+			f := Collect(time.Second)
+			if strings.Contains(f.Image, "img-s3cret-77") || f.Image != "docker://ci:[REDACTED]@registry.example/app:1" {
+				t.Errorf("image recorded as %q", f.Image)
+			}
+		})
+	}
+	f := Facts{Host: "h", GPUs: []GPU{{Name: "https://u:gpw-1@x/"}}}
+	if r := f.Redacted(); r.GPUs[0].Name != "https://u:[REDACTED]@x/" || f.GPUs[0].Name != "https://u:gpw-1@x/" {
+		t.Errorf("redacted %+v, original now %+v", r.GPUs, f.GPUs)
 	}
 }

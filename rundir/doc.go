@@ -44,10 +44,12 @@
 //	                            removed at teardown
 //	      offsets.json          log byte offsets recorded before the ranks started
 //	      ports.json            {{.Port "NAME"}}: each name's allocated port
-//	      machine.json          the controller host's facts (package machine)
-//	      machines/KEY.json     each rank host's facts, written by its first
-//	                            rank (KEY: node-NAME under Slurm, else host-NAME;
-//	                            KEY.lock claims the writing)
+//	      machine.json          names the controller's host, so a rank wrapper
+//	                            there leaves its facts to the controller (which
+//	                            keeps them in memory: any rank can write here)
+//	      machines/KEY.json     each other rank host's facts, reported by its
+//	                            first rank (KEY: node-NAME under Slurm, else
+//	                            host-NAME; KEY.lock claims the writing)
 //	      barriers/NAME/WHO     barrier arrivals, by named participant
 //	      abort                 the reasons, when the run was aborted
 //	      …                     whatever the system under test publishes

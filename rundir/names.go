@@ -32,8 +32,8 @@ const (
 	OffsetsFile = "offsets.json"
 	AbortFile   = "abort"
 	PortsFile   = "ports.json"   // {{.Port "NAME"}}: name to port, as allocated
-	MachineFile = "machine.json" // the controller host's facts (package machine)
-	MachinesDir = "machines"     // every rank host's facts, KEY.json, from its first rank
+	MachineFile = "machine.json" // names the controller's host (its facts stay in the controller's memory)
+	MachinesDir = "machines"     // every other rank host's facts, KEY.json, as its first rank reported them
 )
 
 // Scratch is an attempt's scratch directory ({{.Scratch}}): short enough

@@ -134,9 +134,9 @@ func Exec(argv []string) error {
 			return fmt.Errorf("rank wrapper: role %s rank %d: scratch directory: %w", role, rank, err)
 		}
 	}
-	recordMachine(coord)
+	recordMachine(coord, rundir.RankName(role, rank))
 	host, _ := os.Hostname()
-	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: host, PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
+	reg := Registration{Schema: rundir.RegistrationSchema, Role: role, Rank: rank, Host: redact.URL(host), PID: os.Getpid(), Token: token, Time: time.Now().UTC(),
 		ArmEnv: map[string]*string{}, Command: shownArgv(argv), User: os.Getenv(EnvUser)}
 	if keys := os.Getenv(EnvArmKeys); keys != "" {
 		for _, k := range strings.Split(keys, ",") {
@@ -159,7 +159,7 @@ func Exec(argv []string) error {
 			if reg.Scheduler == nil {
 				reg.Scheduler = map[string]string{}
 			}
-			reg.Scheduler[k] = v
+			reg.Scheduler[k] = redact.Value(k, v)
 		}
 	}
 	data, err := json.MarshalIndent(reg, "", "  ")
@@ -186,7 +186,9 @@ func Exec(argv []string) error {
 // exclusive create, and writes nothing when the controller's facts already
 // cover its host. A fact that cannot be written is left out, never fatal:
 // the run does not depend on it, and compare only warns where it is absent.
-func recordMachine(coord string) {
+// The facts name the rank that reported them (rank is ROLE-RANK): any rank
+// can write there, so they are the rank's report, not the controller's.
+func recordMachine(coord, rank string) {
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
 	path := rundir.MachinePath(coord, here.Key())
@@ -200,7 +202,9 @@ func recordMachine(coord string) {
 	if len(machine.Merge(controller, here)) == len(controller) {
 		return
 	}
-	if data, err := json.MarshalIndent(machine.Collect(5*time.Second), "", "  "); err == nil {
+	facts := machine.Collect(5 * time.Second)
+	facts.ReportedBy = machine.ByRank(rank)
+	if data, err := json.MarshalIndent(facts, "", "  "); err == nil {
 		atomicfile.Publish(path, data, 0o644)
 	}
 }

@@ -86,7 +86,9 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		return err
 	}
 	defer closeSigner()
-	campaign.SweepDead(stderr)
+	if err := campaign.SweepDead(stderr); err != nil {
+		return err
+	}
 	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
 		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)

@@ -77,13 +77,17 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if cfg.Sign, err = opts.sign.args(); err != nil {
 		return err
 	}
+	// Before the plan claims --out: a registry another user could write
+	// refuses the campaign with nothing written.
+	if err := campaign.SweepDead(stderr); err != nil {
+		return err
+	}
 	res, err := campaign.Plan(cfg)
 	if errors.Is(err, campaign.ErrNotEmpty) {
 		return usageError(err, "choose a new --out directory: runs never share one")
 	} else if err != nil {
 		return err
 	}
-	campaign.SweepDead(stderr)
 	prog := campaign.NewProgress(stderr)
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)

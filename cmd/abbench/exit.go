@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -111,9 +112,11 @@ func classify(err error) (int, string) {
 	return exitError, ""
 }
 
-// report prints err on stderr, one "abbench: " line per line of the message.
+// report prints err on stderr, one "abbench: " line per line of the
+// message, without a URL's password (a campaign records it in each run's
+// controller.log).
 func report(stderr io.Writer, err error, hint string) {
-	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(redact.URL(err.Error()), "\n"), "\n") {
 		fmt.Fprintf(stderr, "abbench: %s\n", line)
 	}
 	if hint != "" {

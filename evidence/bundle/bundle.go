@@ -31,6 +31,7 @@ import (
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/filehash"
+	"github.com/abbench/abbench/internal/guarded"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -165,9 +166,12 @@ type Input struct {
 	ScenarioBytes []byte
 	Evidence      *evidence.Evidence
 	Status        *rundir.Status
-	Campaign      *rundir.CampaignRef // the campaign the run belongs to; nil outside one
-	Tool          string              // abbench version
-	Signer        ssh.Signer          // nil writes an unsigned bundle
+	// Machine is the controller host's facts as the controller collected
+	// them, handed over in memory (arms.Result); nil records none.
+	Machine  *machine.Facts
+	Campaign *rundir.CampaignRef // the campaign the run belongs to; nil outside one
+	Tool     string              // abbench version
+	Signer   ssh.Signer          // nil writes an unsigned bundle
 }
 
 // Write writes the bundle of a run to dest, which must not exist.
@@ -183,7 +187,12 @@ func Write(in Input, dest string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	w := &writer{dir: tmp, run: in.RunDir}
+	root, err := os.OpenRoot(in.RunDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	w := &writer{dir: tmp, run: in.RunDir, root: root}
 	if err := w.write(in); err != nil {
 		return err
 	}
@@ -195,7 +204,39 @@ func Write(in Input, dest string) error {
 
 type writer struct {
 	dir, run string
-	files    []string
+	// root is the run directory: every input is read through it, never
+	// through a link, as evidence read it (package guarded). A process a
+	// rank left behind may still write there.
+	root  *os.Root
+	files []string
+}
+
+// read reads a file of the run directory (rel relative to it).
+func (w *writer) read(rel string) ([]byte, error) {
+	data, err := guarded.ReadFile(w.root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %s of run %s: %w", rel, w.run, err)
+	}
+	return data, nil
+}
+
+// list names the .json files of a directory of the run, sorted (none when
+// it is not there).
+func (w *writer) list(dir string) []string {
+	d, err := w.root.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	var rels []string
+	for _, n := range names {
+		if strings.HasSuffix(n, ".json") {
+			rels = append(rels, filepath.Join(dir, n))
+		}
+	}
+	slices.Sort(rels)
+	return rels
 }
 
 func (w *writer) put(rel string, data []byte) error {
@@ -223,7 +264,7 @@ func (w *writer) copyFile(rel string) error {
 	if !filepath.IsLocal(rel) {
 		return fmt.Errorf("bundle: %q is not inside the run directory", rel)
 	}
-	data, err := os.ReadFile(filepath.Join(w.run, rel))
+	data, err := w.read(rel)
 	if err != nil {
 		return err
 	}
@@ -238,7 +279,7 @@ func (w *writer) write(in Input) error {
 	if err := w.put(ScenarioFile, in.ScenarioBytes); err != nil {
 		return err
 	}
-	statusData, err := os.ReadFile(filepath.Join(w.run, StatusFile))
+	statusData, err := w.read(StatusFile)
 	if err != nil {
 		return err
 	}
@@ -267,31 +308,36 @@ func (w *writer) write(in Input) error {
 			return err
 		}
 	}
-	// Registrations, with secret-named arm values redacted.
-	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
-	rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines) // absent: a run made before abbench recorded it
-	hosts, _ := filepath.Glob(rundir.MachineGlob(rundir.Coord(w.run)))
-	for _, path := range hosts { // the other nodes of the allocation, from their first rank
+	// The controller's host as the controller saw it, handed over in
+	// memory (coord/machine.json, which any rank can write, only names
+	// it); then the other nodes of the allocation, as their first rank
+	// reported them: recorded as reports, and never displacing the
+	// controller's.
+	if in.Machine != nil {
+		f := in.Machine.Redacted()
+		f.ReportedBy = machine.ByController
+		prov.Machines = []machine.Facts{f}
+	}
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.MachinesDir)) {
 		var f machine.Facts
-		if rundir.ReadJSON(path, &f) == nil {
-			prov.Machines = machine.Merge(prov.Machines, f)
+		if data, err := w.read(rel); err == nil && json.Unmarshal(data, &f) == nil {
+			prov.Machines = machine.Merge(prov.Machines, f.FromRank().Redacted())
 		}
 	}
-	for _, path := range regs {
+	// Registrations, redacted.
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.RanksDir)) {
 		var reg rundir.Registration
-		data, err := os.ReadFile(path)
-		if err != nil || json.Unmarshal(data, &reg) != nil {
-			return fmt.Errorf("registration %s: unreadable", path)
+		data, err := w.read(rel)
+		if err != nil {
+			return fmt.Errorf("registration: %w", err)
 		}
-		for k, v := range reg.ArmEnv {
-			if v != nil && redact.Secret(k) {
-				p := redact.Placeholder
-				reg.ArmEnv[k] = &p
-			}
+		if json.Unmarshal(data, &reg) != nil {
+			return fmt.Errorf("registration %s: unreadable", filepath.Join(w.run, rel))
 		}
-		if err := w.putJSON(filepath.Join(rundir.CoordDir, rundir.RanksDir, filepath.Base(path)), reg); err != nil {
+		redactRegistration(&reg)
+		if err := w.putJSON(rel, reg); err != nil {
 			return err
 		}
 		if !slices.Contains(prov.Hosts, reg.Host) {
@@ -304,17 +350,16 @@ func (w *writer) write(in Input) error {
 			prov.RestartCount = rc
 		}
 	}
-	envs, _ := filepath.Glob(rundir.EnvGlob(rundir.Coord(w.run)))
-	for _, path := range envs {
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.EnvDir)) {
 		var env []string
-		data, _ := os.ReadFile(path)
+		data, _ := w.read(rel)
 		if json.Unmarshal(data, &env) == nil {
-			prov.Environment[strings.TrimSuffix(filepath.Base(path), ".json")] = redact.Env(env)
+			prov.Environment[strings.TrimSuffix(filepath.Base(rel), ".json")] = redact.Env(env)
 		}
 	}
 	slices.Sort(prov.Hosts)
 	prov.Source = sourceRevision(in.Scenario)
-	prov.Image = in.Scenario.Source.Image
+	prov.Image = redact.URL(in.Scenario.Source.Image)
 	prov.Campaign = in.Campaign
 	if err := w.putJSON(Provenance, prov); err != nil {
 		return err
@@ -384,6 +429,9 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	if _, done := scopes[sc.File]; done {
 		return nil
 	}
+	if !filepath.IsLocal(sc.File) {
+		return fmt.Errorf("bundle: log %q is not inside the run directory", sc.File)
+	}
 	rec := ScopeRecord{Source: filepath.Join(w.run, sc.File), Offset: sc.Offset, Inode: sc.Inode}
 	path := filepath.Join(w.dir, sc.File)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -394,7 +442,7 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 		return err
 	}
 	h := sha256.New()
-	read := evidence.Scope{File: rec.Source, Offset: sc.Offset, Inode: sc.Inode}
+	read := evidence.Scope{File: sc.File, Offset: sc.Offset, Inode: sc.Inode}.In(w.root)
 	n, rerr := read.ReadBlocks(func([]byte, int64) {}, io.MultiWriter(f, h))
 	if cerr := f.Close(); cerr != nil {
 		return cerr
@@ -414,6 +462,26 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	return nil
 }
 
+// redactRegistration redacts what a rank recorded: arm values by name and
+// URL, scheduler values by name and URL, the command, host and user by
+// URL (the wrapper redacted the command when it recorded it; a rank could
+// have rewritten it since).
+func redactRegistration(reg *rundir.Registration) {
+	for k, v := range reg.ArmEnv {
+		if v != nil {
+			r := redact.Value(k, *v)
+			reg.ArmEnv[k] = &r
+		}
+	}
+	for k, v := range reg.Scheduler {
+		reg.Scheduler[k] = redact.Value(k, v)
+	}
+	for i, a := range reg.Command {
+		reg.Command[i] = redact.URL(a)
+	}
+	reg.Host, reg.User = redact.URL(reg.Host), redact.URL(reg.User)
+}
+
 // sourceRevision reads the repository the scenario names, if any.
 func sourceRevision(s *scenarios.Scenario) *SourceRevision {
 	repo := s.Source.Repository
@@ -428,7 +496,7 @@ func sourceRevision(s *scenarios.Scenario) *SourceRevision {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	return &SourceRevision{Repository: repo, Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
+	return &SourceRevision{Repository: redact.URL(repo), Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
 }
 
 // promptsOf is the scenario's prompts digest, nil when its workload has no

@@ -14,13 +14,26 @@ import (
 	"syscall"
 )
 
-// WithEnv lists live processes whose environment holds key=value exactly.
+// WithEnv lists live processes whose environment holds key=value exactly:
+// as a whole entry, so neither FOO_KEY=value nor key=value2 matches.
 func WithEnv(key, value string) []int {
-	needle := []byte(key + "=" + value + "\x00")
+	entry := []byte(key + "=" + value)
 	return find(func(pid string) bool {
 		env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
-		return err == nil && bytes.Contains(append(env, 0), needle)
+		return err == nil && hasEntry(env, entry)
 	})
+}
+
+// hasEntry says whether environ, NUL-separated entries, holds entry.
+func hasEntry(environ, entry []byte) bool {
+	for len(environ) > 0 {
+		e, rest, _ := bytes.Cut(environ, []byte{0})
+		if bytes.Equal(e, entry) {
+			return true
+		}
+		environ = rest
+	}
+	return false
 }
 
 // InSession lists live processes of session sid.
