@@ -45,7 +45,7 @@ func newHistoryAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runHistoryAdd(cmd.OutOrStdout(), store, opts, runs)
+			return runHistoryAdd(cmd.OutOrStdout(), cmd.ErrOrStderr(), store, opts, runs)
 		},
 	}
 	fs := cmd.Flags()
@@ -59,7 +59,7 @@ func newHistoryAddCmd() *cobra.Command {
 	return cmd
 }
 
-func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []compare.Run) error {
+func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, runs []compare.Run) error {
 	co, err := opts.options()
 	if err != nil {
 		return err
@@ -81,9 +81,12 @@ func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []c
 	} else if err != nil {
 		return err
 	}
-	added, err := history.Append(store, entries)
+	added, removed, err := history.Append(store, entries)
 	if err != nil {
 		return err
+	}
+	if removed != "" {
+		fmt.Fprintf(stderr, "abbench: warning: %s\n", removed)
 	}
 	var nRuns, nComparisons int
 	for _, e := range entries {
