@@ -77,18 +77,25 @@ func CheckStored(current, stored []Run) []string {
 func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	runs := g.opts.Stored
 	st := &Stored{Path: g.opts.StoredPath, Runs: len(runs), Deltas: []Delta{}}
+	current := hardwareOf(g.runs)
 	for _, run := range runs {
 		if started, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
 			st.Started = started
 		}
-		if len(run.Machines) > 0 && st.Machine == "" {
-			st.Machine = machine.Class(run.Machines)
-			for _, cur := range g.runs {
-				if len(cur.Machines) > 0 && (machine.Class(cur.Machines) != st.Machine || len(cur.Machines) != len(run.Machines)) {
-					g.add(reason.New(reason.MachineMismatch, "the stored baseline %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
-						st.Path, len(run.Machines), st.Machine, cur.Path, len(cur.Machines), machine.Class(cur.Machines)))
-					return
-				}
+		if len(run.Machines) == 0 {
+			continue
+		}
+		// Every stored run, not its first only: a baseline whose later
+		// runs moved to other hardware measures the hardware as much.
+		class := machine.Class(run.Machines)
+		if st.Machine == "" {
+			st.Machine = class
+		}
+		for _, cur := range current {
+			if cur.class != class || cur.hosts != len(run.Machines) {
+				g.add(reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
+					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class))
+				return
 			}
 		}
 	}
@@ -130,6 +137,29 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 		st.Deltas = append(st.Deltas, d)
 	}
 	g.r.Stored = st
+}
+
+// hardware is a hardware class and host count, and the first run on it.
+type hardware struct {
+	class string
+	hosts int
+	path  string
+}
+
+// hardwareOf lists the distinct hardware the runs that recorded theirs ran
+// on, in run order.
+func hardwareOf(runs []Run) []hardware {
+	var out []hardware
+	for _, run := range runs {
+		if len(run.Machines) == 0 {
+			continue
+		}
+		h := hardware{class: machine.Class(run.Machines), hosts: len(run.Machines), path: run.Path}
+		if !slices.ContainsFunc(out, func(o hardware) bool { return o.class == h.class && o.hosts == h.hosts }) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // StoredRegressed says whether an arm regressed against the stored baseline.
