@@ -517,7 +517,10 @@ func TestSweepDeadFindsAbandonedAttempts(t *testing.T) {
 	stale, _ := json.Marshal(liveEntry{Token: "stale-" + token, Attempt: filepath.Join(t.TempDir(), "gone"), PID: dead.Process.Pid, StartTicks: "1"})
 	os.WriteFile(filepath.Join(LiveDir(), "stale.json"), stale, 0o600)
 
-	swept := SweepDead()
+	swept, err := SweepDead()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(filepath.Join(LiveDir(), "stale.json")); err == nil {
 		t.Fatal("a stale note was kept")
 	}
@@ -534,4 +537,103 @@ func TestSweepDeadFindsAbandonedAttempts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(LiveDir(), "alive.json")); err != nil {
 		t.Fatal("the live controller's note was removed")
 	}
+}
+
+// A live registry that cannot take the attempt's note (here: its place is
+// a file) is a write-failed reason naming it: were the controller and its
+// guard killed together, nothing would find the run.
+func TestUnwritableLiveRegistryIsAReason(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "runtime")
+	if err := os.WriteFile(notADir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", notADir)
+	st := runArm(t, context.Background(), simulated(t, "", "60s", "2s"), "async", true)
+	if st.State != rundir.StateFailed || codes(st) != string(reason.WriteFailed) || !strings.Contains(st.Reasons[0].Detail, "noting the attempt in the live registry: mkdir "+notADir) {
+		t.Fatalf("state %s reasons %v", st.State, st.Reasons)
+	}
+	if disk, err := rundir.ReadStatus(st.Dir); err != nil || codes(disk) != string(reason.WriteFailed) {
+		t.Fatalf("status.json: %v %v", disk, err)
+	}
+}
+
+// An abandoned attempt whose status cannot be written is said (a
+// write-failed reason) and its note kept for the next sweep; once it can
+// be written, that sweep marks it.
+func TestSweepDeadSaysWhatItCouldNotMark(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	attempt := t.TempDir()
+	if err := rundir.WriteStatus(attempt, &rundir.Status{Arm: "a", Token: "unmarked", Dir: attempt, State: rundir.StateRunning, Phase: "client"}); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(LiveDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(liveEntry{Token: "unmarked", Attempt: attempt, PID: dead.Process.Pid, StartTicks: "1"})
+	note := filepath.Join(LiveDir(), "unmarked.json")
+	if err := os.WriteFile(note, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	undo := unwritable(t, attempt)
+	swept, err := SweepDead()
+	if len(swept) != 0 || err == nil || !strings.Contains(err.Error(), "write-failed (arm a): marking the attempt interrupted: writing "+filepath.Join(attempt, rundir.StatusFile)) {
+		t.Fatalf("SweepDead = %v, %v", swept, err)
+	}
+	if _, err := os.Stat(note); err != nil {
+		t.Fatalf("the note of the unmarked attempt was removed: %v", err)
+	}
+	undo()
+	if swept, err := SweepDead(); err != nil || len(swept) != 1 {
+		t.Fatalf("the next sweep = %v, %v", swept, err)
+	}
+	if st, err := rundir.ReadStatus(attempt); err != nil || st.State != rundir.StateInterrupted {
+		t.Fatalf("status after the next sweep: %v %v", st, err)
+	}
+}
+
+// unwritable makes dir refuse new files until the returned func undoes
+// it: read-only for a user; for root, whom modes do not stop, dir's content
+// moves onto a tmpfs mounted read-only on it.
+func unwritable(t *testing.T, dir string) (undo func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	saved, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range saved {
+		if files[e.Name()], err = os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remount := func(flags uintptr) {
+		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|flags, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remount(syscall.MS_RDONLY)
+	return func() { remount(0) }
 }

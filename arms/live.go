@@ -54,30 +54,35 @@ func startTicks(pid int) string {
 	return f[19] // starttime, field 22 of stat
 }
 
-// noteLive records this controller's attempt; the returned func removes it.
-func noteLive(token, attempt string) func() {
+// noteLive records this controller's attempt; the returned func removes
+// it (also after an error, when it does nothing).
+func noteLive(token, attempt string) (func(), error) {
 	dir := LiveDir()
-	if os.MkdirAll(dir, 0o700) != nil {
-		return func() {}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return func() {}, err
 	}
 	e := liveEntry{Token: token, Attempt: attempt, PID: os.Getpid(), StartTicks: startTicks(os.Getpid())}
 	data, _ := json.Marshal(e)
 	path := filepath.Join(dir, token+".json")
-	if atomicfile.WriteFile(path, data, 0o600) != nil {
-		return func() {}
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return func() {}, err
 	}
-	return func() { os.Remove(path) }
+	// A note left behind is harmless: the next sweep finds its run ended
+	// and removes it.
+	return func() { _ = os.Remove(path) }, nil
 }
 
 // SweepDead finds attempts whose controllers died without ending them,
 // kills every process that carries their tokens, marks an attempt still
 // "running" interrupted, and returns the attempts it did something for (a
-// note whose run had already ended, or is gone, is only removed). abbench
-// calls it when it starts.
-func SweepDead() []string {
+// note whose run had already ended, or is gone, is only removed). An
+// attempt it could not mark is in the error (a write-failed reason each);
+// its note stays, for the next sweep. abbench calls it when it starts.
+func SweepDead() ([]string, error) {
 	dir := LiveDir()
 	entries, _ := os.ReadDir(dir)
 	var swept []string
+	var failed reason.Error
 	for _, de := range entries {
 		path := filepath.Join(dir, de.Name())
 		var e liveEntry
@@ -90,10 +95,10 @@ func SweepDead() []string {
 		}
 		left := len(Survivors(e.Token))
 		survivorsAfter(e.Token, guardSweep)
-		os.Remove(path)
 		st, err := rundir.ReadStatus(e.Attempt)
 		if err != nil || st.State != rundir.StateRunning {
 			// Its guard ended the run, or the attempt is gone: a stale note.
+			_ = os.Remove(path) // one left is found stale again next time
 			if left > 0 {
 				swept = append(swept, e.Attempt)
 			}
@@ -103,8 +108,16 @@ func SweepDead() []string {
 		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
 			Detail: fmt.Sprintf("the controller (pid %d) died during phase %s without ending the run; a later abbench stopped its processes", e.PID, st.Phase)})
 		st.Ended = time.Now().UTC()
-		rundir.WriteStatus(e.Attempt, st)
+		if err := rundir.WriteStatus(e.Attempt, st); err != nil {
+			failed.Reasons = append(failed.Reasons, reason.Reason{Code: reason.WriteFailed, Arm: st.Arm,
+				Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running; the next abbench tries again", err)})
+			continue
+		}
+		_ = os.Remove(path) // one left is found stale next time
 		swept = append(swept, e.Attempt)
 	}
-	return swept
+	if len(failed.Reasons) > 0 {
+		return swept, &failed
+	}
+	return swept, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -116,10 +117,21 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 }
 
 // SweepDead stops what controllers that died without ending their runs
-// left behind (arms.SweepDead), and says so on w. abbench arm and abbench
-// run call it first.
-func SweepDead(w io.Writer) {
-	for _, attempt := range arms.SweepDead() {
-		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
+// left behind (arms.SweepDead), and says so on w (a warning for an attempt
+// it could not mark). abbench arm and abbench run call it first.
+func SweepDead(w io.Writer) error {
+	swept, failed := arms.SweepDead()
+	for _, attempt := range swept {
+		if _, err := fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt); err != nil {
+			return err
+		}
 	}
+	if failed != nil {
+		for _, line := range strings.Split(failed.Error(), "\n") {
+			if _, err := fmt.Fprintf(w, "abbench: warning: %s\n", line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

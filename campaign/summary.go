@@ -10,6 +10,7 @@ import (
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 )
 
 // WriteSummary draws the campaign's runs as a table: state, evidence,
@@ -63,6 +64,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 			why = "not needed: the sequential design stopped at its " + r.Decided
 		case r.Stopped != "":
 			why = "stopped early (see above)"
+		case r.Unrecorded != nil:
+			why = "stopped: " + rundir.PlanFile + " could not be written (see below)"
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}

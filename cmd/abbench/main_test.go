@@ -87,7 +87,9 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
 				}
 				ts.Defer(func() {
-					if err := syscall.Unmount(dir, 0); err != nil {
+					// Detached: a run's guard may still have its directory
+					// open for a few seconds; the tmpfs goes when it is done.
+					if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
 						ts.Logf("unmounting %s: %v", dir, err)
 					}
 				})
