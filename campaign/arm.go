@@ -15,6 +15,7 @@ import (
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -74,8 +75,12 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 
 // WriteArm prints how an arm run went and its evidence, for a person.
 func WriteArm(w io.Writer, st *rundir.Status, ev *evidence.Evidence) error {
-	fmt.Fprintf(w, "arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
-	fmt.Fprintf(w, "run directory: %s\n", st.Dir)
+	out := textout.New(w)
+	out.Printf("arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
+	out.Printf("run directory: %s\n", st.Dir)
+	if err := out.Err(); err != nil {
+		return err
+	}
 	return ev.WriteText(w)
 }
 
@@ -120,18 +125,15 @@ func writeBundle(s *scenarios.Scenario, st *rundir.Status, ev *evidence.Evidence
 // left behind (arms.SweepDead), and says so on w (a warning for an attempt
 // it could not mark). abbench arm and abbench run call it first.
 func SweepDead(w io.Writer) error {
+	out := textout.New(w)
 	swept, failed := arms.SweepDead()
 	for _, attempt := range swept {
-		if _, err := fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt); err != nil {
-			return err
-		}
+		out.Printf("abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
 	}
 	if failed != nil {
 		for _, line := range strings.Split(failed.Error(), "\n") {
-			if _, err := fmt.Fprintf(w, "abbench: warning: %s\n", line); err != nil {
-				return err
-			}
+			out.Printf("abbench: warning: %s\n", line)
 		}
 	}
-	return nil
+	return out.Err()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/history"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/textout"
 )
 
 func newHistoryCmd() *cobra.Command {
@@ -85,8 +86,9 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, 
 	if err != nil {
 		return err
 	}
+	out := textout.New(stderr)
 	if removed != "" {
-		fmt.Fprintf(stderr, "abbench: warning: %s\n", removed)
+		out.Printf("abbench: warning: %s\n", removed)
 	}
 	var nRuns, nComparisons int
 	for _, e := range entries {
@@ -96,9 +98,9 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, 
 			nComparisons++
 		}
 	}
-	fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
+	_, err = fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
 		store, added, nRuns, nComparisons, r.Scenario, r.Metric, len(entries)-added)
-	return nil
+	return errors.Join(err, out.Err())
 }
 
 type historyShowOptions struct {
@@ -155,7 +157,9 @@ func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
 		return usageError(err, "")
 	}
 	if torn != "" {
-		fmt.Fprintf(stderr, "abbench: warning: %s\n", torn)
+		if _, err := fmt.Fprintf(stderr, "abbench: warning: %s\n", torn); err != nil {
+			return err
+		}
 	}
 	if o.format.value == "perfdb" {
 		return history.PerfDB(stdout, entries, o.filter)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -75,12 +76,15 @@ func classify(err error) (int, string) {
 	return exitError, ""
 }
 
-// report prints err on stderr, one "abbench: " line per line of the message.
+// report prints err on stderr, one "abbench: " line per line of the
+// message. It is the last word: were stderr to fail, there is nowhere left
+// to say so, and the exit status still tells.
 func report(stderr io.Writer, err error, hint string) {
+	out := textout.New(stderr)
 	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
-		fmt.Fprintf(stderr, "abbench: %s\n", line)
+		out.Printf("abbench: %s\n", line)
 	}
 	if hint != "" {
-		fmt.Fprintf(stderr, "abbench: hint: %s\n", hint)
+		out.Printf("abbench: hint: %s\n", hint)
 	}
 }

@@ -3,13 +3,13 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 )
@@ -168,12 +168,12 @@ func (r *Result) StoredRegressed() bool {
 }
 
 // writeStored prints the comparison with the stored baseline for a person.
-func (r *Result) writeStored(w io.Writer) {
+func (r *Result) writeStored(out *textout.Writer) {
 	st := r.Stored
 	if st == nil || r.Verdict == Censored {
 		return
 	}
-	fmt.Fprintf(w, "\nagainst the stored baseline %s: %d run(s)%s%s\n", st.Path, st.Runs, st.when(), st.on())
+	out.Printf("\nagainst the stored baseline %s: %d run(s)%s%s\n", st.Path, st.Runs, st.when(), st.on())
 	for _, d := range st.Deltas {
 		line := fmt.Sprintf("  %s now vs then: %s", d.Arm, d.Display)
 		if d.Display == "~" && d.Pct != nil {
@@ -185,7 +185,7 @@ func (r *Result) writeStored(w io.Writer) {
 		if p := d.decidingP(); p != "" {
 			line += " (p=" + p + ")"
 		}
-		fmt.Fprintf(w, "%s %s; %s\n", line, d.Verdict, d.How())
+		out.Printf("%s %s; %s\n", line, d.Verdict, d.How())
 	}
 }
 
