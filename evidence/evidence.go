@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -144,7 +145,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer readonly.Close(root)
 	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts, root: root}
 	c.ranks()
 	c.throughput()

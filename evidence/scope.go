@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/reason"
 )
 
@@ -96,7 +97,7 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, err

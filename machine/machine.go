@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // Facts describe one host.
@@ -95,7 +97,7 @@ func cpuModel() string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {

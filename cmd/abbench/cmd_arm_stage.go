@@ -75,7 +75,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
-	defer closeSigner()
+	defer func() { _ = closeSigner() }() // the bundle is signed (or not) by then: closing the agent or key loses nothing
 	if err := campaign.SweepDead(stderr); err != nil {
 		return err
 	}

@@ -182,7 +182,9 @@ func Write(in Input, dest string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	// Gone once renamed; after a failure, what a failed removal leaves is
+	// a hidden temporary directory beside dest, which nothing reads.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	w := &writer{dir: tmp, run: in.RunDir}
 	if err := w.write(in); err != nil {
 		return err
@@ -271,7 +273,11 @@ func (w *writer) write(in Input) error {
 	regs, _ := filepath.Glob(rundir.RegistrationGlob(rundir.Coord(w.run)))
 	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
-	rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines) // absent: a run made before abbench recorded it
+	// Absent: a run made before abbench recorded it. Unreadable is an
+	// error: a bundle must not pass for one without hardware facts.
+	if err := rundir.ReadJSON(filepath.Join(rundir.Coord(w.run), rundir.MachineFile), &prov.Machines); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	hosts, _ := filepath.Glob(rundir.MachineGlob(rundir.Coord(w.run)))
 	for _, path := range hosts { // the other nodes of the allocation, from their first rank
 		var f machine.Facts
@@ -403,7 +409,9 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	switch {
 	case errors.As(rerr, &se):
 		rec.Unreadable = se.Why
-		os.Remove(path)
+		if err := os.Remove(path); err != nil { // an unlisted file would fail the bundle's check
+			return err
+		}
 	case rerr != nil:
 		return rerr
 	default:
