@@ -486,3 +486,70 @@ deadlines: {ready: 10s, client: 5m, teardown: 5s, kill_grace: 1s}
 		t.Fatalf("reasons %s", codes(st))
 	}
 }
+
+// An abandoned attempt whose status cannot be written is said (a
+// write-failed reason) and its note kept for the next sweep; once it can
+// be written, that sweep marks it.
+func TestSweepDeadSaysWhatItCouldNotMark(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	a := abandon(t, "unmarked-"+strconv.Itoa(os.Getpid()))
+	note := plant(t, noteName(a.token), a.note)
+	undo := unwritable(t, a.attempt)
+	swept, err := SweepDead()
+	if len(swept) != 0 || err == nil || !strings.Contains(err.Error(), "write-failed (arm a): marking the attempt interrupted: writing "+filepath.Join(a.attempt, rundir.StatusFile)) {
+		t.Fatalf("SweepDead = %v, %v", swept, err)
+	}
+	if _, err := os.Stat(note); err != nil {
+		t.Fatalf("the note of the unmarked attempt was removed: %v", err)
+	}
+	undo()
+	if swept, err := SweepDead(); err != nil || len(swept) != 1 {
+		t.Fatalf("the next sweep = %v, %v", swept, err)
+	}
+	if st, err := rundir.ReadStatus(a.attempt); err != nil || st.State != rundir.StateInterrupted {
+		t.Fatalf("status after the next sweep: %v %v", st, err)
+	}
+}
+
+// unwritable makes dir refuse new files until the returned func undoes
+// it: read-only for a user; for root, whom modes do not stop, dir's content
+// moves onto a tmpfs mounted read-only on it.
+func unwritable(t *testing.T, dir string) (undo func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	saved, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range saved {
+		if files[e.Name()], err = os.ReadFile(filepath.Join(dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remount := func(flags uintptr) {
+		if err := syscall.Mount("", dir, "", syscall.MS_REMOUNT|flags, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	remount(syscall.MS_RDONLY)
+	return func() { remount(0) }
+}

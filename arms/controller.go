@@ -77,6 +77,11 @@ type controller struct {
 	secrets redact.Values
 	// slices are the node slices of roles that take nodes of their own (srun).
 	slices map[string][]string
+	// statusErr is the error of status.json's latest write (nil once one
+	// works again); statusFailed says a write failed, and its reason is
+	// in the status.
+	statusErr    error
+	statusFailed bool
 }
 
 // errAbort stops the run's phases; the reasons are in the status.
@@ -132,7 +137,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		if live, err = openLive(); err != nil {
 			return nil, err
 		}
-		defer live.Close()
+		defer func() { _ = live.Close() }() // a directory, read only
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
@@ -175,7 +180,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
 		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
-	c.writeStatus()
+	if c.writeStatus(); c.statusErr != nil {
+		return nil, c.statusErr
+	}
 	// Before any rank starts: nothing of the run outlives the controller,
 	// even a SIGKILLed one. Under Slurm (srun ranks) the job's own process
 	// tracking stops every process of the job when it ends, and a process
@@ -203,6 +210,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	c.run(ctx)
 	res := &Result{Status: c.status, Machine: <-facts}
 	res.Machine.ReportedBy = machine.ByController
+	if c.statusErr != nil {
+		return res, fmt.Errorf("the run ended, but its %s does not say so: %w", rundir.StatusFile, c.statusErr)
+	}
 	return res, nil
 }
 
@@ -258,7 +268,12 @@ func (c *controller) writeStatus() {
 		}
 		c.status.Ranks = append(c.status.Ranks, rs)
 	}
-	rundir.WriteStatus(c.dir, c.status)
+	c.statusErr = rundir.WriteStatus(c.dir, c.status)
+	if c.statusErr != nil && !c.statusFailed {
+		// Kept in memory: the next write that works records it.
+		c.statusFailed = true
+		c.fail(reason.New(reason.WriteFailed, "during phase %s: %v: an attempt killed then would not say how far it got", c.status.Phase, c.statusErr))
+	}
 }
 
 // finish tears everything down, whatever happened, and writes the status.
@@ -270,9 +285,14 @@ func (c *controller) finish() {
 		}
 		c.stopAll()
 	}
-	os.RemoveAll(rundir.LaunchDirOf(c.coord))
+	if err := os.RemoveAll(rundir.LaunchDirOf(c.coord)); err != nil {
+		c.fail(reason.New(reason.WriteFailed, "removing the ranks' launch files (their argv and environment, mode 0600): %v: remove them by hand", err))
+	}
 	c.status.Swept = sweep(c.opts.Token)
-	os.RemoveAll(rundir.Scratch(c.opts.Token)) // every rank is gone: nothing writes there any more
+	// Every rank is gone: nothing writes there any more. What a failed
+	// removal leaves is a directory of the temporary directory named by
+	// the token, which nothing reads.
+	_ = os.RemoveAll(rundir.Scratch(c.opts.Token))
 	// A process just sent SIGKILL is not gone at once: only one still alive
 	// after a bounded wait survived. A daemon a rank left behind and the
 	// sweep killed is recorded (swept_processes), not censored: nothing of
@@ -296,7 +316,9 @@ func redactArgv(argv []string, secrets redact.Values) []string {
 
 func (c *controller) abortFile() {
 	data, _ := json.Marshal(c.status.Reasons)
-	atomicfile.WriteFile(filepath.Join(c.coord, rundir.AbortFile), data, 0o644)
+	if err := atomicfile.WriteFile(filepath.Join(c.coord, rundir.AbortFile), data, 0o644); err != nil {
+		c.fail(reason.New(reason.WriteFailed, "the abort record: %v", err))
+	}
 }
 
 func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
@@ -397,8 +419,9 @@ func (c *controller) phases(ctx context.Context) error {
 		c.fail(reason.New(reason.BuildMismatch, "no rank ran arm %s's build %s: start the system under test as {{.Build}} in its role's command", c.arm, c.ownBuild().Binary))
 	}
 	b := NewBarrier(c.coord, "teardown", "controller-0")
-	b.Arrive("controller-0")
-	if err := b.Wait(tdCtx); err != nil {
+	if err := b.Arrive("controller-0"); err != nil {
+		c.fail(reason.New(reason.WriteFailed, "arriving at the teardown barrier: %v", err))
+	} else if err := b.Wait(tdCtx); err != nil {
 		c.fail(reason.New(reason.DeadlineExceeded, "%v", err))
 	}
 	c.stopAll()
@@ -662,7 +685,7 @@ func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
 		if err != nil {
 			return false
 		}
-		conn.Close()
+		_ = conn.Close() // a probe: it sent nothing that a close could lose
 		return true
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // followChunk is how much of a log one read takes; maxFollowedLine bounds
@@ -43,7 +45,7 @@ func (f *follower) poll(buf []byte) bool {
 	if err != nil {
 		return f.matched
 	}
-	defer file.Close()
+	defer readonly.Close(file)
 	for {
 		n, err := file.ReadAt(buf, f.next)
 		f.feed(buf[:n])
@@ -113,7 +115,7 @@ func lastLine(path string) string {
 	if err != nil {
 		return strconv.Quote("")
 	}
-	defer file.Close()
+	defer readonly.Close(file)
 	const tail = 64 << 10
 	size, _ := file.Seek(0, io.SeekEnd)
 	start := max(size-tail, 0)

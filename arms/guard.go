@@ -38,14 +38,15 @@ func (c *controller) startGuard() error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go cmd.Wait() // reap it if the controller outlives it
+	go func() { _ = cmd.Wait() }() // reap it if the controller outlives it; how it ended is its own to record
 	return nil
 }
 
 // Guard is the body of abbench guard TOKEN ATTEMPT CONTROLLER-PID: wait for
 // the controller to end, then sweep the run's processes and mark the
-// attempt interrupted if it never said how it ended.
-func Guard(token, attempt string, controller int) {
+// attempt interrupted if it never said how it ended. The error is a
+// write-failed reason when that mark could not be written.
+func Guard(token, attempt string, controller int) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	for os.Getppid() == controller {
@@ -56,10 +57,10 @@ func Guard(token, attempt string, controller int) {
 	}
 	swept := len(Survivors(token))
 	left := survivorsAfter(token, guardSweep)
-	os.RemoveAll(rundir.Scratch(token)) // a killed controller left it
+	_ = os.RemoveAll(rundir.Scratch(token)) // a killed controller left it; what stays is litter nothing reads
 	st, err := rundir.ReadStatus(attempt)
 	if err != nil || st.State != rundir.StateRunning {
-		return // the controller said how the run ended
+		return nil // the controller said how the run ended
 	}
 	st.State = rundir.StateInterrupted
 	st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
@@ -70,5 +71,9 @@ func Guard(token, attempt string, controller int) {
 	}
 	st.Swept = swept
 	st.Ended = time.Now().UTC()
-	rundir.WriteStatus(attempt, st)
+	if err := rundir.WriteStatus(attempt, st); err != nil {
+		return &reason.Error{Reasons: []reason.Reason{{Code: reason.WriteFailed, Arm: st.Arm,
+			Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running", err)}}}
+	}
+	return nil
 }

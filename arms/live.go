@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -78,7 +79,7 @@ func openLive() (*os.Root, error) {
 	dir := LiveDir()
 	parent, err := guarded.PrivateDir(filepath.Dir(dir))
 	if err == nil {
-		parent.Close()
+		readonly.Close(parent)
 		var live *os.Root
 		if live, err = guarded.PrivateDir(dir); err == nil {
 			return live, nil
@@ -119,14 +120,16 @@ func noteLive(live *os.Root, token, attempt string) (func(), error) {
 	if err := writeNote(live, name, data); err != nil {
 		return nil, fmt.Errorf("noting the run in the registry of running controllers %s: %w", live.Name(), err)
 	}
-	return func() { live.Remove(name) }, nil
+	// A note left behind is harmless: the next sweep finds its run ended
+	// and removes it.
+	return func() { _ = live.Remove(name) }, nil
 }
 
 // writeNote replaces name in live atomically: a temporary file renamed
 // into place, so a sweep never reads half a note.
 func writeNote(live *os.Root, name string, data []byte) error {
 	var b [6]byte
-	rand.Read(b[:])
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	tmp := "." + name + ".tmp-" + hex.EncodeToString(b[:])
 	f, err := live.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -138,7 +141,7 @@ func writeNote(live *os.Root, name string, data []byte) error {
 		err = live.Rename(tmp, name)
 	}
 	if err != nil {
-		live.Remove(tmp)
+		_ = live.Remove(tmp) // best effort: a leftover .tmp is never read as a note
 	}
 	return err
 }
@@ -151,7 +154,7 @@ func readNote(live *os.Root, name string) (liveEntry, bool) {
 	if err != nil {
 		return e, false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	fi, err := f.Stat()
 	if err != nil || guarded.Owner(fi) != os.Geteuid() {
 		return e, false
@@ -190,18 +193,19 @@ func SweepDead() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer live.Close()
+	defer func() { _ = live.Close() }() // a directory, read only
 	d, err := live.Open(".")
 	if err != nil {
 		return nil, err
 	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
+	names, _ := d.Readdirnames(-1) // an unreadable registry holds no note to judge
+	_ = d.Close()
 	here := herePlace()
 	if here.PIDNamespace == "" || here.BootID == "" {
 		return nil, nil // no note can be placed: judge none
 	}
 	var swept []string
+	var failed reason.Error
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
@@ -213,15 +217,16 @@ func SweepDead() ([]string, error) {
 		if e.PID > 0 && startTicks(e.PID) == e.StartTicks && e.StartTicks != "" {
 			continue // its controller is alive
 		}
-		live.Remove(name)
 		if !ownAttempt(e) {
-			continue // the attempt is gone, or was never this controller's
+			_ = live.Remove(name) // the attempt is gone, or was never this controller's; one left is judged so again
+			continue
 		}
 		left := len(Survivors(e.Token))
 		survivorsAfter(e.Token, guardSweep)
 		st, err := rundir.ReadStatus(e.Attempt) // as the sweep left it: a dying guard may have ended it
 		if err != nil || st.State != rundir.StateRunning {
 			// Its guard ended the run: a stale note.
+			_ = live.Remove(name) // one left is found stale again next time
 			if left > 0 {
 				swept = append(swept, e.Attempt)
 			}
@@ -231,8 +236,17 @@ func SweepDead() ([]string, error) {
 		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.Interrupted, Arm: st.Arm,
 			Detail: fmt.Sprintf("the controller (pid %d) died during phase %s without ending the run; a later abbench stopped its processes", e.PID, st.Phase)})
 		st.Ended = time.Now().UTC()
-		rundir.WriteStatus(e.Attempt, st)
+		if err := rundir.WriteStatus(e.Attempt, st); err != nil {
+			// The note stays, for the next sweep.
+			failed.Reasons = append(failed.Reasons, reason.Reason{Code: reason.WriteFailed, Arm: st.Arm,
+				Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running; the next abbench tries again", err)})
+			continue
+		}
+		_ = live.Remove(name) // one left is found stale next time
 		swept = append(swept, e.Attempt)
+	}
+	if len(failed.Reasons) > 0 {
+		return swept, &failed
 	}
 	return swept, nil
 }

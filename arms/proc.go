@@ -113,7 +113,7 @@ func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // the rank writes the log through its own descriptor; this one wrote nothing
 	full := append(slices.Clone(wrapper), argv...)
 	cmd := exec.Command(full[0], full[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
@@ -125,7 +125,9 @@ func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan
 	}
 	p.cmd, p.done = cmd, make(chan struct{})
 	go func() {
-		cmd.Wait()
+		// How it ended is in ProcessState (a rank's non-zero exit is
+		// reported from there); Wait's error says the same again.
+		_ = cmd.Wait()
 		p.state = cmd.ProcessState
 		close(p.done)
 		exited <- p

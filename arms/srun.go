@@ -99,7 +99,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 	if err != nil {
 		return err
 	}
-	defer out.Close()
+	defer func() { _ = out.Close() }() // srun writes the log through its own descriptor; this one wrote nothing
 	cmd := exec.Command("srun", args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -111,7 +111,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 		p.cmd, p.done, p.step = cmd, st.done, st
 	}
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait() // how the step ended is in ProcessState, read below
 		for _, p := range ranks {
 			p.state = cmd.ProcessState
 		}
@@ -154,7 +154,8 @@ func (c *controller) stopSteps(grace, limit time.Duration) {
 			continue
 		}
 		if ids[st] != "" {
-			exec.Command("scancel", "--signal=TERM", ids[st]).Run()
+			// Best effort: a step scancel misses is killed below after the grace.
+			_ = exec.Command("scancel", "--signal=TERM", ids[st]).Run()
 		} else {
 			st.cmd.Process.Signal(syscall.SIGTERM) // srun ends its step itself
 		}
@@ -174,7 +175,7 @@ func (c *controller) stopSteps(grace, limit time.Duration) {
 			p.killed = true
 		}
 		if ids[st] != "" {
-			exec.Command("scancel", ids[st]).Run()
+			_ = exec.Command("scancel", ids[st]).Run() // srun's own group is killed next either way
 		}
 		syscall.Kill(-st.cmd.Process.Pid, syscall.SIGKILL)
 	}

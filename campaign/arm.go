@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -14,6 +15,7 @@ import (
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -74,8 +76,12 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 
 // WriteArm prints how an arm run went and its evidence, for a person.
 func WriteArm(w io.Writer, st *rundir.Status, ev *evidence.Evidence) error {
-	fmt.Fprintf(w, "arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
-	fmt.Fprintf(w, "run directory: %s\n", st.Dir)
+	out := textout.New(w)
+	out.Printf("arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
+	out.Printf("run directory: %s\n", st.Dir)
+	if err := out.Err(); err != nil {
+		return err
+	}
 	return ev.WriteText(w)
 }
 
@@ -125,13 +131,24 @@ func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence,
 }
 
 // SweepDead stops what controllers that died without ending their runs
-// left behind (arms.SweepDead), and says so on w. abbench arm and abbench
-// run call it first, and start nothing when it fails: the registry of
-// running controllers is not private to this user.
+// left behind (arms.SweepDead), and says so on w (a warning for an attempt
+// it could not mark). abbench arm and abbench run call it first, and start
+// nothing when it fails: the registry of running controllers is not
+// private to this user.
 func SweepDead(w io.Writer) error {
+	out := textout.New(w)
 	swept, err := arms.SweepDead()
-	for _, attempt := range swept {
-		fmt.Fprintf(w, "abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
+	var unmarked *reason.Error
+	if err != nil && !errors.As(err, &unmarked) {
+		return err
 	}
-	return err
+	for _, attempt := range swept {
+		out.Printf("abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
+	}
+	if unmarked != nil {
+		for _, line := range strings.Split(unmarked.Error(), "\n") {
+			out.Printf("abbench: warning: %s\n", line)
+		}
+	}
+	return out.Err()
 }

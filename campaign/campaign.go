@@ -144,6 +144,22 @@ type Result struct {
 	// Decided, when set, says which look of a sequential campaign decided
 	// (or found the comparison censored) before its last planned block.
 	Decided string
+	// Unrecorded, when set, is the write of plan.json that failed (a
+	// write-failed reason) and that no later write made good: the campaign
+	// stopped there, as the plan on disk does not say how its runs went.
+	Unrecorded *reason.Reason
+}
+
+// record writes plan.json and says whether the plan on disk is the
+// campaign's now (Unrecorded otherwise).
+func (r *Result) record(after string) bool {
+	if err := rundir.WritePlan(r.Out, r.Plan); err != nil {
+		rs := reason.New(reason.WriteFailed, "%s: %v: the plan on disk does not say how the campaign went from there, so it stopped", after, err)
+		r.Unrecorded = &rs
+		return false
+	}
+	r.Unrecorded = nil
+	return true
 }
 
 // UntilConclusive is the Until of a sequential campaign.
@@ -312,7 +328,9 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 			return fmt.Errorf("run %s: %w", spec.ID, err)
 		}
 		pr.Allocation = lr.AllocationID()
-		rundir.WritePlan(r.Out, r.Plan)
+		// The run goes on either way: the plan is written again when it
+		// ends, and the campaign stops if that fails too.
+		r.record(fmt.Sprintf("after run %d (arm %s) started", pr.Index, pr.Arm))
 		res, werr := c.wait(ctx, lr, pr, runDeadline)
 		if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
 			cerr := lr.Cancel()
@@ -329,8 +347,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		pr.Result = &rundir.Outcome{State: string(res.State), ExitCode: res.ExitCode, AllocationID: res.AllocationID, Started: res.Started, Ended: res.Ended, Detail: res.Detail}
 		run.collect()
 		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Value: Headline(run.Evidence)})
-		rundir.WritePlan(r.Out, r.Plan)
-		if r.Interrupted {
+		if !r.record(fmt.Sprintf("after run %d (arm %s) ended", pr.Index, pr.Arm)) || r.Interrupted {
 			break
 		}
 		if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
@@ -419,9 +436,13 @@ func claim(out string) error {
 	} else if err != nil {
 		return err
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
 	if entries, err := os.ReadDir(out); err != nil || len(entries) != 1 {
-		os.Remove(filepath.Join(out, rundir.PlanFile))
+		if rerr := os.Remove(filepath.Join(out, rundir.PlanFile)); rerr != nil {
+			return fmt.Errorf("%w; and removing the %s it made: %v (remove it by hand)", ErrNotEmpty, rundir.PlanFile, rerr)
+		}
 		if err != nil {
 			return err
 		}

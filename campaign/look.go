@@ -47,7 +47,9 @@ func (c *Config) look(r *Result, done int) bool {
 		p.Decided = fmt.Sprintf("look at pair %d of at most %d: %s", pairs, p.Sequential.MaxPairs, look.Verdict)
 		r.Decided = p.Decided
 	}
-	rundir.WritePlan(r.Out, p)
+	if !r.record(fmt.Sprintf("recording the look at pair %d", pairs)) {
+		stop = true
+	}
 	if c.Progress != nil {
 		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look, Decided: r.Decided})
 	}

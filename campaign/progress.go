@@ -5,13 +5,17 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/abbench/abbench/internal/textout"
 )
 
 // Progress renders a campaign's events on w: a live line on a terminal,
 // otherwise one line per change of state. Its Event method is a
-// Config.Progress; call Done when the campaign ends.
+// Config.Progress; call Done when the campaign ends. It is for a person
+// watching: a line that cannot be written changes nothing recorded, so
+// it stops writing (textout) and says nothing of it.
 type Progress struct {
-	w   io.Writer
+	w   *textout.Writer
 	tty bool
 	// ran sums the durations of the runs that ended, for the estimate of
 	// what is left.
@@ -27,7 +31,7 @@ func NewProgress(w io.Writer) *Progress {
 			tty = true
 		}
 	}
-	return &Progress{w: w, tty: tty}
+	return &Progress{w: textout.New(w), tty: tty}
 }
 
 // Event renders one event.
@@ -41,11 +45,11 @@ func (p *Progress) Event(e Event) {
 			line += fmt.Sprintf(" (%+.2f%%)", *l.Delta)
 		}
 		if p.tty {
-			fmt.Fprint(p.w, "\r\033[K")
+			p.w.Printf("\r\033[K")
 		}
-		fmt.Fprintln(p.w, line)
+		p.w.Println(line)
 		if e.Decided != "" {
-			fmt.Fprintf(p.w, "abbench: sequential design stopped at its %s\n", e.Decided)
+			p.w.Printf("abbench: sequential design stopped at its %s\n", e.Decided)
 		}
 		return
 	}
@@ -62,15 +66,15 @@ func (p *Progress) Event(e Event) {
 		}
 	}
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.w.Printf("\r\033[K%s", line)
 		return
 	}
-	fmt.Fprintln(p.w, line)
+	p.w.Println(line)
 }
 
 // Done ends a live line.
 func (p *Progress) Done() {
 	if p.tty {
-		fmt.Fprintln(p.w)
+		p.w.Println()
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 )
 
 // WriteSummary draws the campaign's runs as a table: state, evidence,
@@ -23,7 +25,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if p.Warmup > 0 {
 		design += fmt.Sprintf(", %d warm-up block(s)", p.Warmup)
 	}
-	fmt.Fprintf(w, "scenario %s, %d runs planned (%s, seed %d) in %s\n\n", p.Scenario, len(p.Runs), design, p.Seed, r.Out)
+	out := textout.New(w)
+	out.Printf("scenario %s, %d runs planned (%s, seed %d) in %s\n\n", p.Scenario, len(p.Runs), design, p.Seed, r.Out)
 	var rows [][]string
 	metric := "headline metric"
 	last := len(r.Runs) // runs after the last that started are summed up in one row
@@ -63,10 +66,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 			why = "not needed: the sequential design stopped at its " + r.Decided
 		case r.Stopped != "":
 			why = "stopped early (see above)"
+		case r.Unrecorded != nil:
+			why = "stopped: " + rundir.PlanFile + " could not be written (see below)"
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
-	return texttable.Write(w, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
+	return texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
 }
 
 // Reason is the first reason a run was not accepted, what its allocation

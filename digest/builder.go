@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // RecordSize is the size of a per-prompt record: u64be(len(body)) || SHA-256(body).
@@ -120,7 +122,11 @@ func (b *Builder) AddRecord(r Record) {
 			return
 		}
 		// Unlinked at once: nothing outlives the process, whatever happens.
-		os.Remove(f.Name())
+		if err := os.Remove(f.Name()); err != nil {
+			_ = f.Close()
+			b.err = fmt.Errorf("spilling digest records: %w", err)
+			return
+		}
 		b.spill, b.spillW = f, bufio.NewWriterSize(f, 1<<20)
 	}
 	if _, err := b.spillW.Write(r[:]); err != nil {
@@ -150,7 +156,7 @@ func (b *Builder) Sum() (Digest, error) {
 		h.Write(recs[i][:])
 	}
 	if b.spill != nil {
-		defer b.spill.Close()
+		defer readonly.Close(b.spill) // unlinked, read back below: its close loses nothing
 		if err := b.spillW.Flush(); err != nil {
 			return Digest{}, fmt.Errorf("spilling digest records: %w", err)
 		}

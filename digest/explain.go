@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // recordsHeader starts a records file; the digest follows on the same line.
@@ -19,7 +20,7 @@ const recordsHeader = "abbench-digest-records-v1"
 // "LEN SHA256HEX" line per prompt, after a header line holding the digest.
 func WriteRecords(w io.Writer, d Digest, recs []Record) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%s %s\n", recordsHeader, d)
+	bw.WriteString(recordsHeader + " " + d.String() + "\n")
 	for _, r := range recs {
 		bw.WriteString(r.String())
 		bw.WriteByte('\n')
@@ -195,7 +196,7 @@ func ReadRecordsFile(path string) (Digest, []Record, error) {
 	if err != nil {
 		return Digest{}, nil, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	return ReadRecords(f, path)
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // LineError is an error in a prompts file, printed as FILE:LINE: message.
@@ -47,7 +49,7 @@ func ReadFile(path string, opts ReadOptions) (FileDigest, error) {
 	if err != nil {
 		return FileDigest{}, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	return Read(f, path, opts)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -146,7 +147,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer readonly.Close(root)
 	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts, root: root}
 	c.ranks()
 	c.throughput()

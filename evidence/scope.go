@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/reason"
 )
 
@@ -120,7 +121,7 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, err

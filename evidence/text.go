@@ -1,10 +1,10 @@
 package evidence
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/reason"
 )
@@ -23,20 +23,21 @@ func (e *Evidence) Headline() string {
 // WriteText prints the evidence for a person: the verdict, the workload
 // digest, the headline metric, every criterion, and every reason.
 func (e *Evidence) WriteText(w io.Writer) error {
+	out := textout.New(w)
 	verdict := "accepted"
 	if !e.Accepted {
 		verdict = "NOT accepted"
 	}
-	fmt.Fprintf(w, "evidence: %s\n", verdict)
+	out.Printf("evidence: %s\n", verdict)
 	if e.Workload != nil {
-		fmt.Fprintf(w, "workload digest: %s\n", e.Workload)
+		out.Printf("workload digest: %s\n", e.Workload)
 	}
 	if t := e.Throughput; t != nil {
 		metric := e.Headline()
 		if v, ok := t.Metrics[metric]; ok {
-			fmt.Fprintf(w, "%s: %.4g (%s record, valid %v)\n", metric, v, t.Format, t.Valid)
+			out.Printf("%s: %.4g (%s record, valid %v)\n", metric, v, t.Format, t.Valid)
 		} else {
-			fmt.Fprintf(w, "%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
+			out.Printf("%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
 		}
 	}
 	if len(e.Criteria) > 0 {
@@ -52,18 +53,18 @@ func (e *Evidence) WriteText(w io.Writer) error {
 			}
 			rows = append(rows, []string{mark, c.ID, c.Detail, strings.Join(codes, ", ")})
 		}
-		fmt.Fprintln(w)
-		if err := texttable.Write(w, []string{"", "criterion", "detail", "censor"}, rows); err != nil {
+		out.Println()
+		if err := texttable.Write(out, []string{"", "criterion", "detail", "censor"}, rows); err != nil {
 			return err
 		}
 	}
 	if len(e.Reasons) > 0 {
-		fmt.Fprintln(w, "\nreasons, root causes first:")
+		out.Println("\nreasons, root causes first:")
 		for _, r := range reason.Group(e.Reasons) {
 			for _, line := range r.Lines() {
-				fmt.Fprintf(w, "  %s\n", line)
+				out.Printf("  %s\n", line)
 			}
 		}
 	}
-	return nil
+	return out.Err()
 }

@@ -8,29 +8,32 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/abbench/abbench/internal/textout"
 )
 
 // Text writes each series: its span, change points (the commit where each
 // begins) and confounds.
 func Text(w io.Writer, series []Series, d Detector) error {
+	out := textout.New(w)
 	d = d.defaults()
 	if len(series) == 0 {
-		_, err := fmt.Fprintln(w, "no runs in the store match (add some with abbench history add)")
-		return err
+		out.Println("no runs in the store match (add some with abbench history add)")
+		return out.Err()
 	}
 	for i, s := range series {
 		if i > 0 {
-			fmt.Fprintln(w)
+			out.Println()
 		}
 		dir := "higher is better"
 		if !s.HigherBetter {
 			dir = "lower is better"
 		}
 		first, last := s.Points[0], s.Points[len(s.Points)-1]
-		fmt.Fprintf(w, "%s / %s / %s (%s): %d run(s), %s to %s, latest %.4g\n", s.Scenario, s.Arm, s.Metric, dir,
+		out.Printf("%s / %s / %s (%s): %d run(s), %s to %s, latest %.4g\n", s.Scenario, s.Arm, s.Metric, dir,
 			len(s.Points), day(first.Time), day(last.Time), *last.Value)
 		if len(s.Changes) == 0 {
-			fmt.Fprintf(w, "  no change point (E-Divisive means, p <= %g, at least %d runs a side)\n", d.MaxP, d.MinSize)
+			out.Printf("  no change point (E-Divisive means, p <= %g, at least %d runs a side)\n", d.MaxP, d.MinSize)
 		}
 		for _, c := range s.Changes {
 			p := s.Points[c.Index]
@@ -38,13 +41,13 @@ func Text(w io.Writer, series []Series, d Detector) error {
 			if s.Regression(c) {
 				way = "regressed"
 			}
-			fmt.Fprintf(w, "  change at run %d (%s%s): %.4g -> %.4g (%+.2f%%), p=%.3g: %s\n", c.Index+1, p.Time.Format(time.RFC3339), sourceNote(p), c.Before, c.After, c.Pct, c.P, way)
+			out.Printf("  change at run %d (%s%s): %.4g -> %.4g (%+.2f%%), p=%.3g: %s\n", c.Index+1, p.Time.Format(time.RFC3339), sourceNote(p), c.Before, c.After, c.Pct, c.P, way)
 		}
 		for _, c := range s.Confounds {
-			fmt.Fprintf(w, "  note: %s\n", c)
+			out.Printf("  note: %s\n", c)
 		}
 	}
-	return nil
+	return out.Err()
 }
 
 func day(t time.Time) string { return t.Format("2006-01-02") }

@@ -9,9 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -60,9 +58,10 @@ type Entry struct {
 }
 
 // Read returns the store's entries in file order. A missing store is
-// empty. A last line without its newline is a write that was cut short
-// (the writer died): it is skipped and said in torn. Any other line that is
-// not an entry is an error naming the file and line.
+// empty. The bytes after the last newline are a write that was cut short
+// (a writer died mid-line; the next add removes them): they are skipped
+// and said in torn. A complete line that is not an entry is an error
+// naming the file and line, and how to mend it.
 func Read(path string) (entries []Entry, torn string, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -70,106 +69,39 @@ func Read(path string) (entries []Entry, torn string, err error) {
 	} else if err != nil {
 		return nil, "", err
 	}
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
-		last := i == len(lines)-1
+	entries, complete, err := parse(path, data)
+	return entries, tornNote(path, data, complete), err
+}
+
+// parse reads the complete lines of a store's content; complete is their
+// length in bytes: everything after it is an unfinished line.
+func parse(path string, data []byte) (entries []Entry, complete int, err error) {
+	complete = bytes.LastIndexByte(data, '\n') + 1
+	for i, line := range bytes.Split(data[:complete], []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var e Entry
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
-		if derr := dec.Decode(&e); derr != nil || e.Schema != Schema {
-			if last { // no newline after it: cut short
-				torn = fmt.Sprintf("%s:%d: an unfinished line (a writer stopped mid-line) is ignored", path, i+1)
-				continue
-			}
-			if derr == nil {
-				derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
-			}
-			return nil, "", fmt.Errorf("%s:%d: not a history entry: %v (the store is written only by abbench history add; restore the line or remove it)", path, i+1, derr)
+		derr := dec.Decode(&e)
+		if derr == nil && e.Schema != Schema {
+			derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
+		}
+		if derr != nil {
+			return nil, 0, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
+				"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, i+1, derr, i+1, path)
 		}
 		entries = append(entries, e)
 	}
-	return entries, torn, nil
+	return entries, complete, nil
 }
 
-// Append adds the entries whose keys the store does not hold yet and
-// returns how many it added. Writers are serialised by an exclusive lock on
-// the store; the new lines go in one write, after a newline that closes an
-// unfinished last line, and are synced before the lock is released, so
-// concurrent adds neither interleave nor lose lines.
-func Append(path string, entries []Entry) (int, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
+// tornNote says where an unfinished last line is, or "" when there is none.
+func tornNote(path string, data []byte, complete int) string {
+	if complete == len(data) {
+		return ""
 	}
-	defer f.Close()
-	if err := lock(f); err != nil {
-		return 0, fmt.Errorf("locking %s: %w", path, err)
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	held, _, err := Read(path)
-	if err != nil {
-		return 0, err
-	}
-	have := map[string]bool{}
-	for _, e := range held {
-		have[e.Kind+" "+e.Key] = true
-	}
-	var buf bytes.Buffer
-	if endsOpen(f) {
-		buf.WriteByte('\n')
-	}
-	added := 0
-	for _, e := range entries {
-		if have[e.Kind+" "+e.Key] {
-			continue
-		}
-		have[e.Kind+" "+e.Key] = true
-		e.Schema = Schema
-		line, err := json.Marshal(e)
-		if err != nil {
-			return 0, err
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
-		added++
-	}
-	if added == 0 {
-		return 0, nil
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return 0, fmt.Errorf("appending to %s: %w", path, err)
-	}
-	return added, f.Sync()
-}
-
-// lock takes the store's exclusive lock, waiting at most a minute (another
-// add holds it only while it writes).
-func lock(f *os.File) error {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return errors.New("another abbench history add held it for a minute")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// endsOpen says whether the file's last byte is not a newline.
-func endsOpen(f *os.File) bool {
-	st, err := f.Stat()
-	if err != nil || st.Size() == 0 {
-		return false
-	}
-	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, st.Size()-1); err != nil && err != io.EOF {
-		return false
-	}
-	return last[0] != '\n'
+	line := bytes.Count(data, []byte("\n")) + 1
+	return fmt.Sprintf("%s:%d: an unfinished last line (%d bytes, a writer stopped mid-line) is not an entry", path, line, len(data)-complete)
 }

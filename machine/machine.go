@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/internal/redact"
 )
 
@@ -136,7 +137,7 @@ func cpuModel() string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {

@@ -43,6 +43,7 @@ const (
 	BundleInvalid          Code = "bundle-invalid"
 	ControllerFailed       Code = "controller-failed" // the arm controller itself failed (exit 1 or 2)
 	BuildMismatch          Code = "build-mismatch"    // a rank ran another arm's build, or none ran the arm's
+	WriteFailed            Code = "write-failed"      // abbench could not write (or remove) a file of its own: status.json, plan.json, the live registry, a coordination file
 )
 
 // Reason is one censor reason.

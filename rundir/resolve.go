@@ -66,7 +66,9 @@ func Resolve(path string, unpack Unpacker) (found []Found, cleanup func(), err e
 		if err != nil {
 			return nil, cleanup, err
 		}
-		cleanup = func() { os.RemoveAll(tmp) }
+		// A temporary directory of the system's: one left behind is the
+		// system's to clean.
+		cleanup = func() { _ = os.RemoveAll(tmp) }
 		dir := filepath.Join(tmp, BundleDir)
 		if err := unpack(path, dir); err != nil {
 			return nil, cleanup, err

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // MaxFileSize bounds a scenario file; anything larger is not a scenario.
@@ -30,7 +31,7 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, &OpenError{Path: path, Err: err}
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

@@ -22,6 +22,9 @@ type Ports struct {
 	readOnly bool
 	mu       sync.Mutex
 	ports    map[string]int
+	// bad is why the file holds no ports map: Get returns it rather than
+	// allocate over, or miss, what the run recorded.
+	bad error
 }
 
 // NewPorts allocates into the file path (coord/ports.json), reading what
@@ -41,7 +44,9 @@ func RecordedPorts(path string) *Ports {
 
 func (p *Ports) load() {
 	if data, err := os.ReadFile(p.path); err == nil {
-		json.Unmarshal(data, &p.ports)
+		if err := json.Unmarshal(data, &p.ports); err != nil {
+			p.bad = fmt.Errorf("%s: %w", p.path, err)
+		}
 	}
 }
 
@@ -55,6 +60,9 @@ func (p *Ports) Get(name string) (int, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.bad != nil {
+		return 0, p.bad
+	}
 	if port, ok := p.ports[name]; ok {
 		return port, nil
 	}
@@ -66,7 +74,7 @@ func (p *Ports) Get(name string) (int, error) {
 		return 0, fmt.Errorf("allocating port %q: %w", name, err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	_ = l.Close() // a listener that accepted nothing: its close loses nothing
 	p.ports[name] = port
 	data, _ := json.MarshalIndent(p.ports, "", "  ")
 	if err := atomicfile.WriteFile(p.path, append(data, '\n'), 0o644); err != nil {

@@ -311,3 +311,24 @@ func TestBuildsAsArms(t *testing.T) {
 		t.Errorf("arms with one env but two builds: %v", err)
 	}
 }
+
+// A ports file that does not parse is an error naming it, for the run
+// that allocates and for evidence that reads the ports back: neither
+// allocates over, or misses, what the run recorded.
+func TestPortsFileThatDoesNotParse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ports.json")
+	if err := os.WriteFile(path, []byte(`{"db": 5432`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*Ports{NewPorts(path), RecordedPorts(path)} {
+		if _, err := p.Get("db"); err == nil || !strings.Contains(err.Error(), path) {
+			t.Fatalf("Get from a damaged ports file: %v", err)
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{"db": 5432}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if port, err := RecordedPorts(path).Get("db"); err != nil || port != 5432 {
+		t.Fatalf("Get = %d, %v", port, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
 
@@ -107,8 +108,9 @@ func (s *Scenario) Summary() Summary {
 // WriteText prints the summary for a person: the arms, which keys differ,
 // and what is held constant.
 func (s Summary) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "scenario %s (%s)\n", s.Name, s.File)
-	fmt.Fprintf(w, "matched digest: %s\n", s.MatchedDigest)
+	out := textout.New(w)
+	out.Printf("scenario %s (%s)\n", s.Name, s.File)
+	out.Printf("matched digest: %s\n", s.MatchedDigest)
 	var names []string
 	for _, a := range s.Arms {
 		n := a.Name
@@ -117,17 +119,17 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		names = append(names, n)
 	}
-	fmt.Fprintf(w, "arms: %s\n", strings.Join(names, ", "))
+	out.Printf("arms: %s\n", strings.Join(names, ", "))
 	for _, a := range s.Arms {
 		if a.Build != nil {
 			src := ""
 			if a.Build.Source != "" {
 				src = " (from " + a.Build.Source + ")"
 			}
-			fmt.Fprintf(w, "  build of %s: %s%s\n", a.Name, a.Build.Binary, src)
+			out.Printf("  build of %s: %s%s\n", a.Name, a.Build.Binary, src)
 		}
 	}
-	fmt.Fprintln(w)
+	out.Println()
 	header := []string{"arm key"}
 	for _, a := range s.Arms {
 		header = append(header, a.Name)
@@ -146,7 +148,7 @@ func (s Summary) WriteText(w io.Writer) error {
 			rows = append(rows, append(row, group.note))
 		}
 	}
-	if err := texttable.Write(w, header, rows); err != nil {
+	if err := texttable.Write(out, header, rows); err != nil {
 		return err
 	}
 	c := s.Constant
@@ -165,27 +167,27 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		roles = append(roles, desc)
 	}
-	fmt.Fprintf(w, "\nheld constant:\n")
-	fmt.Fprintf(w, "  roles:      %s\n", strings.Join(roles, ", "))
+	out.Printf("\nheld constant:\n")
+	out.Printf("  roles:      %s\n", strings.Join(roles, ", "))
 	requests := fmt.Sprint(c.Workload.Requests)
 	if c.Workload.Requests == int(FromRecord) {
 		requests = "the client's count (" + FromRecordName + ")"
 	}
-	fmt.Fprintf(w, "  workload:   %s requests, concurrency %d, %d round(s)\n", requests, c.Workload.Concurrency, c.Workload.Rounds)
+	out.Printf("  workload:   %s requests, concurrency %d, %d round(s)\n", requests, c.Workload.Concurrency, c.Workload.Rounds)
 	if c.Workload.Prompts != "" {
-		fmt.Fprintf(w, "  prompts:    %s\n", c.Workload.Prompts)
+		out.Printf("  prompts:    %s\n", c.Workload.Prompts)
 	} else {
-		fmt.Fprintf(w, "  prompts:    none (nothing to digest; the workload is its request count)\n")
+		out.Printf("  prompts:    none (nothing to digest; the workload is its request count)\n")
 	}
 	if len(c.EnvKeys) > 0 {
-		fmt.Fprintf(w, "  env:        %s\n", strings.Join(c.EnvKeys, ", "))
+		out.Printf("  env:        %s\n", strings.Join(c.EnvKeys, ", "))
 	}
-	fmt.Fprintf(w, "  evidence:   %d acceptance criteria", c.Criteria)
+	out.Printf("  evidence:   %d acceptance criteria", c.Criteria)
 	if c.Throughput != "" {
-		fmt.Fprintf(w, ", %s throughput record", c.Throughput)
+		out.Printf(", %s throughput record", c.Throughput)
 	}
-	fmt.Fprintf(w, ", noise threshold %g%%\n", c.Threshold)
+	out.Printf(", noise threshold %g%%\n", c.Threshold)
 	d := c.Deadlines
-	fmt.Fprintf(w, "  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
-	return nil
+	out.Printf("  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
+	return out.Err()
 }

@@ -65,35 +65,36 @@ func AgentSigner(pubFile string) (ssh.Signer, func() error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to ssh-agent at %s: %w", sock, err)
 	}
+	// fail closes the connection after an error, which it returns: the
+	// connection held nothing a failed close could lose.
+	fail := func(err error) (ssh.Signer, func() error, error) {
+		_ = conn.Close()
+		return nil, nil, err
+	}
 	signers, err := agent.NewClient(conn).Signers()
 	if err != nil {
-		conn.Close()
-		return nil, nil, fmt.Errorf("ssh-agent: %w", err)
+		return fail(fmt.Errorf("ssh-agent: %w", err))
 	}
 	if len(signers) == 0 {
-		conn.Close()
-		return nil, nil, errors.New("ssh-agent holds no key: ssh-add one")
+		return fail(errors.New("ssh-agent holds no key: ssh-add one"))
 	}
 	if pubFile == "" {
 		return signers[0], conn.Close, nil
 	}
 	data, err := os.ReadFile(pubFile)
 	if err != nil {
-		conn.Close()
-		return nil, nil, err
+		return fail(err)
 	}
 	want, _, _, _, err := ssh.ParseAuthorizedKey(data)
 	if err != nil {
-		conn.Close()
-		return nil, nil, fmt.Errorf("%s: %w", pubFile, err)
+		return fail(fmt.Errorf("%s: %w", pubFile, err))
 	}
 	for _, s := range signers {
 		if string(s.PublicKey().Marshal()) == string(want.Marshal()) {
 			return s, conn.Close, nil
 		}
 	}
-	conn.Close()
-	return nil, nil, fmt.Errorf("ssh-agent does not hold the key of %s", pubFile)
+	return fail(fmt.Errorf("ssh-agent does not hold the key of %s", pubFile))
 }
 
 // OpenSigner returns the signer a user chose: the key file key, or with

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // account is what the wrapper needs of a user to become it.
@@ -52,7 +54,7 @@ func lookupAccount(name string) (account, error) {
 // passwdEntry is name's passwd line split at ':' (seven fields).
 func passwdEntry(name string) ([]string, error) {
 	if f, err := os.Open("/etc/passwd"); err == nil {
-		defer f.Close()
+		defer readonly.Close(f)
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			if fields := strings.Split(sc.Text(), ":"); len(fields) == 7 && fields[0] == name {
@@ -79,7 +81,7 @@ func fileGroups(name string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	var ids []int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

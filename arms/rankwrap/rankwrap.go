@@ -95,7 +95,9 @@ func ExecLaunched(dir, role string) error {
 	os.Clearenv()
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
-			os.Setenv(k, v)
+			if err := os.Setenv(k, v); err != nil {
+				return fmt.Errorf("rank wrapper: environment %s: %w", k, err)
+			}
 		}
 	}
 	if l.Log != "" {
@@ -196,16 +198,16 @@ func recordMachine(coord, rank string) {
 	if err != nil {
 		return // another rank on this host has it (or the directory is not there)
 	}
-	claim.Close()
+	_ = claim.Close() // an empty lock file: its close loses nothing
 	var controller []machine.Facts
-	rundir.ReadJSON(filepath.Join(coord, rundir.MachineFile), &controller)
+	_ = rundir.ReadJSON(filepath.Join(coord, rundir.MachineFile), &controller) // unreadable: this rank writes its host's facts itself
 	if len(machine.Merge(controller, here)) == len(controller) {
 		return
 	}
 	facts := machine.Collect(5 * time.Second)
 	facts.ReportedBy = machine.ByRank(rank)
 	if data, err := json.MarshalIndent(facts, "", "  "); err == nil {
-		atomicfile.Publish(path, data, 0o644)
+		_ = atomicfile.Publish(path, data, 0o644) // left out, never fatal: the controller's facts stand without it
 	}
 }
 
@@ -225,9 +227,11 @@ func becomeUser(name string) error {
 	if err := syscall.Setuid(a.uid); err != nil {
 		return fmt.Errorf("user %s: setuid %d: %w", name, a.uid, err)
 	}
-	os.Setenv("HOME", a.home)
-	os.Setenv("USER", name)
-	os.Setenv("LOGNAME", name)
+	for k, v := range map[string]string{"HOME": a.home, "USER": name, "LOGNAME": name} {
+		if err := os.Setenv(k, v); err != nil {
+			return fmt.Errorf("user %s: %s: %w", name, k, err)
+		}
+	}
 	return nil
 }
 

@@ -108,7 +108,7 @@ func writeLog(path string, rank int, prefix, scope int64, sparse bool) {
 		n = prefix
 	}
 	noise(prefix)
-	w.Flush()
+	must(w.Flush())
 	if n > prefix { // the prefix ends exactly at a line boundary of its own
 		must(f.Truncate(prefix))
 		_, err = f.Seek(prefix, io.SeekStart)

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/abbench/abbench/decide"
@@ -36,8 +37,11 @@ func main() {
 	for i, m := range decide.Models {
 		var designs []*decide.Sequential
 		for _, p := range strings.Split(*pairs, ",") {
-			var n int
-			fmt.Sscan(p, &n)
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "statval: -pairs %s: %v\n", *pairs, err)
+				os.Exit(2)
+			}
 			designs = append(designs, &decide.Sequential{MinPairs: n, MaxPairs: n})
 		}
 		designs = append(designs, seq)

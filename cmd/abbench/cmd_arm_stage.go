@@ -85,13 +85,14 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
-	defer closeSigner()
+	defer func() { _ = closeSigner() }() // the bundle is signed (or not) by then: closing the agent or key loses nothing
 	if err := campaign.SweepDead(stderr); err != nil {
 		return err
 	}
 	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
 		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
-			fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
+			// Progress for a person: a line lost changes nothing recorded.
+			_, _ = fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 		}})
 	if err != nil {
 		return err
@@ -100,8 +101,8 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		if err := writeJSON(stdout, ev); err != nil {
 			return err
 		}
-	} else {
-		campaign.WriteArm(stdout, st, ev)
+	} else if err := campaign.WriteArm(stdout, st, ev); err != nil {
+		return err
 	}
 	if st.State == rundir.StateInterrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
@@ -134,8 +135,7 @@ func newGuardCmd() *cobra.Command {
 		if err != nil {
 			return usageError(err, "")
 		}
-		arms.Guard(args[0], args[1], pid)
-		return nil
+		return arms.Guard(args[0], args[1], pid)
 	})
 }
 

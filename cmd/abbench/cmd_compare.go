@@ -34,7 +34,9 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs.StringVar(&opts.metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
 	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
 	fs.Float64Var(&opts.effect, "threshold", 0, "the old name of --smallest-effect")
-	fs.MarkHidden("threshold")
+	if err := fs.MarkHidden("threshold"); err != nil {
+		panic(err) // the flag is defined just above: a bug here
+	}
 	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the tests; intervals are at 1-alpha")
 	fs.StringVar(&opts.method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")

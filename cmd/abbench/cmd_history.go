@@ -14,6 +14,7 @@ import (
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/history"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/textout"
 )
 
 func newHistoryCmd() *cobra.Command {
@@ -46,7 +47,7 @@ func newHistoryAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return runHistoryAdd(cmd.OutOrStdout(), store, opts, runs)
+			return runHistoryAdd(cmd.OutOrStdout(), cmd.ErrOrStderr(), store, opts, runs)
 		},
 	}
 	fs := cmd.Flags()
@@ -60,7 +61,7 @@ func newHistoryAddCmd() *cobra.Command {
 	return cmd
 }
 
-func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []compare.Run) error {
+func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, runs []compare.Run) error {
 	co, err := opts.options()
 	if err != nil {
 		return err
@@ -85,9 +86,13 @@ func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []c
 	if err := os.MkdirAll(filepath.Dir(store), 0o755); err != nil {
 		return fmt.Errorf("--store %s: creating its directory: %w", store, err)
 	}
-	added, err := history.Append(store, entries)
+	added, removed, err := history.Append(store, entries)
 	if err != nil {
 		return err
+	}
+	out := textout.New(stderr)
+	if removed != "" {
+		out.Printf("abbench: warning: %s\n", removed)
 	}
 	var nRuns, nComparisons int
 	for _, e := range entries {
@@ -97,9 +102,9 @@ func runHistoryAdd(stdout io.Writer, store string, opts compareOptions, runs []c
 			nComparisons++
 		}
 	}
-	fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
+	_, err = fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
 		store, added, nRuns, nComparisons, r.Scenario, r.Metric, len(entries)-added)
-	return nil
+	return errors.Join(err, out.Err())
 }
 
 type historyShowOptions struct {
@@ -156,7 +161,9 @@ func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
 		return usageError(err, "")
 	}
 	if torn != "" {
-		fmt.Fprintf(stderr, "abbench: warning: %s\n", torn)
+		if _, err := fmt.Fprintf(stderr, "abbench: warning: %s\n", torn); err != nil {
+			return err
+		}
 	}
 	if o.format.value == "perfdb" {
 		return history.PerfDB(stdout, entries, o.filter)

@@ -122,7 +122,9 @@ func writeStages(w io.Writer, sp StagePlan, p *rundir.Plan) error {
 	if q := p.Sequential; q != nil {
 		design = fmt.Sprintf("a sequential design of %d-%d pairs: compare takes the first look that decides", q.MinPairs, q.MaxPairs)
 	}
-	fmt.Fprintf(w, "%s: %d stages of %s (%s)\n\n", sp.Plan, len(sp.Stages), p.Scenario, design)
+	if _, err := fmt.Fprintf(w, "%s: %d stages of %s (%s)\n\n", sp.Plan, len(sp.Stages), p.Scenario, design); err != nil {
+		return err
+	}
 	var rows [][]string
 	for _, st := range sp.Stages {
 		arm := st.Arm

@@ -66,8 +66,12 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "replay of arm %s, token %s (%s)\n", ev.Arm, ev.Token, dir)
-		ev.WriteText(stdout)
+		if _, err := fmt.Fprintf(stdout, "replay of arm %s, token %s (%s)\n", ev.Arm, ev.Token, dir); err != nil {
+			return err
+		}
+		if err := ev.WriteText(stdout); err != nil {
+			return err
+		}
 	}
 	return evidenceErr(ev, dir)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -96,11 +97,21 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return err
 	}
 	if res.Stopped != "" {
-		fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped)
+		if _, err := fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped); err != nil {
+			return err
+		}
 	}
-	if res.Interrupted || opts.compare.format.value == "table" {
-		campaign.WriteSummary(stdout, res)
-		fmt.Fprintln(stdout)
+	if res.Interrupted || res.Unrecorded != nil || opts.compare.format.value == "table" {
+		if err := campaign.WriteSummary(stdout, res); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(stdout); err != nil {
+			return err
+		}
+	}
+	if res.Unrecorded != nil {
+		return &statusError{code: exitError, err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
+			hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
 	}
 	if res.Interrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}

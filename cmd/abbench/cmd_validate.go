@@ -37,7 +37,9 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 	}
 	report := scenarios.ValidateFiles(files)
 	for _, w := range report.Warnings {
-		fmt.Fprintf(stderr, "abbench: %s:%d: %s\n", w.File, w.Line, w.Message)
+		if _, err := fmt.Fprintf(stderr, "abbench: %s:%d: %s\n", w.File, w.Line, w.Message); err != nil {
+			return err
+		}
 	}
 	var err error
 	if opts.format.value == "json" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -114,12 +115,14 @@ func classify(err error) (int, string) {
 
 // report prints err on stderr, one "abbench: " line per line of the
 // message, without a URL's password (a campaign records it in each run's
-// controller.log).
+// controller.log). It is the last word: were stderr to fail, there is
+// nowhere left to say so, and the exit status still tells.
 func report(stderr io.Writer, err error, hint string) {
+	out := textout.New(stderr)
 	for _, line := range strings.Split(strings.TrimRight(redact.URL(err.Error()), "\n"), "\n") {
-		fmt.Fprintf(stderr, "abbench: %s\n", line)
+		out.Printf("abbench: %s\n", line)
 	}
 	if hint != "" {
-		fmt.Fprintf(stderr, "abbench: hint: %s\n", hint)
+		out.Printf("abbench: hint: %s\n", hint)
 	}
 }

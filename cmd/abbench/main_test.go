@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -74,6 +75,25 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("rundir-tree %s: %v", args[0], err)
 				}
 			},
+			// tmpfs DIR SIZE: DIR (made) is a tmpfs of SIZE bytes ("64k")
+			// until the script ends: a small disk to fill. Root only.
+			"tmpfs": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: tmpfs DIR SIZE")
+				}
+				dir := ts.MkAbs(args[0])
+				ts.Check(os.MkdirAll(dir, 0o755))
+				if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]); err != nil {
+					ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
+				}
+				ts.Defer(func() {
+					// Detached: a run's guard may still have its directory
+					// open for a few seconds; the tmpfs goes when it is done.
+					if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+						ts.Logf("unmounting %s: %v", dir, err)
+					}
+				})
+			},
 			// jsonschema NAME FILE...: every FILE (a glob) validates against
 			// docs/schema/NAME.schema.json.
 			"jsonschema": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -101,6 +121,9 @@ func TestScripts(t *testing.T) {
 				return realRedis()
 			}
 			if cond == "root" {
+				if os.Geteuid() != 0 && os.Getenv("CI") != "" {
+					return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
+				}
 				return os.Geteuid() == 0, nil
 			}
 			if cond != "slurm" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,8 @@ func (o *signOptions) args() (campaign.Signing, error) {
 	if err != nil {
 		return campaign.Signing{}, err
 	}
-	closer()
+	if err := closer(); err != nil {
+		return campaign.Signing{}, fmt.Errorf("closing the signer: %w", err)
+	}
 	return campaign.Signing{Key: o.key, Agent: o.agent, Pub: o.pub, Archive: o.archive}, nil
 }

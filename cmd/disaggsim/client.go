@@ -14,6 +14,7 @@ import (
 	mstats "github.com/montanaflynn/stats"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 type clientOptions struct {
@@ -29,7 +30,7 @@ func readPrompts(path string) ([][]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	var out [][]uint32

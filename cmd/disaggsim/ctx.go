@@ -200,8 +200,11 @@ func (c *ctxRank) shutdown() {
 	d, _ := c.act.Sum()
 	if c.records != "" {
 		var buf bytes.Buffer
-		digest.WriteRecords(&buf, d, c.act.Records())
-		if err := atomicfile.WriteFile(c.records, buf.Bytes(), 0o644); err != nil {
+		err := digest.WriteRecords(&buf, d, c.act.Records())
+		if err == nil {
+			err = atomicfile.WriteFile(c.records, buf.Bytes(), 0o644)
+		}
+		if err != nil {
 			c.log.printf("error rank=%d writing activation records: %v", c.rank, err)
 		}
 	}

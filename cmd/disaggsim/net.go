@@ -132,14 +132,23 @@ func (n *node) newPeer(c net.Conn) *peer {
 	go func() {
 		w := bufio.NewWriter(c)
 		enc := json.NewEncoder(w)
+		var err error
 		for q := range p.queue {
+			if err != nil {
+				continue // a broken link loses what is sent on it, as a network would; the senders never block
+			}
 			if d := time.Until(q.due); d > 0 {
-				w.Flush()
+				err = w.Flush()
 				time.Sleep(d)
 			}
-			enc.Encode(q.m)
-			if len(p.queue) == 0 {
-				w.Flush()
+			if err == nil {
+				err = enc.Encode(q.m)
+			}
+			if err == nil && len(p.queue) == 0 {
+				err = w.Flush()
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "disaggsim: the link to %s is broken, what is sent on it is lost: %v\n", c.RemoteAddr(), err)
 			}
 		}
 	}()

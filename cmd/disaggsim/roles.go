@@ -19,7 +19,12 @@ type logger struct {
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05.000000Z"), fmt.Sprintf(format, args...))
+	if _, err := fmt.Fprintf(l.w, "%s %s\n", time.Now().UTC().Format("2006-01-02T15:04:05.000000Z"), fmt.Sprintf(format, args...)); err != nil {
+		// Its log is a rank's evidence: a rank that cannot write it stops
+		// (abbench reports the exit) rather than run on unseen.
+		fmt.Fprintf(os.Stderr, "disaggsim: writing the log: %v\n", err)
+		os.Exit(1)
+	}
 }
 
 func waitTerm() {

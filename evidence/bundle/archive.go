@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -56,6 +57,12 @@ func Pack(dir, out string) error {
 	if err != nil {
 		return err
 	}
+	// abandon closes the archive after a failure, which err reports: the
+	// archive is incomplete whatever the close says.
+	abandon := func(err error) error {
+		_ = f.Close()
+		return err
+	}
 	gz, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
 	gz.ModTime = epoch
 	tw := tar.NewWriter(gz)
@@ -63,8 +70,7 @@ func Pack(dir, out string) error {
 		path := filepath.Join(dir, rel)
 		fi, err := os.Stat(path)
 		if err != nil {
-			f.Close()
-			return err
+			return abandon(err)
 		}
 		hdr := &tar.Header{Name: filepath.ToSlash(rel), ModTime: epoch, Format: tar.FormatPAX, Uname: "", Gname: ""}
 		if fi.IsDir() {
@@ -73,30 +79,25 @@ func Pack(dir, out string) error {
 			hdr.Typeflag, hdr.Mode, hdr.Size = tar.TypeReg, 0o644, fi.Size()
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
-			f.Close()
-			return err
+			return abandon(err)
 		}
 		if !fi.IsDir() {
 			src, err := os.Open(path)
 			if err != nil {
-				f.Close()
-				return err
+				return abandon(err)
 			}
 			_, err = io.Copy(tw, src)
-			src.Close()
+			readonly.Close(src)
 			if err != nil {
-				f.Close()
-				return err
+				return abandon(err)
 			}
 		}
 	}
 	if err := tw.Close(); err != nil {
-		f.Close()
-		return err
+		return abandon(err)
 	}
 	if err := gz.Close(); err != nil {
-		f.Close()
-		return err
+		return abandon(err)
 	}
 	return f.Close()
 }
@@ -113,7 +114,7 @@ func Unpack(archive, dest string) error {
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // a directory handle: its close loses nothing written through it
 	var total int64
 	err = walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
 		if total += hdr.Size; total > MaxArchiveBytes {
@@ -211,7 +212,7 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // a directory handle: its close loses nothing written through it
 	var total int64
 	err = walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
 		sum, listed := want[name]
@@ -250,7 +251,7 @@ func walkArchive(archive string, file func(name string, hdr *tar.Header, r io.Re
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	gz, err := gzip.NewReader(f)
 	if err != nil {
 		return fmt.Errorf("not a gzip archive: %w", err)

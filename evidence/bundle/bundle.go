@@ -32,6 +32,7 @@ import (
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -186,12 +187,14 @@ func Write(in Input, dest string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	// Gone once renamed; after a failure, what a failed removal leaves is
+	// a hidden temporary directory beside dest, which nothing reads.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	root, err := os.OpenRoot(in.RunDir)
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // read only
 	w := &writer{dir: tmp, run: in.RunDir, root: root}
 	if err := w.write(in); err != nil {
 		return err
@@ -227,7 +230,7 @@ func (w *writer) list(dir string) []string {
 	if err != nil {
 		return nil
 	}
-	defer d.Close()
+	defer readonly.Close(d)
 	names, _ := d.Readdirnames(-1)
 	var rels []string
 	for _, n := range names {
@@ -451,7 +454,9 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	switch {
 	case errors.As(rerr, &se):
 		rec.Unreadable = se.Why
-		os.Remove(path)
+		if err := os.Remove(path); err != nil { // an unlisted file would fail the bundle's check
+			return err
+		}
 	case rerr != nil:
 		return rerr
 	default:

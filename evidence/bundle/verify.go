@@ -240,8 +240,8 @@ func firstDifference(a, b *evidence.Evidence) string {
 	if bytes.Equal(ja, jb) {
 		return ""
 	}
-	json.Unmarshal(ja, &x)
-	json.Unmarshal(jb, &y)
+	_ = json.Unmarshal(ja, &x) // both were marshalled just above: they parse
+	_ = json.Unmarshal(jb, &y)
 	return diffPath("", x, y)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -691,7 +692,7 @@ func records(run *Run) ([]digest.Record, string) {
 			continue
 		}
 		d, recs, err := digest.ReadRecords(file, path)
-		file.Close()
+		readonly.Close(file)
 		if err != nil || run.Evidence.Workload == nil || d != *run.Evidence.Workload {
 			continue // records that do not reproduce the agreed digest explain nothing
 		}

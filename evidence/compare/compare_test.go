@@ -406,6 +406,15 @@ func TestStoredBaseline(t *testing.T) {
 	if r.Verdict != Censored || codes(r) != "machine-mismatch" || !strings.Contains(r.Reasons[0].Detail, "stored baseline main") {
 		t.Errorf("stored baseline on H100: %s %v", r.Verdict, r.Reasons)
 	}
+	// Its first run on the same hardware, its second on other: each run is
+	// checked, not the first only.
+	mixed := on(runsOf(map[string][]float64{"blocking": {1250, 1255, 1246, 1252}, "async": {1102, 1099, 1101, 1097}}), h200)
+	mixed[1].Machines = []machine.Facts{h100}
+	r = Compare(now, Options{Stored: mixed, StoredPath: "main"})
+	if r.Verdict != Censored || codes(r) != "machine-mismatch" || !strings.Contains(r.Reasons[0].Detail, "its run "+mixed[1].Path+" ran on 1 host(s) [") ||
+		!strings.Contains(r.Reasons[0].Detail, "NVIDIA H100") {
+		t.Errorf("stored baseline whose second run ran on H100: %s %v", r.Verdict, r.Reasons)
+	}
 	other := runsOf(map[string][]float64{"blocking": {1000}})
 	other[0].Evidence.MatchedDigest = "other"
 	if refused := CheckStored(now, other); len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), "config-mismatch") {

@@ -106,8 +106,9 @@ func loadRun(f rundir.Found) (Run, error) {
 			rs := reason.New(reason.Interrupted, "run %s (arm %s) ended %s in phase %s without evidence", f.Source, st.Arm, st.State, st.Phase)
 			if st.State == rundir.StateRunning {
 				// Nobody said how it ended: its controller and its guard were
-				// killed together (pkill -9 abbench), or it is still running.
-				rs = reason.New(reason.Interrupted, "run %s (arm %s) has no evidence and its status still says running (phase %s): its controller and its guard were killed together, or it is still running", f.Source, st.Arm, st.Phase)
+				// killed together (pkill -9 abbench), they could not write
+				// its status (a full disk), or it is still running.
+				rs = reason.New(reason.Interrupted, "run %s (arm %s) has no evidence and its status still says running (phase %s): its controller and its guard were killed together, or could not write its %s (a full disk), or it is still running", f.Source, st.Arm, st.Phase, rundir.StatusFile)
 			}
 			if len(st.Reasons) > 0 {
 				rs = st.Reasons[0]

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
 
@@ -242,7 +243,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	if r.Stored != nil && r.Verdict != Censored {
 		var sb strings.Builder
-		r.writeStored(&sb)
+		r.writeStored(textout.New(&sb))
 		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -335,47 +336,48 @@ func (r *Result) SVG(w io.Writer) error {
 // WriteText prints the comparison for a person: a censored one with every
 // reason and no delta, otherwise per-arm statistics, warnings and the verdict.
 func (r *Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
+	out := textout.New(w)
+	out.Printf("comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
 	if r.Verdict == Censored {
-		fmt.Fprintf(w, "\nCENSORED: no delta is reported. Every reason, root causes first:\n")
+		out.Printf("\nCENSORED: no delta is reported. Every reason, root causes first:\n")
 		for _, rs := range r.Reasons {
 			for _, line := range rs.Lines() {
-				fmt.Fprintf(w, "  %s\n", line)
+				out.Printf("  %s\n", line)
 			}
 		}
-		fmt.Fprintln(w, "\nraw values (not comparable):")
+		out.Println("\nraw values (not comparable):")
 	}
-	fmt.Fprintln(w)
+	out.Println()
 	var rows [][]string
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
-	if err := texttable.Write(w, []string{"arm", "n", "median", "mean", "cv", "delta", r.IntervalHeader(), "p", "verdict"}, rows); err != nil {
+	if err := texttable.Write(out, []string{"arm", "n", "median", "mean", "cv", "delta", r.IntervalHeader(), "p", "verdict"}, rows); err != nil {
 		return err
 	}
 	if r.Verdict != Censored {
-		fmt.Fprintf(w, "\ndesign: %s\n", r.DesignLine())
+		out.Printf("\ndesign: %s\n", r.DesignLine())
 		for _, d := range r.Deltas {
-			fmt.Fprintf(w, "%s: %s\n", d.Arm, d.How())
+			out.Printf("%s: %s\n", d.Arm, d.How())
 		}
 	}
-	r.writeStored(w)
+	r.writeStored(out)
 	if r.Workload != nil && r.Verdict != Censored {
-		fmt.Fprintf(w, "\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
+		out.Printf("\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}
 	for _, b := range r.Builds {
 		src := ""
 		if b.Source != "" {
 			src = ", from " + b.Source
 		}
-		fmt.Fprintf(w, "build of %s: %s (sha256 %.12s%s)\n", b.Arm, b.Binary, b.SHA256, src)
+		out.Printf("build of %s: %s (sha256 %.12s%s)\n", b.Arm, b.Binary, b.SHA256, src)
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		out.Printf("warning: %s\n", warn)
 	}
-	_, err := fmt.Fprintf(w, "\nverdict: %s\n", r.Headline())
-	return err
+	out.Printf("\nverdict: %s\n", r.Headline())
+	return out.Err()
 }
 
 // WriteSVGFile writes the plot of every run's value per arm to path.

@@ -3,13 +3,13 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 )
@@ -77,18 +77,25 @@ func CheckStored(current, stored []Run) []string {
 func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	runs := g.opts.Stored
 	st := &Stored{Path: g.opts.StoredPath, Runs: len(runs), Deltas: []Delta{}}
+	current := hardwareOf(g.runs)
 	for _, run := range runs {
 		if started, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
 			st.Started = started
 		}
-		if len(run.Machines) > 0 && st.Machine == "" {
-			st.Machine = machine.Class(run.Machines)
-			for _, cur := range g.runs {
-				if len(cur.Machines) > 0 && (machine.Class(cur.Machines) != st.Machine || len(cur.Machines) != len(run.Machines)) {
-					g.add(reason.New(reason.MachineMismatch, "the stored baseline %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
-						st.Path, len(run.Machines), st.Machine, cur.Path, len(cur.Machines), machine.Class(cur.Machines)))
-					return
-				}
+		if len(run.Machines) == 0 {
+			continue
+		}
+		// Every stored run, not its first only: a baseline whose later
+		// runs moved to other hardware measures the hardware as much.
+		class := machine.Class(run.Machines)
+		if st.Machine == "" {
+			st.Machine = class
+		}
+		for _, cur := range current {
+			if cur.class != class || cur.hosts != len(run.Machines) {
+				g.add(reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
+					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class))
+				return
 			}
 		}
 	}
@@ -132,18 +139,41 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	g.r.Stored = st
 }
 
+// hardware is a hardware class and host count, and the first run on it.
+type hardware struct {
+	class string
+	hosts int
+	path  string
+}
+
+// hardwareOf lists the distinct hardware the runs that recorded theirs ran
+// on, in run order.
+func hardwareOf(runs []Run) []hardware {
+	var out []hardware
+	for _, run := range runs {
+		if len(run.Machines) == 0 {
+			continue
+		}
+		h := hardware{class: machine.Class(run.Machines), hosts: len(run.Machines), path: run.Path}
+		if !slices.ContainsFunc(out, func(o hardware) bool { return o.class == h.class && o.hosts == h.hosts }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // StoredRegressed says whether an arm regressed against the stored baseline.
 func (r *Result) StoredRegressed() bool {
 	return r.Stored != nil && slices.ContainsFunc(r.Stored.Deltas, func(d Delta) bool { return d.Verdict == Regressed })
 }
 
 // writeStored prints the comparison with the stored baseline for a person.
-func (r *Result) writeStored(w io.Writer) {
+func (r *Result) writeStored(out *textout.Writer) {
 	st := r.Stored
 	if st == nil || r.Verdict == Censored {
 		return
 	}
-	fmt.Fprintf(w, "\nagainst the stored baseline %s: %d run(s)%s%s\n", st.Path, st.Runs, st.when(), st.on())
+	out.Printf("\nagainst the stored baseline %s: %d run(s)%s%s\n", st.Path, st.Runs, st.when(), st.on())
 	for _, d := range st.Deltas {
 		line := fmt.Sprintf("  %s now vs then: %s", d.Arm, d.Display)
 		if d.Display == "~" && d.Pct != nil {
@@ -155,7 +185,7 @@ func (r *Result) writeStored(w io.Writer) {
 		if p := d.decidingP(); p != "" {
 			line += " (p=" + p + ")"
 		}
-		fmt.Fprintf(w, "%s %s; %s\n", line, d.Verdict, d.How())
+		out.Printf("%s %s; %s\n", line, d.Verdict, d.How())
 	}
 }
 

@@ -28,7 +28,7 @@ func write(path string, data []byte, perm os.FileMode, sync bool) error {
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Abort()
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	f.nosync = !sync
 	return f.Commit()
@@ -43,17 +43,18 @@ type File struct {
 }
 
 // Create starts writing path; nothing is visible at path until Commit.
+// Its errors, and Commit's, name path.
 func Create(path string, perm os.FileMode) (*File, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
+	f := &File{File: tmp, path: path}
 	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, err
+		f.Abort()
+		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return &File{File: tmp, path: path}, nil
+	return f, nil
 }
 
 // Commit syncs the data and renames it into place.
@@ -61,32 +62,40 @@ func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("atomicfile: %s already committed or aborted", f.path)
 	}
+	err := f.commit()
+	if err != nil {
+		f.discard()
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
 	f.done = true
+	return nil
+}
+
+func (f *File) commit() error {
 	if !f.nosync { // see Publish
 		if err := f.Sync(); err != nil {
-			f.File.Close()
-			os.Remove(f.Name())
-			return fmt.Errorf("writing %s: %w", f.path, err)
+			return err
 		}
 	}
 	if err := f.File.Close(); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", f.path, err)
+		return err
 	}
-	if err := os.Rename(f.Name(), f.path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", f.path, err)
-	}
-	return nil
+	return os.Rename(f.Name(), f.path)
 }
 
 // Abort discards the temporary file; path is left as it was. It is safe to
 // call after Commit (it then does nothing), so it can be deferred.
 func (f *File) Abort() {
-	if f.done {
-		return
+	if !f.done {
+		f.discard()
 	}
+}
+
+// discard closes and removes the temporary file. Both are cleanup of a
+// file nobody will read: path never named it, so an error here loses
+// nothing (at worst a hidden temporary file stays beside path).
+func (f *File) discard() {
 	f.done = true
-	f.File.Close()
-	os.Remove(f.Name())
+	_ = f.File.Close()
+	_ = os.Remove(f.Name())
 }

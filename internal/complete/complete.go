@@ -4,6 +4,7 @@
 package complete
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,15 +29,23 @@ func Flags(root *cobra.Command) {
 		}
 		for name, values := range fixed {
 			if c.Flags().Lookup(name) != nil {
-				c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+				register(c, name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 			}
 		}
 		delete(fixed, "format")
 		for _, name := range []string{"arm", "calibrate", "baseline"} {
 			if c.Flags().Lookup(name) != nil {
-				c.RegisterFlagCompletionFunc(name, arms)
+				register(c, name, arms)
 			}
 		}
+	}
+}
+
+// register completes flag name of c (looked up first) with f: it fails only
+// when the flag has a completion already, a bug of this file.
+func register(c *cobra.Command, name string, f cobra.CompletionFunc) {
+	if err := c.RegisterFlagCompletionFunc(name, f); err != nil {
+		panic(fmt.Sprintf("completion of %s --%s: %v", c.Name(), name, err))
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // SHA256 is the lowercase hex SHA-256 of the file's content.
@@ -15,7 +17,7 @@ func SHA256(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err

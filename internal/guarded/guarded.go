@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // RefusedError says why a file was not opened: what it is, not whether
@@ -36,7 +38,7 @@ func Open(root *os.Root, name string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer parent.Close()
+	defer readonly.Close(parent)
 	raw, err := parent.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -63,11 +65,11 @@ func Open(root *os.Root, name string) (*os.File, error) {
 	f := os.NewFile(uintptr(fd), filepath.Join(root.Name(), name))
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
+		readonly.Close(f)
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		f.Close()
+		readonly.Close(f)
 		return nil, &RefusedError{name, fmt.Sprintf("is not a regular file (%s)", fi.Mode().Type())}
 	}
 	return f, nil
@@ -79,7 +81,7 @@ func ReadFile(root *os.Root, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer readonly.Close(f)
 	return io.ReadAll(f)
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // PrivateDir opens dir as a directory only this user may write, creating
@@ -37,7 +39,7 @@ func PrivateDir(dir string) (*os.Root, error) {
 		err = private(dir, opened)
 	}
 	if err != nil {
-		root.Close()
+		readonly.Close(root)
 		return nil, err
 	}
 	return root, nil

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/abbench/abbench/internal/readonly"
 )
 
 // AgentWithin bounds the wait for a started ssh-agent to answer; generous,
@@ -37,7 +39,12 @@ func StartSSHAgent(t testing.TB) string {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // an agent that exited already is fine
+		if err := <-exited; err != nil {
+			t.Logf("ssh-agent ended: %v", err) // killed, as it should be
+		}
+	})
 	err := Ready("ssh-agent on "+sock, AgentWithin, func() error {
 		select {
 		case err := <-exited:
@@ -61,8 +68,10 @@ func AgentAnswers(sock string) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	defer readonly.Close(c)
+	if err := c.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		return err
+	}
 	if _, err := agent.NewClient(c).List(); err != nil {
 		return fmt.Errorf("listing the keys of the agent on %s: %w", sock, err)
 	}

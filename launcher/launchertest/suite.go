@@ -34,7 +34,11 @@ func Run(t *testing.T, b Backend, dir string) {
 		if err != nil {
 			t.Fatalf("Start: %v", err)
 		}
-		t.Cleanup(func() { r.Cancel() })
+		t.Cleanup(func() {
+			if err := r.Cancel(); err != nil {
+				t.Errorf("Cancel: %v", err)
+			}
+		})
 		return r
 	}
 	wait := func(t *testing.T, r launcher.Run) launcher.Result {

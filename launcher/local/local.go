@@ -61,7 +61,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if err != nil {
 		return nil, err
 	}
-	defer logf.Close()
+	defer func() { _ = logf.Close() }() // the controller writes the log through its own descriptor; this one wrote nothing
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	marker := hex.EncodeToString(rnd[:])
@@ -75,7 +75,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	// A session of its own: its process group is the allocation.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(spec.Dir)
+		_ = os.RemoveAll(spec.Dir) // the run never started: what stays is its empty directory, and the error says why
 		return nil, fmt.Errorf("local launcher: starting %s: %w", argv[0], err)
 	}
 	grace := l.Grace

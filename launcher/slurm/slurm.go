@@ -154,7 +154,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		os.RemoveAll(spec.Dir)
+		_ = os.RemoveAll(spec.Dir) // the job was never submitted: what stays is its directory, and the error says why
 		return nil, fmt.Errorf("slurm launcher: sbatch: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	m := jobID.FindStringSubmatch(strings.TrimSpace(string(out)))
@@ -169,7 +169,9 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		grace = 60 * time.Second
 	}
 	r := &run{spec: spec, id: m[1], marker: marker, poll: poll, grace: grace, submitted: time.Now(), done: make(chan struct{})}
-	os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(r.id+"\n"), 0o644)
+	// A copy for a person in the run directory: the campaign's plan.json
+	// records the job id as the run's allocation, checked, whatever happens here.
+	_ = os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(r.id+"\n"), 0o644)
 	go r.watch()
 	return r, nil
 }
@@ -310,7 +312,8 @@ func (r *run) Cancel() error {
 	r.mu.Unlock()
 	if !pending {
 		// First SIGTERM to the batch script: the controller tears its ranks down.
-		exec.Command("scancel", "--batch", "--signal=TERM", r.id).Run()
+		// Best effort: a job this misses is cancelled outright after the grace.
+		_ = exec.Command("scancel", "--batch", "--signal=TERM", r.id).Run()
 		select {
 		case <-r.done:
 			return nil
