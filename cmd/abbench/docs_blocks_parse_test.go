@@ -17,7 +17,7 @@ type docBlock struct {
 	Commands []docCommand
 	Needs    []string         // what must exist for it to run (docNeeds)
 	Skip     string           // why it never runs here, or ""
-	Prints   []*regexp.Regexp // what its output must show
+	Stdout   []*regexp.Regexp // what its standard output must show
 	Setup    bool             // hidden from readers in an HTML comment
 }
 
@@ -57,7 +57,7 @@ func parseDocBlocks(file, text string) ([]docBlock, error) {
 			if docShellLangs[lang] {
 				b := docBlock{File: file, Line: i + 1, Setup: inSetup}
 				if pending != nil {
-					b.Needs, b.Skip, b.Prints = pending.Needs, pending.Skip, pending.Prints
+					b.Needs, b.Skip, b.Stdout = pending.Needs, pending.Skip, pending.Stdout
 				}
 				cmds, err := docCommands(file, i+2, lines[i+1:end], lang == "console")
 				if err != nil {
@@ -139,18 +139,18 @@ func parseDocDirectives(file string, line int, body string, b *docBlock) (setup 
 			b.Needs = append(b.Needs, arg)
 		case strings.HasPrefix(d, "skip:") && strings.TrimSpace(strings.TrimPrefix(d, "skip:")) != "":
 			b.Skip = strings.TrimSpace(strings.TrimPrefix(d, "skip:"))
-		case name == "prints":
+		case name == "stdout":
 			pattern, err := strconv.Unquote(arg)
 			if err != nil {
-				return false, fmt.Errorf("%s:%d: prints %s: want a double-quoted regular expression", file, line, arg)
+				return false, fmt.Errorf("%s:%d: stdout %s: want a double-quoted regular expression", file, line, arg)
 			}
 			re, err := regexp.Compile(pattern)
 			if err != nil {
-				return false, fmt.Errorf("%s:%d: prints %s: %v", file, line, arg, err)
+				return false, fmt.Errorf("%s:%d: stdout %s: %v", file, line, arg, err)
 			}
-			b.Prints = append(b.Prints, re)
+			b.Stdout = append(b.Stdout, re)
 		default:
-			return false, fmt.Errorf("%s:%d: unknown docs-test directive %q: want needs NAME, prints \"REGEX\", skip: REASON or setup", file, line, d)
+			return false, fmt.Errorf("%s:%d: unknown docs-test directive %q: want needs NAME, stdout \"REGEX\", skip: REASON or setup", file, line, d)
 		}
 	}
 	return setup, nil

@@ -176,7 +176,7 @@ func (r *docRunner) run(b docBlock) error {
 	if err := os.WriteFile(path, []byte(script.String()), 0o644); err != nil {
 		return err
 	}
-	output, runErr := r.shell.source(path, r.deadline)
+	output, stdout, runErr := r.shell.source(path, r.deadline)
 	got := map[int]int{}
 	if data, err := os.ReadFile(status); err == nil {
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
@@ -198,9 +198,9 @@ func (r *docRunner) run(b docBlock) error {
 	if runErr != nil {
 		return fmt.Errorf("%s:%d: %v\n%s", b.File, b.Line, runErr, tail(output, 30))
 	}
-	for _, re := range b.Prints {
-		if !re.MatchString(output) {
-			return fmt.Errorf("%s:%d: the block's output does not match %q\n%s", b.File, b.Line, re, tail(output, 30))
+	for _, re := range b.Stdout {
+		if !re.MatchString(stdout) {
+			return fmt.Errorf("%s:%d: the block's standard output does not match %q\n%s", b.File, b.Line, re, tail(output, 30))
 		}
 	}
 	return nil

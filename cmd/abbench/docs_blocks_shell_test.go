@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -17,7 +18,8 @@ type docShell struct {
 	cmd  *exec.Cmd
 	feed *os.File      // block paths, one a line, to the shell's fd 3
 	acks chan struct{} // one per block the shell has finished
-	out  *syncBuffer   // its stdout and stderr
+	out  *syncBuffer   // its stdout and stderr, as a terminal shows them
+	std  *syncBuffer   // its stdout alone
 	done chan struct{} // closed once bash has exited
 	err  error         // how it exited, once done is closed
 }
@@ -41,10 +43,10 @@ func startDocShell(dir string, env []string) (*docShell, error) {
 		feedW.Close()
 		return nil, err
 	}
-	s := &docShell{feed: feedW, acks: make(chan struct{}, 64), out: &syncBuffer{}, done: make(chan struct{})}
+	s := &docShell{feed: feedW, acks: make(chan struct{}, 64), out: &syncBuffer{}, std: &syncBuffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command("bash", "--noprofile", "--norc", "-c", docShellLoop)
 	s.cmd.Dir, s.cmd.Env = dir, env
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	s.cmd.Stdout, s.cmd.Stderr = io.MultiWriter(s.out, s.std), s.out
 	s.cmd.ExtraFiles = []*os.File{feedR, ackW}
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	s.cmd.WaitDelay = docShellGrace
@@ -70,23 +72,28 @@ func startDocShell(dir string, env []string) (*docShell, error) {
 	return s, nil
 }
 
-// source runs one block's script and returns its output, or an error when
-// the shell exited or the block ran past timeout (then the shell is stopped).
-func (s *docShell) source(path string, timeout time.Duration) (string, error) {
-	start := len(s.out.String())
+// source runs one block's script and returns what it printed (stdout and
+// stderr together) and its stdout alone, or an error when the shell
+// exited or the block ran past timeout (then the shell is stopped).
+func (s *docShell) source(path string, timeout time.Duration) (output, stdout string, err error) {
+	start, stdStart := len(s.out.String()), len(s.std.String())
+	printed := func() (string, string) { return s.out.String()[start:], s.std.String()[stdStart:] }
 	if _, err := fmt.Fprintln(s.feed, path); err != nil {
-		return "", fmt.Errorf("the shell has ended: %v", err)
+		return "", "", fmt.Errorf("the shell has ended: %v", err)
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	select {
 	case <-s.acks:
-		return s.out.String()[start:], nil
+		output, stdout = printed()
+		return output, stdout, nil
 	case <-s.done:
-		return s.out.String()[start:], fmt.Errorf("the shell ended (%v): a command of the block exited it", s.err)
+		output, stdout = printed()
+		return output, stdout, fmt.Errorf("the shell ended (%v): a command of the block exited it", s.err)
 	case <-deadline.C:
 		s.stop()
-		return s.out.String()[start:], fmt.Errorf("the block did not end within %s: stopped", timeout)
+		output, stdout = printed()
+		return output, stdout, fmt.Errorf("the block did not end within %s: stopped", timeout)
 	}
 }
 

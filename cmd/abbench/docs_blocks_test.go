@@ -19,8 +19,8 @@ package main
 //     <!-- docs-test: needs redis --> runs only where redis is; slurm, redis
 //     and root must be there under CI (CI set), gpu and cosign are skipped
 //     where missing, saying so;
-//     <!-- docs-test: prints "verdict: regressed" --> the block's output
-//     (stdout and stderr) matches that regular expression;
+//     <!-- docs-test: stdout "verdict: regressed" --> the block's standard
+//     output matches that regular expression;
 //     <!-- docs-test: skip: REASON --> never runs: only for a block no
 //     automated run can do.
 //   - <!-- docs-test: setup, then a block, then --> on its own line: a block
@@ -125,7 +125,7 @@ func TestDocBlocksParse(t *testing.T) {
 		"abbench run x.yaml \\",
 		"  --out y  # exit 3 or 5",
 		"```",
-		"<!-- docs-test: needs redis; prints \"verdict: (re|de)gressed; x\" -->", // 8
+		"<!-- docs-test: needs redis; stdout \"verdict: (re|de)gressed; x\" -->", // 8
 		"",
 		"```bash",
 		"echo '# exit 2' \"#x\" a#b",
@@ -165,7 +165,7 @@ func TestDocBlocksParse(t *testing.T) {
 		t.Errorf("continued command: line %d, %q", c.Line, c)
 	}
 	second := blocks[1]
-	if !slices.Equal(second.Needs, []string{"redis"}) || len(second.Prints) != 1 || second.Prints[0].String() != "verdict: (re|de)gressed; x" {
+	if !slices.Equal(second.Needs, []string{"redis"}) || len(second.Stdout) != 1 || second.Stdout[0].String() != "verdict: (re|de)gressed; x" {
 		t.Errorf("second block's markers: %+v", second)
 	}
 	if !slices.Equal(second.Commands[0].Exit, []int{0}) {
@@ -183,7 +183,7 @@ func TestDocBlocksParse(t *testing.T) {
 		{"```sh\necho\n", "d.md:1: the fence ``` is never closed"},
 		{"<!-- docs-test: needs gpus -->\n```sh\necho\n```", `d.md:1: needs "gpus": known are cosign, gpu, redis, root, slurm`},
 		{"<!-- docs-test: expect 3 -->\n```sh\necho\n```", `d.md:1: unknown docs-test directive "expect 3"`},
-		{"<!-- docs-test: prints regressed -->\n```sh\necho\n```", "d.md:1: prints regressed: want a double-quoted"},
+		{"<!-- docs-test: stdout regressed -->\n```sh\necho\n```", "d.md:1: stdout regressed: want a double-quoted"},
 		{"<!-- docs-test: needs redis -->\ntext\n```sh\necho\n```", "d.md:1: a docs-test marker not followed by a shell block"},
 		{"<!-- docs-test: needs redis -->\n```yaml\na: 1\n```", `d.md:1: a docs-test marker before a "yaml" block`},
 		{"<!-- docs-test: setup -->\n```sh\necho\n```", "d.md:1: a setup marker opens an HTML comment"},
@@ -224,8 +224,9 @@ func TestDocBlockRunner(t *testing.T) {
 		{"```sh\ntrue   # exit 1\n```", "d.md:2: true # exit 1: exit 0, want 1"},
 		{"```sh\nexit 0\necho after\n```", "d.md:2: exit 0: never finished"},
 		{"```sh\nfor i in 1 2; do\necho $i; done\n```", "d.md:2: for i in 1 2; do: not a whole command"},
-		{"<!-- docs-test: prints \"verdict: regressed\" -->\n```sh\necho verdict: improved\n```", `d.md:2: the block's output does not match "verdict: regressed"`},
-		{"<!-- docs-test: prints \"run --out x\" -->\n```sh\nabbench run --out x\n```", ""},
+		{"<!-- docs-test: stdout \"verdict: regressed\" -->\n```sh\necho verdict: improved\n```", `d.md:2: the block's standard output does not match "verdict: regressed"`},
+		{"<!-- docs-test: stdout \"verdict: regressed\" -->\n```sh\necho verdict: regressed >&2\n```", `d.md:2: the block's standard output does not match "verdict: regressed"`},
+		{"<!-- docs-test: stdout \"run --out x\" -->\n```sh\nabbench run --out x\n```", ""},
 	} {
 		blocks, err := parseDocBlocks("d.md", c.doc)
 		if err != nil {
