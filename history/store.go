@@ -79,7 +79,13 @@ func Read(path string) (entries []Entry, torn string, err error) {
 		var e Entry
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
-		if derr := dec.Decode(&e); derr != nil || e.Schema != Schema {
+		derr := dec.Decode(&e)
+		if _, more := dec.Token(); derr == nil && more != io.EOF {
+			// Two entries run together (or anything after one) would
+			// lose all but the first: the line is not an entry.
+			derr = errors.New("more than one JSON value on the line")
+		}
+		if derr != nil || e.Schema != Schema {
 			if last { // no newline after it: cut short
 				torn = fmt.Sprintf("%s:%d: an unfinished line (a writer stopped mid-line) is ignored", path, i+1)
 				continue
