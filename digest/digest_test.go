@@ -288,21 +288,3 @@ func TestRecordsFileRoundTrip(t *testing.T) {
 		t.Fatalf("tampered records accepted: %v", err)
 	}
 }
-
-func FuzzReadPrompts(f *testing.F) {
-	for _, s := range []string{"[1,2,3]\n", "\"a\\u00e9\"\n", "{\"prompt\":\"x\"}\n", "[", "[-0]", "\"\\ud800\\udc00\""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		one, err1 := Read(bytes.NewReader(data), "f", ReadOptions{Workers: 1})
-		defer func(c int) { chunkSize = c }(chunkSize)
-		chunkSize = 3
-		two, err2 := Read(bytes.NewReader(data), "f", ReadOptions{Workers: 2})
-		if (err1 == nil) != (err2 == nil) || one.Digest != two.Digest {
-			t.Fatalf("split changed the result: %v/%v %v/%v", one.Digest, err1, two.Digest, err2)
-		}
-		if err1 != nil && err2 != nil && err1.Error() != err2.Error() {
-			t.Fatalf("split changed the error: %v vs %v", err1, err2)
-		}
-	})
-}

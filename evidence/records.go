@@ -314,23 +314,29 @@ func (r *Record) parseVLLM(data []byte, format, flag string) {
 	r.flags(obj, flag)
 }
 
+// servingMetrics are the headline metrics of a serving result, each under
+// its own name, in the order their problems are said: a slice, not a map,
+// so the same record gives the same problems in the same order (a bundle's
+// evidence is derived again and must come out equal).
+var servingMetrics = []string{"output_throughput", "request_throughput", "total_token_throughput", "duration"}
+
 func (r *Record) fromServingObject(obj map[string]any) {
-	for key, name := range map[string]string{
-		"output_throughput": "output_throughput", "request_throughput": "request_throughput",
-		"total_token_throughput": "total_token_throughput", "duration": "duration",
-	} {
+	for _, key := range servingMetrics {
 		if v, ok := obj[key]; ok {
 			if f, ok := number(v); ok {
-				r.Metrics[name] = f
+				r.Metrics[key] = f
 			} else {
 				r.problem("%s is not a number", key)
 			}
 		}
 	}
-	for key, dst := range map[string]*int{"completed": &r.Completed, "num_prompts": &r.Requested, "failed": &r.Failed} {
-		if v, ok := obj[key]; ok {
-			if n, ok := r.count(key, v); ok {
-				*dst = n
+	for _, c := range []struct {
+		key string
+		dst *int
+	}{{"completed", &r.Completed}, {"num_prompts", &r.Requested}, {"failed", &r.Failed}} {
+		if v, ok := obj[c.key]; ok {
+			if n, ok := r.count(c.key, v); ok {
+				*c.dst = n
 			}
 		}
 	}
@@ -433,13 +439,15 @@ func (r *Record) parseAIPerf(data []byte, flag string) {
 		}
 	}
 	if f, ok := avg("request_count"); ok {
-		r.Completed = int(f)
+		if n, ok := r.count("request_count", f); ok {
+			r.Completed = n
+		}
 	}
 	errCount := 0
 	if f, ok := number(obj["error_request_count"]); ok {
-		errCount = int(f)
+		errCount, _ = r.count("error_request_count", f)
 	} else if f, ok := avg("error_request_count"); ok {
-		errCount = int(f)
+		errCount, _ = r.count("error_request_count", f)
 	}
 	if list, ok := obj["error_summary"].([]any); ok {
 		sum := 0
@@ -488,9 +496,13 @@ func (r *Record) parseConsole(data []byte) {
 		// failure count).
 		switch strings.ToLower(m[1]) {
 		case "successful requests", "number of requests":
-			r.Completed = int(v)
+			if n, ok := r.count(m[1], v); ok {
+				r.Completed = n
+			}
 		case "failed requests":
-			r.Failed = int(v)
+			if n, ok := r.count(m[1], v); ok {
+				r.Failed = n
+			}
 		case "output token throughput (tok/s)", "token throughput (tokens/sec)", "total output throughput (tokens/sec)":
 			r.Metrics["output_throughput"] = v
 		case "total token throughput (tok/s)", "total throughput (tok/s)", "total token throughput (tokens/sec)":
@@ -536,12 +548,17 @@ func (r *Record) parseRegex(data []byte, pattern string) {
 			continue
 		}
 		switch name {
-		case "completed":
-			r.Completed = int(v)
-		case "failed":
-			r.Failed = int(v)
-		case "requested":
-			r.Requested = int(v)
+		case "completed", "failed", "requested":
+			n, ok := r.count(name, v)
+			switch {
+			case !ok:
+			case name == "completed":
+				r.Completed = n
+			case name == "failed":
+				r.Failed = n
+			default:
+				r.Requested = n
+			}
 		default:
 			r.Metrics[name] = v
 		}

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,32 +67,6 @@ func TestPythonJSONKeepsStrings(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
-}
-
-func FuzzRecords(f *testing.F) {
-	entries, _ := os.ReadDir("testdata/records")
-	for _, e := range entries {
-		data, _ := os.ReadFile(filepath.Join("testdata", "records", e.Name()))
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "r")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		for _, format := range []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console"} {
-			r, err := ParseRecord(path, format, 10, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Valid && len(r.Problems) > 0 {
-				t.Fatalf("%s: valid with problems %v", format, r.Problems)
-			}
-			if r.Valid && (r.Failed > 0 || r.Completed < 10) {
-				t.Fatalf("%s: valid with %d completed, %d failed", format, r.Completed, r.Failed)
-			}
-		}
-	})
 }
 
 // Implausible records are invalid, each with a problem naming the field.

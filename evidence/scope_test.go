@@ -101,33 +101,6 @@ func TestScopeStale(t *testing.T) {
 	}
 }
 
-func FuzzScope(f *testing.F) {
-	f.Add([]byte("a\nb\n"), int64(0))
-	f.Add([]byte("\n\n\xff"), int64(1))
-	f.Fuzz(func(t *testing.T, data []byte, off int64) {
-		path := filepath.Join(t.TempDir(), "log")
-		os.WriteFile(path, data, 0o644)
-		var total int
-		var kept bytes.Buffer
-		n, err := Scope{File: path, Offset: off}.Read(func(line []byte, _ int64) { total += len(line) + 1 }, &kept)
-		if off < 0 || off > int64(len(data)) {
-			if err == nil {
-				t.Fatal("out-of-range offset accepted")
-			}
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n != int64(len(data))-off || !bytes.Equal(kept.Bytes(), data[off:]) {
-			t.Fatalf("read %d of %d bytes", n, int64(len(data))-off)
-		}
-		if total < int(n) {
-			t.Fatalf("lines cover %d of %d bytes", total, n)
-		}
-	})
-}
-
 func TestRequiredLiteral(t *testing.T) {
 	cases := map[string]string{
 		`mode rank=(?P<rank>\d+) terminal=(?P<t>\d)`: "mode rank=",

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -85,6 +86,11 @@ func parse(path string, data []byte) (entries []Entry, complete int, err error) 
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		derr := dec.Decode(&e)
+		if _, more := dec.Token(); derr == nil && more != io.EOF {
+			// Two entries run together (or anything after one) would
+			// lose all but the first: the line is not an entry.
+			derr = errors.New("more than one JSON value on the line")
+		}
 		if derr == nil && e.Schema != Schema {
 			derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
 		}

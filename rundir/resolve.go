@@ -112,6 +112,13 @@ func resolveCampaign(p string) ([]Found, error) {
 	listed := map[string]bool{}
 	for i := range plan.Runs {
 		pr := &plan.Runs[i]
+		if strings.ContainsAny(pr.Arm, `/\`) {
+			// plan.json is not signed: an arm "x/../../elsewhere" would lead
+			// the comparison to run directories outside the campaign.
+			found = append(found, Found{Source: filepath.Join(p, PlanFile), Planned: pr,
+				Problem: fmt.Sprintf("run %d of the plan names arm %q, which is no arm name: a campaign's runs lie in its %s directory", pr.Index, pr.Arm, RunsDir)})
+			continue
+		}
 		dir := RunDir(p, pr.Index, pr.Arm)
 		listed[filepath.Base(dir)] = true
 		attemptDir, err := LatestAttempt(dir)

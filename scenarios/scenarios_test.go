@@ -221,22 +221,6 @@ name: *h
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Add([]byte(base))
-	f.Add([]byte("arms: &a {x: *a}"))
-	f.Add([]byte("roles: [{name: a, after: [a]}]"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse(data, "fuzz.yaml")
-		if err == nil && s.MatchedDigest() == "" {
-			t.Fatal("valid scenario without matched digest")
-		}
-		var es Errors
-		if err != nil && !errors.As(err, &es) {
-			t.Fatalf("Parse returned %T, want Errors: %v", err, err)
-		}
-	})
-}
-
 func TestMetricHigherIsBetter(t *testing.T) {
 	for metric, higher := range map[string]bool{
 		"output_throughput": true, "request_throughput": true, "busbw_gbps": true, "total_token_throughput": true,

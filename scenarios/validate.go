@@ -65,7 +65,7 @@ func (v *validator) run() {
 	v.deadlines()
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = DefaultNoiseThreshold
-	} else if s.NoiseThreshold < 0 || s.NoiseThreshold > 100 {
+	} else if !(s.NoiseThreshold > 0 && s.NoiseThreshold <= 100) { // NaN too: no JSON, no matched digest
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}
 	v.launcher()

@@ -1,7 +1,6 @@
 package sshsig
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -44,22 +43,23 @@ func ReadAllowedSigners(file string) (*AllowedSigners, error) {
 }
 
 // ParseAllowedSigners parses allowed_signers content; errors name file:line.
+// Lines may be of any length (the content is in memory already): a line
+// too long for a line scanner would be an error naming no line.
 func ParseAllowedSigners(data []byte, file string) (*AllowedSigners, error) {
 	as := &AllowedSigners{File: file}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	for i, text := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(text)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		s, err := parseLine(line)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", file, n, err)
+			return nil, fmt.Errorf("%s:%d: %v", file, i+1, err)
 		}
-		s.Line = n
+		s.Line = i + 1
 		as.Signers = append(as.Signers, s)
 	}
-	return as, sc.Err()
+	return as, nil
 }
 
 // fields splits on spaces outside double quotes.

@@ -252,16 +252,6 @@ func TestPassphraseKeyFailsClearlyWithoutTerminal(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
-	f.Add([]byte(armorBegin + "\nU1NIU0lH\n" + armorEnd))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if s, err := Parse(data); err == nil {
-			s.Verify(ns, data)
-		}
-		ParseAllowedSigners(data, "f")
-	})
-}
-
 // TestPrincipalPatternsAsOpenSSH holds abbench's reading of the principals
 // of an allowed_signers line against ssh-keygen -Y verify itself: '*' and
 // '?', negation ("!ci@example.org,*" refuses ci@example.org), and no other

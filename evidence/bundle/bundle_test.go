@@ -324,13 +324,12 @@ func TestArchiveRoundTripIsReproducible(t *testing.T) {
 	}
 }
 
-func writeTar(t *testing.T, entries []tar.Header, bodies map[string][]byte) string {
-	path := filepath.Join(t.TempDir(), "evil.tar.gz")
-	f, _ := os.Create(path)
-	gz := gzip.NewWriter(f)
-	tw := tar.NewWriter(gz)
+// tarOf is a tar stream of entries, each regular file holding its body
+// (its size, unless the header gives one).
+func tarOf(entries []tar.Header, bodies map[string][]byte) []byte {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
 	for _, h := range entries {
-		h := h
 		body := bodies[h.Name]
 		if h.Typeflag == tar.TypeReg && h.Size == 0 {
 			h.Size = int64(len(body))
@@ -341,9 +340,25 @@ func writeTar(t *testing.T, entries []tar.Header, bodies map[string][]byte) stri
 		}
 	}
 	tw.Close()
+	return b.Bytes()
+}
+
+// gzipFile writes data gzip'd to a file in dir and returns its path.
+func gzipFile(t *testing.T, dir string, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	gz.Write(data)
 	gz.Close()
-	f.Close()
+	path := filepath.Join(dir, "a.tar.gz")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return path
+}
+
+func writeTar(t *testing.T, entries []tar.Header, bodies map[string][]byte) string {
+	return gzipFile(t, t.TempDir(), tarOf(entries, bodies))
 }
 
 func TestMaliciousArchives(t *testing.T) {

@@ -1,0 +1,103 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// FuzzRead reads any store. An error names a line of the store; a torn
+// line is the last one; every other non-blank line was one entry, a whole
+// JSON value; and the entries, written again as Append writes them, read
+// back the same.
+func FuzzRead(f *testing.F) {
+	seed := filepath.Join(f.TempDir(), "seed.jsonl")
+	d, iv, p := 4.5, [2]float64{1, 8}, 0.01
+	cmp := Entry{Kind: KindComparison, Key: "k", Scenario: "s", Arm: "b", Baseline: "a", Metric: "m", DeltaPct: &d, Interval: &iv, P: &p,
+		Verdict: "improved", N: 6, Method: "paired-t", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)), Signed: true}
+	if _, _, err := Append(seed, []Entry{runEntry("a", 1), runEntry("b", 2.5), cmp}); err != nil {
+		f.Fatal(err)
+	}
+	store, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	line := string(bytes.SplitN(store, []byte("\n"), 2)[0])
+	f.Add(store)
+	for _, s := range []string{
+		line + "\n" + line[:len(line)/2],
+		line + "\n\n  \n" + line + "\n",
+		`{"schema":"abbench-history-v0","kind":"run"}` + "\n",
+		`{"schema":"abbench-history-v1","kind":"run","value":1,"extra":2}` + "\n",
+		`{"schema":"abbench-history-v1","value":1e999}` + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 256<<10 {
+			return
+		}
+		path := filepath.Join(t.TempDir(), "h.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(data, []byte("\n"))
+		named := regexp.MustCompile("^" + regexp.QuoteMeta(path) + `:(\d+): `)
+		lineOf := func(msg string) int {
+			m := named.FindStringSubmatch(msg)
+			if m == nil {
+				t.Fatalf("%q names no line of the store", msg)
+			}
+			n, _ := strconv.Atoi(m[1])
+			if n < 1 || n > len(lines) {
+				t.Fatalf("%q names line %d of %d", msg, n, len(lines))
+			}
+			return n
+		}
+		entries, torn, err := Read(path)
+		if err != nil {
+			lineOf(err.Error())
+			return
+		}
+		tornLine := 0
+		if torn != "" {
+			if tornLine = lineOf(torn); tornLine != len(lines) {
+				t.Fatalf("torn line %d is not the last, %d", tornLine, len(lines))
+			}
+		}
+		var kept [][]byte
+		for i, l := range lines {
+			if len(bytes.TrimSpace(l)) > 0 && i+1 != tornLine {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) != len(entries) {
+			t.Fatalf("%d entries from %d lines", len(entries), len(kept))
+		}
+		for i, l := range kept {
+			if !json.Valid(l) {
+				t.Fatalf("entry %d came from a line that is not one JSON value: %q", i, l)
+			}
+		}
+		var again bytes.Buffer
+		for _, e := range entries {
+			b, err := json.Marshal(e)
+			if err != nil {
+				t.Fatalf("an entry read does not marshal: %v", err)
+			}
+			again.Write(append(b, '\n'))
+		}
+		path2 := filepath.Join(t.TempDir(), "h.jsonl")
+		os.WriteFile(path2, again.Bytes(), 0o644)
+		back, torn, err := Read(path2)
+		enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+		if a, b := enc(entries), enc(back); err != nil || torn != "" || a != b {
+			t.Fatalf("written again, the entries read back differ (%v, %q):\n%s\n%s", err, torn, a, b)
+		}
+	})
+}
