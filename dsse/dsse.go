@@ -126,7 +126,16 @@ func (e *Envelope) VerifyWith(key ssh.PublicKey) error {
 		return err
 	}
 	var last error = errors.New("dsse: no signature")
+	id := KeyID(key)
 	for _, s := range e.Signatures {
+		// A keyid is an unsigned hint, but one naming another key says the
+		// signature is not this key's: it does not count (as stock DSSE
+		// verifiers such as go-securesystemslib's hold it), whatever its
+		// bytes, so abbench and they accept the same envelopes.
+		if s.KeyID != "" && s.KeyID != id {
+			last = fmt.Errorf("dsse: signature %s: the keyid names another key than %s", s.KeyID, id)
+			continue
+		}
 		sig, err := base64.StdEncoding.DecodeString(s.Sig)
 		if err != nil {
 			last = fmt.Errorf("dsse: signature %s: %w", s.KeyID, err)

@@ -247,6 +247,13 @@ func TestTamperMatrix(t *testing.T) {
 			env, _ := dsse.Sign(other, dsse.InTotoPayloadType, manifest)
 			data, _ := json.Marshal(env)
 			os.WriteFile(filepath.Join(d, DSSEFile), data, 0o644)
+		}, nil, "the keyid names another key than"},
+		{"DSSE envelope signed by another key under the trusted key's keyid", func(t *testing.T, d string) {
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			env, _ := dsse.Sign(other, dsse.InTotoPayloadType, manifest)
+			env.Signatures[0].KeyID = dsse.KeyID(signer.PublicKey())
+			data, _ := json.Marshal(env)
+			os.WriteFile(filepath.Join(d, DSSEFile), data, 0o644)
 		}, nil, "manifest.dsse.json: dsse: the signature does not verify"},
 		{"DSSE payload type changed", func(t *testing.T, d string) {
 			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
