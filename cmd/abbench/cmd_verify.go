@@ -21,11 +21,11 @@ type verifyOptions struct {
 func newVerifyCmd() *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
-		Use:     "verify BUNDLE... --allowed-signers FILE",
-		Short:   "Check bundles' signatures, manifests and evidence",
+		Use:     "verify PATH... --allowed-signers FILE",
+		Short:   "Check bundles' signatures, manifests and evidence: a bundle, a run, or a whole campaign",
 		Long:    help("verify"),
 		Example: help("verify.examples"),
-		Args:    argsUsage(cobra.MinimumNArgs(1), "give the bundles to verify"),
+		Args:    argsUsage(cobra.MinimumNArgs(1), "give the bundles, runs or campaigns to verify"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd.OutOrStdout(), opts, args)
 		},

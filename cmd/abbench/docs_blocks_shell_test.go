@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -25,8 +26,14 @@ type docShell struct {
 }
 
 // docShellLoop reads block paths and sources each, with fds 3 and 4 closed
-// for its commands.
-const docShellLoop = `while IFS= read -r -u 3 __docs_block; do . "$__docs_block" 3<&- 4>&-; echo >&4; done`
+// for its commands. After a block it writes an end line on stdout and on
+// stderr, then acknowledges on fd 4: the ack says the block ended, the end
+// lines say its output has come through the two pipes (each is read by a
+// goroutine of its own, so the ack alone may overtake the output).
+const docShellLoop = `while IFS= read -r -u 3 __docs_block; do . "$__docs_block" 3<&- 4>&-; printf '\n%s\n' "` + docShellEnd + `$__docs_block"; printf '\n%s\n' "` + docShellEnd + `$__docs_block" >&2; echo >&4; done`
+
+// docShellEnd starts the line that ends a block's output on each stream.
+const docShellEnd = "__docs_block_end "
 
 // docShellGrace is how long a shell's processes get between SIGTERM
 // (abbench tears its runs down) and SIGKILL.
@@ -85,8 +92,18 @@ func (s *docShell) source(path string, timeout time.Duration) (output, stdout st
 	defer deadline.Stop()
 	select {
 	case <-s.acks:
+		// The block ended; its output is whole once both end lines are in.
+		end := "\n" + docShellEnd + path + "\n"
+		for strings.Count(s.out.String()[start:], end) < 2 || !strings.Contains(s.std.String()[stdStart:], end) {
+			select {
+			case <-deadline.C:
+				output, stdout = printed()
+				return output, stdout, fmt.Errorf("the block ended, but its output did not come through within %s", timeout)
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
 		output, stdout = printed()
-		return output, stdout, nil
+		return strings.ReplaceAll(output, end, ""), strings.ReplaceAll(stdout, end, ""), nil
 	case <-s.done:
 		output, stdout = printed()
 		return output, stdout, fmt.Errorf("the shell ended (%v): a command of the block exited it", s.err)
