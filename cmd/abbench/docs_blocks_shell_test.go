@@ -32,6 +32,9 @@ type docShell struct {
 // goroutine of its own, so the ack alone may overtake the output).
 const docShellLoop = `while IFS= read -r -u 3 __docs_block; do . "$__docs_block" 3<&- 4>&-; printf '\n%s\n' "` + docShellEnd + `$__docs_block"; printf '\n%s\n' "` + docShellEnd + `$__docs_block" >&2; echo >&4; done`
 
+// docShellDrain bounds the wait for a block's output once it has ended.
+const docShellDrain = 30 * time.Second
+
 // docShellEnd starts the line that ends a block's output on each stream.
 const docShellEnd = "__docs_block_end "
 
@@ -93,17 +96,26 @@ func (s *docShell) source(path string, timeout time.Duration) (output, stdout st
 	select {
 	case <-s.acks:
 		// The block ended; its output is whole once both end lines are in.
-		end := "\n" + docShellEnd + path + "\n"
-		for strings.Count(s.out.String()[start:], end) < 2 || !strings.Contains(s.std.String()[stdStart:], end) {
-			select {
-			case <-deadline.C:
+		// That takes the two copying goroutines a moment, bounded on its
+		// own: the block's time has been spent by the block.
+		// The shell may write an end line's leading newline apart from the
+		// rest, and the streams interleave in the combined output: each end
+		// line is found by its own text.
+		end := docShellEnd + path + "\n"
+		through := func() bool {
+			return strings.Count(s.out.String()[start:], end) == 2 && strings.Contains(s.std.String()[stdStart:], end)
+		}
+		strip := func(text string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(text, "\n"+end, ""), end, "")
+		}
+		for wait := time.Now().Add(docShellDrain); !through(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(wait) {
 				output, stdout = printed()
-				return output, stdout, fmt.Errorf("the block ended, but its output did not come through within %s", timeout)
-			case <-time.After(5 * time.Millisecond):
+				return output, stdout, fmt.Errorf("the block ended, but its output did not come through within %s", docShellDrain)
 			}
 		}
 		output, stdout = printed()
-		return strings.ReplaceAll(output, end, ""), strings.ReplaceAll(stdout, end, ""), nil
+		return strip(output), strip(stdout), nil
 	case <-s.done:
 		output, stdout = printed()
 		return output, stdout, fmt.Errorf("the shell ended (%v): a command of the block exited it", s.err)
