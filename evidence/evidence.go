@@ -875,35 +875,6 @@ func (c *collector) take(f *RankFacts, rule string, named map[string]string) {
 	}
 }
 
-func (c *collector) throughput() {
-	t := c.s.Evidence.Throughput
-	if t == nil {
-		return
-	}
-	expanded, err := scenarios.Expand(t.File, c.data(nil, 0))
-	if err != nil {
-		return
-	}
-	requested := c.s.Workload.Total() // 0: the record says
-	metric := t.Metric
-	if metric == "" {
-		metric = "output_throughput"
-	}
-	c.e.HeadlineMetric = metric
-	c.e.HigherIsBetter = t.HigherIsBetter
-	var rec *Record
-	rel, data, err := c.readLocal(expanded)
-	if err != nil {
-		rec = newRecord(t.Format, rel)
-		rec.problem("no record: %v", strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
-	} else {
-		rec = ParseRecordFlag(data, rel, t.Format, requested, t.Pattern, metric, t.Valid)
-		c.input(rel)
-	}
-	rec.File = rel
-	c.e.Throughput = rec
-}
-
 func (c *collector) factsOf(role string) []RankFacts {
 	var out []RankFacts
 	for _, f := range c.e.Ranks {

@@ -22,11 +22,11 @@ cd "$(dirname "$0")/.."
 # PACKAGE TARGET, one per line: every parser that reads bytes from outside.
 targets="
 scenarios FuzzParse
-evidence FuzzRecords
-evidence FuzzRecordRegex
 evidence FuzzScope
 evidence FuzzLineSearch
 evidence FuzzRankLogs
+evidence/records FuzzRecords
+evidence/records FuzzRecordRegex
 evidence/bundle FuzzUnpack
 evidence/bundle FuzzUnpackVerified
 sshsig FuzzSignature

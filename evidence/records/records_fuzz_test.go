@@ -1,4 +1,4 @@
-package evidence
+package records
 
 import (
 	"math"
@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/internal/fuzzseed"
-	"github.com/abbench/abbench/scenarios"
 )
 
 // recordSeeds are the records the real tools wrote and the hand-made ones.
-var recordSeeds = []string{"testdata/records/*", "../testdata/records/*/*"}
+var recordSeeds = []string{"testdata/records/*", "../../testdata/records/*/*"}
 
 // FuzzRecords parses any bytes in every JSON and console format (the regex
 // format has FuzzRecordRegex) against a workload of requested requests:
@@ -37,23 +36,23 @@ func FuzzRecords(f *testing.F) {
 		if len(data) > 256<<10 {
 			return
 		}
-		for _, format := range scenarios.ThroughputFormats {
+		for _, format := range Formats() {
 			if format == "regex" {
 				continue
 			}
-			r := ParseRecordFlag(data, "r", format, int(requested), "", "output_throughput", "")
+			r := Parse(data, "r", Spec{Format: format, Requested: int(requested), Metric: "output_throughput"})
 			checkRecord(t, r, int(requested), "output_throughput")
 			// Several parses: a result in map order differs from the first
 			// in one of them all but surely.
 			for range 8 {
-				if again := ParseRecordFlag(data, "r", format, int(requested), "", "output_throughput", ""); !reflect.DeepEqual(r, again) {
+				if again := Parse(data, "r", Spec{Format: format, Requested: int(requested), Metric: "output_throughput"}); !reflect.DeepEqual(r, again) {
 					t.Fatalf("%s: two parses of the same bytes differ:\n%+v\n%+v", format, r, again)
 				}
 			}
 			if format == "console" && r.Valid {
 				checkConsoleCount(t, data, r)
 			}
-			flagged := ParseRecordFlag(data, "r", format, int(requested), "", "output_throughput", "fuzz_ok")
+			flagged := Parse(data, "r", Spec{Format: format, Requested: int(requested), Metric: "output_throughput", Flag: "fuzz_ok"})
 			checkRecord(t, flagged, int(requested), "output_throughput")
 			if flagged.Valid && (flagged.ValidityFlag == nil || !*flagged.ValidityFlag) {
 				t.Fatalf("%s: valid without the validity flag the scenario requires", format)
@@ -81,7 +80,7 @@ func FuzzRecordRegex(f *testing.F) {
 		if re, err := regexp.Compile(pattern); err == nil && slices.Contains(re.SubexpNames(), "request_throughput") {
 			metric = "request_throughput"
 		}
-		r := ParseRecordFlag(data, "r", "regex", int(requested), pattern, metric, "")
+		r := Parse(data, "r", Spec{Format: "regex", Requested: int(requested), Pattern: pattern, Metric: metric})
 		checkRecord(t, r, int(requested), metric)
 		if _, err := regexp.Compile(pattern); err != nil && r.Valid {
 			t.Fatalf("a pattern that does not compile gave a valid record: %v", err)

@@ -1,4 +1,4 @@
-package evidence
+package records
 
 import (
 	"path/filepath"
@@ -35,7 +35,7 @@ func TestRecordFormats(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.format+"/"+c.file, func(t *testing.T) {
-			r, err := ParseRecord(filepath.Join("testdata", "records", c.file), c.format, c.requested, c.pattern)
+			r, err := ParseFile(filepath.Join("testdata", "records", c.file), Spec{Format: c.format, Requested: c.requested, Pattern: c.pattern, Metric: "output_throughput"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,10 +53,10 @@ func TestRecordFormats(t *testing.T) {
 }
 
 func TestRecordMissingFileIsAnError(t *testing.T) {
-	if _, err := ParseRecord(filepath.Join(t.TempDir(), "none.json"), "vllm", 1, ""); err == nil {
+	if _, err := ParseFile(filepath.Join(t.TempDir(), "none.json"), Spec{Format: "vllm", Requested: 1, Metric: "output_throughput"}); err == nil {
 		t.Fatal("no error for a missing record")
 	}
-	if _, err := ParseRecord("testdata/records/vllm.json", "csv", 1, ""); err == nil {
+	if _, err := ParseFile("testdata/records/vllm.json", Spec{Format: "csv", Requested: 1, Metric: "output_throughput"}); err == nil {
 		t.Fatal("unknown format accepted")
 	}
 }
@@ -89,13 +89,13 @@ func TestImplausibleRecords(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := ParseRecordFlag([]byte(c.record), "r.json", "vllm", 4, "", "output_throughput", c.flag)
+			r := Parse([]byte(c.record), "r.json", Spec{Format: "vllm", Requested: 4, Metric: "output_throughput", Flag: c.flag})
 			if r.Valid || !strings.Contains(strings.Join(r.Problems, "; "), c.want) {
 				t.Fatalf("valid %v, problems %q, want %q", r.Valid, r.Problems, c.want)
 			}
 		})
 	}
-	if r := ParseRecordFlag([]byte(`{`+ok+`, "is_valid": true, "x": {"a": 1, "b": [{"a": 1}]}}`), "r.json", "vllm", 4, "", "output_throughput", "is_valid"); !r.Valid {
+	if r := Parse([]byte(`{`+ok+`, "is_valid": true, "x": {"a": 1, "b": [{"a": 1}]}}`), "r.json", Spec{Format: "vllm", Requested: 4, Metric: "output_throughput", Flag: "is_valid"}); !r.Valid {
 		t.Fatalf("a plausible record with its flag is invalid: %v", r.Problems)
 	}
 }
@@ -104,11 +104,11 @@ func TestImplausibleRecords(t *testing.T) {
 // say why a run is no valid submission.
 func TestAIPerfSchemas(t *testing.T) {
 	nested := `{"records": {"output_token_throughput": {"unit": "tokens/sec", "avg": 512.5}, "request_count": {"unit": "requests", "avg": 4}}}`
-	if r := ParseRecordFlag([]byte(nested), "p.json", "aiperf", 4, "", "output_throughput", ""); !r.Valid || r.Metrics["output_throughput"] != 512.5 {
+	if r := Parse([]byte(nested), "p.json", Spec{Format: "aiperf", Requested: 4, Metric: "output_throughput"}); !r.Valid || r.Metrics["output_throughput"] != 512.5 {
 		t.Fatalf("nested schema: %+v", r)
 	}
 	invalid := `{"output_token_throughput": {"avg": 512.5}, "request_count": {"avg": 4}, "runtime_submission_invalid_reasons": ["warmup overlapped the measurement"]}`
-	if r := ParseRecordFlag([]byte(invalid), "p.json", "aiperf", 4, "", "output_throughput", ""); r.Valid || !strings.Contains(strings.Join(r.Problems, ";"), "warmup overlapped") {
+	if r := Parse([]byte(invalid), "p.json", Spec{Format: "aiperf", Requested: 4, Metric: "output_throughput"}); r.Valid || !strings.Contains(strings.Join(r.Problems, ";"), "warmup overlapped") {
 		t.Fatalf("invalid submission accepted: %+v", r)
 	}
 }

@@ -1,4 +1,4 @@
-package evidence
+package records
 
 import (
 	"math"
@@ -71,10 +71,10 @@ func TestCorpus(t *testing.T) {
 		"aiperf/llama32-3b-half-timed-out.json": {"aiperf", 20, map[string]float64{"output_throughput": 0.57520480976081, "request_throughput": 0.05229134634189182,
 			"total_token_throughput": 1.0719726000087824, "duration": 191.236231223}, 10, 10, false, "10 of 20 requests failed"},
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "records", "*", "*"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "records", "*", "*"))
 	var seen []string
 	for _, path := range files {
-		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "records"), path)
+		rel, _ := filepath.Rel(filepath.Join("..", "..", "testdata", "records"), path)
 		rel = filepath.ToSlash(rel)
 		seen = append(seen, rel)
 		w, ok := cases[rel]
@@ -86,7 +86,7 @@ func TestCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := ParseRecordFlag(data, rel, w.format, w.requests, "", "output_throughput", "")
+		r := Parse(data, rel, Spec{Format: w.format, Requested: w.requests, Metric: "output_throughput"})
 		for name, v := range w.metrics {
 			if got, ok := r.Metrics[name]; !ok || math.Abs(got-v) > 1e-9*math.Abs(v) {
 				t.Errorf("%s: %s = %v (present %v), want %v", rel, name, got, ok, v)
@@ -100,7 +100,7 @@ func TestCorpus(t *testing.T) {
 		}
 		// The same record against a workload it did not serve is invalid, naming the counts.
 		if w.valid {
-			if other := ParseRecordFlag(data, rel, w.format, w.requests+1, "", "output_throughput", ""); other.Valid {
+			if other := Parse(data, rel, Spec{Format: w.format, Requested: w.requests + 1, Metric: "output_throughput"}); other.Valid {
 				t.Errorf("%s: valid against %d requests", rel, w.requests+1)
 			}
 		}
@@ -120,11 +120,11 @@ func TestCorpus(t *testing.T) {
 // completed: against the 996 they completed they are valid.
 func TestCorpusSGLangFailuresFromWorkload(t *testing.T) {
 	for rel, format := range map[string]string{"sglang/lora-sglang-rate2.jsonl": "sglang", "console/sglang-lora-rate2.txt": "console"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "records", rel))
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "records", rel))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := ParseRecordFlag(data, rel, format, 996, "", "output_throughput", ""); !r.Valid {
+		if r := Parse(data, rel, Spec{Format: format, Requested: 996, Metric: "output_throughput"}); !r.Valid {
 			t.Errorf("%s against 996 requests: invalid %v", rel, r.Problems)
 		}
 	}

@@ -1,0 +1,62 @@
+package records
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var consoleLine = regexp.MustCompile(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Total throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)|Number of requests|Token Throughput \(tokens/sec\)|Total Output Throughput \(tokens/sec\)|Total Token Throughput \(tokens/sec\)|Request Throughput \(req/sec\)|Total Latency \(ms\)):\s*([0-9.eE+-]+)`)
+
+// parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
+// marker or failed requests make it invalid. Without a "Failed requests:"
+// line, failures are the requested count minus the successful ones.
+func (r *Record) parseConsole(data []byte, _ Spec) {
+	if bytes.Contains(data, []byte("!FAILED REQUESTS!")) {
+		r.problem("the summary carries a !FAILED REQUESTS! marker")
+	}
+	found := false
+	for _, line := range strings.Split(string(data), "\n") {
+		m := consoleLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		found = true
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			r.problem("%s: %q is not a number", m[1], m[2])
+			continue
+		}
+		// vLLM and SGLang print the first spelling of each line; trtllm-bench's
+		// PERFORMANCE OVERVIEW the second ("Number of requests" counts the
+		// completed ones: a failed request fails its run, so it has no
+		// failure count).
+		switch strings.ToLower(m[1]) {
+		case "successful requests", "number of requests":
+			if n, ok := r.count(m[1], v); ok {
+				r.Completed = n
+			}
+		case "failed requests":
+			if n, ok := r.count(m[1], v); ok {
+				r.Failed = n
+			}
+		case "output token throughput (tok/s)", "token throughput (tokens/sec)", "total output throughput (tokens/sec)":
+			r.Metrics["output_throughput"] = v
+		case "total token throughput (tok/s)", "total throughput (tok/s)", "total token throughput (tokens/sec)":
+			r.Metrics["total_token_throughput"] = v
+		case "request throughput (req/s)", "request throughput (req/sec)":
+			r.Metrics["request_throughput"] = v
+		case "benchmark duration (s)":
+			r.Metrics["duration"] = v
+		case "total latency (ms)":
+			r.Metrics["duration"] = v / 1000
+		}
+	}
+	if !found {
+		r.problem("no benchmark summary lines (vLLM and SGLang: Successful requests:, Output token throughput (tok/s): ...; trtllm-bench: Number of requests:, Token Throughput (tokens/sec): ...)")
+	}
+	if r.Completed >= 0 && r.Failed >= 0 {
+		r.Requested = r.Completed + r.Failed
+	}
+}

@@ -1,0 +1,65 @@
+package records
+
+import (
+	"maps"
+	"math"
+	"slices"
+)
+
+// MaxPlausible bounds every metric: no serving system moves 10^12 tokens
+// or requests a second, and a record claiming so is broken.
+const MaxPlausible = 1e12
+
+// finish applies the rules every format shares, after its parser: the
+// record must hold the spec's metric and, when the spec names one, its
+// validity flag; the spec's requested count is the workload's (0 when
+// unknown). Valid means: the record parsed; it holds
+// the metric; completed is known, whole and non-negative, equals the
+// requests, and no request failed; the record's own request count equals
+// the workload's; every metric is finite, positive and below MaxPlausible.
+func (r *Record) finish(spec Spec) {
+	requested, flag, metric := spec.Requested, spec.Flag, spec.Metric
+	if requested > 0 && r.Requested >= 0 && r.Requested != requested {
+		r.problem("the record's own request count (%d) is not the workload's requests (%d)", r.Requested, requested)
+	}
+	if requested > 0 && r.Requested < 0 {
+		r.Requested = requested
+	}
+	if r.Requested >= 0 && r.Completed >= 0 && r.Failed < 0 {
+		r.Failed = r.Requested - r.Completed
+	}
+	// The counts come first: failed requests are the usual root cause of a
+	// missing or zero throughput (a tool that saw no request succeed
+	// writes no throughput, and may write no completed count either).
+	switch {
+	case r.Failed > 0 && r.Requested >= 0:
+		r.problem("%d of %d requests failed", r.Failed, r.Requested)
+	case r.Failed > 0:
+		r.problem("%d requests failed", r.Failed)
+	case r.Completed < 0:
+		r.problem("no count of completed requests")
+	case r.Requested >= 0 && r.Completed > r.Requested:
+		r.problem("completed %d is more than the %d requests", r.Completed, r.Requested)
+	case requested > 0 && r.Completed < requested:
+		r.problem("%d of %d requested requests completed", r.Completed, requested)
+	}
+	if _, ok := r.Metrics[metric]; !ok {
+		if metric == "output_throughput" {
+			r.problem("no output token throughput")
+		} else {
+			r.problem("no %s", metric)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Metrics)) {
+		if v := r.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v >= MaxPlausible {
+			r.problem("%s %g is not plausible (a finite value above 0 and below %g)", name, v, MaxPlausible)
+		}
+	}
+	if flag != "" && r.ValidityFlag == nil {
+		r.problem("the record lacks its validity flag %q (the scenario requires it)", flag)
+	}
+	if r.ValidityFlag != nil && !*r.ValidityFlag {
+		r.problem("the record's validity flag is false")
+	}
+	r.Valid = len(r.Problems) == 0
+}

@@ -1,0 +1,145 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// ValidityKey is the validity flag abbench's simulator writes; a record
+// that carries it false is invalid. No format requires it.
+const ValidityKey = "valid"
+
+// toolFlags are the validity flags real tools write: TensorRT-LLM's perf
+// database records carry b_is_valid. A record that has one must have it true.
+var toolFlags = []string{ValidityKey, "b_is_valid"}
+
+// flags reads the tools' validity flags (and the scenario's, flag) from a
+// record object.
+func (r *Record) flags(obj map[string]any, flag string) {
+	for _, key := range append(slices.Clone(toolFlags), flag) {
+		v, ok := obj[key]
+		if key == "" || !ok {
+			continue
+		}
+		b, isBool := v.(bool)
+		if !isBool {
+			r.problem("validity flag %q is not true or false", key)
+			continue
+		}
+		if r.ValidityFlag == nil || !b {
+			r.ValidityFlag = &b
+		}
+	}
+}
+
+func decodeObject(data []byte) (map[string]any, error) {
+	data = pythonJSON(data)
+	if key, dup := duplicateKey(data); dup {
+		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return obj, nil
+}
+
+// pythonJSON replaces the non-standard tokens Python's json module writes
+// for float("inf") and float("nan") (Infinity, -Infinity, NaN) with null,
+// outside strings, so records written by Python benchmark clients parse.
+func pythonJSON(data []byte) []byte {
+	if !bytes.Contains(data, []byte("Infinity")) && !bytes.Contains(data, []byte("NaN")) {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+		}
+		replaced := false
+		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(data[i:], []byte(tok)) {
+				out = append(out, "null"...)
+				i += len(tok) - 1
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// duplicateKey finds a key given twice in one JSON object, at any depth.
+func duplicateKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		expect bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				if top != nil && top.object {
+					top.expect = true
+				}
+				stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
+			case '[':
+				if top != nil && top.object {
+					top.expect = true
+				}
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.expect {
+				if top.keys[t] {
+					return t, true
+				}
+				top.keys[t] = true
+				top.expect = false
+				continue
+			}
+		}
+		if top != nil && top.object {
+			top.expect = true
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package records
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+)
+
+// Spec says how to read a record and what it must hold.
+type Spec struct {
+	// Format names the parser (a key of parsers).
+	Format string
+	// Requested is the number of requests the workload sent; 0 when the
+	// record says (workload.requests: from-record).
+	Requested int
+	// Pattern is the regular expression of the regex format.
+	Pattern string
+	// Metric is the headline metric the record must hold.
+	Metric string
+	// Flag, when set, names a validity flag the scenario requires
+	// (throughput.valid) in a JSON record.
+	Flag string
+}
+
+// parsers reads each format, by name. A parser fills the record from the
+// file's bytes, saying every problem it meets; it need not judge the
+// counts or the metrics: finish does, after it, for every format.
+var parsers = map[string]func(r *Record, data []byte, spec Spec){
+	"vllm":        (*Record).parseVLLM,
+	"trtllm":      (*Record).parseVLLM,
+	"vllm-append": (*Record).parseVLLMAppend,
+	"sglang":      (*Record).parseSGLang,
+	"aiperf":      (*Record).parseAIPerf,
+	"console":     (*Record).parseConsole,
+	"regex":       (*Record).parseRegex,
+}
+
+// Formats are the names of the formats a record can be read in, sorted.
+func Formats() []string { return slices.Sorted(maps.Keys(parsers)) }
+
+// Parse reads a record already read from the file named path. A record
+// that cannot be parsed, or breaks a rule (see Record.finish), is returned
+// with Valid false and its problems; so is one of an unknown format.
+func Parse(data []byte, path string, spec Spec) *Record {
+	r := newRecord(spec.Format, path)
+	parse, ok := parsers[spec.Format]
+	if !ok {
+		r.problem("unknown throughput record format %q", spec.Format)
+		return r
+	}
+	parse(r, data, spec)
+	r.finish(spec)
+	return r
+}
+
+// ParseFile reads and parses the record at path. An unknown format or an
+// unreadable file is an error; a record that does not parse is not (see
+// Parse).
+func ParseFile(path string, spec Spec) (*Record, error) {
+	if _, ok := parsers[spec.Format]; !ok {
+		return nil, fmt.Errorf("unknown throughput record format %q", spec.Format)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path, spec), nil
+}
