@@ -96,50 +96,61 @@ func pythonJSON(data []byte) []byte {
 // duplicateKey finds a key given twice in one JSON object, at any depth.
 func duplicateKey(data []byte) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		expect bool // the next string token is a key
-	}
-	var stack []*frame
+	outside := &jsonLevel{} // the top level: no object, no keys
+	stack := []*jsonLevel{outside}
 	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return "", false
 		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				if top != nil && top.object {
-					top.expect = true
-				}
-				stack = append(stack, &frame{object: true, keys: map[string]bool{}, expect: true})
-			case '[':
-				if top != nil && top.object {
-					top.expect = true
-				}
-				stack = append(stack, &frame{})
-			default:
-				stack = stack[:len(stack)-1]
+		top := stack[len(stack)-1]
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			top.value()
+			stack = append(stack, newJSONLevel(tok == json.Delim('{')))
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if key, dup := top.token(tok); dup {
+				return key, true
 			}
-			continue
-		case string:
-			if top != nil && top.object && top.expect {
-				if top.keys[t] {
-					return t, true
-				}
-				top.keys[t] = true
-				top.expect = false
-				continue
-			}
-		}
-		if top != nil && top.object {
-			top.expect = true
 		}
 	}
+}
+
+// jsonLevel is one nesting level of a JSON document as duplicateKey reads
+// it: in an object, the keys seen so far.
+type jsonLevel struct {
+	object bool
+	keys   map[string]bool
+	expect bool // the next string token is a key
+}
+
+func newJSONLevel(object bool) *jsonLevel {
+	if !object {
+		return &jsonLevel{}
+	}
+	return &jsonLevel{object: true, keys: map[string]bool{}, expect: true}
+}
+
+// value notes a value of the level: in an object, a key comes next.
+func (l *jsonLevel) value() {
+	if l.object {
+		l.expect = true
+	}
+}
+
+// token takes a token that opens no level: a key (true when the object
+// holds it already) or a value.
+func (l *jsonLevel) token(tok json.Token) (string, bool) {
+	if key, ok := tok.(string); ok && l.object && l.expect {
+		if l.keys[key] {
+			return key, true
+		}
+		l.keys[key] = true
+		l.expect = false
+		return "", false
+	}
+	l.value()
+	return "", false
 }
