@@ -14,12 +14,12 @@ import (
 func (c *collector) completeness(role *scenarios.Role, scans []*rankScan) {
 	ev := c.s.Evidence
 	if ev.Profiling && ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name {
-		if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.profEnded }); m != "" {
+		if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.phases.profEnded }); m != "" {
 			c.e.reason(reason.New(reason.PhaseIncomplete, "the profiling lifecycle of role %s never ended on rank(s) %s (no lifecycle-end line)", role.Name, m))
 			return
 		}
 	}
-	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.started }); m != "" {
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.phases.started }); m != "" {
 		after := ""
 		if ev.Profiling {
 			after = " after the profiling lifecycle"
@@ -27,10 +27,10 @@ func (c *collector) completeness(role *scenarios.Role, scans []*rankScan) {
 		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never started on rank(s) %s (no mode line%s)", role.Name, m, after))
 		return
 	}
-	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.ended }); m != "" {
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return !sc.phases.ended }); m != "" {
 		c.e.reason(reason.New(reason.PhaseIncomplete, "the measured lifecycle of role %s never ended on rank(s) %s (no lifecycle-end line)", role.Name, m))
 	}
-	if m := ranksWhere(scans, func(sc *rankScan) bool { return sc.anotherLifecycle }); m != "" {
+	if m := ranksWhere(scans, func(sc *rankScan) bool { return sc.phases.anotherLifecycle }); m != "" {
 		c.e.reason(reason.New(reason.StaleEvidence, "the scoped logs of role %s, rank(s) %s, hold another lifecycle after the measured one: the scope spans more than one attempt", role.Name, m))
 	}
 }

@@ -3,7 +3,6 @@ package evidence
 import (
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 
@@ -11,23 +10,16 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// The lifecycle phases of one rank's scope, in order.
-const (
-	inProfiling   = iota // before the first lifecycle-end line
-	awaitingMode         // profiling ended; the measured lifecycle starts at the next mode line
-	inMeasured           // facts count here, through the next lifecycle-end line
-	afterMeasured        // a further mode line here means another attempt is in scope
-)
-
-// rankScan reads one rank's scope in a single pass, in constant memory:
-// the measured lifecycle of a rank depends only on its own lines; whether
-// the sets are complete is checked across ranks afterwards.
+// rankScan is the reading of one rank's scope, in a single pass: its facts,
+// its lifecycle, and the error that stopped the reading. Whether the sets
+// of ranks are complete is checked across ranks afterwards.
 type rankScan struct {
-	facts                     *RankFacts
-	phase                     int
-	profEnded, started, ended bool
-	anotherLifecycle          bool
-	err                       error
+	role   *scenarios.Role
+	rules  []rule
+	plan   *anchorPlan // the role's: its ranks write alike
+	facts  *RankFacts
+	phases phases
+	err    error
 }
 
 // hit is a line that rules matched, at off (as read): each rule's groups
@@ -41,24 +33,29 @@ type hit struct {
 	counts    []int64
 }
 
-// minPart is the least a scope is split into for reading on several
-// cores: each part's reader may read up to a block past its end, so parts
-// this large keep the bytes read within 1% of the scope. (A variable, so a
-// test can split small logs.)
-var minPart int64 = 32 << 20
-
-// partsPerScope is how many parts each of jobs scopes is read in: the
-// cores left over when there are fewer scopes than cores.
-var partsPerScope = func(jobs int) int { return max(1, runtime.GOMAXPROCS(0)/max(jobs, 1)) }
-
+// ranks reads every rank's scope and records the facts of each role whose
+// ranks' lifecycles are complete.
 func (c *collector) ranks() {
-	type job struct {
-		role  *scenarios.Role
-		rules []rule
-		plan  *anchorPlan
-		scan  *rankScan
+	byRole := c.rankScans()
+	var all []*rankScan
+	for i := range c.s.Roles {
+		all = append(all, byRole[c.s.Roles[i].Name]...)
 	}
-	var jobs []job
+	c.scanAll(all)
+	for i := range c.s.Roles {
+		role := &c.s.Roles[i]
+		ok := c.readable(byRole[role.Name])
+		c.completeness(role, ok)
+		for _, sc := range ok {
+			c.activationRecords(role, sc.facts)
+			c.e.Ranks = append(c.e.Ranks, *sc.facts)
+		}
+	}
+}
+
+// rankScans is, by role, a scan of each rank that started, for every role
+// whose logs rules read; a rank that never started is rank-missing.
+func (c *collector) rankScans() map[string][]*rankScan {
 	byRole := map[string][]*rankScan{}
 	for i := range c.s.Roles {
 		role := &c.s.Roles[i]
@@ -73,228 +70,153 @@ func (c *collector) ranks() {
 				c.e.reason(reason.New(reason.RankMissing, "%s rank %d never started", role.Name, rank).At(c.e.Arm, role.Name, rank))
 				continue
 			}
-			sc := &rankScan{facts: &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}}}
-			jobs = append(jobs, job{role, rules, plan, sc})
-			byRole[role.Name] = append(byRole[role.Name], sc)
+			facts := &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}}
+			byRole[role.Name] = append(byRole[role.Name], &rankScan{role: role, rules: rules, plan: plan, facts: facts})
 		}
 	}
-	// Ranks are independent: read them on every core; a large scope of
-	// fewer ranks than cores is read in parts.
-	parts := partsPerScope(len(jobs))
+	return byRole
+}
+
+// scanAll reads the scans' scopes. Ranks are independent: they are read
+// on every core; a large scope of fewer ranks than cores is read in parts.
+func (c *collector) scanAll(scans []*rankScan) {
+	parts := partsPerScope(len(scans))
 	var wg sync.WaitGroup
-	next := make(chan job)
-	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+	next := make(chan *rankScan)
+	for range min(runtime.GOMAXPROCS(0), max(len(scans), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				c.scanRank(j.role, j.rules, j.plan, j.scan, parts)
+			for sc := range next {
+				c.scanRank(sc, parts)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		next <- j
+	for _, sc := range scans {
+		next <- sc
 	}
 	close(next)
 	wg.Wait()
-	for i := range c.s.Roles {
-		role := &c.s.Roles[i]
-		var ok []*rankScan
-		for _, sc := range byRole[role.Name] {
-			if sc.err == nil {
-				ok = append(ok, sc)
-				continue
-			}
-			f := sc.facts
-			if se, isStale := sc.err.(*StaleError); isStale {
-				c.e.reason(se.Reason().At(c.e.Arm, f.Role, f.Rank))
-			} else {
-				c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", f.Scope.File, strings.ReplaceAll(sc.err.Error(), c.dir+string(filepath.Separator), "")).At(c.e.Arm, f.Role, f.Rank))
-			}
-		}
-		c.completeness(role, ok)
-		for _, sc := range ok {
-			c.activationRecords(role, sc.facts)
-			c.e.Ranks = append(c.e.Ranks, *sc.facts)
-		}
-	}
 }
 
-func (c *collector) scanRank(role *scenarios.Role, rules []rule, plan *anchorPlan, sc *rankScan, parts int) {
-	ev := c.s.Evidence
-	hasMode := ev.Mode != nil && ev.Mode.Role == role.Name
-	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == role.Name
-	switch {
-	case ev.Profiling && hasEnd:
-		sc.phase = inProfiling
-	case hasMode:
-		sc.phase = awaitingMode
-	default:
-		sc.phase, sc.started = inMeasured, true
+// readable is the scans whose scopes were read; each other one is stale
+// evidence, naming its log as the run directory does.
+func (c *collector) readable(scans []*rankScan) []*rankScan {
+	var ok []*rankScan
+	for _, sc := range scans {
+		if sc.err == nil {
+			ok = append(ok, sc)
+			continue
+		}
+		f := sc.facts
+		if se, isStale := sc.err.(*StaleError); isStale {
+			c.e.reason(se.Reason().At(c.e.Arm, f.Role, f.Rank))
+		} else {
+			c.e.reason(reason.New(reason.StaleEvidence, "reading %s: %v", f.Scope.File, strings.ReplaceAll(sc.err.Error(), c.dir+string(filepath.Separator), "")).At(c.e.Arm, f.Role, f.Rank))
+		}
 	}
+	return ok
+}
+
+// scanRank reads one rank's scope, in parts when it is large and there are
+// cores to spare, and takes the facts of its measured lifecycle.
+func (c *collector) scanRank(sc *rankScan, parts int) {
+	ev := c.s.Evidence
+	hasMode := ev.Mode != nil && ev.Mode.Role == sc.role.Name
+	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == sc.role.Name
+	sc.phases = newPhases(ev.Profiling, hasMode, hasEnd)
 	f := sc.facts
 	f.Measured = [2]int64{-1, -1}
-	rel, err := c.local(f.Scope.File)
+	read, shift, err := c.scopeToRead(f.Scope)
 	if err != nil {
-		sc.err = &StaleError{f.Scope, "the log is outside the run directory: evidence is read only from the run's own files"}
+		sc.err = err
 		return
 	}
-	read := Scope{File: rel, Offset: f.Scope.Offset, Inode: f.Scope.Inode}.In(c.root)
-	shift := int64(0) // what to add to an offset read to give the original one
-	if c.opts.ScopedLogs {
-		read.Offset, read.Inode, shift = 0, 0, f.Scope.Offset
-	}
-	if why, ok := c.opts.Unreadable[f.Scope.File]; ok && c.opts.ScopedLogs {
-		sc.err = &StaleError{f.Scope, why}
-		return
-	}
-	is := func(matched []map[string]string, name string) bool {
-		for i, r := range rules {
-			if r.name == name && matched[i] != nil {
-				return true
-			}
-		}
-		return false
-	}
-	// apply moves the rank's lifecycle along a matching line, and records
-	// the facts of the measured one.
-	apply := func(h hit) {
-		if h.counts != nil { // count-only lines: they move no phase
-			if sc.phase != inMeasured {
-				return
-			}
-			if f.Measured[0] < 0 {
-				f.Measured[0] = h.off + shift
-			}
-			f.Measured[1] = h.last + shift
-			for i, n := range h.counts {
-				if n > 0 {
-					c.count(f, rules[i].name, n)
-				}
-			}
-			return
-		}
-		switch sc.phase {
-		case inProfiling:
-			if is(h.matched, "lifecycle_end") {
-				sc.phase, sc.profEnded = awaitingMode, true
-			}
-			return
-		case awaitingMode:
-			if !is(h.matched, "mode") {
-				return
-			}
-			sc.phase, sc.started = inMeasured, true
-		case afterMeasured:
-			if is(h.matched, "mode") {
-				sc.anotherLifecycle = true
-			}
-			return
-		}
-		if f.Measured[0] < 0 {
-			f.Measured[0] = h.off + shift
-		}
-		f.Measured[1] = h.off + shift
-		for i, r := range rules {
-			if h.matched[i] != nil {
-				c.take(f, r.name, h.matched[i])
-			}
-		}
-		if hasEnd && is(h.matched, "lifecycle_end") {
-			sc.phase, sc.ended = afterMeasured, true
-		}
-	}
-	var size int64
-	if st, err := c.root.Lstat(rel); err == nil {
-		size = st.Size() - read.Offset
-	}
-	parts = int(min(int64(parts), size/minPart))
-	if parts <= 1 {
-		srch := newSearcher(rules, plan)
-		f.BytesRead, sc.err = read.ReadBlocks(func(block []byte, off int64) {
-			srch.block(block, off, func(m []map[string]string, off int64) { apply(hit{off: off, matched: m}) })
-		}, nil)
-	} else {
-		f.BytesRead, sc.err = c.scanParts(read, size, parts, rules, plan, apply)
-	}
+	t := &factTaker{c: c, facts: f, rules: sc.rules, mode: ruleIndex(sc.rules, "mode"), end: ruleIndex(sc.rules, "lifecycle_end"), shift: shift, phases: &sc.phases}
+	f.BytesRead, sc.err = c.search(read, sc.rules, sc.plan, parts, t.apply)
 	if se, ok := sc.err.(*StaleError); ok {
 		se.Scope = f.Scope // name the log as the run directory does
 	}
-	if !hasEnd {
-		sc.ended = true
-	}
+	sc.phases.eof()
 }
 
-// scanParts reads a large scope as parts on several cores: each part's
-// reader searches the lines that start in it (from a byte before it, to
-// see where its first line starts; through the line that crosses its end)
-// and keeps its hits; the parts' hits are applied in file order, each part
-// as soon as those before it are.
-func (c *collector) scanParts(read Scope, size int64, parts int, rules []rule, plan *anchorPlan, apply func(hit)) (int64, error) {
-	type part struct {
-		hits []hit
-		n    int64
-		err  error
-		done chan struct{}
+// scopeToRead is where to read a rank's scope as the run recorded it
+// (the log relative to the run directory, read through its root), and what
+// to add to an offset read to give the original one: with ScopedLogs, the
+// log holds only its scope.
+func (c *collector) scopeToRead(s Scope) (Scope, int64, error) {
+	rel, err := c.local(s.File)
+	if err != nil {
+		return Scope{}, 0, &StaleError{s, "the log is outside the run directory: evidence is read only from the run's own files"}
 	}
-	ps := make([]*part, parts)
-	bound := func(k int) int64 { return read.Offset + size*int64(k)/int64(parts) }
-	for k := range ps {
-		p := &part{done: make(chan struct{})}
-		ps[k] = p
-		go func() {
-			defer close(p.done)
-			from, to := bound(k), bound(k+1)
-			sub := read
-			if k > 0 {
-				sub.Offset = from - 1
-			}
-			srch := newSearcher(rules, plan)
-			p.n, p.err = sub.readBlocks(func(block []byte, off int64) bool {
-				if k < parts-1 && off >= to {
-					return false
-				}
-				srch.block(block, off, func(m []map[string]string, off int64) {
-					if (k > 0 && off < from) || (k < parts-1 && off >= to) {
-						return
-					}
-					countOnly := true
-					for i, g := range m {
-						countOnly = countOnly && (g == nil || rules[i].countOnly)
-					}
-					if !countOnly {
-						p.hits = append(p.hits, hit{off: off, matched: slices.Clone(m)})
-						return
-					}
-					if last := len(p.hits) - 1; last < 0 || p.hits[last].counts == nil {
-						p.hits = append(p.hits, hit{off: off, counts: make([]int64, len(m))})
-					}
-					h := &p.hits[len(p.hits)-1]
-					h.last = off
-					for i, g := range m {
-						if g != nil {
-							h.counts[i]++
-						}
-					}
-				})
-				return true
-			}, nil)
-		}()
+	read := Scope{File: rel, Offset: s.Offset, Inode: s.Inode}.In(c.root)
+	if !c.opts.ScopedLogs {
+		return read, 0, nil
 	}
-	var total int64
-	var first error
-	for _, p := range ps {
-		<-p.done
-		total += p.n
-		if first == nil && p.err != nil {
-			first = p.err
+	if why, ok := c.opts.Unreadable[s.File]; ok {
+		return Scope{}, 0, &StaleError{s, why}
+	}
+	read.Offset, read.Inode = 0, 0
+	return read, s.Offset, nil
+}
+
+// search reads the scope and applies its hits in file order: in parts
+// (scanParts) when it holds at least minPart bytes for each.
+func (c *collector) search(read Scope, rules []rule, plan *anchorPlan, parts int, apply func(hit)) (int64, error) {
+	var size int64
+	if st, err := c.root.Lstat(read.File); err == nil {
+		size = st.Size() - read.Offset
+	}
+	parts = int(min(int64(parts), size/minPart))
+	if parts > 1 {
+		return scanParts(read, size, parts, rules, plan, apply)
+	}
+	srch := newSearcher(rules, plan)
+	return read.ReadBlocks(func(block []byte, off int64) {
+		srch.block(block, off, func(m []map[string]string, off int64) { apply(hit{off: off, last: off, matched: m}) })
+	}, nil)
+}
+
+// factTaker moves a rank's lifecycle along its hits, in file order, and
+// takes the facts of the measured lifecycle.
+type factTaker struct {
+	c         *collector
+	facts     *RankFacts
+	rules     []rule
+	mode, end int   // the indexes of the mode and lifecycle-end rules; -1: none
+	shift     int64 // what to add to an offset read to give the original one
+	phases    *phases
+}
+
+// ruleIndex is the index of the rule named name, or -1.
+func ruleIndex(rules []rule, name string) int {
+	for i, r := range rules {
+		if r.name == name {
+			return i
 		}
-		if first == nil {
-			for _, h := range p.hits {
-				apply(h)
-			}
-		}
-		p.hits = nil
 	}
-	return total, first
+	return -1
+}
+
+func (t *factTaker) apply(h hit) {
+	var l phaseLine // count-only lines move no phase
+	if h.counts == nil {
+		l = phaseLine{mode: t.mode >= 0 && h.matched[t.mode] != nil, end: t.end >= 0 && h.matched[t.end] != nil}
+	}
+	if !t.phases.step(l) {
+		return
+	}
+	f := t.facts
+	if f.Measured[0] < 0 {
+		f.Measured[0] = h.off + t.shift
+	}
+	f.Measured[1] = h.last + t.shift
+	for i, r := range t.rules {
+		switch {
+		case h.counts != nil && h.counts[i] > 0:
+			t.c.count(f, r.name, h.counts[i])
+		case h.counts == nil && h.matched[i] != nil:
+			t.c.take(f, r.name, h.matched[i])
+		}
+	}
 }
