@@ -18,4 +18,13 @@
 //     measured lifecycle only;
 //   - a throughput record counts only if its format is known, it parses, all
 //     requests succeeded and it carries its validity flag.
+//
+// Where each job is: evidence.go the schema and Collect; scope.go and
+// blocks.go a scope and its reading in blocks of whole lines; match.go the
+// literal/anchor prefilter and line matching; lifecycle.go one rank's
+// lifecycle phases, a line at a time; scan.go and parts.go the reading of
+// every rank (a large scope in parts, on several cores); complete.go the
+// cross-rank phase rule; facts.go the rules of a role and the facts they
+// take; throughput.go the record (parsed by package records); criteria.go
+// the acceptance criteria.
 package evidence
