@@ -77,7 +77,27 @@ func CheckStored(current, stored []Run) []string {
 func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	runs := g.opts.Stored
 	st := &Stored{Path: g.opts.StoredPath, Runs: len(runs), Deltas: []Delta{}}
-	current := hardwareOf(g.runs)
+	if rs, other := st.describe(runs, hardwareOf(g.runs)); other {
+		g.add(rs)
+		return
+	}
+	decisions, arms := g.storedDecisions(runs, rule)
+	for i, dec := range decisions {
+		pct := dec.Estimate
+		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
+			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Display: "~"}
+		if dec.Verdict == Improved || dec.Verdict == Regressed {
+			d.Display = fmt.Sprintf("%+.2f%%", pct)
+		}
+		st.Deltas = append(st.Deltas, d)
+	}
+	g.r.Stored = st
+}
+
+// describe sets when the stored runs started and the hardware they ran
+// on; other is true, with its reason, when one of them ran on other
+// hardware than a current run.
+func (st *Stored) describe(runs []Run, current []hardware) (rs reason.Reason, other bool) {
 	for _, run := range runs {
 		if started, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
 			st.Started = started
@@ -93,17 +113,21 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 		}
 		for _, cur := range current {
 			if cur.class != class || cur.hosts != len(run.Machines) {
-				g.add(reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
-					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class))
-				return
+				return reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
+					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class), true
 			}
 		}
 	}
 	if !st.Started.IsZero() {
 		st.AgeDays = time.Since(st.Started).Hours() / 24
 	}
-	var decisions []decide.Decision
-	var arms []string
+	return reason.Reason{}, false
+}
+
+// storedDecisions tests each arm against the stored runs of the same arm
+// (Holm-corrected when several): an arm the baseline has no run of, or
+// whose values give no ratio, is a warning instead.
+func (g *gate) storedDecisions(runs []Run, rule decide.Rule) (decisions []decide.Decision, arms []string) {
 	for _, arm := range g.arms {
 		var then []float64
 		for _, run := range runs {
@@ -127,16 +151,7 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	if len(decisions) > 1 {
 		decisions = decide.Holm(decisions, rule)
 	}
-	for i, dec := range decisions {
-		pct := dec.Estimate
-		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
-			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Display: "~"}
-		if dec.Verdict == Improved || dec.Verdict == Regressed {
-			d.Display = fmt.Sprintf("%+.2f%%", pct)
-		}
-		st.Deltas = append(st.Deltas, d)
-	}
-	g.r.Stored = st
+	return decisions, arms
 }
 
 // hardware is a hardware class and host count, and the first run on it.
