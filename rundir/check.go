@@ -78,7 +78,10 @@ func checkAttempt(attempt string, pr PlannedRun, bad func(string, ...any)) {
 
 // known reports entries of dir that match none of the patterns.
 func known(dir string, bad func(string, ...any), patterns ...string) {
-	entries, _ := os.ReadDir(dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		bad("%s: %v", dir, err)
+	}
 	for _, e := range entries {
 		ok := false
 		for _, p := range patterns {

@@ -8,7 +8,9 @@ package compare
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,15 +115,21 @@ func (o Options) Check() error {
 	return err
 }
 
-// timing is when, how long and where a run ran.
-func timing(run Run) (time.Time, float64, []string) {
+// timing is when, how long and where a run ran: from its signed
+// provenance, else its status.json (zero when neither). A status.json
+// that is there but cannot be read is the error, not a missing one.
+func timing(run Run) (time.Time, float64, []string, error) {
 	if prov := provenance(run); prov != nil {
-		return prov.Started, prov.Ended.Sub(prov.Started).Seconds(), prov.Hosts
+		return prov.Started, prov.Ended.Sub(prov.Started).Seconds(), prov.Hosts, nil
 	}
-	if st, err := rundir.ReadStatus(run.Dir); err == nil {
-		return st.Started, st.Ended.Sub(st.Started).Seconds(), nil
+	st, err := rundir.ReadStatus(run.Dir)
+	switch {
+	case err == nil:
+		return st.Started, st.Ended.Sub(st.Started).Seconds(), nil, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return time.Time{}, 0, nil, nil
 	}
-	return time.Time{}, 0, nil
+	return time.Time{}, 0, nil, err
 }
 
 // higherIsBetter says which way metric improves: as the runs' scenario

@@ -52,7 +52,10 @@ func (g *gate) check() {
 	for _, run := range g.runs {
 		e := run.Evidence
 		value := metricOf(e, g.opts.Metric)
-		started, secs, hosts := timing(run)
+		started, secs, hosts, err := timing(run)
+		if err != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: when and how long it ran is not reported: %v", run.Path, err))
+		}
 		r.Runs = append(r.Runs, RunSummary{Path: run.Path, Arm: e.Arm, Token: e.Token, Accepted: e.Accepted, Value: value, Criteria: e.Criteria,
 			Started: started, Seconds: max(secs, 0), Hosts: hosts})
 		if prev, dup := tokens[e.Token]; dup {
