@@ -78,12 +78,6 @@ func NewBuilder(alg Algorithm, keepRecords bool) (*Builder, error) {
 	return &Builder{alg: alg, keep: keepRecords || alg.Sorted(), want: keepRecords}, nil
 }
 
-// Algorithm is the builder's algorithm.
-func (b *Builder) Algorithm() Algorithm { return b.alg }
-
-// Count is the number of prompts added so far.
-func (b *Builder) Count() uint64 { return b.n }
-
 // AddTokens adds a token prompt. It panics if the algorithm hashes text.
 func (b *Builder) AddTokens(tokens []uint32) {
 	if b.alg.Unit() != UnitTokens {

@@ -221,45 +221,55 @@ func parseString(b []byte, i int, body []byte) ([]byte, int, string) {
 		if i+1 >= len(b) {
 			break
 		}
-		esc := b[i+1]
-		i += 2
-		switch esc {
-		case '"', '\\', '/':
-			body = append(body, esc)
-		case 'b':
-			body = append(body, '\b')
-		case 'f':
-			body = append(body, '\f')
-		case 'n':
-			body = append(body, '\n')
-		case 'r':
-			body = append(body, '\r')
-		case 't':
-			body = append(body, '\t')
-		case 'u':
-			r, ok := hex4(b, i)
-			if !ok {
-				return body, i, "malformed JSON: bad \\u escape"
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(0), false
-				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					r2, ok2 = hex4(b, i+2)
-				}
-				dec := utf16.DecodeRune(r, r2)
-				if !ok2 || dec == utf8.RuneError {
-					return body, i, fmt.Sprintf("lone surrogate \\u%04x in prompt text cannot be encoded as UTF-8", r)
-				}
-				i += 6
-				r = dec
-			}
-			body = utf8.AppendRune(body, r)
-		default:
-			return body, i, fmt.Sprintf("malformed JSON: bad escape \\%c", esc)
+		var msg string
+		if body, i, msg = parseEscape(b, i, body); msg != "" {
+			return body, i, msg
 		}
 	}
 	return body, i, "malformed JSON: unterminated string"
+}
+
+// parseEscape decodes the escape at b[i] == '\\' (its next byte exists)
+// and appends its UTF-8 bytes; a surrogate pair is one escape.
+func parseEscape(b []byte, i int, body []byte) ([]byte, int, string) {
+	esc := b[i+1]
+	i += 2
+	switch esc {
+	case '"', '\\', '/':
+		body = append(body, esc)
+	case 'b':
+		body = append(body, '\b')
+	case 'f':
+		body = append(body, '\f')
+	case 'n':
+		body = append(body, '\n')
+	case 'r':
+		body = append(body, '\r')
+	case 't':
+		body = append(body, '\t')
+	case 'u':
+		r, ok := hex4(b, i)
+		if !ok {
+			return body, i, "malformed JSON: bad \\u escape"
+		}
+		i += 4
+		if utf16.IsSurrogate(r) {
+			r2, ok2 := rune(0), false
+			if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+				r2, ok2 = hex4(b, i+2)
+			}
+			dec := utf16.DecodeRune(r, r2)
+			if !ok2 || dec == utf8.RuneError {
+				return body, i, fmt.Sprintf("lone surrogate \\u%04x in prompt text cannot be encoded as UTF-8", r)
+			}
+			i += 6
+			r = dec
+		}
+		body = utf8.AppendRune(body, r)
+	default:
+		return body, i, fmt.Sprintf("malformed JSON: bad escape \\%c", esc)
+	}
+	return body, i, ""
 }
 
 func hex4(b []byte, i int) (rune, bool) {

@@ -93,19 +93,42 @@ func Read(r io.Reader, name string, opts ReadOptions) (FileDigest, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	jobs := make(chan chunk)
-	results := make(chan chunkResult, workers)
-	inflight := make(chan struct{}, max(2, min(2*workers, maxInflight/chunkSize))) // bounds memory: chunks read but not yet folded in
-	stop := make(chan struct{})
-	var readErr error
-	pool := sync.Pool{New: func() any { b := make([]byte, 0, chunkSize+64<<10); return &b }}
+	p := startParsing(r, opts.Field, workers)
+	f := &folder{name: name, opts: opts}
+	if err := p.inOrder(f.fold); err != nil {
+		return FileDigest{}, err
+	}
+	if p.readErr != nil {
+		return FileDigest{}, fmt.Errorf("reading %s: %w", name, p.readErr)
+	}
+	return f.sum()
+}
 
+// parsing is a prompts file on its way through the workers: cut into
+// chunks by one reader, parsed in parallel, the results in any order.
+type parsing struct {
+	results  chan chunkResult
+	inflight chan struct{} // bounds memory: chunks read but not yet folded in
+	stop     chan struct{} // closed to stop the reader
+	// readErr is the reader's error, set before results is closed.
+	readErr error
+}
+
+// startParsing starts the reader of r and workers parsing its chunks.
+func startParsing(r io.Reader, field string, workers int) *parsing {
+	p := &parsing{
+		results:  make(chan chunkResult, workers),
+		inflight: make(chan struct{}, max(2, min(2*workers, maxInflight/chunkSize))),
+		stop:     make(chan struct{}),
+	}
+	jobs := make(chan chunk)
+	pool := &sync.Pool{New: func() any { b := make([]byte, 0, chunkSize+64<<10); return &b }}
 	go func() {
 		defer close(jobs)
-		readErr = splitChunks(r, &pool, func(c chunk) bool {
+		p.readErr = splitChunks(r, pool, func(c chunk) bool {
 			select {
-			case inflight <- struct{}{}:
-			case <-stop:
+			case p.inflight <- struct{}{}:
+			case <-p.stop:
 				return false
 			}
 			jobs <- c
@@ -119,93 +142,115 @@ func Read(r io.Reader, name string, opts ReadOptions) (FileDigest, error) {
 			defer wg.Done()
 			var body []byte
 			for c := range jobs {
-				res := parseChunk(c, opts.Field, &body)
+				res := parseChunk(c, field, &body)
 				buf := c.data[:0]
 				pool.Put(&buf) // a pointer: a slice in an interface would allocate
-				results <- res
+				p.results <- res
 			}
 		}()
 	}
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(p.results) }()
+	return p
+}
 
-	var (
-		fd       FileDigest
-		b        *Builder
-		firstErr error
-		line     int // lines before the next chunk
-		unitLine int
-		next     int
-		pending  = map[int]chunkResult{}
-	)
-	fold := func(res chunkResult) error {
-		defer func() { line += res.lines }()
-		if res.unit != UnitNone {
-			if fd.Unit == UnitNone {
-				fd.Unit, unitLine = res.unit, line+res.unitLine
-				alg := opts.Algorithm
-				if alg == "" {
-					alg = DefaultFor(fd.Unit)
-				} else if alg.Unit() != fd.Unit {
-					return &LineError{name, unitLine, fmt.Sprintf("%s prompt, but algorithm %s hashes %s", fd.Unit, alg, alg.Unit())}
-				}
-				var err error
-				if b, err = NewBuilder(alg, opts.KeepRecords); err != nil {
-					return err
-				}
-			} else if res.unit != fd.Unit {
-				return mixErr(name, line+res.unitLine, res.unit, fd.Unit, unitLine)
-			}
-		}
-		for _, rec := range res.records {
-			b.AddRecord(rec)
-		}
-		if res.errLine != 0 {
-			if res.mixedUnit != UnitNone {
-				return mixErr(name, line+res.errLine, res.mixedUnit, fd.Unit, unitLine)
-			}
-			return &LineError{name, line + res.errLine, res.errMsg}
-		}
-		return nil
-	}
-	for res := range results {
+// inOrder hands every result to fold in file order. At fold's first error
+// it stops the reader, drains the workers, and returns that error.
+func (p *parsing) inOrder(fold func(chunkResult) error) error {
+	var firstErr error
+	next := 0
+	pending := map[int]chunkResult{}
+	for res := range p.results {
 		if firstErr != nil {
 			continue // drain
 		}
 		pending[res.seq] = res
 		for {
-			p, ok := pending[next]
+			r, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
 			next++
-			<-inflight
-			if err := fold(p); err != nil {
+			<-p.inflight
+			if err := fold(r); err != nil {
 				firstErr = err
-				close(stop)
+				close(p.stop)
 				break
 			}
 		}
 	}
-	if firstErr != nil {
-		return FileDigest{}, firstErr
+	return firstErr
+}
+
+// folder folds parsed chunks, in file order, into one digest: the first
+// prompt's unit picks the algorithm, and every later prompt must be of it.
+type folder struct {
+	name     string
+	opts     ReadOptions
+	fd       FileDigest
+	b        *Builder
+	line     int // lines before the next chunk
+	unitLine int // the line of the first prompt
+}
+
+func (f *folder) fold(res chunkResult) error {
+	defer func() { f.line += res.lines }()
+	if err := f.unitOf(res); err != nil {
+		return err
 	}
-	if readErr != nil {
-		return FileDigest{}, fmt.Errorf("reading %s: %w", name, readErr)
+	for _, rec := range res.records {
+		f.b.AddRecord(rec)
 	}
-	if b == nil {
-		alg := opts.Algorithm
+	if res.errLine != 0 {
+		if res.mixedUnit != UnitNone {
+			return mixErr(f.name, f.line+res.errLine, res.mixedUnit, f.fd.Unit, f.unitLine)
+		}
+		return &LineError{f.name, f.line + res.errLine, res.errMsg}
+	}
+	return nil
+}
+
+// unitOf takes the unit of a chunk's first prompt: the file's first one
+// starts the builder, any other must be the file's.
+func (f *folder) unitOf(res chunkResult) error {
+	switch {
+	case res.unit == UnitNone:
+		return nil
+	case f.fd.Unit != UnitNone:
+		if res.unit != f.fd.Unit {
+			return mixErr(f.name, f.line+res.unitLine, res.unit, f.fd.Unit, f.unitLine)
+		}
+		return nil
+	}
+	f.fd.Unit, f.unitLine = res.unit, f.line+res.unitLine
+	alg := f.opts.Algorithm
+	if alg == "" {
+		alg = DefaultFor(f.fd.Unit)
+	} else if alg.Unit() != f.fd.Unit {
+		return &LineError{f.name, f.unitLine, fmt.Sprintf("%s prompt, but algorithm %s hashes %s", f.fd.Unit, alg, alg.Unit())}
+	}
+	var err error
+	f.b, err = NewBuilder(alg, f.opts.KeepRecords)
+	return err
+}
+
+// sum is the digest of everything folded (of no prompt, when the file
+// held none).
+func (f *folder) sum() (FileDigest, error) {
+	if f.b == nil {
+		alg := f.opts.Algorithm
 		if alg == "" {
 			alg = TokensOrdered
 		}
-		b, _ = NewBuilder(alg, opts.KeepRecords)
+		f.b, _ = NewBuilder(alg, f.opts.KeepRecords)
 	}
-	d, err := b.Sum()
+	d, err := f.b.Sum()
 	if err != nil {
 		return FileDigest{}, err
 	}
-	fd.Digest, fd.Records = d, b.Records()
-	if fd.Records == nil && opts.KeepRecords {
+	fd := f.fd
+	fd.Digest, fd.Records = d, f.b.Records()
+	if fd.Records == nil && f.opts.KeepRecords {
 		fd.Records = []Record{}
 	}
 	return fd, nil

@@ -49,21 +49,7 @@ func TestVectors(t *testing.T) {
 					t.Fatal(err)
 				}
 				file.WriteByte('\n')
-				if alg.Unit() == UnitText {
-					var s string
-					if err := json.Unmarshal(p, &s); err != nil {
-						t.Fatal(err)
-					}
-					if err := b.AddText(s); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					var toks []uint32
-					if err := json.Unmarshal(p, &toks); err != nil {
-						t.Fatal(err)
-					}
-					b.AddTokens(toks)
-				}
+				addVectorPrompt(t, b, alg, p)
 			}
 			want := Digest{Algorithm: alg, Count: v.Count, Hex: v.Digest}
 			if got, _ := b.Sum(); got != want {
@@ -78,6 +64,27 @@ func TestVectors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addVectorPrompt adds a vector's prompt p to b: a string of text, or an
+// array of tokens, as alg hashes.
+func addVectorPrompt(t *testing.T, b *Builder, alg Algorithm, p json.RawMessage) {
+	t.Helper()
+	if alg.Unit() == UnitText {
+		var s string
+		if err := json.Unmarshal(p, &s); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.AddText(s); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var toks []uint32
+	if err := json.Unmarshal(p, &toks); err != nil {
+		t.Fatal(err)
+	}
+	b.AddTokens(toks)
 }
 
 // TestVectorsMatchSharedSpec fails when the copy under testdata drifts from

@@ -16,28 +16,7 @@ import (
 // JSON value; and the entries, written again as Append writes them, read
 // back the same.
 func FuzzRead(f *testing.F) {
-	seed := filepath.Join(f.TempDir(), "seed.jsonl")
-	d, iv, p := 4.5, [2]float64{1, 8}, 0.01
-	cmp := Entry{Kind: KindComparison, Key: "k", Scenario: "s", Arm: "b", Baseline: "a", Metric: "m", DeltaPct: &d, Interval: &iv, P: &p,
-		Verdict: "improved", N: 6, Method: "paired-t", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)), Signed: true}
-	if _, _, err := Append(seed, []Entry{runEntry("a", 1), runEntry("b", 2.5), cmp}); err != nil {
-		f.Fatal(err)
-	}
-	store, err := os.ReadFile(seed)
-	if err != nil {
-		f.Fatal(err)
-	}
-	line := string(bytes.SplitN(store, []byte("\n"), 2)[0])
-	f.Add(store)
-	for _, s := range []string{
-		line + "\n" + line[:len(line)/2],
-		line + "\n\n  \n" + line + "\n",
-		`{"schema":"abbench-history-v0","kind":"run"}` + "\n",
-		`{"schema":"abbench-history-v1","kind":"run","value":1,"extra":2}` + "\n",
-		`{"schema":"abbench-history-v1","value":1e999}` + "\n",
-	} {
-		f.Add([]byte(s))
-	}
+	addStoreSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 256<<10 {
 			return
@@ -47,18 +26,7 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		lines := bytes.Split(data, []byte("\n"))
-		named := regexp.MustCompile("^" + regexp.QuoteMeta(path) + `:(\d+): `)
-		lineOf := func(msg string) int {
-			m := named.FindStringSubmatch(msg)
-			if m == nil {
-				t.Fatalf("%q names no line of the store", msg)
-			}
-			n, _ := strconv.Atoi(m[1])
-			if n < 1 || n > len(lines) {
-				t.Fatalf("%q names line %d of %d", msg, n, len(lines))
-			}
-			return n
-		}
+		lineOf := storeLineOf(t, path, len(lines))
 		entries, torn, err := Read(path)
 		if err != nil {
 			lineOf(err.Error())
@@ -84,20 +52,73 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("entry %d came from a line that is not one JSON value: %q", i, l)
 			}
 		}
-		var again bytes.Buffer
-		for _, e := range entries {
-			b, err := json.Marshal(e)
-			if err != nil {
-				t.Fatalf("an entry read does not marshal: %v", err)
-			}
-			again.Write(append(b, '\n'))
-		}
-		path2 := filepath.Join(t.TempDir(), "h.jsonl")
-		os.WriteFile(path2, again.Bytes(), 0o644)
-		back, torn, err := Read(path2)
-		enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-		if a, b := enc(entries), enc(back); err != nil || torn != "" || a != b {
-			t.Fatalf("written again, the entries read back differ (%v, %q):\n%s\n%s", err, torn, a, b)
-		}
+		readsBackTheSame(t, entries)
 	})
+}
+
+// addStoreSeeds seeds the fuzzer with a store Append wrote and the ways
+// one goes wrong: a torn last line, blank lines, another schema, an
+// unknown field, a number out of range.
+func addStoreSeeds(f *testing.F) {
+	seed := filepath.Join(f.TempDir(), "seed.jsonl")
+	d, iv, p := 4.5, [2]float64{1, 8}, 0.01
+	cmp := Entry{Kind: KindComparison, Key: "k", Scenario: "s", Arm: "b", Baseline: "a", Metric: "m", DeltaPct: &d, Interval: &iv, P: &p,
+		Verdict: "improved", N: 6, Method: "paired-t", Time: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)), Signed: true}
+	if _, _, err := Append(seed, []Entry{runEntry("a", 1), runEntry("b", 2.5), cmp}); err != nil {
+		f.Fatal(err)
+	}
+	store, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	line := string(bytes.SplitN(store, []byte("\n"), 2)[0])
+	f.Add(store)
+	for _, s := range []string{
+		line + "\n" + line[:len(line)/2],
+		line + "\n\n  \n" + line + "\n",
+		`{"schema":"abbench-history-v0","kind":"run"}` + "\n",
+		`{"schema":"abbench-history-v1","kind":"run","value":1,"extra":2}` + "\n",
+		`{"schema":"abbench-history-v1","value":1e999}` + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// storeLineOf returns the line of the store at path (of lines lines) that
+// a message names, failing the test when it names none.
+func storeLineOf(t *testing.T, path string, lines int) func(msg string) int {
+	named := regexp.MustCompile("^" + regexp.QuoteMeta(path) + `:(\d+): `)
+	return func(msg string) int {
+		m := named.FindStringSubmatch(msg)
+		if m == nil {
+			t.Fatalf("%q names no line of the store", msg)
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n < 1 || n > lines {
+			t.Fatalf("%q names line %d of %d", msg, n, lines)
+		}
+		return n
+	}
+}
+
+// readsBackTheSame writes entries again as Append writes them and fails
+// unless they read back the same.
+func readsBackTheSame(t *testing.T, entries []Entry) {
+	var again bytes.Buffer
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("an entry read does not marshal: %v", err)
+		}
+		again.Write(append(b, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := os.WriteFile(path, again.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, torn, err := Read(path)
+	enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	if a, b := enc(entries), enc(back); err != nil || torn != "" || a != b {
+		t.Fatalf("written again, the entries read back differ (%v, %q):\n%s\n%s", err, torn, a, b)
+	}
 }

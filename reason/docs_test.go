@@ -70,7 +70,7 @@ func TestDocsListEveryCode(t *testing.T) {
 func TestCodesAreConstants(t *testing.T) {
 	root, _ := filepath.Abs("..")
 	fset := token.NewFileSet()
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, walkErr error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, walkErr error) error {
 		if walkErr != nil {
 			return walkErr
 		}
@@ -82,29 +82,49 @@ func TestCodesAreConstants(t *testing.T) {
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if vs, ok := n.(*ast.ValueSpec); ok && f.Name.Name != "reason" {
-				if sel, ok := vs.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Code" {
-					t.Errorf("%s: a reason code declared outside package reason", fset.Position(vs.Pos()))
-				}
-			}
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "reason" && (sel.Sel.Name == "New" || sel.Sel.Name == "Code") {
-				if _, lit := call.Args[0].(*ast.BasicLit); lit {
-					t.Errorf("%s: a reason code from a literal: use a constant of package reason", fset.Position(call.Pos()))
-				}
-			}
-			return true
-		})
+		for _, pos := range codesNotConstant(f) {
+			t.Errorf("%s: %s", fset.Position(pos.Pos), pos.What)
+		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// misuse is where a file makes a reason code other than by a constant of
+// package reason, and how.
+type misuse struct {
+	token.Pos
+	What string
+}
+
+// codesNotConstant lists a Code type declared outside package reason, and
+// every reason.New or reason.Code given a literal code.
+func codesNotConstant(f *ast.File) []misuse {
+	var found []misuse
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && f.Name.Name != "reason" {
+			if sel, ok := vs.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Code" {
+				found = append(found, misuse{vs.Pos(), "a reason code declared outside package reason"})
+			}
+		}
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "reason" && (sel.Sel.Name == "New" || sel.Sel.Name == "Code") {
+			if _, lit := call.Args[0].(*ast.BasicLit); lit {
+				found = append(found, misuse{call.Pos(), "a reason code from a literal: use a constant of package reason"})
+			}
+		}
+		return true
+	})
+	return found
 }

@@ -62,9 +62,22 @@ func contractNames(t *testing.T) map[string]string {
 func TestNoRunDirectoryLiterals(t *testing.T) {
 	root := repoRoot(t)
 	names := contractNames(t)
-	fset := token.NewFileSet()
 	var found []string
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	forEachSource(t, root, func(fset *token.FileSet, f *ast.File) {
+		found = append(found, runDirLiterals(fset, f, names)...)
+	})
+	for _, f := range found {
+		t.Errorf("run-directory name spelled outside rundir: %s", f)
+	}
+}
+
+// forEachSource parses every non-test Go file under root, but rundir's own,
+// the simulated server's and those of build outputs and test data, and
+// calls fn with each.
+func forEachSource(t *testing.T, root string, fn func(*token.FileSet, *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -81,42 +94,53 @@ func TestNoRunDirectoryLiterals(t *testing.T) {
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		check := func(lit *ast.BasicLit, inJoin bool) {
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return
-			}
-			c, ok := names[s]
-			if ok && (inJoin || strings.Contains(s, ".") || s == strings.ToUpper(s) || strings.Contains(s, "_")) {
-				found = append(found, fset.Position(lit.Pos()).String()+": "+strconv.Quote(s)+" (use rundir."+c+")")
-			}
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.ImportSpec, *ast.Field:
-				return false // import paths and struct tags are not names
-			case *ast.CallExpr:
-				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Join" {
-					for _, a := range n.Args {
-						if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							check(lit, true)
-						}
-					}
-				}
-			case *ast.BasicLit:
-				if n.Kind == token.STRING {
-					check(n, false)
-				}
-			}
-			return true
-		})
+		fn(fset, f)
 		return nil
 	})
-	for _, f := range found {
-		t.Errorf("run-directory name spelled outside rundir: %s", f)
+	if err != nil {
+		t.Fatal(err)
 	}
+}
+
+// runDirLiterals lists the string literals of f that spell a name of the
+// contract (names: value to constant) as a file name (it has a dot or is
+// LATEST/job_id) or as a path element given to a Join, each with its
+// position and the constant to use.
+func runDirLiterals(fset *token.FileSet, f *ast.File, names map[string]string) []string {
+	var found []string
+	check := func(lit *ast.BasicLit, inJoin bool) {
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return
+		}
+		c, ok := names[s]
+		if ok && (inJoin || strings.Contains(s, ".") || s == strings.ToUpper(s) || strings.Contains(s, "_")) {
+			found = append(found, fset.Position(lit.Pos()).String()+": "+strconv.Quote(s)+" (use rundir."+c+")")
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ImportSpec, *ast.Field:
+			return false // import paths and struct tags are not names
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Join" {
+				return true
+			}
+			for _, a := range n.Args {
+				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					check(lit, true)
+				}
+			}
+		case *ast.BasicLit:
+			if n.Kind == token.STRING {
+				check(n, false)
+			}
+		}
+		return true
+	})
+	return found
 }
 
 // TestImportBoundaries fails when evidence, its bundles or its statistics

@@ -54,7 +54,7 @@ func Coord(attempt string) string { return filepath.Join(attempt, CoordDir) }
 
 // rankFile is ROLE-RANK.json in dir.
 func rankFile(dir, role string, rank int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%d.json", role, rank))
+	return filepath.Join(dir, RankName(role, rank)+".json")
 }
 
 // RegistrationPath is where a rank's registration lives in the namespace coord.
@@ -68,16 +68,10 @@ func RegistrationGlob(coord string) string { return filepath.Join(coord, RanksDi
 // MachinePath is where the facts of the rank host named key (machine.Facts.Key) live.
 func MachinePath(coord, key string) string { return filepath.Join(coord, MachinesDir, key+".json") }
 
-// MachineGlob matches every rank host's facts in the namespace coord.
-func MachineGlob(coord string) string { return filepath.Join(coord, MachinesDir, "*.json") }
-
 // EnvPath is where the environment a rank was given is recorded.
 func EnvPath(coord, role string, rank int) string {
 	return rankFile(filepath.Join(coord, EnvDir), role, rank)
 }
-
-// EnvGlob matches every recorded rank environment in the namespace coord.
-func EnvGlob(coord string) string { return filepath.Join(coord, EnvDir, "*.json") }
 
 // LaunchDirOf is the directory of the launch files in the namespace coord.
 func LaunchDirOf(coord string) string { return filepath.Join(coord, LaunchDir) }
@@ -92,11 +86,6 @@ func LaunchFile(launchDir, role string, rank int) string { return rankFile(launc
 
 // RankName is ROLE-RANK, the stem of a rank's files.
 func RankName(role string, rank int) string { return fmt.Sprintf("%s-%d", role, rank) }
-
-// RankLog is the default log file of a rank in an attempt.
-func RankLog(attempt, role string, rank int) string {
-	return filepath.Join(attempt, RankName(role, rank)+".log")
-}
 
 // RunDir is the directory of a campaign's run index (from 1) of arm.
 func RunDir(campaign string, index int, arm string) string {

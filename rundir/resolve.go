@@ -123,21 +123,18 @@ func resolveCampaign(p string) ([]Found, error) {
 		listed[filepath.Base(dir)] = true
 		attemptDir, err := LatestAttempt(dir)
 		if err != nil {
-			why := "it left no attempt (" + Latest + " is missing)"
-			if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
-				why = "its directory is gone"
-				if pr.Result == nil {
-					why = "it never ran (the campaign stopped or was stopped before it)"
-				}
-			}
-			found = append(found, Found{Source: dir, Planned: pr, Problem: fmt.Sprintf("run %d (arm %s) of the plan: %s", pr.Index, pr.Arm, why)})
+			found = append(found, Found{Source: dir, Planned: pr, Problem: fmt.Sprintf("run %d (arm %s) of the plan: %s", pr.Index, pr.Arm, noAttempt(dir, pr, err))})
 			continue
 		}
 		f := attempt(dir, attemptDir)
 		f.Planned = pr
 		found = append(found, f)
 	}
-	entries, _ := os.ReadDir(filepath.Join(p, RunsDir))
+	entries, err := os.ReadDir(filepath.Join(p, RunsDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Unread, a run directory the plan does not list would pass unseen.
+		return nil, fmt.Errorf("reading the campaign's run directories: %w", err)
+	}
 	for _, e := range entries {
 		if !listed[e.Name()] {
 			dir := filepath.Join(p, RunsDir, e.Name())
@@ -145,6 +142,23 @@ func resolveCampaign(p string) ([]Found, error) {
 		}
 	}
 	return found, nil
+}
+
+// noAttempt says why the planned run pr in dir has no attempt to read,
+// LatestAttempt having failed with err: a LATEST that is there but
+// unreadable, or names no token, is said as such, not taken for a
+// missing one.
+func noAttempt(dir string, pr *PlannedRun, err error) string {
+	if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Sprintf("its newest attempt cannot be found: %v", err)
+	}
+	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+		if pr.Result == nil {
+			return "it never ran (the campaign stopped or was stopped before it)"
+		}
+		return "its directory is gone"
+	}
+	return "it left no attempt (" + Latest + " is missing)"
 }
 
 // attempt is the Found of an attempt directory dir reached from source.

@@ -159,3 +159,37 @@ func TestResolveCampaignMissingAndExtraRuns(t *testing.T) {
 		t.Fatalf("run 1 lost its plan entry: %+v", found[0])
 	}
 }
+
+// A planned run whose LATEST is there but names no token is said so, not
+// taken for a run that left no attempt.
+func TestResolveCampaignSaysAnUnreadableLatest(t *testing.T) {
+	camp := t.TempDir()
+	plan := &Plan{Runs: []PlannedRun{{Index: 1, Arm: "a", Dir: RunDir(camp, 1, "a"), Result: &Outcome{State: "succeeded"}}}}
+	if err := WritePlan(camp, plan); err != nil {
+		t.Fatal(err)
+	}
+	touch(t, filepath.Join(plan.Runs[0].Dir, Latest))
+	if err := os.WriteFile(filepath.Join(plan.Runs[0].Dir, Latest), []byte("../elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, _, err := Resolve(camp, nil)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("found %+v, err %v", found, err)
+	}
+	if p := found[0].Problem; !strings.Contains(p, "its newest attempt cannot be found") || !strings.Contains(p, "is not a token") || strings.Contains(p, "is missing") {
+		t.Errorf("problem %q", p)
+	}
+}
+
+// A campaign whose runs/ cannot be listed is an error: unlisted, a run
+// directory the plan does not name would pass unseen.
+func TestResolveCampaignRefusesUnlistableRuns(t *testing.T) {
+	camp := t.TempDir()
+	if err := WritePlan(camp, &Plan{}); err != nil {
+		t.Fatal(err)
+	}
+	touch(t, filepath.Join(camp, RunsDir)) // a file where the directory should be
+	if found, _, err := Resolve(camp, nil); err == nil || !strings.Contains(err.Error(), filepath.Join(camp, RunsDir)) {
+		t.Errorf("found %+v, err %v: want the error listing %s", found, err, RunsDir)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -122,8 +121,8 @@ func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error
 		return err
 	}
 	if opts.verify.allowedSigners != "" { // refuse any run not a bundle signed by an allowed signer
-		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
-			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
+		if err := compare.VerifyRuns(runs, vo); err != nil {
+			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %w", err)}
 		}
 		co.SignaturesChecked = true
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,8 +70,8 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, 
 	}
 	if opts.verify.allowedSigners != "" {
 		vo, _ := opts.verify.bundleOptions()
-		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
-			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
+		if err := compare.VerifyRuns(runs, vo); err != nil {
+			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %w", err)}
 		}
 		co.SignaturesChecked = true
 	}

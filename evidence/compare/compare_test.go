@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -417,8 +418,12 @@ func TestStoredBaseline(t *testing.T) {
 	}
 	other := runsOf(map[string][]float64{"blocking": {1000}})
 	other[0].Evidence.MatchedDigest = "other"
-	if refused := CheckStored(now, other); len(refused) == 0 || !strings.Contains(strings.Join(refused, "\n"), "config-mismatch") {
+	refused := CheckStored(now, other)
+	if !slices.ContainsFunc(refused, func(r *Refusal) bool { return r.Code == reason.ConfigMismatch && r.Run == other[0].Path }) {
 		t.Errorf("a baseline of another scenario: %v", refused)
+	}
+	if refused := CheckStored(now, nil); len(refused) != 1 || !errors.Is(refused[0], ErrStoredEmpty) {
+		t.Errorf("a baseline of no run: %v", refused)
 	}
 }
 

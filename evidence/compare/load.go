@@ -2,7 +2,9 @@ package compare
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,28 +101,10 @@ func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
 func loadRun(f rundir.Found) (Run, error) {
 	dir := f.EvidenceDir()
 	path := filepath.Join(dir, rundir.EvidenceFile)
-	if _, err := os.Stat(path); err != nil {
-		if st, serr := rundir.ReadStatus(f.Dir); serr == nil {
-			// The attempt started and never wrote evidence: its controller
-			// was killed (its guard said so) or is still running.
-			rs := reason.New(reason.Interrupted, "run %s (arm %s) ended %s in phase %s without evidence", f.Source, st.Arm, st.State, st.Phase)
-			if st.State == rundir.StateRunning {
-				// Nobody said how it ended: its controller and its guard were
-				// killed together (pkill -9 abbench), they could not write
-				// its status (a full disk), or it is still running.
-				rs = reason.New(reason.Interrupted, "run %s (arm %s) has no evidence and its status still says running (phase %s): its controller and its guard were killed together, or could not write its %s (a full disk), or it is still running", f.Source, st.Arm, st.Phase, rundir.StatusFile)
-			}
-			if len(st.Reasons) > 0 {
-				rs = st.Reasons[0]
-				rs.Detail = fmt.Sprintf("%s (run %s, no evidence)", rs.Detail, f.Source)
-			}
-			rs.Arm = st.Arm
-			return Run{Path: f.Source, Censor: []reason.Reason{rs}}, nil
-		}
-		if f.Planned != nil {
-			return Run{Path: f.Source, Censor: []reason.Reason{controllerReason(f, "it wrote no "+rundir.EvidenceFile)}}, nil
-		}
-		return Run{}, fmt.Errorf("%s: its attempt %s has no %s (did the run finish?)", f.Source, filepath.Base(f.Dir), rundir.EvidenceFile)
+	// Only a missing evidence.json makes a run without evidence: any other
+	// failure to reach it is reading's error, below, naming the file.
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return withoutEvidence(f)
 	}
 	var e evidence.Evidence
 	if err := rundir.ReadJSON(path, &e); err != nil {
@@ -147,6 +131,47 @@ func loadRun(f rundir.Found) (Run, error) {
 		run.censor(reason.New(reason.BundleInvalid, "run %s has no bundle: a run counts only with its complete bundle (see its %s)", f.Source, rundir.ControllerLog))
 	}
 	return run, nil
+}
+
+// withoutEvidence is a run whose attempt wrote no evidence.json: censored
+// by what its status.json says, else for its controller when it is a
+// campaign's run, else refused. A status.json that is there but cannot be
+// read (torn, edited, not JSON) is said so, never taken for a missing one.
+func withoutEvidence(f rundir.Found) (Run, error) {
+	st, err := rundir.ReadStatus(f.Dir)
+	if err == nil {
+		return Run{Path: f.Source, Censor: []reason.Reason{statusReason(f, st)}}, nil
+	}
+	unreadable := ""
+	if !errors.Is(err, fs.ErrNotExist) {
+		unreadable = fmt.Sprintf(", and its %s cannot be read (%v)", rundir.StatusFile, err)
+	}
+	if f.Planned != nil {
+		return Run{Path: f.Source, Censor: []reason.Reason{controllerReason(f, "it wrote no "+rundir.EvidenceFile+unreadable)}}, nil
+	}
+	if unreadable != "" {
+		return Run{}, fmt.Errorf("%s: its attempt %s has no %s%s: run the arm again", f.Source, filepath.Base(f.Dir), rundir.EvidenceFile, unreadable)
+	}
+	return Run{}, fmt.Errorf("%s: its attempt %s has no %s (did the run finish?)", f.Source, filepath.Base(f.Dir), rundir.EvidenceFile)
+}
+
+// statusReason is why an attempt that started never wrote evidence, as
+// its status says: its controller was killed (its guard said so) or is
+// still running.
+func statusReason(f rundir.Found, st *rundir.Status) reason.Reason {
+	rs := reason.New(reason.Interrupted, "run %s (arm %s) ended %s in phase %s without evidence", f.Source, st.Arm, st.State, st.Phase)
+	if st.State == rundir.StateRunning {
+		// Nobody said how it ended: its controller and its guard were
+		// killed together (pkill -9 abbench), they could not write
+		// its status (a full disk), or it is still running.
+		rs = reason.New(reason.Interrupted, "run %s (arm %s) has no evidence and its status still says running (phase %s): its controller and its guard were killed together, or could not write its %s (a full disk), or it is still running", f.Source, st.Arm, st.Phase, rundir.StatusFile)
+	}
+	if len(st.Reasons) > 0 {
+		rs = st.Reasons[0]
+		rs.Detail = fmt.Sprintf("%s (run %s, no evidence)", rs.Detail, f.Source)
+	}
+	rs.Arm = st.Arm
+	return rs
 }
 
 // censor adds a reason the run cannot count, naming its arm.

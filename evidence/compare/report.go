@@ -3,41 +3,15 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
-	"maps"
 	"math"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
-
-func (r *Result) armEnvDiff() (keys []string, differing map[string]bool) {
-	differing = map[string]bool{}
-	seen := map[string]bool{}
-	for _, a := range r.Arms {
-		for k := range a.Env {
-			seen[k] = true
-		}
-	}
-	keys = slices.Sorted(maps.Keys(seen))
-	for _, k := range keys {
-		first, same := "", true
-		for i, a := range r.Arms {
-			if i == 0 {
-				first = a.Env[k]
-			} else if a.Env[k] != first {
-				same = false
-			}
-		}
-		differing[k] = !same
-	}
-	return keys, differing
-}
 
 func fmtValue(v float64) string {
 	if math.Abs(v) >= 100 {
@@ -161,176 +135,6 @@ func (r *Result) Headline() string {
 		parts = append(parts, s)
 	}
 	return r.Verdict + ": " + strings.Join(parts, "; ")
-}
-
-// Markdown writes a report fit to paste into a pull request.
-func (r *Result) Markdown(w io.Writer) error {
-	var b strings.Builder
-	icon := map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️"}[r.Verdict]
-	fmt.Fprintf(&b, "## abbench: %s %s\n\n", icon, r.Verdict)
-	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
-	if r.Verdict == Censored {
-		b.WriteString("**Censored**: the evidence does not allow a comparison. The numbers below are raw and **not comparable**.\n\n")
-		b.WriteString("Root causes first; what only follows from one is listed under it.\n\n")
-		b.WriteString("| code | arm | detail |\n| --- | --- | --- |\n")
-		for _, rs := range r.Reasons {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Detail))
-			for _, c := range rs.Consequences {
-				fmt.Fprintf(&b, "| ↳ `%s` | %s | consequence: %s |\n", c.Code, c.Arm, mdEscape(c.Detail))
-			}
-		}
-		b.WriteString("\n")
-	}
-	keys, differing := r.armEnvDiff()
-	b.WriteString("### What changed between the arms\n\n| key |")
-	for _, a := range r.Arms {
-		fmt.Fprintf(&b, " %s |", a.Name)
-	}
-	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(r.Arms)) + "\n")
-	for _, k := range keys {
-		mark := ""
-		if !differing[k] {
-			mark = " (same)"
-		}
-		fmt.Fprintf(&b, "| `%s`%s |", k, mark)
-		for _, a := range r.Arms {
-			fmt.Fprintf(&b, " `%s` |", mdEscape(a.Env[k]))
-		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s` (in full in the JSON report)\n", short(r.MatchedDigest))
-	if r.Workload != nil {
-		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
-	}
-	if r.PlotURL != "" {
-		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
-	}
-	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | " + r.IntervalHeader() + " | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, a := range r.Arms {
-		delta, interval, p, verdict := r.DeltaCells(a.Name)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
-	}
-	b.WriteString("\n### Acceptance criteria\n")
-	for _, run := range r.Runs {
-		passed := 0
-		for _, c := range run.Criteria {
-			if c.OK {
-				passed++
-			}
-		}
-		fmt.Fprintf(&b, "\n<details><summary>run %s (arm %s): %d of %d criteria met</summary>\n\n| criterion | | detail |\n| --- | --- | --- |\n",
-			run.Token, run.Arm, passed, len(run.Criteria))
-		for _, c := range run.Criteria {
-			mark := "✓"
-			if !c.OK {
-				mark = "✗"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.ID, mark, mdEscape(c.Detail))
-		}
-		b.WriteString("\n</details>\n")
-	}
-	if len(r.Warnings) > 0 || len(r.Deltas) > 0 {
-		b.WriteString("\n### Caveats\n\n")
-		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(w))
-		}
-		if r.Design.Why != "" {
-			fmt.Fprintf(&b, "- design: %s\n", mdEscape(r.DesignLine()))
-		}
-		for _, d := range r.Deltas {
-			fmt.Fprintf(&b, "- %s: %s\n", d.Arm, mdEscape(d.How()))
-		}
-	}
-	if r.Stored != nil && r.Verdict != Censored {
-		var sb strings.Builder
-		r.writeStored(textout.New(&sb))
-		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
-}
-
-// SVG plots each run's value per arm, the arms' medians, and the deltas
-// with their intervals.
-func (r *Result) SVG(w io.Writer) error {
-	const width, height, top, bottom, left = 640, 360, 50, 300, 80
-	var lo, hi = math.Inf(1), math.Inf(-1)
-	var baseMedian float64
-	for _, a := range r.Arms {
-		for _, v := range a.Values {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		if a.Name == r.Baseline {
-			baseMedian = a.Median
-		}
-	}
-	for _, d := range r.Deltas { // the intervals must fit too
-		if d.Interval != nil && baseMedian != 0 {
-			lo = math.Min(lo, baseMedian*(1+d.Interval[0]/100))
-			hi = math.Max(hi, baseMedian*(1+d.Interval[1]/100))
-		}
-	}
-	if math.IsInf(lo, 1) {
-		lo, hi = 0, 1
-	}
-	pad := (hi - lo) * 0.15
-	if pad == 0 {
-		pad = math.Max(math.Abs(hi)*0.05, 1)
-	}
-	lo, hi = lo-pad, hi+pad
-	y := func(v float64) float64 { return bottom - (v-lo)/(hi-lo)*(bottom-top) }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="14">%s</text>`+"\n", left, html.EscapeString(fmt.Sprintf("%s: %s (%s, baseline %s)", r.Scenario, r.Verdict, r.Metric, r.Baseline)))
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", left, top, left, bottom)
-	for i := 0; i <= 4; i++ {
-		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y(v)+4, fmtValue(v))
-	}
-	fmt.Fprintf(&b, `<text x="16" y="%d" transform="rotate(-90 16 %d)">%s</text>`+"\n", (top+bottom)/2, (top+bottom)/2, html.EscapeString(r.Metric))
-	colw := float64(width-left-40) / float64(max(len(r.Arms), 1))
-	for i, a := range r.Arms {
-		cx := float64(left) + colw*(float64(i)+0.5)
-		color := "#1f77b4"
-		if a.Name == r.Baseline {
-			color = "#7f7f7f"
-		}
-		for j, v := range a.Values {
-			dx := (float64(j) - float64(len(a.Values)-1)/2) * 6
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" fill-opacity="0.7"/>`+"\n", cx+dx, y(v), color)
-		}
-		if a.N > 0 {
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", cx-colw/4, y(a.Median), cx+colw/4, y(a.Median), color)
-		}
-		label := a.Name
-		if a.Name == r.Baseline {
-			label += " (baseline)"
-		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s n=%d</text>`+"\n", cx, bottom+20, html.EscapeString(label), a.N)
-		for _, d := range r.Deltas {
-			if d.Arm != a.Name || d.Pct == nil {
-				continue
-			}
-			text := d.Display
-			if d.Interval != nil {
-				text += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
-				y0, y1 := y(baseMedian*(1+d.Interval[0]/100)), y(baseMedian*(1+d.Interval[1]/100))
-				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#d62728" stroke-width="3"/>`+"\n", cx+colw/3, y0, cx+colw/3, y1)
-			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", cx, bottom+38, html.EscapeString(text+" "+d.Verdict))
-		}
-	}
-	if r.Verdict == Censored {
-		fmt.Fprintf(&b, `<text x="%d" y="44" fill="#d62728">censored: raw values, not comparable</text>`+"\n", left)
-	}
-	b.WriteString("</svg>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // WriteText prints the comparison for a person: a censored one with every

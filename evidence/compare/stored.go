@@ -36,10 +36,10 @@ type Stored struct {
 // CheckStored refuses a stored baseline that cannot stand for the arms: a
 // run censored while loading (a bundle whose files or evidence do not
 // verify), a run that is no bundle, a run whose evidence was not accepted,
-// or a run of another matched scenario than these runs. It returns the
-// reasons, one line each; none means the baseline may be used.
-func CheckStored(current, stored []Run) []string {
-	var refused []string
+// or a run of another matched scenario than these runs. It returns a
+// refusal for each; none means the baseline may be used.
+func CheckStored(current, stored []Run) []*Refusal {
+	var refused []*Refusal
 	matched := ""
 	for _, run := range current {
 		if run.Evidence != nil {
@@ -48,24 +48,27 @@ func CheckStored(current, stored []Run) []string {
 		}
 	}
 	if len(stored) == 0 {
-		return []string{"it holds no run"}
+		return []*Refusal{{Err: ErrStoredEmpty}}
+	}
+	refuse := func(code reason.Code, run Run, format string, args ...any) {
+		refused = append(refused, &Refusal{Code: code, Run: run.Path, Err: fmt.Errorf(format, args...)})
 	}
 	for _, run := range stored {
 		for _, rs := range run.Censor {
-			refused = append(refused, fmt.Sprintf("%s: %s", rs.Code, rs.Detail))
+			refused = append(refused, &Refusal{Code: rs.Code, Run: run.Path, Err: errors.New(rs.Detail)})
 		}
 		if run.Evidence == nil {
 			continue
 		}
 		if run.Evidence.MatchedDigest != matched {
-			refused = append(refused, fmt.Sprintf("%s: run %s was made with matched digest %s, these runs with %s: a stored baseline must be the same matched scenario",
-				reason.ConfigMismatch, run.Path, short(run.Evidence.MatchedDigest), short(matched)))
+			refuse(reason.ConfigMismatch, run, "run %s was made with matched digest %s, these runs with %s: a stored baseline must be the same matched scenario",
+				run.Path, short(run.Evidence.MatchedDigest), short(matched))
 		}
 		if !run.IsBundle() {
-			refused = append(refused, fmt.Sprintf("%s: run %s is not a bundle, so nothing shows its evidence is what its run wrote", reason.BundleInvalid, run.Path))
+			refuse(reason.BundleInvalid, run, "run %s is not a bundle, so nothing shows its evidence is what its run wrote", run.Path)
 		}
 		if !run.Evidence.Accepted {
-			refused = append(refused, fmt.Sprintf("%s: run %s: its evidence was not accepted", reason.ThroughputInvalid, run.Path))
+			refuse(reason.ThroughputInvalid, run, "run %s: its evidence was not accepted", run.Path)
 		}
 	}
 	return refused
@@ -77,9 +80,31 @@ func CheckStored(current, stored []Run) []string {
 func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	runs := g.opts.Stored
 	st := &Stored{Path: g.opts.StoredPath, Runs: len(runs), Deltas: []Delta{}}
-	current := hardwareOf(g.runs)
+	if rs, other := st.describe(runs, hardwareOf(g.runs)); other {
+		g.add(rs)
+		return
+	}
+	decisions, arms := g.storedDecisions(runs, rule)
+	for i, dec := range decisions {
+		pct := dec.Estimate
+		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
+			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Display: "~"}
+		if dec.Verdict == Improved || dec.Verdict == Regressed {
+			d.Display = fmt.Sprintf("%+.2f%%", pct)
+		}
+		st.Deltas = append(st.Deltas, d)
+	}
+	g.r.Stored = st
+}
+
+// describe sets when the stored runs started and the hardware they ran
+// on; other is true, with its reason, when one of them ran on other
+// hardware than a current run.
+func (st *Stored) describe(runs []Run, current []hardware) (rs reason.Reason, other bool) {
 	for _, run := range runs {
-		if started, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
+		// A stored run is a bundle that verified (CheckStored), its
+		// status.json among the files its manifest holds: it reads.
+		if started, _, _, _ := timing(run); !started.IsZero() && (st.Started.IsZero() || started.Before(st.Started)) {
 			st.Started = started
 		}
 		if len(run.Machines) == 0 {
@@ -93,17 +118,21 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 		}
 		for _, cur := range current {
 			if cur.class != class || cur.hosts != len(run.Machines) {
-				g.add(reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
-					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class))
-				return
+				return reason.New(reason.MachineMismatch, "the stored baseline %s: its run %s ran on %d host(s) [%s], run %s on %d [%s]: a baseline on other hardware measures the hardware",
+					st.Path, run.Path, len(run.Machines), class, cur.path, cur.hosts, cur.class), true
 			}
 		}
 	}
 	if !st.Started.IsZero() {
 		st.AgeDays = time.Since(st.Started).Hours() / 24
 	}
-	var decisions []decide.Decision
-	var arms []string
+	return reason.Reason{}, false
+}
+
+// storedDecisions tests each arm against the stored runs of the same arm
+// (Holm-corrected when several): an arm the baseline has no run of, or
+// whose values give no ratio, is a warning instead.
+func (g *gate) storedDecisions(runs []Run, rule decide.Rule) (decisions []decide.Decision, arms []string) {
 	for _, arm := range g.arms {
 		var then []float64
 		for _, run := range runs {
@@ -127,16 +156,7 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	if len(decisions) > 1 {
 		decisions = decide.Holm(decisions, rule)
 	}
-	for i, dec := range decisions {
-		pct := dec.Estimate
-		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
-			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Display: "~"}
-		if dec.Verdict == Improved || dec.Verdict == Regressed {
-			d.Display = fmt.Sprintf("%+.2f%%", pct)
-		}
-		st.Deltas = append(st.Deltas, d)
-	}
-	g.r.Stored = st
+	return decisions, arms
 }
 
 // hardware is a hardware class and host count, and the first run on it.
@@ -203,17 +223,6 @@ func (st *Stored) on() string {
 	return ", on " + strings.TrimSpace(st.Machine)
 }
 
-// StoredRefused is a stored baseline CheckStored (or its signatures)
-// refused.
-type StoredRefused struct {
-	Path    string
-	Reasons []string
-}
-
-func (e *StoredRefused) Error() string {
-	return fmt.Sprintf("the stored baseline %s is refused:\n%s", e.Path, strings.Join(e.Reasons, "\n"))
-}
-
 // IsArm says whether name is an arm of the runs' scenario.
 func IsArm(runs []Run, name string) bool {
 	for _, run := range runs {
@@ -233,17 +242,17 @@ func LoadStored(path string, current []Run, verify bundle.VerifyOptions) ([]Run,
 	stored, cleanup, err := LoadRuns([]string{path}, verify)
 	var ve *bundle.VerifyError
 	if errors.As(err, &ve) {
-		return nil, cleanup, &StoredRefused{Path: path, Reasons: []string{err.Error()}}
+		return nil, cleanup, &StoredRefused{Path: path, Refusals: []*Refusal{{Run: path, Err: err}}}
 	} else if err != nil {
 		return nil, cleanup, err
 	}
 	stored = withoutRunsNotNeeded(stored)
 	refused := CheckStored(current, stored)
 	if verify.AllowedSigners != nil {
-		refused = append(refused, VerifyRuns(stored, verify)...)
+		refused = append(refused, verifyRuns(stored, verify)...)
 	}
 	if len(refused) > 0 {
-		return nil, cleanup, &StoredRefused{Path: path, Reasons: refused}
+		return nil, cleanup, &StoredRefused{Path: path, Refusals: refused}
 	}
 	return stored, cleanup, nil
 }

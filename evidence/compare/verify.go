@@ -10,24 +10,32 @@ import (
 	"github.com/abbench/abbench/rundir"
 )
 
-// VerifyRuns checks every run's bundle against opts and returns one line
-// per refused run: a run that is not a bundle is not signed, so refused. A
-// run that left no evidence (a planned run that never started, an attempt
-// killed before it wrote any) holds nothing to sign, and the gate censors
-// it with its root cause, unless a sequential design's look decided before
-// it: that the gate judges from the signed runs, never from plan.json.
-func VerifyRuns(runs []Run, opts bundle.VerifyOptions) []string {
-	var refused []string
+// VerifyRuns checks every run's bundle against opts; a refused run makes
+// the error a *RunsRefused: a run that is not a bundle is not signed, so
+// refused (ErrNotBundle). A run that left no evidence (a planned run that
+// never started, an attempt killed before it wrote any) holds nothing to
+// sign, and the gate censors it with its root cause, unless a sequential
+// design's look decided before it: that the gate judges from the signed
+// runs, never from plan.json.
+func VerifyRuns(runs []Run, opts bundle.VerifyOptions) error {
+	if refused := verifyRuns(runs, opts); len(refused) > 0 {
+		return &RunsRefused{Refusals: refused}
+	}
+	return nil
+}
+
+func verifyRuns(runs []Run, opts bundle.VerifyOptions) []*Refusal {
+	var refused []*Refusal
 	for _, run := range runs {
 		if run.Evidence == nil && len(run.Censor) > 0 {
 			continue
 		}
 		if !run.IsBundle() {
-			refused = append(refused, fmt.Sprintf("%s: %s: not a bundle (no %s), so not signed", reason.SignatureInvalid, run.Path, bundle.ManifestFile))
+			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: fmt.Errorf("%s: %w", run.Path, ErrNotBundle)})
 			continue
 		}
 		if _, err := bundle.Verify(run.Dir, opts); err != nil {
-			refused = append(refused, fmt.Sprintf("%s: %s", reason.SignatureInvalid, strings.ReplaceAll(err.Error(), run.Dir, run.Path)))
+			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: asGiven{err: err, dir: run.Dir, path: run.Path}})
 		}
 	}
 	return refused

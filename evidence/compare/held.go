@@ -1,0 +1,97 @@
+package compare
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/machine"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+)
+
+// machines requires one hardware class (CPU model, GPU models, host count)
+// across the runs that recorded their machines, and warns on softer
+// differences (drivers, clocks, kernel, governor, memory, image).
+func (g *gate) machines() {
+	var ref *Run
+	softSeen := map[string]bool{}
+	for i := range g.runs {
+		run := &g.runs[i]
+		if len(run.Machines) == 0 {
+			continue
+		}
+		softSeen[machine.Soft(run.Machines)] = true
+		if ref == nil {
+			ref = run
+			continue
+		}
+		if a, b := machine.Class(ref.Machines), machine.Class(run.Machines); a != b || len(ref.Machines) != len(run.Machines) {
+			rs := reason.New(reason.MachineMismatch, "run %s ran on %d host(s) [%s], run %s on %d [%s]: different hardware measures more than the arm",
+				run.Path, len(run.Machines), b, ref.Path, len(ref.Machines), a)
+			rs.Arm = run.Evidence.Arm
+			g.add(rs)
+		}
+	}
+	if len(softSeen) > 1 {
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory or image): %s", strings.Join(slices.Sorted(maps.Keys(softSeen)), "; ")))
+	}
+}
+
+// sources requires every run that recorded its system's source revision to
+// have run the same one (bundles record it when the scenario names a
+// repository).
+func (g *gate) sources() {
+	refs := map[string]*bundle.SourceRevision{}
+	refPaths := map[string]string{}
+	for _, run := range g.runs {
+		// Arms that are builds may run different code (the builds are
+		// held by their hashes): their sources are held within an arm.
+		key := ""
+		if len(g.r.Builds) > 0 {
+			key = run.Evidence.Arm
+		}
+		ref, refPath := refs[key], refPaths[key]
+		prov := provenance(run)
+		if prov == nil || prov.Source == nil {
+			continue
+		}
+		if prov.Source.Dirty {
+			g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run %s ran a dirty tree of %s (head %s)", run.Path, prov.Source.Repository, short(prov.Source.Head)))
+		}
+		if ref == nil {
+			refs[key], refPaths[key] = prov.Source, run.Path
+			continue
+		}
+		if prov.Source.Tree != ref.Tree || prov.Source.Dirty != ref.Dirty {
+			g.add(reason.New(reason.ConfigMismatch, "run %s ran source tree %s (dirty %v), run %s tree %s (dirty %v): the arms ran different code",
+				run.Path, short(prov.Source.Tree), prov.Source.Dirty, refPath, short(ref.Tree), ref.Dirty))
+		}
+	}
+}
+
+// builds holds an A/B of builds to one build per arm, across its runs,
+// and names the arms' builds in the result.
+func (g *gate) builds() {
+	byArm := map[string]rundir.BuildFact{}
+	from := map[string]string{}
+	for _, run := range g.runs {
+		e := run.Evidence
+		if e.Build == nil {
+			continue
+		}
+		if prev, ok := byArm[e.Arm]; ok {
+			if prev.SHA256 != e.Build.SHA256 {
+				g.add(reason.New(reason.BuildMismatch, "arm %s ran build sha256 %.12s in run %s but %.12s in run %s: an arm's runs must all run its one build",
+					e.Arm, e.Build.SHA256, run.Path, prev.SHA256, from[e.Arm]))
+			}
+			continue
+		}
+		byArm[e.Arm], from[e.Arm] = *e.Build, run.Path
+	}
+	for _, arm := range slices.Sorted(maps.Keys(byArm)) {
+		g.r.Builds = append(g.r.Builds, byArm[arm])
+	}
+}

@@ -1,0 +1,148 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/abbench/abbench/internal/textout"
+)
+
+// Markdown writes a report fit to paste into a pull request.
+func (r *Result) Markdown(w io.Writer) error {
+	var b strings.Builder
+	icon := map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️"}[r.Verdict]
+	fmt.Fprintf(&b, "## abbench: %s %s\n\n", icon, r.Verdict)
+	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
+	if r.Verdict == Censored {
+		r.mdCensored(&b)
+	}
+	r.mdArmEnv(&b)
+	fmt.Fprintf(&b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s` (in full in the JSON report)\n", short(r.MatchedDigest))
+	if r.Workload != nil {
+		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
+	}
+	if r.PlotURL != "" {
+		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
+	}
+	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | " + r.IntervalHeader() + " | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, a := range r.Arms {
+		delta, interval, p, verdict := r.DeltaCells(a.Name)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
+	}
+	r.mdCriteria(&b)
+	r.mdCaveats(&b)
+	if r.Stored != nil && r.Verdict != Censored {
+		var sb strings.Builder
+		r.writeStored(textout.New(&sb))
+		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCensored says the comparison is censored and lists every reason,
+// each with its consequences under it.
+func (r *Result) mdCensored(b *strings.Builder) {
+	b.WriteString("**Censored**: the evidence does not allow a comparison. The numbers below are raw and **not comparable**.\n\n")
+	b.WriteString("Root causes first; what only follows from one is listed under it.\n\n")
+	b.WriteString("| code | arm | detail |\n| --- | --- | --- |\n")
+	for _, rs := range r.Reasons {
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Detail))
+		for _, c := range rs.Consequences {
+			fmt.Fprintf(b, "| ↳ `%s` | %s | consequence: %s |\n", c.Code, c.Arm, mdEscape(c.Detail))
+		}
+	}
+	b.WriteString("\n")
+}
+
+// mdArmEnv is the table of every arm key's value per arm, the keys that
+// are the same in every arm marked so.
+func (r *Result) mdArmEnv(b *strings.Builder) {
+	keys, differing := r.armEnvDiff()
+	b.WriteString("### What changed between the arms\n\n| key |")
+	for _, a := range r.Arms {
+		fmt.Fprintf(b, " %s |", a.Name)
+	}
+	b.WriteString("\n| --- |" + strings.Repeat(" --- |", len(r.Arms)) + "\n")
+	for _, k := range keys {
+		mark := ""
+		if !differing[k] {
+			mark = " (same)"
+		}
+		fmt.Fprintf(b, "| `%s`%s |", k, mark)
+		for _, a := range r.Arms {
+			fmt.Fprintf(b, " `%s` |", mdEscape(a.Env[k]))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdCriteria folds each run's acceptance criteria into a details block.
+func (r *Result) mdCriteria(b *strings.Builder) {
+	b.WriteString("\n### Acceptance criteria\n")
+	for _, run := range r.Runs {
+		passed := 0
+		for _, c := range run.Criteria {
+			if c.OK {
+				passed++
+			}
+		}
+		fmt.Fprintf(b, "\n<details><summary>run %s (arm %s): %d of %d criteria met</summary>\n\n| criterion | | detail |\n| --- | --- | --- |\n",
+			run.Token, run.Arm, passed, len(run.Criteria))
+		for _, c := range run.Criteria {
+			mark := "✓"
+			if !c.OK {
+				mark = "✗"
+			}
+			fmt.Fprintf(b, "| %s | %s | %s |\n", c.ID, mark, mdEscape(c.Detail))
+		}
+		b.WriteString("\n</details>\n")
+	}
+}
+
+// mdCaveats lists the warnings, the design and how each delta was decided.
+func (r *Result) mdCaveats(b *strings.Builder) {
+	if len(r.Warnings) == 0 && len(r.Deltas) == 0 {
+		return
+	}
+	b.WriteString("\n### Caveats\n\n")
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "- %s\n", mdEscape(w))
+	}
+	if r.Design.Why != "" {
+		fmt.Fprintf(b, "- design: %s\n", mdEscape(r.DesignLine()))
+	}
+	for _, d := range r.Deltas {
+		fmt.Fprintf(b, "- %s: %s\n", d.Arm, mdEscape(d.How()))
+	}
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+func (r *Result) armEnvDiff() (keys []string, differing map[string]bool) {
+	differing = map[string]bool{}
+	seen := map[string]bool{}
+	for _, a := range r.Arms {
+		for k := range a.Env {
+			seen[k] = true
+		}
+	}
+	keys = slices.Sorted(maps.Keys(seen))
+	for _, k := range keys {
+		first, same := "", true
+		for i, a := range r.Arms {
+			if i == 0 {
+				first = a.Env[k]
+			} else if a.Env[k] != first {
+				same = false
+			}
+		}
+		differing[k] = !same
+	}
+	return keys, differing
+}

@@ -1,0 +1,98 @@
+package compare
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/readonly"
+	"github.com/abbench/abbench/reason"
+)
+
+// workloads requires one workload digest, of one pinned algorithm, across
+// every run, and explains a difference with the per-prompt records.
+func (g *gate) workloads() {
+	var ref *Run
+	for i := range g.runs {
+		run := &g.runs[i]
+		w := run.Evidence.Workload
+		if !run.Evidence.Accepted && (w == nil || w.Count == 0) {
+			continue // a run stopped before serving: its own reasons say why
+		}
+		if w == nil {
+			if hasActivation(run.Evidence) {
+				g.add(reason.New(reason.DigestMissing, "run %s (arm %s) has no agreed workload digest", run.Path, run.Evidence.Arm))
+			}
+			continue
+		}
+		if !w.Algorithm.Valid() {
+			g.add(reason.New(reason.DigestAlgorithm, "run %s uses unknown digest algorithm %q", run.Path, w.Algorithm))
+			continue
+		}
+		if ref == nil {
+			ref = run
+			g.r.Workload = w
+			continue
+		}
+		rw := ref.Evidence.Workload
+		switch {
+		case w.Algorithm != rw.Algorithm:
+			g.add(reason.New(reason.DigestAlgorithm, "run %s hashed its workload with %s, run %s with %s: digests of different algorithms are never compared",
+				run.Path, w.Algorithm, ref.Path, rw.Algorithm))
+		case *w != *rw:
+			code := reason.DigestArmMismatch
+			if run.Evidence.Arm == ref.Evidence.Arm {
+				code = reason.DigestRankDisagreement
+			}
+			g.add(reason.New(code, "arm %s (run %s) served workload %s:%d:%s, arm %s (run %s) %s:%d:%s; %s",
+				run.Evidence.Arm, run.Path, w.Algorithm, w.Count, short(w.Hex), ref.Evidence.Arm, ref.Path, rw.Algorithm, rw.Count, short(rw.Hex), explain(ref, run)))
+		}
+	}
+}
+
+func hasActivation(e *evidence.Evidence) bool {
+	for _, f := range e.Ranks {
+		if f.Activation != nil {
+			return true
+		}
+	}
+	for _, c := range e.Criteria {
+		if c.Kind == "digest" {
+			return true
+		}
+	}
+	return false
+}
+
+// explain compares the runs' per-prompt records, when both kept them.
+func explain(a, b *Run) string {
+	ra, pa := records(a)
+	rb, pb := records(b)
+	if ra == nil || rb == nil {
+		return "no per-prompt records to explain the difference (name evidence.activation.records in the scenario)"
+	}
+	e := digest.Explain(ra, rb)
+	return fmt.Sprintf("%s (A = %s, B = %s)", e, pa, pb)
+}
+
+func records(run *Run) ([]digest.Record, string) {
+	for _, f := range run.Evidence.Ranks {
+		if f.ActivationRecords == "" {
+			continue
+		}
+		path := filepath.Join(run.Dir, f.ActivationRecords)
+		file, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		d, recs, err := digest.ReadRecords(file, path)
+		readonly.Close(file)
+		if err != nil || run.Evidence.Workload == nil || d != *run.Evidence.Workload {
+			continue // records that do not reproduce the agreed digest explain nothing
+		}
+		return recs, fmt.Sprintf("%s %s rank %d", run.Evidence.Arm, f.Role, f.Rank)
+	}
+	return nil, ""
+}
