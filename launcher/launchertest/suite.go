@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 )
 
 // Backend describes the backend under test.
@@ -41,7 +42,7 @@ func Run(t *testing.T, b Backend, dir string) {
 		})
 		return r
 	}
-	wait := func(t *testing.T, r launcher.Run) launcher.Result {
+	wait := func(t *testing.T, r launcher.Run) rundir.Outcome {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), b.Timeout)
 		defer cancel()
