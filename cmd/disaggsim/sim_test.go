@@ -25,29 +25,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestFollowerRefusesWrongCohortBeforeMutating(t *testing.T) {
-	s := newCohortState()
-	for id := range 4 {
-		s.enqueue(id, request{prompt: []uint32{uint32(id)}}, 4)
-	}
-	if _, err := s.materialize([]int{0, 1, 9}); !errors.Is(err, errWrongCohort) {
-		t.Fatalf("cohort naming an unknown request: got %v", err)
-	}
-	if _, err := s.materialize([]int{2, 2}); !errors.Is(err, errWrongCohort) {
-		t.Fatalf("cohort naming a request twice: got %v", err)
-	}
-	if len(s.waiting) != 4 || len(s.order) != 4 {
-		t.Fatalf("a refused cohort changed state: %d waiting, order %v", len(s.waiting), s.order)
-	}
-	reqs, err := s.materialize([]int{3, 1})
-	if err != nil || reqs[0].prompt[0] != 3 || reqs[1].prompt[0] != 1 {
-		t.Fatalf("exact cohort: %v %v", reqs, err)
-	}
-	if got := fmt.Sprint(s.order); got != "[0 2]" {
-		t.Fatalf("order after activation %s, want [0 2]", got)
-	}
-}
-
 func TestInvalidModeRefusesToStart(t *testing.T) {
 	for _, env := range []string{"DISAGGSIM_TERMINAL=2", "DISAGGSIM_PEER_READY=yes", "DISAGGSIM_TERMINAL="} {
 		cmd := exec.Command(os.Args[0], "ctx", "--coord", t.TempDir())
