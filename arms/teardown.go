@@ -1,0 +1,45 @@
+package arms
+
+import (
+	"os"
+	"time"
+
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+)
+
+// finish tears everything down, whatever happened, and writes the status.
+func (c *controller) finish() {
+	if c.status.Phase != "teardown" {
+		c.phase("teardown", "stopping every rank")
+		if c.status.State != rundir.StateSucceeded {
+			c.abortFile()
+		}
+		c.stopAll()
+	}
+	if err := os.RemoveAll(rundir.LaunchDirOf(c.coord)); err != nil {
+		c.fail(reason.New(reason.WriteFailed, "removing the ranks' launch files (their argv and environment, mode 0600): %v: remove them by hand", err))
+	}
+	c.status.Swept = sweep(c.opts.Token)
+	// Every rank is gone: nothing writes there any more. What a failed
+	// removal leaves is a directory of the temporary directory named by
+	// the token, which nothing reads.
+	_ = os.RemoveAll(rundir.Scratch(c.opts.Token))
+	// A process just sent SIGKILL is not gone at once: only one still alive
+	// after a bounded wait survived. A daemon a rank left behind and the
+	// sweep killed is recorded (swept_processes), not censored: nothing of
+	// it outlives the run.
+	if left := survivorsAfter(c.opts.Token, sweepWait); len(left) > 0 {
+		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL for %s", left, sweepWait))
+		c.status.State = rundir.StateFailed
+	}
+	c.status.Ended = time.Now().UTC()
+	c.phase("done", c.status.State)
+}
+
+// stopAll stops local ranks and srun steps alike.
+func (c *controller) stopAll() {
+	grace, limit := time.Duration(c.s.Deadlines.KillGrace), time.Duration(c.s.Deadlines.Teardown)
+	stopAll(c.procs, grace, limit)
+	c.stopSteps(grace, limit)
+}
