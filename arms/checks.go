@@ -33,6 +33,19 @@ func (c *controller) checkArm(when string) error {
 	return nil
 }
 
+// checkAtTeardown checks what must still hold when the measurement is
+// over: the modes agree with the arm, the clients registered the arm's
+// values, and when the arms are builds, some rank ran this arm's.
+func (c *controller) checkAtTeardown() {
+	if err := c.checkModes("at teardown"); err != nil {
+		c.fail(reasonOf(err))
+	}
+	c.status.Reasons = append(c.status.Reasons, c.checkRegistrations("by the client", true)...)
+	if len(c.status.Builds) > 0 && !c.ranBuild {
+		c.fail(reason.New(reason.BuildMismatch, "no rank ran arm %s's build %s: start the system under test as {{.Build}} in its role's command", c.arm, c.ownBuild().Binary))
+	}
+}
+
 // hashBuilds names every arm's build by the SHA-256 of its binary, before
 // any rank starts, so a rank can be held to its own arm's build.
 func (c *controller) hashBuilds() error {
@@ -90,8 +103,6 @@ func (c *controller) checkBuild(r *scenarios.Role, rank int, reg *rundir.Registr
 // when clients is set) against the arm.
 func (c *controller) checkRegistrations(when string, clients bool) []reason.Reason {
 	var rs []reason.Reason
-	armEnv := c.s.Arms[c.arm].Env
-	keys := c.s.ArmKeys()
 	for _, r := range c.s.Roles {
 		if r.Client != clients {
 			continue // clients register when they start, and are checked after
@@ -107,17 +118,27 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 			if ranOwn {
 				c.ranBuild = true
 			}
-			for _, k := range keys {
-				got := reg.ArmEnv[k]
-				switch {
-				case r.ArmEnv && got == nil:
-					rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d did not receive %s (arm %s sets %q)", r.Name, rank, k, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
-				case r.ArmEnv && *got != armEnv[k]:
-					rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d received %s=%q, but arm %s sets %q", r.Name, rank, k, *got, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
-				case !r.ArmEnv && got != nil:
-					rs = append(rs, reason.New(reason.ArmEnvLeak, "%s rank %d received arm key %s=%q, but role %s does not take the arm env", r.Name, rank, k, *got, r.Name).At(c.arm, r.Name, rank))
-				}
-			}
+			rs = append(rs, c.checkArmEnv(&r, rank, &reg)...)
+		}
+	}
+	return rs
+}
+
+// checkArmEnv holds a rank's registered arm keys to its role: a role that
+// takes the arm env receives every key with the arm's exact value, any
+// other role none of them.
+func (c *controller) checkArmEnv(r *scenarios.Role, rank int, reg *rundir.Registration) []reason.Reason {
+	var rs []reason.Reason
+	armEnv := c.s.Arms[c.arm].Env
+	for _, k := range c.s.ArmKeys() {
+		got := reg.ArmEnv[k]
+		switch {
+		case r.ArmEnv && got == nil:
+			rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d did not receive %s (arm %s sets %q)", r.Name, rank, k, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
+		case r.ArmEnv && *got != armEnv[k]:
+			rs = append(rs, reason.New(reason.ArmEnvMissing, "%s rank %d received %s=%q, but arm %s sets %q", r.Name, rank, k, *got, c.arm, armEnv[k]).At(c.arm, r.Name, rank))
+		case !r.ArmEnv && got != nil:
+			rs = append(rs, reason.New(reason.ArmEnvLeak, "%s rank %d received arm key %s=%q, but role %s does not take the arm env", r.Name, rank, k, *got, r.Name).At(c.arm, r.Name, rank))
 		}
 	}
 	return rs

@@ -8,6 +8,8 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
+// runClients starts the clients and waits, within the client deadline,
+// for each to exit 0; any other rank that ends meanwhile aborts the run.
 func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) error {
 	c.phase("client", "running the client")
 	for _, r := range clients {

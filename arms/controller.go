@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/abbench/abbench/internal/redact"
@@ -91,111 +88,18 @@ type Result struct {
 // machine. The error is non-nil only when the run could not be set up at
 // all; failures of the system under test are reasons in the status.
 func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*Result, error) {
-	if _, ok := s.Arms[arm]; !ok {
-		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
-	}
-	if opts.Token == "" {
-		opts.Token = NewToken()
-	}
-	// Ranks run in the run directory: every path they are given must be absolute.
-	out, err := filepath.Abs(opts.Out)
+	c, err := newController(s, arm, opts)
 	if err != nil {
 		return nil, err
 	}
-	opts.Out = out
-	if opts.Inherited == nil {
-		opts.Inherited = os.Environ()
-	}
-	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self}
-	if c.self == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		c.self = exe
-	}
-	c.wrapper = []string{c.self, "rank-exec", "--"}
-	if fast := filepath.Join(filepath.Dir(c.self), "abbench-rank"); isExecutable(fast) {
-		c.wrapper = []string{fast, "--"}
-	}
-	c.dir = rundir.Attempt(opts.Out, opts.Token)
-	c.coord = rundir.Coord(c.dir)
-	// The registry of live runs is checked before anything is made: one
-	// another user could write refuses the run (arms/live.go says why).
-	var live *os.Root
-	if opts.Ranks != RanksSrun {
-		if live, err = openLive(); err != nil {
-			return nil, err
-		}
-		defer func() { _ = live.Close() }() // a directory, read only
-	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	release, err := c.claimRunDir()
+	if err != nil {
 		return nil, err
 	}
-	if err := os.Mkdir(c.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("run directory for token %s: %w", opts.Token, err)
-	}
-	if live != nil {
-		unnote, err := noteLive(live, opts.Token, c.dir)
-		if err != nil {
-			return nil, err
-		}
-		defer unnote()
-	}
-	for _, sub := range []string{rundir.RanksDir, rundir.BarriersDir, rundir.EnvDir, rundir.MachinesDir} {
-		if err := os.MkdirAll(filepath.Join(c.coord, sub), 0o755); err != nil {
-			return nil, err
-		}
-	}
-	c.ports = scenarios.NewPorts(filepath.Join(c.coord, rundir.PortsFile))
-	// The machine the run ran on, for its bundle (a reviewer's first
-	// question). Collecting it can take a while (nvidia-smi: tens of
-	// milliseconds), so the ranks start meanwhile; the facts stay in
-	// memory (Result.Machine). coord/machine.json only names this host, so
-	// that a rank wrapper here leaves it to the controller.
-	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
-	here.Host, _ = os.Hostname()
-	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
+	defer release()
+	facts, err := c.setUp()
+	if err != nil {
 		return nil, err
-	}
-	facts := make(chan machine.Facts, 1) // not waited for when the run cannot start: Collect ends by itself
-	go func() { facts <- machine.Collect(5 * time.Second) }()
-	if err := makeScratch(s, opts.Token); err != nil {
-		return nil, err
-	}
-	// LATEST names the newest attempt from its start, so progress can be read.
-	if err := rundir.WriteLatest(opts.Out, opts.Token); err != nil {
-		return nil, err
-	}
-	c.start = time.Now()
-	c.status = &rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, Token: opts.Token, Dir: c.dir,
-		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
-	if c.writeStatus(); c.statusErr != nil {
-		return nil, c.statusErr
-	}
-	// Before any rank starts: nothing of the run outlives the controller,
-	// even a SIGKILLed one. Under Slurm (srun ranks) the job's own process
-	// tracking stops every process of the job when it ends, and a process
-	// that outlives the batch step would hold a requeued job's old
-	// instance open.
-	if c.opts.Ranks != RanksSrun {
-		if err := c.startGuard(); err != nil {
-			return nil, fmt.Errorf("starting the run's guard: %w", err)
-		}
-	}
-	if opts.Ranks == "" {
-		c.opts.Ranks = RanksLocal
-	}
-	if c.opts.Ranks == RanksSrun {
-		nodes, err := jobNodes()
-		if err != nil {
-			return nil, err
-		}
-		if c.slices, err = sliceNodes(s, nodes); err != nil {
-			return nil, err
-		}
-	} else if c.opts.Ranks != RanksLocal {
-		return nil, fmt.Errorf("ranks %q: choose %s or %s", c.opts.Ranks, RanksLocal, RanksSrun)
 	}
 	c.run(ctx)
 	res := &Result{Status: c.status, Machine: <-facts}
@@ -206,6 +110,8 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	return res, nil
 }
 
+// run runs the phases and settles the state the run ends in; finish
+// tears down whatever happened.
 func (c *controller) run(ctx context.Context) {
 	defer c.finish()
 	err := c.phases(ctx)
@@ -223,11 +129,13 @@ func (c *controller) run(ctx context.Context) {
 	}
 }
 
+// fail records a reason of this arm.
 func (c *controller) fail(r reason.Reason) {
 	r.Arm = c.arm
 	c.status.Reasons = append(c.status.Reasons, r)
 }
 
+// phase enters a phase: recorded in the status, and told to Progress.
 func (c *controller) phase(name, detail string) {
 	c.status.Phase = name
 	c.status.Phases = append(c.status.Phases, rundir.PhaseTime{Name: name, Start: time.Now().UTC()})

@@ -11,6 +11,7 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
+// allReady says whether every one of roles is ready.
 func (c *controller) allReady(roles []string) bool {
 	for _, r := range roles {
 		if !c.ready[r] {
@@ -45,6 +46,12 @@ func (c *controller) waitReadyOnce(ctx context.Context, started map[string]bool)
 			return nil
 		}
 	}
+	return c.pauseForReady(ctx)
+}
+
+// pauseForReady is the pause between readiness polls: a rank that exited
+// aborts the run, and so does the ready deadline.
+func (c *controller) pauseForReady(ctx context.Context) error {
 	if err := c.checkExits(); err != nil {
 		return err
 	}
@@ -56,6 +63,8 @@ func (c *controller) waitReadyOnce(ctx context.Context, started map[string]bool)
 	return nil
 }
 
+// readyTimeout ends a wait for readiness that ran out: an interrupt as
+// such, the ready deadline as its reasons, naming every rank not ready.
 func (c *controller) readyTimeout(ctx context.Context) error {
 	if ctx.Err() == context.Canceled {
 		return ctx.Err()
@@ -77,24 +86,21 @@ func (c *controller) readyTimeout(ctx context.Context) error {
 	return errAbort
 }
 
+// waitRoleReady waits until every rank of r is ready.
 func (c *controller) waitRoleReady(ctx context.Context, r *scenarios.Role) error {
 	for !c.ready[r.Name] {
 		if c.roleReady(r) {
 			c.ready[r.Name] = true
 			break
 		}
-		if err := c.checkExits(); err != nil {
+		if err := c.pauseForReady(ctx); err != nil {
 			return err
-		}
-		select {
-		case <-ctx.Done():
-			return c.readyTimeout(ctx)
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	return nil
 }
 
+// roleReady says whether every started rank of r passes its probe.
 func (c *controller) roleReady(r *scenarios.Role) bool {
 	for _, p := range c.procs {
 		if p.role == r.Name && !c.rankReady(r, p) {

@@ -9,6 +9,8 @@ import (
 	"github.com/abbench/abbench/rundir"
 )
 
+// writeStatus writes status.json as the run stands; a failed write is
+// kept in statusErr, and the first one becomes a reason.
 func (c *controller) writeStatus() {
 	// Reasons quote commands, values and errors: no secret value the
 	// templates read, and no URL's password, is written in clear.
@@ -38,6 +40,8 @@ func (c *controller) writeStatus() {
 	}
 }
 
+// abortFile records why the run aborted in the token namespace, which
+// the ranks can read.
 func (c *controller) abortFile() {
 	data, _ := json.Marshal(c.status.Reasons)
 	if err := atomicfile.WriteFile(filepath.Join(c.coord, rundir.AbortFile), data, 0o644); err != nil {
@@ -45,6 +49,8 @@ func (c *controller) abortFile() {
 	}
 }
 
+// writeOffsets records every rank's log, and where in it the rank's
+// output starts: the scope of the evidence.
 func (c *controller) writeOffsets() error {
 	offsets := map[string]rundir.Offset{}
 	for _, p := range c.procs {

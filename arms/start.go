@@ -26,37 +26,18 @@ func redactArgv(argv []string, secrets redact.Values) []string {
 	return out
 }
 
+// data is what the templates of a rank of role see.
 func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
 	host, _ := os.Hostname()
 	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host, Ports: c.ports})
 }
 
+// startRole starts every rank of r: each a process of this host, or all
+// of them as one srun step. It returns the names the ranks inherited from
+// the controller's environment. Every rank started is in c.procs, so
+// teardown stops it, whatever failed.
 func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
-	// Ranks are prepared and started from every core: with thousands of
-	// ranks, one after another cost seconds (templates, environment,
-	// records, fork), while a shell starting the same processes took one.
-	known := slices.Clone(c.secrets)
-	preps := make([]rankLaunch, r.Ranks)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), r.Ranks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rank := range next {
-				lp := c.prepareRank(r, rank, known)
-				if lp.err == nil && c.opts.Ranks != RanksSrun {
-					lp.startErr = startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
-				}
-				preps[rank] = lp
-			}
-		}()
-	}
-	for rank := range r.Ranks {
-		next <- rank
-	}
-	close(next)
-	wg.Wait()
+	preps := c.launchRanks(r)
 	var (
 		kept      []string
 		stepRanks []*rankProc
@@ -99,6 +80,36 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	}
 	c.writeStatus()
 	return kept, nil
+}
+
+// launchRanks prepares every rank of r and, locally, starts it. Ranks
+// are prepared and started from every core: with thousands of ranks, one
+// after another cost seconds (templates, environment, records, fork),
+// while a shell starting the same processes took one.
+func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
+	known := slices.Clone(c.secrets)
+	preps := make([]rankLaunch, r.Ranks)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), r.Ranks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rank := range next {
+				lp := c.prepareRank(r, rank, known)
+				if lp.err == nil && c.opts.Ranks != RanksSrun {
+					lp.startErr = startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
+				}
+				preps[rank] = lp
+			}
+		}()
+	}
+	for rank := range r.Ranks {
+		next <- rank
+	}
+	close(next)
+	wg.Wait()
+	return preps
 }
 
 // rankLaunch is one rank prepared (and, locally, started) by startRole.
