@@ -130,3 +130,24 @@ func lastLine(path string) string {
 	}
 	return strconv.Quote(string(data))
 }
+
+// pattern compiles a scenario pattern once (validation compiled it first).
+func (c *controller) pattern(p string) *regexp.Regexp {
+	if c.patterns == nil {
+		c.patterns = map[string]*regexp.Regexp{}
+	}
+	re, ok := c.patterns[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		c.patterns[p] = re
+	}
+	return re
+}
+
+// followBuf is the one read buffer of every follower: polling is sequential.
+func (c *controller) followBuf() []byte {
+	if c.buf == nil {
+		c.buf = make([]byte, followChunk)
+	}
+	return c.buf
+}

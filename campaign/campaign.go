@@ -344,7 +344,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 				res.Detail = fmt.Sprintf("%s; cancelling: %v", res.Detail, cerr)
 			}
 		}
-		pr.Result = &rundir.Outcome{State: string(res.State), ExitCode: res.ExitCode, AllocationID: res.AllocationID, Started: res.Started, Ended: res.Ended, Detail: res.Detail}
+		pr.Result = &res
 		run.collect()
 		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Value: Headline(run.Evidence)})
 		if !r.record(fmt.Sprintf("after run %d (arm %s) ended", pr.Index, pr.Arm)) || r.Interrupted {

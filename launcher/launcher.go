@@ -6,7 +6,8 @@ package launcher
 
 import (
 	"context"
-	"time"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 // Spec is one arm run to start.
@@ -28,26 +29,14 @@ type Spec struct {
 	Nodes []string
 }
 
-// State is where a run stands.
-type State string
-
-// The states of a run.
+// The states of a run: the State of the rundir.Outcome its Wait returns,
+// recorded as is in plan.json.
 const (
-	Running   State = "running"
-	Succeeded State = "succeeded" // the command exited 0
-	Failed    State = "failed"    // the command exited non-zero, or its allocation failed
-	Cancelled State = "cancelled" // Cancel ended it
+	Running   = "running"
+	Succeeded = "succeeded" // the command exited 0
+	Failed    = "failed"    // the command exited non-zero, or its allocation failed
+	Cancelled = "cancelled" // Cancel ended it
 )
-
-// Result is how a run ended.
-type Result struct {
-	State        State     `json:"state"`
-	ExitCode     int       `json:"exit_code"`
-	AllocationID string    `json:"allocation_id"`
-	Started      time.Time `json:"started"`
-	Ended        time.Time `json:"ended"`
-	Detail       string    `json:"detail,omitempty"`
-}
 
 // Launcher is an allocation backend.
 type Launcher interface {
@@ -65,15 +54,15 @@ type Run interface {
 	ID() string
 	// AllocationID names the allocation (a process id, a Slurm job id).
 	AllocationID() string
-	// Wait blocks until the run ends and returns its result, or returns
+	// Wait blocks until the run ends and returns how it ended, or returns
 	// ctx's error when ctx ends first (the run goes on). It may be called
-	// more than once and always returns the same result once ended.
-	Wait(ctx context.Context) (Result, error)
+	// more than once and always returns the same outcome once ended.
+	Wait(ctx context.Context) (rundir.Outcome, error)
 	// Cancel ends the run: terminate, a bounded grace, then kill. It returns
 	// once no process of the allocation is left, and is safe to call more
 	// than once and after the run ended.
 	Cancel() error
 	// Collect returns the local directory holding the run's files. Valid
-	// once Wait returned a result.
+	// once Wait returned an outcome.
 	Collect() (string, error)
 }

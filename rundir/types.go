@@ -261,9 +261,10 @@ type PlannedRun struct {
 	Nodes []string `json:"nodes,omitempty"`
 }
 
-// Outcome is how a run's allocation ended, as its launcher said.
+// Outcome is how a run's allocation ended, as its launcher said: what a
+// launcher's Wait returns, recorded as is.
 type Outcome struct {
-	State        string    `json:"state"`
+	State        string    `json:"state"` // a launcher state: succeeded, failed, cancelled
 	ExitCode     int       `json:"exit_code"`
 	AllocationID string    `json:"allocation_id"`
 	Started      time.Time `json:"started"`

@@ -25,29 +25,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestFollowerRefusesWrongCohortBeforeMutating(t *testing.T) {
-	s := newCohortState()
-	for id := range 4 {
-		s.enqueue(id, request{prompt: []uint32{uint32(id)}}, 4)
-	}
-	if _, err := s.materialize([]int{0, 1, 9}); !errors.Is(err, errWrongCohort) {
-		t.Fatalf("cohort naming an unknown request: got %v", err)
-	}
-	if _, err := s.materialize([]int{2, 2}); !errors.Is(err, errWrongCohort) {
-		t.Fatalf("cohort naming a request twice: got %v", err)
-	}
-	if len(s.waiting) != 4 || len(s.order) != 4 {
-		t.Fatalf("a refused cohort changed state: %d waiting, order %v", len(s.waiting), s.order)
-	}
-	reqs, err := s.materialize([]int{3, 1})
-	if err != nil || reqs[0].prompt[0] != 3 || reqs[1].prompt[0] != 1 {
-		t.Fatalf("exact cohort: %v %v", reqs, err)
-	}
-	if got := fmt.Sprint(s.order); got != "[0 2]" {
-		t.Fatalf("order after activation %s, want [0 2]", got)
-	}
-}
-
 func TestInvalidModeRefusesToStart(t *testing.T) {
 	for _, env := range []string{"DISAGGSIM_TERMINAL=2", "DISAGGSIM_PEER_READY=yes", "DISAGGSIM_TERMINAL="} {
 		cmd := exec.Command(os.Args[0], "ctx", "--coord", t.TempDir())
@@ -182,39 +159,44 @@ func allEqual(t *testing.T, what string, got []string, want string) {
 
 func TestBothModesCompleteEveryRequest(t *testing.T) {
 	for _, mode := range []string{"0", "1"} {
-		t.Run("terminal="+mode, func(t *testing.T) {
-			s := runSystem(t, 60*time.Second, "DISAGGSIM_TERMINAL="+mode, "DISAGGSIM_PEER_READY="+mode)
-			if s.clientErr != nil {
-				t.Fatalf("client: %v\n%s", s.clientErr, s.log(t, "client.log"))
-			}
-			if s.record["completed"] != 256.0 || s.record["failed"] != 0.0 || s.record["valid"] != true {
-				t.Fatalf("record: completed %v failed %v valid %v", s.record["completed"], s.record["failed"], s.record["valid"])
-			}
-			allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
-			allEqual(t, "activation digest", s.activations(t), promptsDigest)
-			// Blocking mode puts the vote round trip on the critical path of
-			// every round; asynchronous mode never waits for it. (The time
-			// this costs is measured by BenchmarkTerminalModes.)
-			waits := s.summaries(t, "vote_waits")[0]
-			rounds := s.summaries(t, "ready_rounds")[0]
-			if mode == "0" && (waits != rounds || waits == "0") || mode == "1" && waits != "0" {
-				t.Errorf("terminal=%s: rank 0 waited on votes in %s of %s rounds", mode, waits, rounds)
-			}
-			for r, code := range s.ctxExit {
-				if code != 0 {
-					t.Errorf("ctx rank %d exited %d after SIGTERM", r, code)
-				}
-			}
-			ctx0 := s.log(t, "ctx-0.log")
-			for _, want := range []string{"mode rank=0 phase=profiling terminal=" + mode + " peer_ready=" + mode, "shutdown_summary rank=0 phase=profiling", "mode rank=0 phase=runtime terminal=" + mode} {
-				if !strings.Contains(ctx0, want) {
-					t.Errorf("ctx-0.log lacks %q", want)
-				}
-			}
-			if !strings.Contains(s.log(t, "client.log"), "Successful requests:                     256") {
-				t.Error("client console summary lacks the successful requests line")
-			}
-		})
+		t.Run("terminal="+mode, func(t *testing.T) { modeCompletesEveryRequest(t, mode) })
+	}
+}
+
+// modeCompletesEveryRequest runs the system in one terminal agreement
+// mode (peer-ready the same) and requires every request completed, agreed
+// and hashed alike on every rank, and a clean stop.
+func modeCompletesEveryRequest(t *testing.T, mode string) {
+	s := runSystem(t, 60*time.Second, "DISAGGSIM_TERMINAL="+mode, "DISAGGSIM_PEER_READY="+mode)
+	if s.clientErr != nil {
+		t.Fatalf("client: %v\n%s", s.clientErr, s.log(t, "client.log"))
+	}
+	if s.record["completed"] != 256.0 || s.record["failed"] != 0.0 || s.record["valid"] != true {
+		t.Fatalf("record: completed %v failed %v valid %v", s.record["completed"], s.record["failed"], s.record["valid"])
+	}
+	allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
+	allEqual(t, "activation digest", s.activations(t), promptsDigest)
+	// Blocking mode puts the vote round trip on the critical path of
+	// every round; asynchronous mode never waits for it. (The time
+	// this costs is measured by BenchmarkTerminalModes.)
+	waits := s.summaries(t, "vote_waits")[0]
+	rounds := s.summaries(t, "ready_rounds")[0]
+	if mode == "0" && (waits != rounds || waits == "0") || mode == "1" && waits != "0" {
+		t.Errorf("terminal=%s: rank 0 waited on votes in %s of %s rounds", mode, waits, rounds)
+	}
+	for r, code := range s.ctxExit {
+		if code != 0 {
+			t.Errorf("ctx rank %d exited %d after SIGTERM", r, code)
+		}
+	}
+	ctx0 := s.log(t, "ctx-0.log")
+	for _, want := range []string{"mode rank=0 phase=profiling terminal=" + mode + " peer_ready=" + mode, "shutdown_summary rank=0 phase=profiling", "mode rank=0 phase=runtime terminal=" + mode} {
+		if !strings.Contains(ctx0, want) {
+			t.Errorf("ctx-0.log lacks %q", want)
+		}
+	}
+	if !strings.Contains(s.log(t, "client.log"), "Successful requests:                     256") {
+		t.Error("client console summary lacks the successful requests line")
 	}
 }
 
@@ -225,65 +207,15 @@ func TestFaults(t *testing.T) {
 		timeout time.Duration
 		check   func(t *testing.T, s *system)
 	}{
-		{"ignore-arm-env", 60 * time.Second, func(t *testing.T, s *system) {
-			for r := range 4 {
-				if log := s.log(t, fmt.Sprintf("ctx-%d.log", r)); !strings.Contains(log, fmt.Sprintf("mode rank=%d phase=runtime terminal=0", r)) {
-					t.Fatalf("rank %d does not log the blocking mode it ran", r)
-				}
-			}
-		}},
-		{"drop-terminal-votes=1", 60 * time.Second, func(t *testing.T, s *system) {
-			allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "255")
-			if v := s.summaries(t, "terminal_votes"); len(v) != 4 || v[3] != "255" || v[0] != "256" {
-				t.Fatalf("votes %v: the last rank should lack one vote", v)
-			}
-		}},
-		{"kv-timeout=3", 60 * time.Second, func(t *testing.T, s *system) {
-			if s.record["failed"] != 3.0 || s.record["completed"] != 253.0 || s.record["valid"] != false {
-				t.Fatalf("record: completed %v failed %v valid %v", s.record["completed"], s.record["failed"], s.record["valid"])
-			}
-		}},
-		{"crash-rank=2", 3 * time.Second, func(t *testing.T, s *system) {
-			if s.ctxExit[2] != 3 || s.clientErr == nil {
-				t.Fatalf("rank 2 exit %d, client %v", s.ctxExit[2], s.clientErr)
-			}
-			if !strings.Contains(s.log(t, "ctx-2.log"), "fatal rank=2 fault=crash-rank") {
-				t.Fatal("rank 2 does not say it crashed")
-			}
-		}},
-		{"hang-rank=1", 3 * time.Second, func(t *testing.T, s *system) {
-			if s.ctxExit[1] != -1 || s.clientErr == nil {
-				t.Fatalf("rank 1 should ignore SIGTERM and need SIGKILL: exit %d, client %v", s.ctxExit[1], s.clientErr)
-			}
-		}},
-		{"no-validity", 60 * time.Second, func(t *testing.T, s *system) {
-			if _, ok := s.record["valid"]; ok || s.record["completed"] != 256.0 {
-				t.Fatalf("record has the validity flag or lost requests: %v", s.record["valid"])
-			}
-		}},
-		{"reorder-activations", 60 * time.Second, func(t *testing.T, s *system) {
-			a := s.activations(t)
-			allEqual(t, "activation digest", a, a[0])
-			if a[0] == promptsDigest || !strings.HasPrefix(a[0], "256:") {
-				t.Fatalf("reordered activations kept the queue-order digest: %s", a[0])
-			}
-		}},
-		{"alter-prompt=5", 60 * time.Second, func(t *testing.T, s *system) {
-			a := s.activations(t)
-			allEqual(t, "activation digest", a, a[0])
-			if a[0] == promptsDigest {
-				t.Fatal("altered prompt kept the digest")
-			}
-		}},
-		{"stale-log", 60 * time.Second, func(t *testing.T, s *system) {
-			log := s.log(t, "ctx-0.log")
-			stale := strings.Index(log, "shutdown_summary rank=0 phase=runtime ready_rounds=1 terminal_votes=1 terminal_commits=1 attempt=previous")
-			fresh := strings.Index(log, "mode rank=0 phase=profiling terminal=1 peer_ready=1\n")
-			if stale < 0 || fresh < 0 || stale > fresh {
-				t.Fatalf("no complete previous lifecycle before this run's (stale at %d, fresh at %d)", stale, fresh)
-			}
-			allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
-		}},
+		{"ignore-arm-env", 60 * time.Second, everyRankLogsTheBlockingMode},
+		{"drop-terminal-votes=1", 60 * time.Second, theLastRankLacksOneVote},
+		{"kv-timeout=3", 60 * time.Second, threeTransfersFailTheRecord},
+		{"crash-rank=2", 3 * time.Second, rankTwoCrashed},
+		{"hang-rank=1", 3 * time.Second, rankOneNeededSIGKILL},
+		{"no-validity", 60 * time.Second, theRecordHasNoValidityFlag},
+		{"reorder-activations", 60 * time.Second, ranksAgreeOnAReorderedDigest},
+		{"alter-prompt=5", 60 * time.Second, ranksAgreeOnAnAlteredDigest},
+		{"stale-log", 60 * time.Second, aPreviousLifecycleComesFirst},
 	}
 	for _, c := range cases {
 		t.Run(c.fault, func(t *testing.T) {
@@ -291,6 +223,78 @@ func TestFaults(t *testing.T) {
 			c.check(t, s)
 		})
 	}
+}
+
+// everyRankLogsTheBlockingMode: a rank that ignores the arm env runs, and
+// says it runs, the blocking mode.
+func everyRankLogsTheBlockingMode(t *testing.T, s *system) {
+	for r := range 4 {
+		if log := s.log(t, fmt.Sprintf("ctx-%d.log", r)); !strings.Contains(log, fmt.Sprintf("mode rank=%d phase=runtime terminal=0", r)) {
+			t.Fatalf("rank %d does not log the blocking mode it ran", r)
+		}
+	}
+}
+
+func theLastRankLacksOneVote(t *testing.T, s *system) {
+	allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "255")
+	if v := s.summaries(t, "terminal_votes"); len(v) != 4 || v[3] != "255" || v[0] != "256" {
+		t.Fatalf("votes %v: the last rank should lack one vote", v)
+	}
+}
+
+func threeTransfersFailTheRecord(t *testing.T, s *system) {
+	if s.record["failed"] != 3.0 || s.record["completed"] != 253.0 || s.record["valid"] != false {
+		t.Fatalf("record: completed %v failed %v valid %v", s.record["completed"], s.record["failed"], s.record["valid"])
+	}
+}
+
+func rankTwoCrashed(t *testing.T, s *system) {
+	if s.ctxExit[2] != 3 || s.clientErr == nil {
+		t.Fatalf("rank 2 exit %d, client %v", s.ctxExit[2], s.clientErr)
+	}
+	if !strings.Contains(s.log(t, "ctx-2.log"), "fatal rank=2 fault=crash-rank") {
+		t.Fatal("rank 2 does not say it crashed")
+	}
+}
+
+func rankOneNeededSIGKILL(t *testing.T, s *system) {
+	if s.ctxExit[1] != -1 || s.clientErr == nil {
+		t.Fatalf("rank 1 should ignore SIGTERM and need SIGKILL: exit %d, client %v", s.ctxExit[1], s.clientErr)
+	}
+}
+
+func theRecordHasNoValidityFlag(t *testing.T, s *system) {
+	if _, ok := s.record["valid"]; ok || s.record["completed"] != 256.0 {
+		t.Fatalf("record has the validity flag or lost requests: %v", s.record["valid"])
+	}
+}
+
+func ranksAgreeOnAReorderedDigest(t *testing.T, s *system) {
+	a := s.activations(t)
+	allEqual(t, "activation digest", a, a[0])
+	if a[0] == promptsDigest || !strings.HasPrefix(a[0], "256:") {
+		t.Fatalf("reordered activations kept the queue-order digest: %s", a[0])
+	}
+}
+
+func ranksAgreeOnAnAlteredDigest(t *testing.T, s *system) {
+	a := s.activations(t)
+	allEqual(t, "activation digest", a, a[0])
+	if a[0] == promptsDigest {
+		t.Fatal("altered prompt kept the digest")
+	}
+}
+
+// aPreviousLifecycleComesFirst: a log holding an earlier attempt's whole
+// lifecycle, then this run's.
+func aPreviousLifecycleComesFirst(t *testing.T, s *system) {
+	log := s.log(t, "ctx-0.log")
+	stale := strings.Index(log, "shutdown_summary rank=0 phase=runtime ready_rounds=1 terminal_votes=1 terminal_commits=1 attempt=previous")
+	fresh := strings.Index(log, "mode rank=0 phase=profiling terminal=1 peer_ready=1\n")
+	if stale < 0 || fresh < 0 || stale > fresh {
+		t.Fatalf("no complete previous lifecycle before this run's (stale at %d, fresh at %d)", stale, fresh)
+	}
+	allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
 }
 
 func TestUnknownFaultRefusesToStart(t *testing.T) {

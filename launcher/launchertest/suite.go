@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 )
 
 // Backend describes the backend under test.
@@ -28,102 +29,118 @@ func Run(t *testing.T, b Backend, dir string) {
 	if b.Timeout == 0 {
 		b.Timeout = 30 * time.Second
 	}
-	start := func(t *testing.T, id, script string) launcher.Run {
-		t.Helper()
-		r, err := b.Launcher.Start(context.Background(), launcher.Spec{ID: id, Dir: filepath.Join(dir, id), Command: []string{"/bin/sh", "-c", script}})
-		if err != nil {
-			t.Fatalf("Start: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := r.Cancel(); err != nil {
-				t.Errorf("Cancel: %v", err)
-			}
-		})
-		return r
+	s := &suite{Backend: b, dir: dir}
+	t.Run("succeeds in its own directory", s.succeedsInItsOwnDirectory)
+	t.Run("reports failure with the exit status", s.reportsFailureWithTheExitStatus)
+	t.Run("separate allocations and directories", s.separateAllocationsAndDirectories)
+	t.Run("wait honours its context", s.waitHonoursItsContext)
+	t.Run("cancel leaves no process", s.cancelLeavesNoProcess)
+}
+
+// suite is the backend under test and the directory its runs go to.
+type suite struct {
+	Backend
+	dir string
+}
+
+// start starts script as run id, cancelled when the test ends.
+func (s *suite) start(t *testing.T, id, script string) launcher.Run {
+	t.Helper()
+	r, err := s.Launcher.Start(context.Background(), launcher.Spec{ID: id, Dir: filepath.Join(s.dir, id), Command: []string{"/bin/sh", "-c", script}})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
 	}
-	wait := func(t *testing.T, r launcher.Run) launcher.Result {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), b.Timeout)
-		defer cancel()
-		res, err := r.Wait(ctx)
-		if err != nil {
-			t.Fatalf("Wait: %v", err)
+	t.Cleanup(func() {
+		if err := r.Cancel(); err != nil {
+			t.Errorf("Cancel: %v", err)
 		}
-		return res
+	})
+	return r
+}
+
+// wait waits for r to end, at most the backend's timeout.
+func (s *suite) wait(t *testing.T, r launcher.Run) rundir.Outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), s.Timeout)
+	defer cancel()
+	res, err := r.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
 	}
+	return res
+}
 
-	t.Run("succeeds in its own directory", func(t *testing.T) {
-		r := start(t, "ok", `pwd > where; exit 0`)
-		res := wait(t, r)
-		if res.State != launcher.Succeeded || res.ExitCode != 0 {
-			t.Fatalf("result %+v", res)
-		}
-		got, err := r.Collect()
-		if err != nil {
-			t.Fatal(err)
-		}
-		where, _ := os.ReadFile(filepath.Join(got, "where"))
-		if want, _ := filepath.EvalSymlinks(filepath.Join(dir, "ok")); strings.TrimSpace(string(where)) != want {
-			t.Fatalf("ran in %q, want %q", where, want)
-		}
-		if again := wait(t, r); again != res {
-			t.Fatalf("second Wait gave %+v, first %+v", again, res)
-		}
-	})
+func (s *suite) succeedsInItsOwnDirectory(t *testing.T) {
+	r := s.start(t, "ok", `pwd > where; exit 0`)
+	res := s.wait(t, r)
+	if res.State != launcher.Succeeded || res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	got, err := r.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	where, _ := os.ReadFile(filepath.Join(got, "where"))
+	if want, _ := filepath.EvalSymlinks(filepath.Join(s.dir, "ok")); strings.TrimSpace(string(where)) != want {
+		t.Fatalf("ran in %q, want %q", where, want)
+	}
+	if again := s.wait(t, r); again != res {
+		t.Fatalf("second Wait gave %+v, first %+v", again, res)
+	}
+}
 
-	t.Run("reports failure with the exit status", func(t *testing.T) {
-		res := wait(t, start(t, "fail", `exit 3`))
-		if res.State != launcher.Failed || res.ExitCode != 3 {
-			t.Fatalf("result %+v, want failed with 3", res)
-		}
-	})
+func (s *suite) reportsFailureWithTheExitStatus(t *testing.T) {
+	res := s.wait(t, s.start(t, "fail", `exit 3`))
+	if res.State != launcher.Failed || res.ExitCode != 3 {
+		t.Fatalf("result %+v, want failed with 3", res)
+	}
+}
 
-	t.Run("separate allocations and directories", func(t *testing.T) {
-		a, b2 := start(t, "a", `exit 0`), start(t, "b", `exit 0`)
-		if a.AllocationID() == b2.AllocationID() {
-			t.Fatalf("two runs share allocation %s", a.AllocationID())
-		}
-		if _, err := b.Launcher.Start(context.Background(), launcher.Spec{ID: "a", Dir: filepath.Join(dir, "a"), Command: []string{"/bin/true"}}); err == nil {
-			t.Fatal("a second run into an existing directory was started")
-		}
-	})
+func (s *suite) separateAllocationsAndDirectories(t *testing.T) {
+	a, b := s.start(t, "a", `exit 0`), s.start(t, "b", `exit 0`)
+	if a.AllocationID() == b.AllocationID() {
+		t.Fatalf("two runs share allocation %s", a.AllocationID())
+	}
+	if _, err := s.Launcher.Start(context.Background(), launcher.Spec{ID: "a", Dir: filepath.Join(s.dir, "a"), Command: []string{"/bin/true"}}); err == nil {
+		t.Fatal("a second run into an existing directory was started")
+	}
+}
 
-	t.Run("wait honours its context", func(t *testing.T) {
-		r := start(t, "slow", `sleep 30`)
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-		defer cancel()
-		if _, err := r.Wait(ctx); err == nil {
-			t.Fatal("Wait returned a result for a running run")
-		}
-	})
+func (s *suite) waitHonoursItsContext(t *testing.T) {
+	r := s.start(t, "slow", `sleep 30`)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := r.Wait(ctx); err == nil {
+		t.Fatal("Wait returned a result for a running run")
+	}
+}
 
-	t.Run("cancel leaves no process", func(t *testing.T) {
-		// A process that ignores SIGTERM, and a child that left the process group.
-		r := start(t, "stubborn", `trap '' TERM; setsid sleep 300 & sleep 300 & echo started > started; wait`)
-		deadline := time.Now().Add(b.Timeout)
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "stubborn", "started")); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("run never started")
-			}
-			time.Sleep(10 * time.Millisecond)
+func (s *suite) cancelLeavesNoProcess(t *testing.T) {
+	// A process that ignores SIGTERM, and a child that left the process group.
+	r := s.start(t, "stubborn", `trap '' TERM; setsid sleep 300 & sleep 300 & echo started > started; wait`)
+	deadline := time.Now().Add(s.Timeout)
+	for {
+		if _, err := os.Stat(filepath.Join(s.dir, "stubborn", "started")); err == nil {
+			break
 		}
-		if err := r.Cancel(); err != nil {
-			t.Fatal(err)
+		if time.Now().After(deadline) {
+			t.Fatal("run never started")
 		}
-		res := wait(t, r)
-		if res.State != launcher.Cancelled {
-			t.Fatalf("state %s after Cancel", res.State)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := r.Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	res := s.wait(t, r)
+	if res.State != launcher.Cancelled {
+		t.Fatalf("state %s after Cancel", res.State)
+	}
+	if s.Alive != nil {
+		if left := s.Alive(r); len(left) > 0 {
+			t.Fatalf("processes %v of the allocation survived Cancel", left)
 		}
-		if b.Alive != nil {
-			if left := b.Alive(r); len(left) > 0 {
-				t.Fatalf("processes %v of the allocation survived Cancel", left)
-			}
-		}
-		if err := r.Cancel(); err != nil {
-			t.Fatalf("second Cancel: %v", err)
-		}
-	})
+	}
+	if err := r.Cancel(); err != nil {
+		t.Fatalf("second Cancel: %v", err)
+	}
 }

@@ -96,7 +96,7 @@ type run struct {
 	done      chan struct{}
 	mu        sync.Mutex
 	cancelled bool
-	result    launcher.Result
+	result    rundir.Outcome
 }
 
 func (r *run) wait() {
@@ -106,7 +106,7 @@ func (r *run) wait() {
 	r.killAllocation()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res := launcher.Result{AllocationID: r.AllocationID(), Started: r.started, Ended: time.Now(), ExitCode: r.cmd.ProcessState.ExitCode()}
+	res := rundir.Outcome{AllocationID: r.AllocationID(), Started: r.started, Ended: time.Now(), ExitCode: r.cmd.ProcessState.ExitCode()}
 	switch {
 	case r.cancelled:
 		res.State, res.Detail = launcher.Cancelled, "cancelled"
@@ -122,14 +122,14 @@ func (r *run) wait() {
 func (r *run) ID() string           { return r.spec.ID }
 func (r *run) AllocationID() string { return fmt.Sprintf("local-%d", r.cmd.Process.Pid) }
 
-func (r *run) Wait(ctx context.Context) (launcher.Result, error) {
+func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
 	select {
 	case <-r.done:
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.result, nil
 	case <-ctx.Done():
-		return launcher.Result{}, ctx.Err()
+		return rundir.Outcome{}, ctx.Err()
 	}
 }
 

@@ -188,7 +188,7 @@ type run struct {
 	state     string // Slurm's JobState
 	restarts  int
 	cancelled bool
-	result    launcher.Result
+	result    rundir.Outcome
 }
 
 func (r *run) ID() string           { return r.spec.ID }
@@ -242,7 +242,7 @@ func (r *run) watch() {
 		if err != nil {
 			failures++
 			if failures >= 25 { // the job is gone from slurmctld: say so
-				r.finish(launcher.Result{State: launcher.Failed, ExitCode: -1, Detail: err.Error()})
+				r.finish(rundir.Outcome{State: launcher.Failed, ExitCode: -1, Detail: err.Error()})
 				return
 			}
 			time.Sleep(r.poll)
@@ -260,7 +260,7 @@ func (r *run) watch() {
 			if again, _, restarts2, _, err := r.query(); err == nil && (!terminal[again] || restarts2 != restarts) {
 				continue
 			}
-			res := launcher.Result{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
+			res := rundir.Outcome{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
 			if why != "" && state != "COMPLETED" {
 				res.Detail += " (reason " + why + ")"
 			}
@@ -279,7 +279,7 @@ func (r *run) watch() {
 	}
 }
 
-func (r *run) finish(res launcher.Result) {
+func (r *run) finish(res rundir.Outcome) {
 	r.mu.Lock()
 	res.AllocationID, res.Started, res.Ended = r.AllocationID(), r.submitted, time.Now()
 	r.result = res
@@ -287,14 +287,14 @@ func (r *run) finish(res launcher.Result) {
 	close(r.done)
 }
 
-func (r *run) Wait(ctx context.Context) (launcher.Result, error) {
+func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
 	select {
 	case <-r.done:
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.result, nil
 	case <-ctx.Done():
-		return launcher.Result{}, ctx.Err()
+		return rundir.Outcome{}, ctx.Err()
 	}
 }
 

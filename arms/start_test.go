@@ -1,0 +1,54 @@
+package arms
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/rundir"
+)
+
+func TestAPreparedRankIsGivenSecretsThatNoRecordShows(t *testing.T) {
+	t.Setenv("UNIT_PASSWORD", "hunter2-secret")
+	c := unitController(t, strings.Replace(unitScenario, `command: [sh, -c, 'true']}
+  - {name: helper`, `env: {DB: 'postgres://app:{{env "UNIT_PASSWORD"}}@db/x', GREETING: 'hello {{env "UNIT_PASSWORD"}}'}, command: [serve, '--password={{env "UNIT_PASSWORD"}}', '--rank={{.Rank}}']}
+  - {name: helper`, 1))
+	lp := c.prepareRank(c.s.Role("server"), 1, nil)
+	if lp.err != nil {
+		t.Fatal(lp.err)
+	}
+	if want := []string{"serve", "--password=hunter2-secret", "--rank=1"}; !slices.Equal(lp.argv, want) {
+		t.Fatalf("argv %q, want %q: the rank gets the secret itself", lp.argv, want)
+	}
+	if !slices.Contains(lp.env, "DB=postgres://app:hunter2-secret@db/x") || !slices.Contains(lp.env, "GREETING=hello hunter2-secret") || !slices.Contains(lp.env, "MODE=async") {
+		t.Fatalf("environment %q lacks the role's env or the arm's", lp.env)
+	}
+	var shown []string
+	for _, kv := range lp.env {
+		if v, ok := strings.CutPrefix(kv, rankwrap.EnvArgv+"="); ok {
+			if err := json.Unmarshal([]byte(v), &shown); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(shown) != 3 || strings.Contains(strings.Join(shown, " "), "hunter2") {
+		t.Fatalf("the command as records show it: %q, want it redacted", shown)
+	}
+	record, err := os.ReadFile(rundir.EnvPath(c.coord, "server", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(record), "hunter2") || !strings.Contains(string(record), "MODE=async") {
+		t.Fatalf("the environment record shows the secret, or not the environment: %s", record)
+	}
+	if lp.p.role != "server" || lp.p.rank != 1 || filepath.Dir(lp.p.log) != c.dir {
+		t.Fatalf("rank %s-%d logs to %s, want a log in the attempt", lp.p.role, lp.p.rank, lp.p.log)
+	}
+	if !slices.Contains(lp.secrets, "hunter2-secret") {
+		t.Fatalf("secrets %q: the controller would not redact the value its templates read", lp.secrets)
+	}
+}
