@@ -28,7 +28,7 @@ const MinLookPairs = 3
 // NewSequential fixes a design, computing its per-look level.
 func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 	if alpha <= 0 || alpha >= 1 {
-		alpha = 0.05
+		alpha = DefaultRule.Alpha
 	}
 	switch {
 	case minPairs < MinLookPairs:

@@ -87,7 +87,7 @@ func (r *Record) finish(requested int, flag string, metric string) {
 		r.problem("%d of %d requested requests completed", r.Completed, requested)
 	}
 	if _, ok := r.Metrics[metric]; !ok {
-		if metric == "output_throughput" {
+		if metric == scenarios.DefaultMetric {
 			r.problem("no output token throughput")
 		} else {
 			r.problem("no %s", metric)
@@ -134,7 +134,7 @@ func newRecord(format, file string) *Record {
 // returned with Valid false and the problem, not as an error: an unreadable
 // file is an error. The record must hold output_throughput.
 func ParseRecord(path, format string, requested int, pattern string) (*Record, error) {
-	return ParseRecordMetric(path, format, requested, pattern, "output_throughput")
+	return ParseRecordMetric(path, format, requested, pattern, scenarios.DefaultMetric)
 }
 
 // ParseRecordMetric is ParseRecord with another required headline metric.

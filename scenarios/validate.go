@@ -21,9 +21,6 @@ import (
 // MaxRanks bounds a role's rank count.
 const MaxRanks = 4096
 
-// DefaultNoiseThreshold is the noise threshold in percent when a scenario sets none.
-const DefaultNoiseThreshold = 3.0
-
 var (
 	namePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 	envKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -63,9 +60,7 @@ func (v *validator) run() {
 	v.evidence()
 	v.acceptance()
 	v.deadlines()
-	if s.NoiseThreshold == 0 {
-		s.NoiseThreshold = DefaultNoiseThreshold
-	} else if !(s.NoiseThreshold > 0 && s.NoiseThreshold <= 100) { // NaN too: no JSON, no matched digest
+	if !(s.NoiseThreshold > 0 && s.NoiseThreshold <= 100) { // NaN too: no JSON, no matched digest
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}
 	v.launcher()
@@ -128,9 +123,6 @@ func (v *validator) arms() {
 	s := v.s
 	if len(s.Arms) < 2 {
 		v.atKey(p("arms"), "%d arm(s): an A/B needs at least two arms that differ in their env", len(s.Arms))
-	}
-	if len(s.ArmOrder) != len(s.Arms) {
-		s.ArmOrder = slices.Sorted(maps.Keys(s.Arms))
 	}
 	var firstKeys []string
 	first := ""
@@ -248,21 +240,16 @@ func (v *validator) reservedKey(path []any, k string) {
 	}
 }
 
-func (v *validator) workload() {
+// digestPrompts reads the content digest of the workload's prompts file
+// (or takes the one given), which ApplyDefaults then counts the requests
+// by.
+func (v *validator) digestPrompts() {
 	w := &v.s.Workload
-	if w.Prompts == "" {
-		// A workload without prompts (a database benchmark's fixed count,
-		// a duration-based client) declares its requests; nothing is
-		// digested, so digest criteria are refused (see acceptance).
-		if w.Requests == 0 {
-			v.at(p("workload"), "the workload needs prompts (a JSON Lines prompts file, relative to the scenario) or requests (a count, or %s for a client that decides, such as a duration-based one)", FromRecordName)
-		}
-	} else if v.prompts != nil {
+	switch {
+	case w.Prompts == "":
+	case v.prompts != nil:
 		v.s.PromptsDigest = *v.prompts
-		if w.Algorithm == "" {
-			w.Algorithm = string(v.prompts.Algorithm)
-		}
-	} else {
+	default:
 		path := v.s.Path(w.Prompts)
 		var alg digest.Algorithm
 		if w.Algorithm != "" {
@@ -280,27 +267,28 @@ func (v *validator) workload() {
 			v.at(p("workload", "prompts"), "prompts file: %v", err)
 		default:
 			v.s.PromptsDigest = fd.Digest
-			if alg == "" && w.Algorithm == "" {
-				w.Algorithm = string(fd.Digest.Algorithm)
-			}
 			if fd.Digest.Count == 0 {
 				v.at(p("workload", "prompts"), "prompts file %s holds no prompts", path)
 			}
 		}
 	}
-	if w.Requests == 0 {
-		w.Requests = RequestCount(v.s.PromptsDigest.Count)
-	} else if n := v.s.PromptsDigest.Count; n > 0 && w.Requests > 0 && uint64(w.Requests) > n {
+}
+
+func (v *validator) workload() {
+	w := &v.s.Workload
+	if w.Prompts == "" && w.Requests == 0 {
+		// A workload without prompts (a database benchmark's fixed count,
+		// a duration-based client) declares its requests; nothing is
+		// digested, so digest criteria are refused (see acceptance).
+		v.at(p("workload"), "the workload needs prompts (a JSON Lines prompts file, relative to the scenario) or requests (a count, or %s for a client that decides, such as a duration-based one)", FromRecordName)
+	}
+	if n := v.s.PromptsDigest.Count; n > 0 && w.Requests > 0 && uint64(w.Requests) > n {
 		v.at(p("workload", "requests"), "requests %d, but the prompts file holds %d prompts", w.Requests, n)
 	}
-	if w.Concurrency == 0 {
-		w.Concurrency = 1
-	} else if w.Concurrency < 0 {
+	if w.Concurrency < 0 {
 		v.at(p("workload", "concurrency"), "concurrency %d: must be at least 1", w.Concurrency)
 	}
-	if w.Rounds == 0 {
-		w.Rounds = 1
-	} else if w.Rounds < 0 {
+	if w.Rounds < 0 {
 		v.at(p("workload", "rounds"), "rounds %d: must be at least 1", w.Rounds)
 	}
 }
@@ -345,9 +333,7 @@ func (v *validator) roles() {
 			v.at(append(rp, "name"), "duplicate role name %q", r.Name)
 		}
 		seen[r.Name] = true
-		if r.Ranks == 0 {
-			r.Ranks = 1
-		} else if r.Ranks < 0 || r.Ranks > MaxRanks {
+		if r.Ranks < 0 || r.Ranks > MaxRanks {
 			v.at(append(rp, "ranks"), "role %q: ranks %d: must be between 1 and %d", r.Name, r.Ranks, MaxRanks)
 		}
 		if len(r.Command) == 0 {
@@ -359,9 +345,9 @@ func (v *validator) roles() {
 		for j, arg := range r.Command {
 			v.template(append(rp, "command", j), arg)
 		}
-		if r.Log == "" {
-			r.Log = r.Name + "-{{.Rank}}.log"
-		} else {
+		// A log the file left out is the default, which is valid whenever
+		// the role's name is (a name that is not is reported on its own).
+		if r.Log != r.defaultLog() {
 			v.template(append(rp, "log"), r.Log)
 			if strings.Contains(r.Log, "..") || filepath.IsAbs(r.Log) {
 				v.at(append(rp, "log"), "log %q must stay inside the run directory", r.Log)
@@ -624,9 +610,6 @@ func (v *validator) evidence() {
 		if !slices.Contains(ThroughputFormats, t.Format) {
 			v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))
 		}
-		if t.Metric == "" {
-			t.Metric = "output_throughput"
-		}
 		if t.Format == "regex" {
 			v.regexp(append(tp, "pattern"), t.Pattern, t.Metric)
 		} else if t.Pattern != "" {
@@ -735,26 +718,17 @@ func (v *validator) acceptance() {
 	}
 }
 
+// deadlines checks every deadline; one the file sets is read back from
+// it, as ApplyDefaults replaced a zero one.
 func (v *validator) deadlines() {
-	d := &v.s.Deadlines
-	fields := []struct {
-		name string
-		val  *Duration
-		def  Duration
-	}{
-		{"ready", &d.Ready, DefaultDeadlines.Ready},
-		{"client", &d.Client, DefaultDeadlines.Client},
-		{"drain", &d.Drain, DefaultDeadlines.Drain},
-		{"teardown", &d.Teardown, DefaultDeadlines.Teardown},
-		{"kill_grace", &d.KillGrace, DefaultDeadlines.KillGrace},
-	}
-	for _, f := range fields {
-		if child(child(v.root, "deadlines"), f.name) == nil {
-			*f.val = f.def
-			continue
+	for _, d := range v.s.Deadlines.fields() {
+		val := *d.val
+		if n := child(child(v.root, "deadlines"), d.name); n != nil {
+			val = 0
+			_ = n.Decode(&val) // it decoded once already
 		}
-		if *f.val <= 0 || time.Duration(*f.val) > MaxDeadline {
-			v.at(p("deadlines", f.name), "deadline %s %s: must be above 0 and at most %s", f.name, f.val, MaxDeadline)
+		if val <= 0 || time.Duration(val) > MaxDeadline {
+			v.at(p("deadlines", d.name), "deadline %s %s: must be above 0 and at most %s", d.name, val, MaxDeadline)
 		}
 	}
 }
