@@ -6,13 +6,50 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/digest"
 )
+
+// TestApplyDefaults fills what a scenario leaves out and keeps what it
+// sets.
+func TestApplyDefaults(t *testing.T) {
+	s := &Scenario{
+		Arms:          map[string]Arm{"b": {}, "a": {}},
+		Workload:      Workload{Prompts: "p.jsonl", Rounds: 2},
+		Roles:         []Role{{Name: "srv"}, {Name: "cli", Ranks: 3, Log: "cli.log"}},
+		Evidence:      Evidence{Throughput: &Throughput{File: "t.json"}},
+		Deadlines:     Deadlines{Ready: Duration(5 * time.Second)},
+		PromptsDigest: digest.Digest{Algorithm: "alg", Count: 5},
+	}
+	ApplyDefaults(s)
+	w := s.Workload
+	switch {
+	case strings.Join(s.ArmOrder, ",") != "a,b":
+		t.Errorf("arm order %v, want a,b (sorted: no file order)", s.ArmOrder)
+	case w.Requests != 5 || w.Algorithm != "alg" || w.Concurrency != 1 || w.Rounds != 2:
+		t.Errorf("workload %+v: want every prompt, the digest's algorithm, concurrency 1, rounds 2", w)
+	case s.Roles[0].Ranks != 1 || s.Roles[0].Log != "srv-{{.Rank}}.log" || s.Roles[1].Ranks != 3 || s.Roles[1].Log != "cli.log":
+		t.Errorf("roles %+v", s.Roles)
+	case s.Evidence.Throughput.Metric != DefaultMetric:
+		t.Errorf("metric %q, want %q", s.Evidence.Throughput.Metric, DefaultMetric)
+	case s.Deadlines.Ready != Duration(5*time.Second) || s.Deadlines.Client != DefaultDeadlines.Client || s.Deadlines.KillGrace != DefaultDeadlines.KillGrace:
+		t.Errorf("deadlines %+v", s.Deadlines)
+	case s.NoiseThreshold != decide.DefaultRule.Effect:
+		t.Errorf("noise threshold %v, want the smallest effect of decide.DefaultRule", s.NoiseThreshold)
+	}
+	again := *s
+	ApplyDefaults(&again)
+	if !reflect.DeepEqual(&again, s) {
+		t.Errorf("a second pass changed the scenario: %+v", again)
+	}
+}
 
 // defaultName matches the names a default is given to: a variable, field,
 // parameter, flag or function of the level or the smallest effect.
