@@ -63,3 +63,38 @@ func (w Workload) EvalExpr(expr string) (int64, error) {
 	}
 	return product, nil
 }
+
+// LogRule is one evidence rule that reads a role's logs.
+type LogRule struct {
+	// Name is the rule's key: mode, lifecycle_end, activation,
+	// counter:NAME or fact:NAME.
+	Name    string
+	Pattern string
+	// CountOnly marks a counter without a value group: it counts lines.
+	CountOnly bool
+}
+
+// RulesFor lists the evidence rules that read role's logs, sorted by name:
+// evidence scans a role's logs for them, and a bundle keeps the logs of
+// the roles that have any.
+func (s *Scenario) RulesFor(role string) []LogRule {
+	ev := s.Evidence
+	var out []LogRule
+	for name, r := range map[string]*Rule{"mode": ev.Mode, "lifecycle_end": ev.LifecycleEnd, "activation": ev.Activation} {
+		if r != nil && r.Role == role {
+			out = append(out, LogRule{Name: name, Pattern: r.Pattern})
+		}
+	}
+	for name, c := range ev.Counters {
+		if c.Role == role {
+			out = append(out, LogRule{Name: "counter:" + name, Pattern: c.Pattern, CountOnly: c.Value == ""})
+		}
+	}
+	for name, f := range ev.Extra {
+		if f.Role == role {
+			out = append(out, LogRule{Name: "fact:" + name, Pattern: f.Pattern})
+		}
+	}
+	slices.SortFunc(out, func(a, b LogRule) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
