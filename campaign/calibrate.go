@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/rundir"
@@ -41,7 +42,7 @@ func Calibrate(r *Result, arm string, opts compare.Options, runs []compare.Run) 
 		}
 	}
 	if effect == 0 {
-		effect = 3
+		effect = decide.DefaultRule.Effect
 	}
 	c, err := compare.Calibrate(arm, metric, values, effect, opts.Alpha)
 	if err != nil {

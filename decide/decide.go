@@ -69,17 +69,25 @@ const OutlierZ = 3.5
 
 // Rule is how a comparison decides.
 type Rule struct {
-	// Alpha is the level the test is held to (0.05 when 0); the interval's
-	// confidence is 1-Alpha.
+	// Alpha is the level the test is held to (DefaultRule's when not in
+	// (0, 1)); the interval's confidence is 1-Alpha.
 	Alpha float64
-	// Effect is the smallest effect of interest in percent (> 0): a change
-	// smaller than this is no change worth reporting.
+	// Effect is the smallest effect of interest in percent (DefaultRule's
+	// when not above 0): a change smaller than this is no change worth
+	// reporting.
 	Effect float64
 	// HigherIsBetter says which way the metric improves.
 	HigherIsBetter bool
-	// Method is one of Methods ("" is Auto).
+	// Method is one of Methods ("" is DefaultRule's).
 	Method string
 }
+
+// DefaultRule is what a comparison decides by where it is told nothing
+// else: the level 0.05, the smallest effect of interest 3%, the Auto
+// method. It is the one place these defaults are spelled (a test holds
+// every other package to it); which way the metric improves is the
+// metric's, and has no default.
+var DefaultRule = Rule{Alpha: 0.05, Effect: 3, Method: Auto}
 
 // Decision is one treatment against the baseline.
 type Decision struct {
@@ -134,7 +142,7 @@ func PairedLogs(d []float64, r Rule) Decision {
 		}
 		return dec.finish(r, false)
 	}
-	if r.Method == Robust || (r.Method == Auto || r.Method == "") && n >= RobustFrom && n <= RobustUpTo && hasOutlier(d) {
+	if r.Method == Robust || r.Method == Auto && n >= RobustFrom && n <= RobustUpTo && hasOutlier(d) {
 		dec.Method = SignedRank
 		dec.est = hodgesLehmann(d)
 		p := signedRankP(d)
@@ -255,10 +263,13 @@ func (dec Decision) Decided() bool {
 
 func (r Rule) defaults() Rule {
 	if r.Alpha <= 0 || r.Alpha >= 1 {
-		r.Alpha = 0.05
+		r.Alpha = DefaultRule.Alpha
 	}
 	if r.Effect <= 0 {
-		r.Effect = 3
+		r.Effect = DefaultRule.Effect
+	}
+	if r.Method == "" {
+		r.Method = DefaultRule.Method
 	}
 	return r
 }

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -320,5 +321,29 @@ func TestSignedRankLargeN(t *testing.T) {
 	dec := PairedLogs(big, Rule{Method: Robust, Effect: 0.5, HigherIsBetter: true})
 	if dec.Verdict != Improved || dec.Interval == nil || math.Abs(dec.Estimate-1.0) > 0.1 {
 		t.Fatalf("5000 pairs: %s %+.3f%% %v", dec.Verdict, dec.Estimate, dec.Interval)
+	}
+}
+
+// TestNewSequentialNamesTheBound: a bound out of range is a *DesignError
+// naming the field, as the design's JSON does, never a command's flag.
+func TestNewSequentialNamesTheBound(t *testing.T) {
+	cases := []struct {
+		min, max int
+		field    string
+		msg      string
+	}{
+		{2, 10, "min_pairs", "min_pairs 2: a sequential design looks from 3 pairs on"},
+		{5, 4, "max_pairs", "max_pairs 4: below min_pairs 5"},
+		{3, MaxLookPairs + 1, "max_pairs", "max_pairs 201: a sequential design runs at most 200 pairs"},
+	}
+	for _, c := range cases {
+		_, err := NewSequential(c.min, c.max, 0)
+		var de *DesignError
+		if !errors.As(err, &de) || de.Field != c.field || err.Error() != c.msg {
+			t.Errorf("NewSequential(%d, %d): %v, want a DesignError on %s: %q", c.min, c.max, err, c.field, c.msg)
+		}
+	}
+	if _, err := NewSequential(MaxLookPairs, MaxLookPairs, 0); err != nil {
+		t.Errorf("a design of the most pairs: %v", err)
 	}
 }

@@ -22,21 +22,36 @@ type Sequential struct {
 
 // MinLookPairs is the first pair count a sequential design may look at:
 // with two pairs the t-test has one degree of freedom and an interval
-// several times wider than the change.
-const MinLookPairs = 3
+// several times wider than the change. MaxLookPairs is the last.
+const (
+	MinLookPairs = 3
+	MaxLookPairs = 200
+)
 
-// NewSequential fixes a design, computing its per-look level.
+// A DesignError is a sequential design's bound out of its range. Field
+// names the bound as the design's JSON does (min_pairs, max_pairs), so a
+// caller that took it from elsewhere (a command's flag) can say where.
+type DesignError struct {
+	Field string
+	Value int
+	Why   string // what the bound must be
+}
+
+func (e *DesignError) Error() string { return fmt.Sprintf("%s %d: %s", e.Field, e.Value, e.Why) }
+
+// NewSequential fixes a design, computing its per-look level; a bound out
+// of range is a *DesignError.
 func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 	if alpha <= 0 || alpha >= 1 {
-		alpha = 0.05
+		alpha = DefaultRule.Alpha
 	}
 	switch {
 	case minPairs < MinLookPairs:
-		return nil, fmt.Errorf("--min-pairs %d: a sequential design looks from %d pairs on", minPairs, MinLookPairs)
+		return nil, &DesignError{"min_pairs", minPairs, fmt.Sprintf("a sequential design looks from %d pairs on", MinLookPairs)}
 	case maxPairs < minPairs:
-		return nil, fmt.Errorf("--max-pairs %d is below --min-pairs %d", maxPairs, minPairs)
-	case maxPairs > 200:
-		return nil, fmt.Errorf("--max-pairs %d: at most 200", maxPairs)
+		return nil, &DesignError{"max_pairs", maxPairs, fmt.Sprintf("below min_pairs %d", minPairs)}
+	case maxPairs > MaxLookPairs:
+		return nil, &DesignError{"max_pairs", maxPairs, fmt.Sprintf("a sequential design runs at most %d pairs", MaxLookPairs)}
 	}
 	return &Sequential{MinPairs: minPairs, MaxPairs: maxPairs, Alpha: alpha, LookAlpha: LookAlpha(minPairs, maxPairs, alpha)}, nil
 }

@@ -159,21 +159,9 @@ func Validate(m Model, pairs int, seq *Sequential, rule Rule, trials int, seed u
 	for ei, effect := range Effects {
 		var says, runs int
 		for range trials {
-			e := m.Draw(rng, 2*pairs)
-			d := make([]float64, pairs)
-			for i := range d {
-				a, b := e[2*i], e[2*i+1] // plan order
-				if i%2 == 1 {
-					a, b = b, a // BA: the baseline ran second
-				}
-				d[i] = math.Log1p(effect/100) + b - a
-			}
-			dec, n := decideRun(d, pairs, seq, rule)
+			dec, n := decideRun(pairLogs(m, rng, pairs, effect), pairs, seq, rule)
 			runs += 2 * n
-			switch {
-			case effect == 0 && (dec.Verdict == Improved || dec.Verdict == Regressed):
-				says++ // a false verdict
-			case effect > 0 && dec.Verdict == Improved:
+			if counts(dec, effect) {
 				says++
 			}
 			if dec.Interval != nil {
@@ -198,6 +186,30 @@ func Validate(m Model, pairs int, seq *Sequential, rule Rule, trials int, seed u
 		row.Coverage = float64(covered) / float64(intervals)
 	}
 	return row
+}
+
+// pairLogs draws one simulated campaign of pairs in abba order whose true
+// change is effect percent: the pairs' log ratios.
+func pairLogs(m Model, rng *rand.Rand, pairs int, effect float64) []float64 {
+	e := m.Draw(rng, 2*pairs)
+	d := make([]float64, pairs)
+	for i := range d {
+		a, b := e[2*i], e[2*i+1] // plan order
+		if i%2 == 1 {
+			a, b = b, a // BA: the baseline ran second
+		}
+		d[i] = math.Log1p(effect/100) + b - a
+	}
+	return d
+}
+
+// counts says whether a decision at a true change of effect counts for
+// its row: a false verdict at no change, an improvement at a change.
+func counts(dec Decision, effect float64) bool {
+	if effect == 0 {
+		return dec.Verdict == Improved || dec.Verdict == Regressed
+	}
+	return effect > 0 && dec.Verdict == Improved
 }
 
 // decideRun decides one simulated campaign: at its end (fixed design) or

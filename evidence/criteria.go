@@ -105,7 +105,7 @@ func (c *collector) validRecord(fail func(reason.Reason)) string {
 		fail(reason.New(reason.ThroughputInvalid, "%s record %s: %s", r.Format, filepath.Base(r.File), strings.Join(r.Problems, "; ")))
 		return ""
 	}
-	if v, ok := r.Metrics["output_throughput"]; ok {
+	if v, ok := r.Metrics[scenarios.DefaultMetric]; ok {
 		return fmt.Sprintf("%s record valid, output %.1f tok/s", r.Format, v)
 	}
 	return fmt.Sprintf("%s record valid, %s %.4g", r.Format, c.e.HeadlineMetric, r.Metrics[c.e.HeadlineMetric])

@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -10,29 +9,12 @@ import (
 
 // rules lists every rule that reads role's logs, sorted by name.
 func (c *collector) rules(role string) []rule {
-	ev := c.s.Evidence
 	var out []rule
-	add := func(name string, r *scenarios.Rule) {
-		if r != nil && r.Role == role {
-			out = append(out, newRule(name, r.Pattern))
-		}
+	for _, lr := range c.s.RulesFor(role) {
+		r := newRule(lr.Name, lr.Pattern)
+		r.countOnly = lr.CountOnly
+		out = append(out, r)
 	}
-	add("mode", ev.Mode)
-	add("lifecycle_end", ev.LifecycleEnd)
-	add("activation", ev.Activation)
-	for name, ct := range ev.Counters {
-		if ct.Role == role {
-			r := newRule("counter:"+name, ct.Pattern)
-			r.countOnly = ct.Value == ""
-			out = append(out, r)
-		}
-	}
-	for name, f := range ev.Extra {
-		if f.Role == role {
-			out = append(out, newRule("fact:"+name, f.Pattern))
-		}
-	}
-	slices.SortFunc(out, func(a, b rule) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 

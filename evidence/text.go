@@ -7,15 +7,13 @@ import (
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/scenarios"
 )
-
-// DefaultMetric is the headline metric of evidence that names none.
-const DefaultMetric = "output_throughput"
 
 // Headline is the record metric compared by default.
 func (e *Evidence) Headline() string {
 	if e.HeadlineMetric == "" {
-		return DefaultMetric
+		return scenarios.DefaultMetric
 	}
 	return e.HeadlineMetric
 }

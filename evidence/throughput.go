@@ -25,7 +25,7 @@ func (c *collector) throughput() {
 	requested := c.s.Workload.Total() // 0: the record says
 	metric := t.Metric
 	if metric == "" {
-		metric = "output_throughput"
+		metric = scenarios.DefaultMetric
 	}
 	c.e.HeadlineMetric = metric
 	c.e.HigherIsBetter = t.HigherIsBetter

@@ -79,6 +79,8 @@ func parse(data []byte, file string, prompts *digest.Digest) (*Scenario, error) 
 	s.Dir = filepath.Dir(file)
 	s.ArmOrder = mappingKeys(child(root.Content[0], "arms"))
 	v := &validator{s: &s, file: file, root: root.Content[0], prompts: prompts}
+	v.digestPrompts()
+	ApplyDefaults(&s)
 	v.run()
 	if len(v.errs) > 0 {
 		sort.SliceStable(v.errs, func(i, j int) bool { return v.errs[i].Line < v.errs[j].Line })

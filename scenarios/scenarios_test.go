@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abbench/abbench/decide"
 )
 
 const base = `name: t
@@ -58,7 +60,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	if s.Workload.Rounds != 1 || s.Workload.Algorithm != "sha256-length-prefixed-prompt-sha256-v1" || s.PromptsDigest.Count != 2 {
 		t.Errorf("workload defaults: %+v %v", s.Workload, s.PromptsDigest)
 	}
-	if s.NoiseThreshold != DefaultNoiseThreshold {
+	if s.NoiseThreshold != decide.DefaultRule.Effect {
 		t.Errorf("noise threshold %v", s.NoiseThreshold)
 	}
 }
@@ -314,5 +316,33 @@ func TestPortsFileThatDoesNotParse(t *testing.T) {
 	}
 	if port, err := RecordedPorts(path).Get("db"); err != nil || port != 5432 {
 		t.Fatalf("Get = %d, %v", port, err)
+	}
+}
+
+// TestDeadlinesThroughAliases holds deadlines given through a YAML alias or
+// merge key to what the file says, within the same bounds: the defaults
+// used to replace them without a word.
+func TestDeadlinesThroughAliases(t *testing.T) {
+	cases := []struct {
+		tail          string
+		ready, client time.Duration
+		err           string
+	}{
+		{"env: &d {ready: 7s}\ndeadlines: *d\n", 7 * time.Second, time.Duration(DefaultDeadlines.Client), ""},
+		{"env: &d {ready: 7s}\ndeadlines: {<<: *d, client: 8s}\n", 7 * time.Second, 8 * time.Second, ""},
+		{"env: &d {ready: 30h}\ndeadlines: *d\n", 0, 0, "deadline ready 30h0m0s: must be above 0 and at most 24h0m0s"},
+	}
+	for _, c := range cases {
+		s, err := load(t, base+c.tail)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.tail, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", c.tail, err)
+		case time.Duration(s.Deadlines.Ready) != c.ready || time.Duration(s.Deadlines.Client) != c.client:
+			t.Errorf("%q: deadlines %+v, want ready %s, client %s", c.tail, s.Deadlines, c.ready, c.client)
+		}
 	}
 }

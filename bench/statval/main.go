@@ -21,16 +21,16 @@ func main() {
 	pairs := flag.String("pairs", "2,3,4,5,6,8,10", "fixed designs, pairs per design")
 	robust := flag.Bool("robust", false, "decide with the signed-rank method instead of the paired t")
 	flag.Parse()
-	rule := decide.Rule{Alpha: 0.05, Effect: *effect, HigherIsBetter: true}
+	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: *effect, HigherIsBetter: true}
 	if *robust {
 		rule.Method = decide.Robust
 	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, 10, 0.05)
+	seq, err := decide.NewSequential(decide.MinLookPairs, 10, decide.DefaultRule.Alpha)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("smallest effect %.2g%%, alpha 0.05, %d campaigns per cell and effect; sequential per-look level %.4f\n\n", *effect, *trials, seq.LookAlpha)
+	fmt.Printf("smallest effect %.2g%%, alpha %g, %d campaigns per cell and effect; sequential per-look level %.4f\n\n", *effect, rule.Alpha, *trials, seq.LookAlpha)
 	fmt.Println("| noise | design | A/A false verdicts | power +1% | power +3% | power +5% | runs at +5% | coverage | goals |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	var misses []string

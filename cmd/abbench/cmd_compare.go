@@ -36,7 +36,7 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	if err := fs.MarkHidden("threshold"); err != nil {
 		panic(err) // the flag is defined just above: a bug here
 	}
-	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the tests; intervals are at 1-alpha")
+	fs.Float64Var(&opts.alpha, "alpha", decide.DefaultRule.Alpha, "level of the tests; intervals are at 1-alpha")
 	fs.StringVar(&opts.method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
 	fs.StringVar(&opts.calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the accepted verdict is regressed (regression), not improved (inconclusive), or decided by no test: descriptive or inconclusive (undecided); several comma-separated")

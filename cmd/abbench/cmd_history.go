@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/history"
 	"github.com/abbench/abbench/internal/atomicfile"
@@ -54,7 +55,7 @@ func newHistoryAddCmd() *cobra.Command {
 	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
 	fs.StringVar(&opts.metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
 	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
-	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the comparison's tests")
+	fs.Float64Var(&opts.alpha, "alpha", decide.DefaultRule.Alpha, "level of the comparison's tests")
 	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; entries then say signed")
 	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -70,7 +71,7 @@ func newPlanCmd() *cobra.Command {
 	fs.StringVar(&opts.rule.baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
 	fs.StringVar(&opts.rule.metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
 	fs.Float64Var(&opts.rule.effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default: the scenario's noise_threshold, else 3)")
-	fs.Float64Var(&opts.rule.alpha, "alpha", 0.05, "with --max-pairs: the level all its looks together hold")
+	fs.Float64Var(&opts.rule.alpha, "alpha", decide.DefaultRule.Alpha, "with --max-pairs: the level all its looks together hold")
 	addFormatFlag(fs, &opts.format, "table", "json")
 	return cmd
 }

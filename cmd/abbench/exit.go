@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/internal/textout"
@@ -81,10 +82,26 @@ func usagef(hint, format string, args ...any) error {
 	return usageError(fmt.Errorf(format, args...), hint)
 }
 
+// designFlags are the flags that set a sequential design's bounds, by the
+// field a *decide.DesignError names.
+var designFlags = map[string]string{"min_pairs": "--min-pairs", "max_pairs": "--max-pairs"}
+
+// designHint says which flag sets the bound a design error is about.
+func designHint(de *decide.DesignError) string {
+	return fmt.Sprintf("%s sets %s; a sequential design looks from --min-pairs %d or more to --max-pairs %d at most",
+		designFlags[de.Field], de.Field, decide.MinLookPairs, decide.MaxLookPairs)
+}
+
 // classify maps an error to its exit status, in one place.
 func classify(err error) (int, string) {
-	var se *statusError
+	var (
+		se *statusError
+		de *decide.DesignError
+	)
 	if errors.As(err, &se) {
+		if se.hint == "" && errors.As(err, &de) {
+			return se.code, designHint(de)
+		}
 		return se.code, se.hint
 	}
 	var (
@@ -105,6 +122,8 @@ func classify(err error) (int, string) {
 		return exitUsage, "see docs/scenario.md for every key a scenario may hold"
 	case errors.As(err, &lineErr), errors.As(err, &algErr):
 		return exitUsage, ""
+	case errors.As(err, &de):
+		return exitUsage, designHint(de)
 	case strings.HasPrefix(err.Error(), "unknown command"),
 		strings.HasPrefix(err.Error(), "unknown flag"),
 		strings.HasPrefix(err.Error(), "unknown shorthand flag"):

@@ -408,23 +408,7 @@ func (w *writer) write(in Input) error {
 }
 
 func hasRules(s *scenarios.Scenario, role string) bool {
-	ev := s.Evidence
-	for _, r := range []*scenarios.Rule{ev.Mode, ev.LifecycleEnd, ev.Activation} {
-		if r != nil && r.Role == role {
-			return true
-		}
-	}
-	for _, c := range ev.Counters {
-		if c.Role == role {
-			return true
-		}
-	}
-	for _, f := range ev.Extra {
-		if f.Role == role {
-			return true
-		}
-	}
-	return false
+	return len(s.RulesFor(role)) > 0
 }
 
 // scope copies one log's scoped bytes, or records why they could not be read.

@@ -47,7 +47,7 @@ func Calibrate(arm, metric string, values []float64, effect, alpha float64) (*Ca
 		return nil, fmt.Errorf("%s: %w", metric, err)
 	}
 	if alpha <= 0 {
-		alpha = Alpha
+		alpha = decide.DefaultRule.Alpha
 	}
 	c := &Calibration{Schema: CalibrationSchema, Arm: arm, Metric: metric, N: len(values), Values: values, Noise: noise,
 		Effect: effect, Alpha: alpha, VerdictRate: map[string]float64{}}

@@ -39,9 +39,6 @@ const (
 // ResultSchema names the comparison's JSON format (docs/schema).
 const ResultSchema = "abbench-comparison-v1"
 
-// Alpha is the default level of the tests.
-const Alpha = 0.05
-
 // Run is one arm run's evidence and where it came from.
 type Run struct {
 	Path     string             `json:"path"`
@@ -74,7 +71,7 @@ type Options struct {
 	// Effect is the smallest effect of interest in percent; 0 takes the
 	// scenario's noise_threshold (3 when it has none).
 	Effect float64
-	// Alpha is the tests' level (0: Alpha).
+	// Alpha is the tests' level (0: decide.DefaultRule's).
 	Alpha float64
 	// Method is one of decide.Methods ("": auto).
 	Method string
@@ -160,7 +157,7 @@ func Compare(all []Run, opts Options) *Result {
 	}
 	metricGiven := opts.Metric != ""
 	if !metricGiven {
-		opts.Metric = "output_throughput"
+		opts.Metric = scenarios.DefaultMetric
 		if len(runs) > 0 && runs[0].Evidence.HeadlineMetric != "" {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}

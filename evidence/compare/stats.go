@@ -100,7 +100,7 @@ func (g *gate) statistics() {
 	effect, effectOf := g.effect()
 	rule := decide.Rule{Alpha: g.opts.Alpha, Effect: effect, HigherIsBetter: r.HigherIsBetter, Method: g.opts.Method}
 	if rule.Alpha == 0 {
-		rule.Alpha = Alpha
+		rule.Alpha = decide.DefaultRule.Alpha
 	}
 	var decisions []decide.Decision
 	var treatments []string
@@ -230,7 +230,7 @@ func (g *gate) effect() (float64, string) {
 	if len(g.runs) > 0 && g.runs[0].Evidence.NoiseThreshold > 0 {
 		return g.runs[0].Evidence.NoiseThreshold, "the scenario's noise_threshold"
 	}
-	return 3, "default"
+	return decide.DefaultRule.Effect, "default"
 }
 
 // caveats says, as warnings, what the reader of a verdict must know: unequal

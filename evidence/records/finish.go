@@ -1,6 +1,7 @@
 package records
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -9,6 +10,10 @@ import (
 // MaxPlausible bounds every metric: no serving system moves 10^12 tokens
 // or requests a second, and a record claiming so is broken.
 const MaxPlausible = 1e12
+
+// metricWords are the names problems give the metrics that have a
+// reader's name.
+var metricWords = map[string]string{"output_throughput": "output token throughput"}
 
 // finish applies the rules every format shares, after its parser: the
 // record must hold the spec's metric and, when the spec names one, its
@@ -44,11 +49,7 @@ func (r *Record) finish(spec Spec) {
 		r.problem("%d of %d requested requests completed", r.Completed, requested)
 	}
 	if _, ok := r.Metrics[metric]; !ok {
-		if metric == "output_throughput" {
-			r.problem("no output token throughput")
-		} else {
-			r.problem("no %s", metric)
-		}
+		r.problem("no %s", cmp.Or(metricWords[metric], metric))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Metrics)) {
 		if v := r.Metrics[name]; math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v >= MaxPlausible {

@@ -1,0 +1,77 @@
+package scenarios
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/abbench/abbench/decide"
+)
+
+// DefaultMetric is the headline metric of a throughput record whose
+// scenario names none (evidence.throughput.metric): the one place it is
+// spelled (a test holds every other package to it).
+const DefaultMetric = "output_throughput"
+
+// ApplyDefaults fills in what a scenario leaves out, so that validation,
+// and everything after it, reads one completed scenario. It reads no
+// file: the request count of a workload with prompts is PromptsDigest's,
+// read before. Deadlines the file sets to zero are its own error, which
+// validation reads from the file.
+func ApplyDefaults(s *Scenario) {
+	if len(s.ArmOrder) != len(s.Arms) {
+		s.ArmOrder = slices.Sorted(maps.Keys(s.Arms))
+	}
+	w := &s.Workload
+	if w.Algorithm == "" {
+		w.Algorithm = string(s.PromptsDigest.Algorithm)
+	}
+	if w.Requests == 0 {
+		w.Requests = RequestCount(s.PromptsDigest.Count)
+	}
+	if w.Concurrency == 0 {
+		w.Concurrency = 1
+	}
+	if w.Rounds == 0 {
+		w.Rounds = 1
+	}
+	for i := range s.Roles {
+		r := &s.Roles[i]
+		if r.Ranks == 0 {
+			r.Ranks = 1
+		}
+		if r.Log == "" {
+			r.Log = r.defaultLog()
+		}
+	}
+	if t := s.Evidence.Throughput; t != nil && t.Metric == "" {
+		t.Metric = DefaultMetric
+	}
+	for _, d := range s.Deadlines.fields() {
+		if *d.val == 0 {
+			*d.val = d.def
+		}
+	}
+	if s.NoiseThreshold == 0 {
+		s.NoiseThreshold = decide.DefaultRule.Effect
+	}
+}
+
+// defaultLog is the log of a role that names none: ROLE-RANK.log.
+func (r *Role) defaultLog() string { return r.Name + "-{{.Rank}}.log" }
+
+// deadline is one of Deadlines, by its key, with its default.
+type deadline struct {
+	name string
+	val  *Duration
+	def  Duration
+}
+
+func (d *Deadlines) fields() []deadline {
+	return []deadline{
+		{"ready", &d.Ready, DefaultDeadlines.Ready},
+		{"client", &d.Client, DefaultDeadlines.Client},
+		{"drain", &d.Drain, DefaultDeadlines.Drain},
+		{"teardown", &d.Teardown, DefaultDeadlines.Teardown},
+		{"kill_grace", &d.KillGrace, DefaultDeadlines.KillGrace},
+	}
+}
