@@ -216,7 +216,7 @@ func TestTamperMatrix(t *testing.T) {
 		{"log byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "ctx-0.log")) }, nil, "ctx-0.log was changed"},
 		{"record byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "throughput.json")) }, nil, "throughput.json was changed"},
 		{"registration byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "coord", "ranks", "ctx-1.json")) }, nil, "coord/ranks/ctx-1.json was changed"},
-		{"provenance byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, Provenance)) }, nil, "provenance.json was changed"},
+		{"provenance byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ProvenanceFile)) }, nil, "provenance.json was changed"},
 		{"scopes byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ScopesFile)) }, nil, "scopes.json was changed"},
 		{"manifest byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ManifestFile)) }, nil, "signature"},
 		{"file added", func(t *testing.T, d string) { os.WriteFile(filepath.Join(d, "extra.txt"), []byte("x"), 0o644) }, nil, "extra.txt is not in the manifest"},
