@@ -211,7 +211,7 @@ func (c *manifestCheck) readArchive(archive string) error {
 func extractListed(archive, dest string, st Statement) error {
 	want := map[string]string{ManifestFile: "", SignatureFile: "", DSSEFile: ""}
 	for _, sub := range st.Subject {
-		want[sub.Name] = sub.Digest["sha256"]
+		want[sub.Name] = sub.Digest[DigestAlgorithm]
 	}
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return err

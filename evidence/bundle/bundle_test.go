@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -191,11 +192,18 @@ func resign(t *testing.T, dir string, signer ssh.Signer) {
 		st.Subject[i].Digest["sha256"] = sum
 	}
 	manifest, _ := json.MarshalIndent(st, "", "  ")
+	signManifest(t, dir, signer, manifest)
+}
+
+// signManifest writes manifest as the bundle's, signed by signer, with
+// its envelope.
+func signManifest(t *testing.T, dir string, signer ssh.Signer, manifest []byte) {
+	t.Helper()
 	os.WriteFile(filepath.Join(dir, ManifestFile), manifest, 0o644)
 	sig, _ := sshsig.Sign(signer, Namespace, manifest)
 	os.WriteFile(filepath.Join(dir, SignatureFile), sig, 0o644)
 	env, _ := dsse.Sign(signer, dsse.InTotoPayloadType, manifest)
-	data, _ = json.Marshal(env)
+	data, _ := json.Marshal(env)
 	os.WriteFile(filepath.Join(dir, DSSEFile), data, 0o644)
 }
 
@@ -286,6 +294,11 @@ func TestTamperMatrix(t *testing.T) {
 			sig, _ := os.ReadFile(filepath.Join(censored, SignatureFile))
 			os.WriteFile(filepath.Join(d, SignatureFile), sig, 0o644)
 		}, nil, "does not match the data", StepSignature, SignatureFile},
+		{"manifest no valid in-toto Statement, re-signed", func(t *testing.T, d string) {
+			// A digest of the wrong length, which the in-toto library refuses.
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			signManifest(t, d, signer, regexp.MustCompile(`"sha256": "[0-9a-f]{64}"`).ReplaceAll(manifest, []byte(`"sha256": "abcd"`)))
+		}, nil, "manifest.json is not a valid in-toto Statement: digest has incorrect length", StepStatement, ManifestFile},
 		{"evidence edited to accepted, re-signed", nil, nil, "does not match the evidence re-derived", StepRederive, EvidenceFile},
 	}
 	for _, c := range cases {
@@ -569,6 +582,31 @@ func TestUnpackVerifiedNamesTheFirstMissingFile(t *testing.T) {
 		var ve *VerifyError
 		if !errors.As(err, &ve) || ve.Step != StepFiles || ve.File != "ctx-0.log" || !strings.Contains(err.Error(), "ctx-0.log is in the manifest but not in the archive") {
 			t.Fatalf("got %v, want ctx-0.log named at the files step", err)
+		}
+	}
+}
+
+// The bundles committed in testdata, made before the manifest was held to
+// the in-toto attestation library and the envelope made by
+// go-securesystemslib (and all but one before abbench wrote envelopes),
+// still verify.
+func TestCommittedBundlesStillVerify(t *testing.T) {
+	allowed, err := sshsig.ReadAllowedSigners("../../testdata/nccl/allowed_signers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	archives, _ := filepath.Glob("../../testdata/nccl/bundles/*.tar.gz")
+	if len(archives) < 8 {
+		t.Fatalf("found %d bundles", len(archives))
+	}
+	for _, a := range archives {
+		v, err := VerifyPath(a, VerifyOptions{AllowedSigners: allowed, Identity: "gpu-runs@abbench"})
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if withDSSE := filepath.Base(a) == "machine-ring.tar.gz"; v.DSSE != withDSSE || v.Signer == "" {
+			t.Errorf("%s: signer %q, DSSE checked %v", a, v.Signer, v.DSSE)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	ita1 "github.com/in-toto/attestation/go/v1"
+
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -32,7 +34,9 @@ const (
 	// Namespace is the SSH signature's namespace.
 	Namespace = "abbench-evidence"
 	// StatementType is the manifest's _type: an in-toto Statement v1.
-	StatementType = "https://in-toto.io/Statement/v1"
+	StatementType = ita1.StatementTypeUri
+	// DigestAlgorithm names the digest of each file in the manifest.
+	DigestAlgorithm = string(ita1.AlgorithmSHA256)
 	// PredicateType is the versioned predicate spec (docs/bundles.md):
 	// lowerCamelCase fields, as the in-toto guidelines ask.
 	PredicateType = "https://github.com/abbench/abbench/blob/main/docs/bundles.md#predicate-v2"

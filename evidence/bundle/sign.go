@@ -27,13 +27,12 @@ func (w *writer) manifest(in Input) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		stmt.Subject = append(stmt.Subject, Subject{Name: filepath.ToSlash(rel), Digest: map[string]string{"sha256": sum}})
+		stmt.Subject = append(stmt.Subject, Subject{Name: filepath.ToSlash(rel), Digest: map[string]string{DigestAlgorithm: sum}})
 	}
-	manifest, err := json.MarshalIndent(stmt, "", "  ")
+	manifest, err := encodeStatement(stmt)
 	if err != nil {
 		return nil, err
 	}
-	manifest = append(manifest, '\n')
 	if err := os.WriteFile(filepath.Join(w.dir, ManifestFile), manifest, 0o644); err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func (c *dirCheck) read() error {
 func (c *dirCheck) files() error {
 	want := map[string]string{}
 	for _, s := range c.v.Statement.Subject {
-		want[s.Name] = s.Digest["sha256"]
+		want[s.Name] = s.Digest[DigestAlgorithm]
 	}
 	seen := map[string]bool{}
 	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
