@@ -1,14 +1,17 @@
 // Package dsse signs and verifies Dead Simple Signing Envelopes
 // (github.com/secure-systems-lab/dsse, v1.0.0) with the SSH keys abbench
 // already signs bundles with (a key file or ssh-agent): in-toto, cosign and
-// SLSA tooling read DSSE, not SSHSIG. A signature covers
-// PAE(payloadType, payload) and is encoded as those verifiers expect:
-// Ed25519 raw (64 bytes), ECDSA ASN.1 DER over SHA-256/384/512 by curve,
-// RSA PKCS#1 v1.5 over SHA-256 (what ssh-agent's rsa-sha2-256 gives).
+// SLSA tooling read DSSE, not SSHSIG. The envelope, its pre-authentication
+// encoding and the rules of which signature counts for which key are
+// go-securesystemslib's, the library stock DSSE verifiers use, so abbench
+// writes and accepts exactly what they do; this package adds only the SSH
+// keys, with each signature encoded as those verifiers expect: Ed25519 raw
+// (64 bytes), ECDSA ASN.1 DER over SHA-256/384/512 by curve, RSA PKCS#1
+// v1.5 over SHA-256 (what ssh-agent's rsa-sha2-256 gives).
 package dsse
 
 import (
-	"bytes"
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -18,66 +21,65 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/asn1"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"golang.org/x/crypto/ssh"
 )
 
 // InTotoPayloadType is the payload type of an in-toto Statement.
 const InTotoPayloadType = "application/vnd.in-toto+json"
 
-// Envelope is a DSSE envelope.
-type Envelope struct {
-	PayloadType string      `json:"payloadType"`
-	Payload     string      `json:"payload"` // standard base64
-	Signatures  []Signature `json:"signatures"`
-}
+// Envelope is a DSSE envelope: go-securesystemslib's, with abbench's
+// verification by SSH key.
+type Envelope ssldsse.Envelope
 
 // Signature is one signature of an envelope.
-type Signature struct {
-	KeyID string `json:"keyid"`
-	Sig   string `json:"sig"` // standard base64
-}
+type Signature = ssldsse.Signature
 
-// PAE is the pre-authentication encoding a signature covers.
-func PAE(payloadType string, payload []byte) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "DSSEv1 %d %s %d ", len(payloadType), payloadType, len(payload))
-	b.Write(payload)
-	return b.Bytes()
-}
-
-// KeyID names a key as ssh-keygen does: SHA256:base64.
+// KeyID names a key as ssh-keygen does: SHA256:base64 (what
+// go-securesystemslib names a key without an id by, too).
 func KeyID(k ssh.PublicKey) string { return ssh.FingerprintSHA256(k) }
 
 // Sign wraps payload in an envelope signed by signer.
 func Sign(signer ssh.Signer, payloadType string, payload []byte) (*Envelope, error) {
-	pae := PAE(payloadType, payload)
+	es, err := ssldsse.NewEnvelopeSigner(keySigner{signer})
+	if err != nil {
+		return nil, fmt.Errorf("dsse: %w", err)
+	}
+	env, err := es.SignPayload(context.Background(), payloadType, payload)
+	if err != nil {
+		return nil, err
+	}
+	return (*Envelope)(env), nil
+}
+
+// keySigner signs PAE bytes with an SSH key, for go-securesystemslib's
+// envelope signer.
+type keySigner struct{ key ssh.Signer }
+
+func (s keySigner) KeyID() (string, error) { return KeyID(s.key.PublicKey()), nil }
+
+func (s keySigner) Sign(_ context.Context, pae []byte) ([]byte, error) {
 	var sig *ssh.Signature
 	var err error
-	switch signer.PublicKey().Type() {
+	switch s.key.PublicKey().Type() {
 	case ssh.KeyAlgoRSA:
-		as, ok := signer.(ssh.AlgorithmSigner)
+		as, ok := s.key.(ssh.AlgorithmSigner)
 		if !ok {
 			return nil, errors.New("dsse: this RSA signer cannot sign with SHA-256")
 		}
 		sig, err = as.SignWithAlgorithm(rand.Reader, pae, ssh.KeyAlgoRSASHA256)
 	default:
-		sig, err = signer.Sign(rand.Reader, pae)
+		sig, err = s.key.Sign(rand.Reader, pae)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("dsse: signing: %w", err)
 	}
-	raw, err := encode(sig)
-	if err != nil {
-		return nil, err
-	}
-	return &Envelope{PayloadType: payloadType, Payload: base64.StdEncoding.EncodeToString(payload),
-		Signatures: []Signature{{KeyID: KeyID(signer.PublicKey()), Sig: base64.StdEncoding.EncodeToString(raw)}}}, nil
+	return encode(sig)
 }
 
 // encode turns an SSH signature blob into the DSSE encoding of its
@@ -96,9 +98,14 @@ func encode(sig *ssh.Signature) ([]byte, error) {
 	return nil, fmt.Errorf("dsse: signatures of %s keys are not supported (ed25519, ECDSA and RSA are)", sig.Format)
 }
 
-// DecodedPayload is the envelope's payload, decoded.
+// DecodedPayload is the envelope's payload, decoded as go-securesystemslib
+// decodes it (standard base64, else URL base64).
 func (e *Envelope) DecodedPayload() ([]byte, error) {
-	return base64.StdEncoding.DecodeString(e.Payload)
+	payload, err := (*ssldsse.Envelope)(e).DecodeB64Payload()
+	if err != nil {
+		return nil, fmt.Errorf("dsse: %w", err)
+	}
+	return payload, nil
 }
 
 // Parse reads an envelope.
@@ -114,38 +121,67 @@ func Parse(data []byte) (*Envelope, error) {
 }
 
 // VerifyWith says whether one of the envelope's signatures verifies with
-// key, over PAE(payloadType, payload).
+// key, over PAE(payloadType, payload), by go-securesystemslib's envelope
+// verifier: a signature counts only for the key its keyid names (a keyid
+// is an unsigned hint, but one naming another key says the signature is
+// not this key's), and an envelope with a signature that does not decode
+// is refused whole.
 func (e *Envelope) VerifyWith(key ssh.PublicKey) error {
-	payload, err := e.DecodedPayload()
-	if err != nil {
-		return fmt.Errorf("dsse: payload: %w", err)
-	}
-	pae := PAE(e.PayloadType, payload)
 	pub, err := CryptoKey(key)
 	if err != nil {
 		return err
 	}
-	var last error = errors.New("dsse: no signature")
-	id := KeyID(key)
+	kv := &keyVerifier{pub: pub, id: KeyID(key)}
+	ev, err := ssldsse.NewEnvelopeVerifier(kv)
+	if err != nil {
+		return fmt.Errorf("dsse: %w", err)
+	}
+	if _, err := ev.Verify(context.Background(), (*ssldsse.Envelope)(e)); err != nil {
+		return kv.why(e, err)
+	}
+	return nil
+}
+
+// keyVerifier verifies signatures with one key, for go-securesystemslib's
+// envelope verifier, and keeps why the last one it was asked about failed.
+type keyVerifier struct {
+	pub  crypto.PublicKey
+	id   string
+	last error
+}
+
+func (v *keyVerifier) KeyID() (string, error)   { return v.id, nil }
+func (v *keyVerifier) Public() crypto.PublicKey { return v.pub }
+
+func (v *keyVerifier) Verify(_ context.Context, pae, sig []byte) error {
+	v.last = verify(v.pub, pae, sig)
+	return v.last
+}
+
+// why is the root cause of the envelope verifier's refusal err, found in
+// the verifier's order: a payload or a signature that does not decode
+// (which refuses the envelope whole), else a signature of this key that
+// did not verify, else one whose keyid names another key, else what the
+// verifier said.
+func (v *keyVerifier) why(e *Envelope, err error) error {
+	if _, perr := e.DecodedPayload(); perr != nil {
+		return perr
+	}
 	for _, s := range e.Signatures {
-		// A keyid is an unsigned hint, but one naming another key says the
-		// signature is not this key's: it does not count (as stock DSSE
-		// verifiers such as go-securesystemslib's hold it), whatever its
-		// bytes, so abbench and they accept the same envelopes.
-		if s.KeyID != "" && s.KeyID != id {
-			last = fmt.Errorf("dsse: signature %s: the keyid names another key than %s", s.KeyID, id)
-			continue
-		}
-		sig, err := base64.StdEncoding.DecodeString(s.Sig)
-		if err != nil {
-			last = fmt.Errorf("dsse: signature %s: %w", s.KeyID, err)
-			continue
-		}
-		if last = verify(pub, pae, sig); last == nil {
-			return nil
+		// Decoded as the verifier decodes a signature: as a payload.
+		if _, serr := (&ssldsse.Envelope{Payload: s.Sig}).DecodeB64Payload(); serr != nil {
+			return fmt.Errorf("dsse: signature %s: %w", s.KeyID, serr)
 		}
 	}
-	return last
+	if v.last != nil {
+		return v.last
+	}
+	for _, s := range e.Signatures {
+		if s.KeyID != "" && s.KeyID != v.id {
+			return fmt.Errorf("dsse: signature %s: the keyid names another key than %s", s.KeyID, v.id)
+		}
+	}
+	return fmt.Errorf("dsse: %w", err)
 }
 
 // CryptoKey is an SSH public key as a crypto key (an ssh-agent's key

@@ -12,9 +12,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
@@ -119,7 +121,9 @@ func TestRSASignatureIsPKCS1v15SHA256(t *testing.T) {
 		t.Fatal(err)
 	}
 	sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
-	h := sha256.Sum256(dsse.PAE(dsse.InTotoPayloadType, payload))
+	// PAE as the DSSE v1.0.0 specification spells it.
+	pae := fmt.Sprintf("DSSEv1 %d %s %d %s", len(dsse.InTotoPayloadType), dsse.InTotoPayloadType, len(payload), payload)
+	h := sha256.Sum256([]byte(pae))
 	pub := signer.PublicKey().(ssh.CryptoPublicKey).CryptoPublicKey().(*rsa.PublicKey)
 	if err := rsa.VerifyPKCS1v15(pub, crypto.SHA256, h[:], sig); err != nil {
 		t.Fatal(err)
@@ -147,9 +151,24 @@ func TestAgentSignaturesVerifyIndependently(t *testing.T) {
 	}
 }
 
-func TestPAE(t *testing.T) {
-	// The DSSE v1.0.0 specification's example.
-	if got := string(dsse.PAE("http://example.com/HelloWorld", []byte("hello world"))); got != "DSSEv1 29 http://example.com/HelloWorld 11 hello world" {
-		t.Errorf("PAE %q", got)
+// An envelope with a signature that does not decode is refused whole, as
+// go-securesystemslib refuses it, even when another signature verifies:
+// abbench and stock verifiers accept the same envelopes. An envelope whose
+// signatures are all standard or URL base64 verifies by any of them.
+func TestEnvelopeWithAnUndecodableSignatureIsRefused(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, _ := ssh.NewSignerFromKey(priv)
+	env, err := dsse.Sign(signer, dsse.InTotoPayloadType, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := env.Signatures[0]
+	env.Signatures = []dsse.Signature{good, {KeyID: "other", Sig: "!!"}}
+	if err := env.VerifyWith(signer.PublicKey()); err == nil || !strings.Contains(err.Error(), "dsse: signature other:") {
+		t.Fatalf("an envelope with an undecodable signature: %v", err)
+	}
+	env.Signatures = []dsse.Signature{{KeyID: "other", Sig: "AAAA"}, good}
+	if err := env.VerifyWith(signer.PublicKey()); err != nil {
+		t.Fatalf("an envelope with another key's signature beside a good one: %v", err)
 	}
 }

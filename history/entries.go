@@ -84,7 +84,7 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 
 // runFacts are a run's hardware class and source commit, from its
 // provenance (empty when it recorded none).
-func runFacts(prov *bundle.Prov) (class, source string) {
+func runFacts(prov *bundle.Provenance) (class, source string) {
 	if prov == nil {
 		return "", ""
 	}

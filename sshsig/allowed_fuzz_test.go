@@ -58,31 +58,10 @@ func FuzzAllowedSigners(f *testing.F) {
 		lines := strings.Split(string(data), "\n")
 		as, err := ParseAllowedSigners(data, "f")
 		if err != nil {
-			m := fileLine.FindStringSubmatch(err.Error())
-			if m == nil {
-				t.Fatalf("the error names no line: %v", err)
-			}
-			if n, _ := strconv.Atoi(m[1]); n < 1 || n > len(lines) {
-				t.Fatalf("the error names line %d of %d: %v", n, len(lines), err)
-			}
+			errorNamesALine(t, err, len(lines))
 			return
 		}
-		holdsKey := false
-		for _, s := range as.Signers {
-			if s.Line < 1 || s.Line > len(lines) {
-				t.Fatalf("a signer of line %d of %d", s.Line, len(lines))
-			}
-			alone, err := ParseAllowedSigners([]byte(lines[s.Line-1]), "f")
-			if err != nil || len(alone.Signers) != 1 {
-				t.Fatalf("line %d parsed in the file, alone it gives %v (%v)", s.Line, alone, err)
-			}
-			alone.Signers[0].Line = s.Line
-			if !reflect.DeepEqual(alone.Signers[0], s) {
-				t.Fatalf("line %d alone parses to %+v, in the file to %+v", s.Line, alone.Signers[0], s)
-			}
-			holdsKey = holdsKey || bytes.Equal(s.Key.Marshal(), signer.PublicKey().Marshal())
-		}
-		if !holdsKey {
+		if !signersAreTheirLines(t, as, lines, signer.PublicKey()) {
 			var ue *UntrustedError
 			if who, err := as.Verify(sig, ns, identity, message, now); !errors.As(err, &ue) {
 				t.Fatalf("a key the file does not hold is trusted as %q (%v)", who, err)
@@ -98,6 +77,38 @@ func FuzzAllowedSigners(f *testing.F) {
 			t.Fatalf("the appended line's key is not trusted for %s: %q, %v", identity, who, err)
 		}
 	})
+}
+
+// errorNamesALine checks that an allowed_signers error names a line of
+// the file, which has n lines.
+func errorNamesALine(t *testing.T, err error, n int) {
+	m := fileLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("the error names no line: %v", err)
+	}
+	if line, _ := strconv.Atoi(m[1]); line < 1 || line > n {
+		t.Fatalf("the error names line %d of %d: %v", line, n, err)
+	}
+}
+
+// signersAreTheirLines checks that each signer parsed is what its line
+// alone parses to, and says whether one holds key.
+func signersAreTheirLines(t *testing.T, as *AllowedSigners, lines []string, key ssh.PublicKey) (holdsKey bool) {
+	for _, s := range as.Signers {
+		if s.Line < 1 || s.Line > len(lines) {
+			t.Fatalf("a signer of line %d of %d", s.Line, len(lines))
+		}
+		alone, err := ParseAllowedSigners([]byte(lines[s.Line-1]), "f")
+		if err != nil || len(alone.Signers) != 1 {
+			t.Fatalf("line %d parsed in the file, alone it gives %v (%v)", s.Line, alone, err)
+		}
+		alone.Signers[0].Line = s.Line
+		if !reflect.DeepEqual(alone.Signers[0], s) {
+			t.Fatalf("line %d alone parses to %+v, in the file to %+v", s.Line, alone.Signers[0], s)
+		}
+		holdsKey = holdsKey || bytes.Equal(s.Key.Marshal(), key.Marshal())
+	}
+	return holdsKey
 }
 
 // matchReference is matchPattern by dynamic programming over (pattern,

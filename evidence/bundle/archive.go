@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/abbench/abbench/internal/readonly"
@@ -155,55 +155,63 @@ func extract(root *os.Root, name string, hdr *tar.Header, r io.Reader) (string, 
 
 // UnpackVerified extracts a bundle archive into dest only after its
 // manifest is trusted: a first pass over the archive reads nothing but
-// manifest.json and manifest.json.sig (each at most MaxManifestBytes) and
-// checks the signature as opts say (Verify's first step); the second pass
-// extracts only the files the manifest lists, each hashed as it is written
-// and refused when its SHA-256 differs, within MaxArchiveBytes in all. An
-// archive with any other entry, a link, or a file twice is refused, and
-// nothing is written for an untrusted one. Every error is a *VerifyError.
+// manifest.json, its signature and its envelope (each at most
+// MaxManifestBytes) and runs Verify's read, signature, envelope and
+// statement steps on them; the second pass (the files step) extracts only
+// the files the manifest lists, each hashed as it is written and refused
+// when its SHA-256 differs, within MaxArchiveBytes in all. An archive with
+// any other entry, a link, or a file twice is refused, and nothing is
+// written for an untrusted one. Every error is a *VerifyError.
 func UnpackVerified(archive, dest string, opts VerifyOptions) error {
-	fail := func(format string, args ...any) error {
-		return &VerifyError{Bundle: archive, What: fmt.Sprintf(format, args...)}
-	}
+	c := &manifestCheck{opts: opts, v: &Verified{}}
+	return runSteps(archive, []step{
+		{StepRead, func() error { return c.readArchive(archive) }},
+		{StepSignature, c.signature},
+		{StepEnvelope, c.envelope},
+		{StepStatement, c.statement},
+		{StepFiles, func() error { return extractListed(archive, dest, c.v.Statement) }},
+	})
+}
+
+// readArchive is the read step of an archive: its manifest, signature and
+// envelope, and nothing else.
+func (c *manifestCheck) readArchive(archive string) error {
 	small := map[string][]byte{}
 	err := walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
 		if name != ManifestFile && name != SignatureFile && name != DSSEFile {
 			return nil
 		}
 		if hdr.Size > MaxManifestBytes {
-			return fmt.Errorf("%s is larger than %d bytes", name, MaxManifestBytes)
+			return fail(StepRead, name, "%s is larger than %d bytes", name, MaxManifestBytes)
 		}
 		if _, dup := small[name]; dup {
-			return fmt.Errorf("%s is in the archive twice", name)
+			return fail(StepRead, name, "%s is in the archive twice", name)
 		}
 		data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes))
 		small[name] = data
 		return err
 	})
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 	manifest, ok := small[ManifestFile]
 	if !ok {
-		return fail("no %s in the archive", ManifestFile)
+		return fail(StepRead, ManifestFile, "no %s in the archive", ManifestFile)
 	}
-	var sigErr error
-	if _, ok := small[SignatureFile]; !ok {
-		sigErr = fs.ErrNotExist
+	c.manifest, c.dsse = manifest, small[DSSEFile]
+	if c.armored, ok = small[SignatureFile]; !ok {
+		c.armoredErr = fs.ErrNotExist
 	}
-	if err := checkSignature(&Verified{}, manifest, small[SignatureFile], small[DSSEFile], sigErr, opts); err != nil {
-		return fail("%v", err)
-	}
-	st, err := ParseStatement(manifest)
-	if err != nil {
-		return fail("%s does not parse: %v", ManifestFile, err)
-	}
+	return nil
+}
+
+// extractListed is the files step of an archive: it extracts into dest
+// the files st lists (and the manifest, its signature and envelope), each
+// against its digest, and refuses any other.
+func extractListed(archive, dest string, st Statement) error {
 	want := map[string]string{ManifestFile: "", SignatureFile: "", DSSEFile: ""}
 	for _, sub := range st.Subject {
-		if !filepath.IsLocal(filepath.FromSlash(sub.Name)) {
-			return fail("manifest names %q, which is not a local path", sub.Name)
-		}
-		want[sub.Name] = sub.Digest["sha256"]
+		want[sub.Name] = sub.Digest[DigestAlgorithm]
 	}
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return err
@@ -217,7 +225,7 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 	err = walkArchive(archive, func(name string, hdr *tar.Header, r io.Reader) error {
 		sum, listed := want[name]
 		if !listed {
-			return fmt.Errorf("%s is not in the manifest (a file was added)", name)
+			return fail(StepFiles, name, "%s is not in the manifest (a file was added)", name)
 		}
 		delete(want, name) // a second copy is then refused as unlisted
 		if total += hdr.Size; total > MaxArchiveBytes {
@@ -225,20 +233,20 @@ func UnpackVerified(archive, dest string, opts VerifyOptions) error {
 		}
 		got, err := extract(root, name, hdr, r)
 		if err != nil {
-			return err
+			return fail(StepFiles, name, "%w", err)
 		}
 		if sum != "" && got != sum {
-			return fmt.Errorf("%s was changed: its SHA-256 is %s, the manifest says %s", name, got, sum)
+			return fail(StepFiles, name, "%s was changed: its SHA-256 is %s, the manifest says %s", name, got, sum)
 		}
 		return nil
 	})
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
-	for name := range want {
-		if name != SignatureFile && name != DSSEFile {
-			return fail("%s is in the manifest but not in the archive", name)
-		}
+	delete(want, SignatureFile)
+	delete(want, DSSEFile)
+	if missing := slices.Sorted(maps.Keys(want)); len(missing) > 0 {
+		return fail(StepFiles, missing[0], "%s is in the manifest but not in the archive", missing[0])
 	}
 	return nil
 }
@@ -310,11 +318,7 @@ func Open(path string, opts VerifyOptions) (dir string, cleanup func(), err erro
 	found, cleanup, err := rundir.Resolve(path, func(archive, dir string) error { return UnpackVerified(archive, dir, opts) })
 	if err != nil {
 		cleanup()
-		var ve *VerifyError
-		if errors.As(err, &ve) {
-			return "", func() {}, ve
-		}
-		return "", func() {}, &VerifyError{Bundle: path, What: err.Error()}
+		return "", func() {}, failedAt(path, StepRead, err)
 	}
 	return found[0].Dir, cleanup, nil
 }
@@ -328,8 +332,9 @@ func VerifyPath(path string, opts VerifyOptions) (*Verified, error) {
 	}
 	defer cleanup()
 	v, err := Verify(dir, opts)
-	if err != nil && dir != path {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), dir, path))
+	var ve *VerifyError
+	if errors.As(err, &ve) && dir != path {
+		return nil, ve.renamed(dir, path)
 	}
 	return v, err
 }

@@ -176,48 +176,61 @@ func FuzzUnpackVerified(f *testing.F) {
 			return
 		}
 		files, err := unpackInBox(t, data, func(archive, dest string) error { return UnpackVerified(archive, dest, opts) })
-		var manifest, armored []byte
-		entries, _ := readTar(data)
-		for _, e := range entries {
-			switch path.Clean(e.hdr.Name) {
-			case ManifestFile:
-				manifest = firstOf(manifest, e.body)
-			case SignatureFile:
-				armored = firstOf(armored, e.body)
-			}
-		}
 		if err != nil {
-			var ve *VerifyError
-			if !errors.As(err, &ve) {
-				t.Fatalf("UnpackVerified returned %T: %v", err, err)
-			}
-			if !trusted(manifest, armored) && len(files) > 0 {
-				t.Fatalf("an archive whose manifest is untrusted wrote %d files (%v)", len(files), err)
-			}
+			refusedCleanly(t, data, files, err, trusted)
 			return
 		}
-		if !trusted(files[ManifestFile], files[SignatureFile]) {
-			t.Fatal("unpacked, but the manifest unpacked does not verify")
-		}
-		st, err := ParseStatement(files[ManifestFile])
-		if err != nil {
-			t.Fatalf("unpacked, but the manifest does not parse: %v", err)
-		}
-		listed := map[string]bool{ManifestFile: true, SignatureFile: true, DSSEFile: true}
-		for _, sub := range st.Subject {
-			listed[sub.Name] = true
-			body, ok := files[sub.Name]
-			sum := sha256.Sum256(body)
-			if !ok || hex.EncodeToString(sum[:]) != sub.Digest["sha256"] {
-				t.Fatalf("%s: unpacked %v, its digest %x, the manifest's %s", sub.Name, ok, sum, sub.Digest["sha256"])
-			}
-		}
-		for name := range files {
-			if !listed[name] {
-				t.Fatalf("unpacked %s, which the manifest does not list", name)
-			}
-		}
+		unpackedAsListed(t, files, trusted)
 	})
+}
+
+// refusedCleanly checks a refused archive: the error is a VerifyError,
+// and nothing was written unless the archive's first manifest and
+// signature are trusted.
+func refusedCleanly(t *testing.T, data []byte, files map[string][]byte, err error, trusted func(manifest, armored []byte) bool) {
+	var ve *VerifyError
+	if !errors.As(err, &ve) {
+		t.Fatalf("UnpackVerified returned %T: %v", err, err)
+	}
+	var manifest, armored []byte
+	entries, _ := readTar(data)
+	for _, e := range entries {
+		switch path.Clean(e.hdr.Name) {
+		case ManifestFile:
+			manifest = firstOf(manifest, e.body)
+		case SignatureFile:
+			armored = firstOf(armored, e.body)
+		}
+	}
+	if !trusted(manifest, armored) && len(files) > 0 {
+		t.Fatalf("an archive whose manifest is untrusted wrote %d files (%v)", len(files), err)
+	}
+}
+
+// unpackedAsListed checks an unpacked archive: its manifest verifies, and
+// it holds exactly the manifest's files, each with its digest.
+func unpackedAsListed(t *testing.T, files map[string][]byte, trusted func(manifest, armored []byte) bool) {
+	if !trusted(files[ManifestFile], files[SignatureFile]) {
+		t.Fatal("unpacked, but the manifest unpacked does not verify")
+	}
+	st, err := ParseStatement(files[ManifestFile])
+	if err != nil {
+		t.Fatalf("unpacked, but the manifest does not parse: %v", err)
+	}
+	listed := map[string]bool{ManifestFile: true, SignatureFile: true, DSSEFile: true}
+	for _, sub := range st.Subject {
+		listed[sub.Name] = true
+		body, ok := files[sub.Name]
+		sum := sha256.Sum256(body)
+		if !ok || hex.EncodeToString(sum[:]) != sub.Digest[DigestAlgorithm] {
+			t.Fatalf("%s: unpacked %v, its digest %x, the manifest's %s", sub.Name, ok, sum, sub.Digest[DigestAlgorithm])
+		}
+	}
+	for name := range files {
+		if !listed[name] {
+			t.Fatalf("unpacked %s, which the manifest does not list", name)
+		}
+	}
 }
 
 // firstOf is first unless it is nil: the first copy of a file counts.

@@ -1,14 +1,3 @@
-// Package bundle turns an arm run into signed evidence a reviewer can check
-// without trusting whoever ran it: a directory (optionally a .tar.gz)
-// holding evidence.json, the scenario as run, the scoped log bytes the
-// evidence was derived from (verbatim, with their source and offset), the
-// raw records, the registrations, provenance.json, an in-toto Statement v1
-// manifest of every other file's SHA-256, and an SSH signature over the
-// manifest's exact bytes (ssh-keygen -Y sign format, namespace
-// abbench-evidence).
-//
-// A bundle is written to a temporary directory and renamed into place only
-// when complete, so no crash leaves half a bundle that verifies.
 package bundle
 
 import (
@@ -19,146 +8,20 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/abbench/abbench/digest"
-	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
-	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/internal/guarded"
 	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
-	"github.com/abbench/abbench/sshsig"
 )
-
-// The names and types of a bundle.
-const (
-	Namespace     = "abbench-evidence"
-	StatementType = "https://in-toto.io/Statement/v1"
-	// PredicateType is the versioned predicate spec (docs/bundles.md):
-	// lowerCamelCase fields, as the in-toto guidelines ask.
-	PredicateType = "https://github.com/abbench/abbench/blob/main/docs/bundles.md#predicate-v2"
-	// PredicateTypeV1 is the first predicate (snake_case fields): bundles
-	// made with it still verify.
-	PredicateTypeV1 = "https://github.com/abbench/abbench/evidence/v1"
-	ManifestFile    = "manifest.json"
-	SignatureFile   = "manifest.json.sig"
-	// DSSEFile is the same statement in a DSSE envelope, signed by the
-	// same key, for in-toto, cosign and SLSA verifiers.
-	DSSEFile     = "manifest.dsse.json"
-	ScenarioFile = "scenario.yaml"
-	ScopesFile   = "scopes.json"
-	Provenance   = "provenance.json"
-	EvidenceFile = rundir.EvidenceFile
-	StatusFile   = rundir.StatusFile
-)
-
-// Statement is the manifest: an in-toto Statement v1.
-type Statement struct {
-	Type          string    `json:"_type"`
-	Subject       []Subject `json:"subject"`
-	PredicateType string    `json:"predicateType"`
-	Predicate     Predicate `json:"predicate"`
-}
-
-// Subject is one file of the bundle and its digest.
-type Subject struct {
-	Name   string            `json:"name"`
-	Digest map[string]string `json:"digest"`
-}
-
-// Predicate summarises the evidence.
-type Predicate struct {
-	Scenario      string         `json:"scenario"`
-	Arm           string         `json:"arm"`
-	Token         string         `json:"token"`
-	MatchedDigest string         `json:"matchedDigest"`
-	Workload      *digest.Digest `json:"workloadDigest"`
-	Prompts       *digest.Digest `json:"promptsDigest"` // nil: a workload without prompts
-	Accepted      bool           `json:"accepted"`
-	Started       time.Time      `json:"started"`
-	Ended         time.Time      `json:"ended"`
-}
-
-// predicateV1 is the first predicate's spelling.
-type predicateV1 struct {
-	Scenario      string         `json:"scenario"`
-	Arm           string         `json:"arm"`
-	Token         string         `json:"token"`
-	MatchedDigest string         `json:"matched_digest"`
-	Workload      *digest.Digest `json:"workload_digest"`
-	Prompts       *digest.Digest `json:"prompts_digest"`
-	Accepted      bool           `json:"accepted"`
-	Started       time.Time      `json:"started"`
-	Ended         time.Time      `json:"ended"`
-}
-
-// ParseStatement reads a manifest of either predicate version.
-func ParseStatement(manifest []byte) (Statement, error) {
-	var st Statement
-	if err := json.Unmarshal(manifest, &st); err != nil {
-		return st, err
-	}
-	if st.PredicateType == PredicateTypeV1 {
-		var old struct {
-			Predicate predicateV1 `json:"predicate"`
-		}
-		if err := json.Unmarshal(manifest, &old); err != nil {
-			return st, err
-		}
-		st.Predicate = Predicate(old.Predicate)
-	}
-	return st, nil
-}
-
-// ScopeRecord says where a bundled log's bytes came from.
-type ScopeRecord struct {
-	Source     string `json:"source"`
-	Offset     int64  `json:"offset"`
-	Inode      uint64 `json:"inode,omitempty"`
-	Bytes      int64  `json:"bytes"`
-	SHA256     string `json:"sha256"`
-	Unreadable string `json:"unreadable,omitempty"`
-}
-
-// Prov is provenance.json.
-type Prov struct {
-	Tool         string              `json:"tool"`
-	Source       *SourceRevision     `json:"source,omitempty"`
-	Image        string              `json:"image,omitempty"`
-	Hosts        []string            `json:"hosts"`
-	Allocations  []string            `json:"allocations"`
-	Token        string              `json:"token"`
-	RestartCount string              `json:"restart_count,omitempty"`
-	Started      time.Time           `json:"started"`
-	Ended        time.Time           `json:"ended"`
-	Prompts      *digest.Digest      `json:"prompts_digest"` // nil: a workload without prompts
-	Environment  map[string][]string `json:"environment"`    // per rank, secrets redacted
-	// Campaign is the campaign plan this run belongs to, when abbench run
-	// started it: signed with the rest, so runs cannot be dropped from or
-	// added to a campaign unnoticed.
-	Campaign *rundir.CampaignRef `json:"campaign,omitempty"`
-	// Machines are the facts of the hosts the run ran on (package
-	// machine): compare censors runs of different hardware classes.
-	Machines []machine.Facts `json:"machines,omitempty"`
-}
-
-// SourceRevision is the system under test's repository state.
-type SourceRevision struct {
-	Repository string `json:"repository"`
-	Head       string `json:"head"`
-	Tree       string `json:"tree"`
-	Dirty      bool   `json:"dirty"`
-}
 
 // Input is what Write needs.
 type Input struct {
@@ -211,7 +74,25 @@ type writer struct {
 	// through a link, as evidence read it (package guarded). A process a
 	// rank left behind may still write there.
 	root  *os.Root
-	files []string
+	files []string // what the manifest lists, relative to dir
+}
+
+// write runs the steps of Write, in order: copy the run's files,
+// provenance, manifest (which lists every file the steps before wrote)
+// and sign (its exact bytes).
+func (w *writer) write(in Input) error {
+	regs, err := w.copy(in)
+	if err != nil {
+		return err
+	}
+	if err := w.putJSON(ProvenanceFile, w.provenance(in, regs)); err != nil {
+		return err
+	}
+	manifest, err := w.manifest(in)
+	if err != nil {
+		return err
+	}
+	return w.sign(in.Signer, manifest)
 }
 
 // read reads a file of the run directory (rel relative to it).
@@ -274,137 +155,49 @@ func (w *writer) copyFile(rel string) error {
 	return w.put(rel, data)
 }
 
-func (w *writer) write(in Input) error {
-	ev, st := in.Evidence, in.Status
-	if err := w.putJSON(EvidenceFile, ev); err != nil {
-		return err
+// copy is Write's first step: it puts the evidence, the scenario, the
+// run's status, the scoped logs with scopes.json, the inputs the evidence
+// read and the registrations (redacted) in the bundle, and returns the
+// registrations as bundled.
+func (w *writer) copy(in Input) ([]rundir.Registration, error) {
+	if err := w.putJSON(EvidenceFile, in.Evidence); err != nil {
+		return nil, err
 	}
 	if err := w.put(ScenarioFile, in.ScenarioBytes); err != nil {
-		return err
+		return nil, err
 	}
-	statusData, err := w.read(StatusFile)
-	if err != nil {
-		return err
+	if err := w.copyFile(StatusFile); err != nil {
+		return nil, err
 	}
-	if err := w.put(StatusFile, statusData); err != nil {
-		return err
+	if err := w.copyLogs(in); err != nil {
+		return nil, err
 	}
-	// The scoped log bytes, verbatim, under the names the run directory uses.
+	for _, rel := range in.Evidence.Inputs {
+		if err := w.copyFile(rel); err != nil {
+			return nil, err
+		}
+	}
+	return w.copyRegistrations()
+}
+
+// copyLogs puts the scoped log bytes in the bundle, verbatim, under the
+// names the run directory uses, and scopes.json, which says where each
+// came from.
+func (w *writer) copyLogs(in Input) error {
 	scopes := map[string]ScopeRecord{}
-	for _, f := range ev.Ranks {
+	for _, f := range in.Evidence.Ranks {
 		if err := w.scope(f.Scope, scopes); err != nil {
 			return err
 		}
 	}
-	for _, rs := range st.Ranks { // logs that could not be read have no facts
+	for _, rs := range in.Status.Ranks { // logs that could not be read have no facts
 		if _, done := scopes[rs.Log]; !done && hasRules(in.Scenario, rs.Role) {
 			if err := w.scope(evidence.Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}, scopes); err != nil {
 				return err
 			}
 		}
 	}
-	if err := w.putJSON(ScopesFile, scopes); err != nil {
-		return err
-	}
-	for _, rel := range ev.Inputs {
-		if err := w.copyFile(rel); err != nil {
-			return err
-		}
-	}
-	prov := Prov{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
-		Hosts: []string{}, Allocations: []string{}, Environment: map[string][]string{}}
-	// The controller's host as the controller saw it, handed over in
-	// memory (coord/machine.json, which any rank can write, only names
-	// it); then the other nodes of the allocation, as their first rank
-	// reported them: recorded as reports, and never displacing the
-	// controller's.
-	if in.Machine != nil {
-		f := in.Machine.Redacted()
-		f.ReportedBy = machine.ByController
-		prov.Machines = []machine.Facts{f}
-	}
-	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.MachinesDir)) {
-		var f machine.Facts
-		if data, err := w.read(rel); err == nil && json.Unmarshal(data, &f) == nil {
-			prov.Machines = machine.Merge(prov.Machines, f.FromRank().Redacted())
-		}
-	}
-	// Registrations, redacted.
-	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.RanksDir)) {
-		var reg rundir.Registration
-		data, err := w.read(rel)
-		if err != nil {
-			return fmt.Errorf("registration: %w", err)
-		}
-		if json.Unmarshal(data, &reg) != nil {
-			return fmt.Errorf("registration %s: unreadable", filepath.Join(w.run, rel))
-		}
-		redactRegistration(&reg)
-		if err := w.putJSON(rel, reg); err != nil {
-			return err
-		}
-		if !slices.Contains(prov.Hosts, reg.Host) {
-			prov.Hosts = append(prov.Hosts, reg.Host)
-		}
-		if id := reg.Scheduler["SLURM_JOB_ID"]; id != "" && !slices.Contains(prov.Allocations, id) {
-			prov.Allocations = append(prov.Allocations, id)
-		}
-		if rc := reg.Scheduler["SLURM_RESTART_COUNT"]; rc != "" {
-			prov.RestartCount = rc
-		}
-	}
-	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.EnvDir)) {
-		var env []string
-		data, _ := w.read(rel)
-		if json.Unmarshal(data, &env) == nil {
-			prov.Environment[strings.TrimSuffix(filepath.Base(rel), ".json")] = redact.Env(env)
-		}
-	}
-	slices.Sort(prov.Hosts)
-	prov.Source = sourceRevision(in.Scenario)
-	prov.Image = redact.URL(in.Scenario.Source.Image)
-	prov.Campaign = in.Campaign
-	if err := w.putJSON(Provenance, prov); err != nil {
-		return err
-	}
-	// The manifest names every other file; the signature covers its bytes.
-	stmt := Statement{Type: StatementType, PredicateType: PredicateType, Predicate: Predicate{
-		Scenario: ev.Scenario, Arm: ev.Arm, Token: ev.Token, MatchedDigest: ev.MatchedDigest, Workload: ev.Workload,
-		Prompts: promptsOf(in.Scenario), Accepted: ev.Accepted, Started: st.Started, Ended: st.Ended}}
-	slices.Sort(w.files)
-	for _, rel := range w.files {
-		sum, err := filehash.SHA256(filepath.Join(w.dir, rel))
-		if err != nil {
-			return err
-		}
-		stmt.Subject = append(stmt.Subject, Subject{Name: filepath.ToSlash(rel), Digest: map[string]string{"sha256": sum}})
-	}
-	manifest, err := json.MarshalIndent(stmt, "", "  ")
-	if err != nil {
-		return err
-	}
-	manifest = append(manifest, '\n')
-	if err := os.WriteFile(filepath.Join(w.dir, ManifestFile), manifest, 0o644); err != nil {
-		return err
-	}
-	if in.Signer != nil {
-		sig, err := sshsig.Sign(in.Signer, Namespace, manifest)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(w.dir, SignatureFile), sig, 0o644); err != nil {
-			return err
-		}
-		env, err := dsse.Sign(in.Signer, dsse.InTotoPayloadType, manifest)
-		if err != nil {
-			return err
-		}
-		data, _ := json.MarshalIndent(env, "", "  ")
-		if err := os.WriteFile(filepath.Join(w.dir, DSSEFile), append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.putJSON(ScopesFile, scopes)
 }
 
 func hasRules(s *scenarios.Scenario, role string) bool {
@@ -451,6 +244,28 @@ func (w *writer) scope(sc evidence.Scope, scopes map[string]ScopeRecord) error {
 	return nil
 }
 
+// copyRegistrations puts every rank's registration in the bundle,
+// redacted, and returns them: one that does not read refuses the bundle.
+func (w *writer) copyRegistrations() ([]rundir.Registration, error) {
+	var regs []rundir.Registration
+	for _, rel := range w.list(filepath.Join(rundir.CoordDir, rundir.RanksDir)) {
+		var reg rundir.Registration
+		data, err := w.read(rel)
+		if err != nil {
+			return nil, fmt.Errorf("registration: %w", err)
+		}
+		if json.Unmarshal(data, &reg) != nil {
+			return nil, fmt.Errorf("registration %s: unreadable", filepath.Join(w.run, rel))
+		}
+		redactRegistration(&reg)
+		if err := w.putJSON(rel, reg); err != nil {
+			return nil, err
+		}
+		regs = append(regs, reg)
+	}
+	return regs, nil
+}
+
 // redactRegistration redacts what a rank recorded: arm values by name and
 // URL, scheduler values by name and URL, the command, host and user by
 // URL (the wrapper redacted the command when it recorded it; a rank could
@@ -469,31 +284,4 @@ func redactRegistration(reg *rundir.Registration) {
 		reg.Command[i] = redact.URL(a)
 	}
 	reg.Host, reg.User = redact.URL(reg.Host), redact.URL(reg.User)
-}
-
-// sourceRevision reads the repository the scenario names, if any.
-func sourceRevision(s *scenarios.Scenario) *SourceRevision {
-	repo := s.Source.Repository
-	if repo == "" {
-		return nil
-	}
-	repo = s.Path(repo)
-	git := func(args ...string) string {
-		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).Output()
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(out))
-	}
-	return &SourceRevision{Repository: redact.URL(repo), Head: git("rev-parse", "HEAD"), Tree: git("rev-parse", "HEAD^{tree}"), Dirty: git("status", "--porcelain") != ""}
-}
-
-// promptsOf is the scenario's prompts digest, nil when its workload has no
-// prompts file (there is nothing to digest).
-func promptsOf(s *scenarios.Scenario) *digest.Digest {
-	if s.Workload.Prompts == "" {
-		return nil
-	}
-	d := s.PromptsDigest
-	return &d
 }

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"errors"
 	"fmt"
 	"io"
 )
@@ -15,6 +16,10 @@ type Check struct {
 	Arm      string `json:"arm,omitempty"`
 	Accepted bool   `json:"evidence_accepted"`
 	Error    string `json:"error,omitempty"`
+	// Step and File say where a failed check failed: the verification
+	// step (Step) and the bundle's file it names, when it names one.
+	Step Step   `json:"step,omitempty"`
+	File string `json:"file,omitempty"`
 	// NotRun says why a campaign's planned run that never ran passes
 	// (OK, with no bundle to check): its campaign stopped by its rule.
 	NotRun string `json:"not_run,omitempty"`
@@ -27,6 +32,10 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 		c := Check{Bundle: p}
 		if v, err := VerifyPath(p, opts); err != nil {
 			c.Error = err.Error()
+			var ve *VerifyError
+			if errors.As(err, &ve) {
+				c.Step, c.File = ve.Step, ve.File
+			}
 			failed++
 		} else {
 			c.OK, c.Signer, c.Unsigned, c.DSSE, c.Arm, c.Accepted = true, v.Signer, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted

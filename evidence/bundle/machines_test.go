@@ -32,8 +32,8 @@ func TestBundleRecordsTheControllersOwnMachine(t *testing.T) {
 	if err := Write(Input{RunDir: dir, Scenario: s, ScenarioBytes: sb, Evidence: ev, Status: st, Machine: ctl, Tool: "abbench test"}, dest); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dest, Provenance))
-	var prov Prov
+	data, _ := os.ReadFile(filepath.Join(dest, ProvenanceFile))
+	var prov Provenance
 	if err := json.Unmarshal(data, &prov); err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestBundleRecordsNoURLPassword(t *testing.T) {
 		}
 		return nil
 	})
-	prov, _ := os.ReadFile(filepath.Join(dest, Provenance))
+	prov, _ := os.ReadFile(filepath.Join(dest, ProvenanceFile))
 	if !strings.Contains(string(prov), `"image": "docker://ci:[REDACTED]@registry.example/app:1"`) {
 		t.Errorf("the image is not recorded redacted: %s", prov)
 	}

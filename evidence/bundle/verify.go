@@ -1,32 +1,70 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"golang.org/x/crypto/ssh"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
+	"strings"
 	"time"
 
-	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
 
-// VerifyError says what failed; every verification failure is one.
+// Step names one check of verification. Verify runs them in this order
+// and stops at the first that fails; UnpackVerified runs read, signature,
+// envelope and statement on an archive before it extracts anything, then
+// files as it extracts.
+type Step string
+
+const (
+	StepRead      Step = "read"      // the manifest, its signature and envelope are read (an archive: opened)
+	StepSignature Step = "signature" // the SSH signature over the manifest's exact bytes, by a trusted signer
+	StepEnvelope  Step = "envelope"  // the DSSE envelope carries the same bytes, signed by the same key
+	StepStatement Step = "statement" // the manifest is an abbench evidence statement naming local files
+	StepFiles     Step = "files"     // exactly the manifest's files, each a regular file with its digest
+	StepEvidence  Step = "evidence"  // evidence.json parses and agrees with the manifest's predicate
+	StepScenario  Step = "scenario"  // the bundled scenario loads
+	StepRederive  Step = "rederive"  // the evidence re-derived from the bundled logs and records is evidence.json
+)
+
+// VerifyError is a verification failure: every error Verify,
+// UnpackVerified, Open and VerifyPath return is one. Its text is the
+// bundle's path and the root cause.
 type VerifyError struct {
-	Bundle string
-	What   string
+	Bundle string // the bundle's path: a directory or an archive
+	Step   Step   // the check that failed
+	File   string // the bundle's file it is about (slash-separated); "" when it is about none
+	Err    error  // what failed
 }
 
-func (e *VerifyError) Error() string { return fmt.Sprintf("%s: %s", e.Bundle, e.What) }
+func (e *VerifyError) Error() string { return e.Bundle + ": " + e.Err.Error() }
+func (e *VerifyError) Unwrap() error { return e.Err }
+
+// fail is the failure of step about file; the step's caller names the bundle.
+func fail(step Step, file, format string, args ...any) error {
+	return &VerifyError{Step: step, File: file, Err: fmt.Errorf(format, args...)}
+}
+
+// failedAt is err (a step's failure, or any other error, which is then
+// step's) as a failure of the bundle at path.
+func failedAt(path string, step Step, err error) *VerifyError {
+	var ve *VerifyError
+	if !errors.As(err, &ve) {
+		ve = &VerifyError{Step: step, Err: err}
+	}
+	e := *ve
+	if e.Bundle == "" { // an archive's failure already names it
+		e.Bundle = path
+	}
+	return &e
+}
 
 // VerifyOptions say whom to trust.
 type VerifyOptions struct {
@@ -52,165 +90,100 @@ type Verified struct {
 	Statement Statement
 }
 
-// Verify checks a bundle directory: the signature over the manifest's
-// exact bytes first, then that every file is present with its digest and
-// no other file, link or special file is there, then that the evidence
-// re-derived from the bundled log bytes and records equals evidence.json.
+// Verify checks a bundle directory, step by step (Step): the signature
+// over the manifest's exact bytes first, and its DSSE envelope; then the
+// manifest; then that every file is present with its digest and no other
+// file, link or special file is there; then that the evidence re-derived
+// from the bundled log bytes and records equals evidence.json. A failure
+// is a *VerifyError naming the step and the file.
 func Verify(dir string, opts VerifyOptions) (*Verified, error) {
-	fail := func(format string, args ...any) error {
-		return &VerifyError{Bundle: dir, What: fmt.Sprintf(format, args...)}
-	}
-	if opts.Now.IsZero() {
-		opts.Now = time.Now()
-	}
-	v := &Verified{Dir: dir}
-	manifest, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	c := &dirCheck{dir: dir, manifestCheck: manifestCheck{opts: opts, v: &Verified{Dir: dir}}}
+	err := runSteps(dir, []step{
+		{StepRead, c.read},
+		{StepSignature, c.signature},
+		{StepEnvelope, c.envelope},
+		{StepStatement, c.statement},
+		{StepFiles, c.files},
+		{StepEvidence, c.evidence},
+		{StepScenario, c.scenario},
+		{StepRederive, c.rederive},
+	})
 	if err != nil {
-		return nil, fail("no %s: %v", ManifestFile, err)
+		return nil, err
 	}
-	armored, err := os.ReadFile(filepath.Join(dir, SignatureFile))
-	envelope, _ := os.ReadFile(filepath.Join(dir, DSSEFile))
-	if err := checkSignature(v, manifest, armored, envelope, err, opts); err != nil {
-		return nil, fail("%v", err)
-	}
-	// Only now, with the manifest's bytes trusted, parse it.
-	if v.Statement, err = ParseStatement(manifest); err != nil {
-		return nil, fail("%s does not parse: %v", ManifestFile, err)
-	}
-	st := v.Statement
-	if st.Type != StatementType || st.PredicateType != PredicateType && st.PredicateType != PredicateTypeV1 {
-		return nil, fail("%s is not an abbench evidence statement (_type %q, predicateType %q)", ManifestFile, st.Type, st.PredicateType)
-	}
-	if err := checkFiles(dir, st); err != nil {
-		return nil, fail("%v", err)
-	}
-	// Re-derive the evidence from the bundled bytes alone.
-	var ev evidence.Evidence
-	data, _ := os.ReadFile(filepath.Join(dir, EvidenceFile))
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return nil, fail("%s does not parse: %v", EvidenceFile, err)
-	}
-	v.Evidence = &ev
-	if ev.Arm != st.Predicate.Arm || ev.Token != st.Predicate.Token || ev.MatchedDigest != st.Predicate.MatchedDigest || ev.Accepted != st.Predicate.Accepted {
-		return nil, fail("the manifest's predicate does not match %s", EvidenceFile)
-	}
-	scenarioData, _ := os.ReadFile(filepath.Join(dir, ScenarioFile))
-	s, err := scenarios.ParseWithPrompts(scenarioData, filepath.Join(dir, ScenarioFile), st.Predicate.Prompts)
-	if err != nil {
-		return nil, fail("the bundled scenario does not load: %v", err)
-	}
-	again, err := Recollect(s, ev.Arm, dir)
-	if err != nil {
-		return nil, fail("re-deriving the evidence: %v", err)
-	}
-	if diff := firstDifference(&ev, again); diff != "" {
-		return nil, fail("%s does not match the evidence re-derived from the bundled logs and records: %s", EvidenceFile, diff)
-	}
-	return v, nil
+	return c.v, nil
 }
 
-// checkSignature checks the signature armored (read with readErr) over
-// the manifest's exact bytes as opts say, and records the signer in v.
-// A DSSE envelope, when the bundle has one, must hold the same manifest
-// bytes and verify with the same key.
-func checkSignature(v *Verified, manifest, armored, envelope []byte, readErr error, opts VerifyOptions) error {
-	if opts.Now.IsZero() {
-		opts.Now = time.Now()
-	}
-	switch {
-	case opts.SkipSignature:
-		v.Unsigned = errors.Is(readErr, fs.ErrNotExist)
-	case errors.Is(readErr, fs.ErrNotExist):
-		if !opts.AllowUnsigned {
-			return fmt.Errorf("unsigned (no %s): verify with --allow-unsigned to accept that", SignatureFile)
-		}
-		v.Unsigned = true
-	case readErr != nil:
-		return fmt.Errorf("%s: %v", SignatureFile, readErr)
-	default:
-		sig, err := sshsig.Parse(armored)
-		if err != nil {
-			return fmt.Errorf("%s: %v", SignatureFile, err)
-		}
-		if opts.AllowedSigners == nil {
-			return fmt.Errorf("signed, but no allowed_signers file was given to say whom to trust")
-		}
-		who, err := opts.AllowedSigners.Verify(sig, Namespace, opts.Identity, manifest, opts.Now)
-		if err != nil {
-			return fmt.Errorf("signature: %v", err)
-		}
-		v.Signer = who
-		if envelope != nil {
-			if err := checkEnvelope(envelope, manifest, sig.PublicKey); err != nil {
-				return fmt.Errorf("%s: %v", DSSEFile, err)
-			}
-			v.DSSE = true
+// step is one named check of a verification.
+type step struct {
+	name Step
+	run  func() error
+}
+
+// runSteps runs steps in order and returns the first failure, as a
+// failure of the bundle at path.
+func runSteps(path string, steps []step) error {
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			return failedAt(path, s.name, err)
 		}
 	}
 	return nil
 }
 
-// checkEnvelope requires the DSSE envelope to carry exactly the manifest,
-// as an in-toto statement, signed by key (a certificate's signature key).
-func checkEnvelope(data, manifest []byte, key ssh.PublicKey) error {
-	env, err := dsse.Parse(data)
-	if err != nil {
-		return err
-	}
-	payload, err := env.DecodedPayload()
-	switch {
-	case err != nil:
-		return err
-	case env.PayloadType != dsse.InTotoPayloadType:
-		return fmt.Errorf("payloadType %q is not %s", env.PayloadType, dsse.InTotoPayloadType)
-	case !bytes.Equal(payload, manifest):
-		return fmt.Errorf("its payload is not %s", ManifestFile)
-	}
-	if cert, ok := key.(*ssh.Certificate); ok {
-		key = cert.Key
-	}
-	return env.VerifyWith(key)
+// dirCheck is the verification of a bundle directory; each step reads
+// what the steps before it established.
+type dirCheck struct {
+	manifestCheck
+	dir     string
+	ev      evidence.Evidence
+	bundled *scenarios.Scenario // the bundled scenario, as the scenario step loaded it
 }
 
-// checkFiles requires exactly the manifest's subjects (plus the manifest
-// and its signature), each a regular file with its digest.
-func checkFiles(dir string, st Statement) error {
+func (c *dirCheck) path(name string) string { return filepath.Join(c.dir, name) }
+
+// read reads the manifest, its signature and its envelope, which may be
+// absent (manifestCheck's steps say whether that is allowed).
+func (c *dirCheck) read() error {
+	var err error
+	if c.manifest, err = os.ReadFile(c.path(ManifestFile)); err != nil {
+		return fail(StepRead, ManifestFile, "no %s: %w", ManifestFile, err)
+	}
+	c.armored, c.armoredErr = os.ReadFile(c.path(SignatureFile))
+	c.dsse, err = os.ReadFile(c.path(DSSEFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(StepRead, DSSEFile, "%s: %w", DSSEFile, err)
+	}
+	return nil
+}
+
+// files requires exactly the manifest's subjects (plus the manifest, its
+// signature and envelope), each a regular file with its digest.
+func (c *dirCheck) files() error {
 	want := map[string]string{}
-	for _, s := range st.Subject {
-		if !filepath.IsLocal(filepath.FromSlash(s.Name)) {
-			return fmt.Errorf("manifest names %q, which is not a local path", s.Name)
-		}
-		want[s.Name] = s.Digest["sha256"]
+	for _, s := range c.v.Statement.Subject {
+		want[s.Name] = s.Digest[DigestAlgorithm]
 	}
 	seen := map[string]bool{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
+		rel, _ := filepath.Rel(c.dir, path)
 		rel = filepath.ToSlash(rel)
-		if d.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link: bundles hold regular files only", rel)
-		}
-		if d.IsDir() {
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", rel)
-		}
-		if rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
-			return nil
+		if err := checkEntry(rel, d); err != nil || d.IsDir() || rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
+			return err
 		}
 		sum, ok := want[rel]
 		if !ok {
-			return fmt.Errorf("%s is not in the manifest (a file was added)", rel)
+			return fail(StepFiles, rel, "%s is not in the manifest (a file was added)", rel)
 		}
 		got, err := filehash.SHA256(path)
 		if err != nil {
-			return err
+			return fail(StepFiles, rel, "%w", err)
 		}
 		if got != sum {
-			return fmt.Errorf("%s was changed: its SHA-256 is %s, the manifest says %s", rel, got, sum)
+			return fail(StepFiles, rel, "%s was changed: its SHA-256 is %s, the manifest says %s", rel, got, sum)
 		}
 		seen[rel] = true
 		return nil
@@ -226,74 +199,58 @@ func checkFiles(dir string, st Statement) error {
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return fmt.Errorf("%v named in the manifest are missing (removed or renamed)", missing)
+		return fail(StepFiles, missing[0], "%v named in the manifest are missing (removed or renamed)", missing)
 	}
 	return nil
 }
 
-// firstDifference compares two evidence documents as JSON values and names
-// the first field that differs.
-func firstDifference(a, b *evidence.Evidence) string {
-	var x, y any
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if bytes.Equal(ja, jb) {
-		return ""
+// checkEntry refuses a link or special file of the bundle.
+func checkEntry(rel string, d fs.DirEntry) error {
+	switch {
+	case d.Type()&fs.ModeSymlink != 0:
+		return fail(StepFiles, rel, "%s is a symbolic link: bundles hold regular files only", rel)
+	case !d.IsDir() && !d.Type().IsRegular():
+		return fail(StepFiles, rel, "%s is not a regular file", rel)
 	}
-	_ = json.Unmarshal(ja, &x) // both were marshalled just above: they parse
-	_ = json.Unmarshal(jb, &y)
-	return diffPath("", x, y)
+	return nil
 }
 
-func diffPath(path string, x, y any) string {
-	switch xv := x.(type) {
-	case map[string]any:
-		yv, ok := y.(map[string]any)
-		if !ok {
-			return path
-		}
-		keys := map[string]bool{}
-		for k := range xv {
-			keys[k] = true
-		}
-		for k := range yv {
-			keys[k] = true
-		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for _, k := range names {
-			if d := diffPath(path+"."+k, xv[k], yv[k]); d != "" {
-				return d
-			}
-		}
-		return ""
-	case []any:
-		yv, ok := y.([]any)
-		if !ok || len(xv) != len(yv) {
-			return fmt.Sprintf("%s (%v vs %v)", path, short(x), short(y))
-		}
-		for i := range xv {
-			if d := diffPath(fmt.Sprintf("%s[%d]", path, i), xv[i], yv[i]); d != "" {
-				return d
-			}
-		}
-		return ""
+// evidence reads evidence.json, which must agree with the predicate.
+func (c *dirCheck) evidence() error {
+	data, _ := os.ReadFile(c.path(EvidenceFile)) // the files step found it, or the manifest does not name it
+	if err := json.Unmarshal(data, &c.ev); err != nil {
+		return fail(StepEvidence, EvidenceFile, "%s does not parse: %w", EvidenceFile, err)
 	}
-	if !reflect.DeepEqual(x, y) {
-		return fmt.Sprintf("%s (%v in evidence.json, %v re-derived)", path, short(x), short(y))
+	c.v.Evidence = &c.ev
+	p := c.v.Statement.Predicate
+	if c.ev.Arm != p.Arm || c.ev.Token != p.Token || c.ev.MatchedDigest != p.MatchedDigest || c.ev.Accepted != p.Accepted {
+		return fail(StepEvidence, EvidenceFile, "the manifest's predicate does not match %s", EvidenceFile)
 	}
-	return ""
+	return nil
 }
 
-func short(v any) string {
-	s := fmt.Sprint(v)
-	if len(s) > 80 {
-		s = s[:80] + "…"
+// scenario loads the bundled scenario with the predicate's prompts digest.
+func (c *dirCheck) scenario() error {
+	data, _ := os.ReadFile(c.path(ScenarioFile))
+	s, err := scenarios.ParseWithPrompts(data, c.path(ScenarioFile), c.v.Statement.Predicate.Prompts)
+	if err != nil {
+		return fail(StepScenario, ScenarioFile, "the bundled scenario does not load: %w", err)
 	}
-	return s
+	c.bundled = s
+	return nil
+}
+
+// rederive derives the evidence again from the bundled bytes alone; it
+// must equal evidence.json.
+func (c *dirCheck) rederive() error {
+	again, err := Recollect(c.bundled, c.ev.Arm, c.dir)
+	if err != nil {
+		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
+	}
+	if diff := firstDifference(&c.ev, again); diff != "" {
+		return fail(StepRederive, EvidenceFile, "%s does not match the evidence re-derived from the bundled logs and records: %s", EvidenceFile, diff)
+	}
+	return nil
 }
 
 // Recollect derives the evidence of a bundle from its bundled log bytes and
@@ -321,3 +278,21 @@ func IsBundle(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ManifestFile))
 	return err == nil
 }
+
+// renamed is e as the user named the bundle: path, where it was unpacked
+// into the temporary directory dir.
+func (e *VerifyError) renamed(dir, path string) *VerifyError {
+	r := *e
+	r.Bundle = path
+	r.Err = &renamedError{err: e.Err, msg: strings.ReplaceAll(e.Err.Error(), dir, path)}
+	return &r
+}
+
+// renamedError is err with a temporary directory's name replaced in its text.
+type renamedError struct {
+	err error
+	msg string
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }

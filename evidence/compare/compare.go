@@ -7,11 +7,9 @@
 package compare
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,7 +56,7 @@ type Run struct {
 	NotRun int `json:"-"`
 	// prov is the run's provenance, read once by LoadRuns (several checks
 	// consult it; with thousands of runs, parsing it each time showed).
-	prov *bundle.Prov
+	prov *bundle.Provenance
 }
 
 // Options tune a comparison.
@@ -232,25 +230,20 @@ func unverified(runs []Run, opts Options) []string {
 
 // Provenance is a bundle run's provenance.json, nil for a run that is no
 // bundle or holds none: as LoadRuns read it, else read now.
-func (r Run) Provenance() *bundle.Prov { return provenance(r) }
+func (r Run) Provenance() *bundle.Provenance { return provenance(r) }
 
-func provenance(run Run) *bundle.Prov {
+func provenance(run Run) *bundle.Provenance {
 	if run.prov != nil {
 		return run.prov
 	}
 	return readProvenance(run.Dir)
 }
 
-func readProvenance(dir string) *bundle.Prov {
-	data, err := os.ReadFile(filepath.Join(dir, bundle.Provenance))
-	if err != nil {
-		return nil
-	}
-	var prov bundle.Prov
-	if json.Unmarshal(data, &prov) != nil {
-		return nil
-	}
-	return &prov
+// readProvenance is nil when dir holds no provenance or it does not read:
+// a bundle whose provenance.json was changed fails its verification.
+func readProvenance(dir string) *bundle.Provenance {
+	prov, _ := bundle.ReadProvenance(dir)
+	return prov
 }
 
 func short(h string) string {
