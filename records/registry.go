@@ -46,7 +46,7 @@ func Parse(data []byte, path string, spec Spec) *Record {
 	r := newRecord(spec.Format, path)
 	parse, ok := parsers[spec.Format]
 	if !ok {
-		r.problem("unknown throughput record format %q", spec.Format)
+		r.unreadable("unknown throughput record format %q", spec.Format)
 		return r
 	}
 	parse(r, data, spec)

@@ -71,10 +71,10 @@ func TestCorpus(t *testing.T) {
 		"aiperf/llama32-3b-half-timed-out.json": {"aiperf", 20, map[string]float64{"output_throughput": 0.57520480976081, "request_throughput": 0.05229134634189182,
 			"total_token_throughput": 1.0719726000087824, "duration": 191.236231223}, 10, 10, false, "10 of 20 requests failed"},
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "records", "*", "*"))
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "records", "*", "*"))
 	var seen []string
 	for _, path := range files {
-		rel, _ := filepath.Rel(filepath.Join("..", "..", "testdata", "records"), path)
+		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "records"), path)
 		rel = filepath.ToSlash(rel)
 		seen = append(seen, rel)
 		w, ok := cases[rel]
@@ -120,7 +120,7 @@ func TestCorpus(t *testing.T) {
 // completed: against the 996 they completed they are valid.
 func TestCorpusSGLangFailuresFromWorkload(t *testing.T) {
 	for rel, format := range map[string]string{"sglang/lora-sglang-rate2.jsonl": "sglang", "console/sglang-lora-rate2.txt": "console"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "records", rel))
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "records", rel))
 		if err != nil {
 			t.Fatal(err)
 		}
