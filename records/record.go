@@ -88,6 +88,37 @@ func (r *Record) unreadable(format string, args ...any) {
 	r.Problems = append([]string{fmt.Sprintf(format, args...)}, r.Problems...)
 }
 
+// choose picks the one result of a file that holds several by its name
+// (Spec.Result): names are the file's results, in its order. Without a
+// name a file of one result gives it; anything else is unreadable,
+// listing the names, so a scenario never compares whichever came first.
+func (r *Record) choose(names []string, want string) (int, bool) {
+	switch {
+	case want != "":
+		for i, n := range names {
+			if n == want {
+				return i, true
+			}
+		}
+		r.unreadable("holds no result named %q (it holds %s)", want, quoteList(names))
+	case len(names) == 1:
+		return 0, true
+	case len(names) == 0:
+		r.unreadable("holds no result")
+	default:
+		r.unreadable("holds %d results (%s): name this run's with throughput.result", len(names), quoteList(names))
+	}
+	return 0, false
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // verdict records the tool's own verdict; a run it does not call valid
 // gets a problem naming the tool's reasons.
 func (r *Record) verdict(valid bool, reasons ...string) {
