@@ -12,6 +12,7 @@ import (
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/records"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -67,6 +68,15 @@ func (c *collector) criteria() {
 func (c *collector) requests(fail func(reason.Reason)) string {
 	r := c.e.Throughput
 	want := c.s.Workload.Total()
+	if r != nil && r.Unreadable {
+		// Nothing is known to have failed: abbench could not read the
+		// record, and that is the cause to name.
+		fail(reason.New(reason.ThroughputInvalid, "%s record %s cannot be read, so it cannot show that every one of its %s succeeded: %s", r.Format, filepath.Base(r.File), r.WorkUnit(), r.Problems[0]))
+		return ""
+	}
+	if r != nil && r.WorkUnit() != records.UnitRequests {
+		return c.ownUnits(r, fail)
+	}
 	if want == 0 && r != nil {
 		// requests: from-record: the client decided how many; every one
 		// it attempted must have succeeded, as its record says.
@@ -91,6 +101,24 @@ func (c *collector) requests(fail func(reason.Reason)) string {
 		fail(reason.New(reason.RequestsFailed, "%d of %d requests succeeded (%d failed)", r.Completed, want, max(r.Failed, want-r.Completed)))
 	default:
 		return fmt.Sprintf("%d/%d requests succeeded", r.Completed, want)
+	}
+	return ""
+}
+
+// ownUnits holds a record that counts work other than requests (queries,
+// runs, jobs, sizes) to its own counts: every unit it attempted succeeded.
+func (c *collector) ownUnits(r *Record, fail func(reason.Reason)) string {
+	switch {
+	case r.Failed > 0:
+		fail(reason.New(reason.RequestsFailed, "%s record %s: %d of %d %s failed", r.Format, filepath.Base(r.File), r.Failed, max(r.Requested, r.Completed+r.Failed), r.WorkUnit()))
+	case r.Completed < 0 && r.Failed < 0:
+		fail(reason.New(reason.RequestsFailed, "%s record %s says neither how many %s completed nor how many failed", r.Format, filepath.Base(r.File), r.WorkUnit()))
+	case r.Requested >= 0 && r.Completed >= 0 && r.Completed < r.Requested:
+		fail(reason.New(reason.RequestsFailed, "%s record %s: %d of %d %s completed", r.Format, filepath.Base(r.File), r.Completed, r.Requested, r.WorkUnit()))
+	case r.Completed >= 0:
+		return fmt.Sprintf("%d %s, none failed", r.Completed, r.WorkUnit())
+	default:
+		return fmt.Sprintf("no %s failed", r.WorkUnit())
 	}
 	return ""
 }

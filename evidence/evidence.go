@@ -15,9 +15,23 @@ import (
 // Schema names the evidence.json format.
 const Schema = "abbench-evidence-v1"
 
+// RulesVersion numbers the rules that derive evidence from logs and
+// records. It goes up whenever the same bytes would derive other evidence
+// (a reason's code or order, a new field of a record), so verification can
+// tell a bundle made by older rules from one edited after it was signed.
+// 1 is every bundle made before the rules were numbered (they carry none).
+//
+//	2: a record says its unit of work, its tool's verdict, and whether it
+//	   could be read; an unreadable record is censored throughput-invalid
+//	   first, not requests-failed.
+const RulesVersion = 2
+
 // Evidence is what one arm run proves.
 type Evidence struct {
-	Schema        string            `json:"schema"`
+	Schema string `json:"schema"`
+	// Rules is the RulesVersion that derived this evidence (see
+	// DerivedBy: left out, 1).
+	Rules         int               `json:"rules,omitempty"`
 	Scenario      string            `json:"scenario"`
 	MatchedDigest string            `json:"matched_digest"`
 	Arm           string            `json:"arm"`
@@ -50,6 +64,9 @@ type Evidence struct {
 	// are builds.
 	Build *rundir.BuildFact `json:"build,omitempty"`
 }
+
+// DerivedBy is the RulesVersion that derived e.
+func (e *Evidence) DerivedBy() int { return max(e.Rules, 1) }
 
 // Activation is one rank's activation-sequence fact.
 type Activation struct {
@@ -111,7 +128,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	if st.Arm != arm {
 		return nil, fmt.Errorf("%s is a run of arm %q, not %q", dir, st.Arm, arm)
 	}
-	e := &Evidence{Schema: Schema, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
+	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
 		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}
 	if st.MatchedDigest != e.MatchedDigest {

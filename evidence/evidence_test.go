@@ -338,3 +338,32 @@ func TestScopeReadInParts(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableRecordIsTheRootCause: a record abbench cannot read shows
+// no failed request, so the run is censored throughput-invalid first and
+// never requests-failed (which would send its reader after failures that
+// did not happen).
+func TestUnreadableRecordIsTheRootCause(t *testing.T) {
+	for name, record := range map[string]string{
+		"another tool's record": `{"records": {"request_throughput": {"unit": "requests/sec", "avg": 3.2}}}`,
+		"console text":          "Successful requests:                     4\nOutput token throughput (tok/s):         100.5\n",
+		"no record":             "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := goodRun()
+			r.record = record
+			e := r.collect(t)
+			if e.Accepted || len(e.Reasons) == 0 {
+				t.Fatalf("accepted or no reason: %+v", e.Reasons)
+			}
+			if e.Reasons[0].Code != reason.ThroughputInvalid {
+				t.Errorf("first reason %s: %s, want throughput-invalid", e.Reasons[0].Code, e.Reasons[0].Detail)
+			}
+			for _, rs := range e.Reasons {
+				if rs.Code == reason.RequestsFailed {
+					t.Errorf("requests-failed though nothing is known to have failed: %s", rs.Detail)
+				}
+			}
+		})
+	}
+}

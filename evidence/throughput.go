@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/abbench/abbench/evidence/records"
+	"github.com/abbench/abbench/records"
 	"github.com/abbench/abbench/scenarios"
 )
 

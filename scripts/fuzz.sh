@@ -25,8 +25,8 @@ scenarios FuzzParse
 evidence FuzzScope
 evidence FuzzLineSearch
 evidence FuzzRankLogs
-evidence/records FuzzRecords
-evidence/records FuzzRecordRegex
+records FuzzRecords
+records FuzzRecordRegex
 evidence/bundle FuzzUnpack
 evidence/bundle FuzzUnpackVerified
 sshsig FuzzSignature

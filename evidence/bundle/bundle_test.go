@@ -610,3 +610,73 @@ func TestCommittedBundlesStillVerify(t *testing.T) {
 		}
 	}
 }
+
+// editEvidence rewrites a bundle's evidence.json with edit, and re-signs it
+// as its signer would: what verification can still catch is then only what
+// re-deriving the evidence shows.
+func editEvidence(t *testing.T, dir string, signer ssh.Signer, edit func(ev map[string]any)) {
+	t.Helper()
+	var ev map[string]any
+	data, _ := os.ReadFile(filepath.Join(dir, EvidenceFile))
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	edit(ev)
+	out, _ := json.MarshalIndent(ev, "", "  ")
+	os.WriteFile(filepath.Join(dir, EvidenceFile), out, 0o644)
+	var st Statement
+	m, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	json.Unmarshal(m, &st)
+	st.Predicate.Accepted = ev["accepted"] == true
+	m, _ = json.MarshalIndent(st, "", "  ")
+	os.WriteFile(filepath.Join(dir, ManifestFile), m, 0o644)
+	resign(t, dir, signer)
+}
+
+// TestOlderRulesAreHeldToTheJudgment: evidence derived by older evidence
+// rules may differ from its re-derivation in wording, but never in what a
+// comparison reads; evidence of this abbench's rules must be equal; and
+// evidence of newer rules than this abbench knows is not judged by it.
+func TestOlderRulesAreHeldToTheJudgment(t *testing.T) {
+	signer, pub := newSigner(t)
+	good := writeBundle(t, signer, 4)
+	censored := writeBundle(t, signer, 3)
+	opts := VerifyOptions{AllowedSigners: trust(t, "ci@x "+pub), Identity: "ci@x"}
+	reworded := func(ev map[string]any) {
+		ev["criteria"].([]any)[0].(map[string]any)["detail"] = "worded by older rules"
+	}
+	cases := []struct {
+		name  string
+		from  string
+		edit  func(ev map[string]any)
+		want  string // "" when it verifies
+		older bool   // it verifies as evidence of older rules
+	}{
+		{"older rules, other wording", good, func(ev map[string]any) { delete(ev, "rules"); reworded(ev) }, "", true},
+		{"older rules, forged accepted", censored, func(ev map[string]any) {
+			delete(ev, "rules")
+			ev["accepted"], ev["reasons"] = true, []any{}
+		}, "is judged otherwise by this abbench's rules", false},
+		{"older rules, other headline value", good, func(ev map[string]any) {
+			delete(ev, "rules")
+			ev["throughput"].(map[string]any)["metrics"].(map[string]any)["output_throughput"] = 1e6
+		}, "is judged otherwise by this abbench's rules", false},
+		{"this abbench's rules, other wording", good, reworded, "does not match the evidence re-derived", false},
+		{"newer rules", good, func(ev map[string]any) { ev["rules"] = evidence.RulesVersion + 1; reworded(ev) }, "newer than this abbench's", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyTree(t, c.from)
+			editEvidence(t, dir, signer, c.edit)
+			v, err := Verify(dir, opts)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v, want an error with %q", err, c.want)
+			case c.want == "" && c.older != (v.OlderRules != ""):
+				t.Fatalf("older rules %q, want said: %v", v.OlderRules, c.older)
+			}
+		})
+	}
+}

@@ -23,6 +23,9 @@ type Check struct {
 	// NotRun says why a campaign's planned run that never ran passes
 	// (OK, with no bundle to check): its campaign stopped by its rule.
 	NotRun string `json:"not_run,omitempty"`
+	// OlderRules says the bundle's evidence was derived by older evidence
+	// rules, which this abbench's judge alike (Verified.OlderRules).
+	OlderRules string `json:"older_rules,omitempty"`
 }
 
 // CheckAll verifies every path (a directory or an archive) with opts and
@@ -38,7 +41,7 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 			}
 			failed++
 		} else {
-			c.OK, c.Signer, c.Unsigned, c.DSSE, c.Arm, c.Accepted = true, v.Signer, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted
+			c.OK, c.Signer, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
 		}
 		checks = append(checks, c)
 	}
@@ -74,6 +77,9 @@ func WriteChecks(w io.Writer, checks []Check) error {
 				how = "SSHSIG only: made before abbench wrote DSSE envelopes"
 			}
 			_, err = fmt.Fprintf(w, "ok   %s: signed by %s (%s); arm %s, evidence accepted: %v\n", c.Bundle, c.Signer, how, c.Arm, c.Accepted)
+		}
+		if err == nil && c.OlderRules != "" {
+			_, err = fmt.Fprintf(w, "     %s: evidence %s\n", c.Bundle, c.OlderRules)
 		}
 		if err != nil {
 			return err

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-
-	"github.com/abbench/abbench/evidence"
 )
 
 // firstDifference compares two evidence documents as JSON values and names
 // the first field that differs.
-func firstDifference(a, b *evidence.Evidence) string {
+func firstDifference(a, b any) string {
 	var x, y any
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)

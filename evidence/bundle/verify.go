@@ -85,9 +85,13 @@ type Verified struct {
 	Unsigned bool
 	// DSSE says the bundle's DSSE envelope verified too (bundles made
 	// before abbench wrote one have none).
-	DSSE      bool
-	Evidence  *evidence.Evidence
-	Statement Statement
+	DSSE bool
+	// OlderRules, when set, says the bundle's evidence was derived by
+	// older evidence rules than this abbench's: its re-derivation differs
+	// in wording or fields, not in judgment (see Evidence.Rules).
+	OlderRules string
+	Evidence   *evidence.Evidence
+	Statement  Statement
 }
 
 // Verify checks a bundle directory, step by step (Step): the signature
@@ -247,10 +251,48 @@ func (c *dirCheck) rederive() error {
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
-	if diff := firstDifference(&c.ev, again); diff != "" {
+	diff := firstDifference(&c.ev, again)
+	if diff == "" {
+		return nil
+	}
+	made, now := c.ev.DerivedBy(), evidence.RulesVersion
+	switch {
+	case made > now:
+		return fail(StepRederive, EvidenceFile, "%s was derived by evidence rules %d, newer than this abbench's %d: verify it with the abbench that made it, or a newer one", EvidenceFile, made, now)
+	case made == now:
 		return fail(StepRederive, EvidenceFile, "%s does not match the evidence re-derived from the bundled logs and records: %s", EvidenceFile, diff)
 	}
+	// Older rules may word, order or fill evidence otherwise, but nothing
+	// a comparison reads may differ: the judgment and the numbers.
+	if j := judgmentDifference(&c.ev, again); j != "" {
+		return fail(StepRederive, EvidenceFile, "%s (derived by evidence rules %d) is judged otherwise by this abbench's rules %d: %s", EvidenceFile, made, now, j)
+	}
+	c.v.OlderRules = fmt.Sprintf("derived by evidence rules %d; this abbench's rules %d derive the same judgment, differing first at %s", made, now, diff)
 	return nil
+}
+
+// judgmentDifference is the first difference between two derivations of
+// one run's evidence in what a comparison reads: the arm, the matched and
+// workload digests, whether it was accepted, the headline and every metric
+// of its record. "" when they agree.
+func judgmentDifference(made, again *evidence.Evidence) string {
+	type judgment struct {
+		Arm           string             `json:"arm"`
+		MatchedDigest string             `json:"matched_digest"`
+		Headline      string             `json:"headline_metric"`
+		Accepted      bool               `json:"accepted"`
+		Workload      any                `json:"workload_digest"`
+		Metrics       map[string]float64 `json:"throughput.metrics"`
+		RecordValid   bool               `json:"throughput.valid"`
+	}
+	of := func(e *evidence.Evidence) judgment {
+		j := judgment{Arm: e.Arm, MatchedDigest: e.MatchedDigest, Headline: e.HeadlineMetric, Accepted: e.Accepted, Workload: e.Workload}
+		if e.Throughput != nil {
+			j.Metrics, j.RecordValid = e.Throughput.Metrics, e.Throughput.Valid
+		}
+		return j
+	}
+	return firstDifference(of(made), of(again))
 }
 
 // Recollect derives the evidence of a bundle from its bundled log bytes and

@@ -31,3 +31,28 @@ func TestNotRead(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+func TestChooseNamesTheResults(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+		ok    bool
+		at    int
+		says  string
+	}{
+		{[]string{"a"}, "", true, 0, ""},
+		{[]string{"a", "b"}, "b", true, 1, ""},
+		{[]string{"a", "b"}, "", false, 0, `holds 2 results ("a", "b"): name this run's with throughput.result`},
+		{[]string{"a", "b"}, "c", false, 0, `holds no result named "c" (it holds "a", "b")`},
+		{nil, "", false, 0, "holds no result"},
+	} {
+		r := newRecord("x", "f")
+		at, ok := r.choose(c.names, c.want)
+		if ok != c.ok || at != c.at || ok == r.Unreadable {
+			t.Errorf("choose(%q, %q) = %d %v (unreadable %v), want %d %v", c.names, c.want, at, ok, r.Unreadable, c.at, c.ok)
+		}
+		if c.says != "" && (len(r.Problems) == 0 || r.Problems[0] != c.says) {
+			t.Errorf("choose(%q, %q) says %q, want %q", c.names, c.want, r.Problems, c.says)
+		}
+	}
+}

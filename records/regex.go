@@ -11,12 +11,12 @@ import (
 func (r *Record) parseRegex(data []byte, spec Spec) {
 	re, err := regexp.Compile(spec.Pattern)
 	if err != nil {
-		r.problem("pattern: %v", err)
+		r.unreadable("pattern: %v", err)
 		return
 	}
 	all := re.FindAllSubmatch(data, -1)
 	if len(all) == 0 {
-		r.problem("the pattern matches nothing in the record")
+		r.unreadable("the pattern matches nothing in the record")
 		return
 	}
 	m := all[len(all)-1]

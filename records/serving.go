@@ -60,12 +60,12 @@ func (r *Record) lastServingLine(data []byte, spec Spec) (map[string]any, bool) 
 		}
 	}
 	if last == nil {
-		r.problem("holds no %s record", r.Format)
+		r.unreadable("holds no %s record", r.Format)
 		return nil, false
 	}
 	obj, err := decodeObject(last)
 	if err != nil {
-		r.problem("last line does not parse as a %s record: %v", r.Format, err)
+		r.unreadable("last line does not parse as a %s record: %v", r.Format, err)
 		return nil, false
 	}
 	r.fromServingObject(obj)

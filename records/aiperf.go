@@ -6,7 +6,7 @@ package records
 func (r *Record) parseAIPerf(data []byte, spec Spec) {
 	obj, err := decodeObject(data)
 	if err != nil {
-		r.problem("does not parse as an AIPerf profile export: %v", err)
+		r.unreadable("does not parse as an AIPerf profile export: %v", err)
 		return
 	}
 	r.flags(obj, spec.Flag)

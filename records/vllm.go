@@ -7,7 +7,7 @@ package records
 func (r *Record) parseVLLM(data []byte, spec Spec) {
 	obj, err := decodeObject(data)
 	if err != nil {
-		r.problem("does not parse as a %s result: %v", r.Format, err)
+		r.unreadable("does not parse as a %s result: %v", r.Format, err)
 		return
 	}
 	r.fromServingObject(obj)

@@ -24,6 +24,11 @@ var metricWords = map[string]string{"output_throughput": "output token throughpu
 // the workload's; every metric is finite, positive and below MaxPlausible.
 func (r *Record) finish(spec Spec) {
 	requested, flag, metric := spec.Requested, spec.Flag, spec.Metric
+	if r.WorkUnit() != UnitRequests {
+		// The workload's request count is of prompts sent to a server; a
+		// record counting other work is held to its own counts alone.
+		requested = 0
+	}
 	if requested > 0 && r.Requested >= 0 && r.Requested != requested {
 		r.problem("the record's own request count (%d) is not the workload's requests (%d)", r.Requested, requested)
 	}
@@ -33,22 +38,14 @@ func (r *Record) finish(spec Spec) {
 	if r.Requested >= 0 && r.Completed >= 0 && r.Failed < 0 {
 		r.Failed = r.Requested - r.Completed
 	}
-	// The counts come first: failed requests are the usual root cause of a
-	// missing or zero throughput (a tool that saw no request succeed
-	// writes no throughput, and may write no completed count either).
-	switch {
-	case r.Failed > 0 && r.Requested >= 0:
-		r.problem("%d of %d requests failed", r.Failed, r.Requested)
-	case r.Failed > 0:
-		r.problem("%d requests failed", r.Failed)
-	case r.Completed < 0:
-		r.problem("no count of completed requests")
-	case r.Requested >= 0 && r.Completed > r.Requested:
-		r.problem("completed %d is more than the %d requests", r.Completed, r.Requested)
-	case requested > 0 && r.Completed < requested:
-		r.problem("%d of %d requested requests completed", r.Completed, requested)
+	_, hasMetric := r.Metrics[metric]
+	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 {
+		// Nothing of what the format writes is here: the file is not a
+		// record of this format, which is the root cause, not a failure.
+		r.unreadable("holds nothing a %s record has (no count, no metric): is it a %s record?", r.Format, r.Format)
 	}
-	if _, ok := r.Metrics[metric]; !ok {
+	r.counts(requested)
+	if !hasMetric {
 		r.problem("no %s", cmp.Or(metricWords[metric], metric))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Metrics)) {
@@ -63,4 +60,26 @@ func (r *Record) finish(spec Spec) {
 		r.problem("the record's validity flag is false")
 	}
 	r.Valid = len(r.Problems) == 0
+}
+
+// counts says what the record's counts show. The counts come first among
+// the problems of a readable record: failed work is the usual root cause
+// of a missing or zero throughput (a tool that saw no request succeed
+// writes no throughput, and may write no completed count either).
+func (r *Record) counts(requested int) {
+	if r.Unreadable {
+		return
+	}
+	switch {
+	case r.Failed > 0 && r.Requested >= 0:
+		r.problem("%d of %d %s failed", r.Failed, r.Requested, r.WorkUnit())
+	case r.Failed > 0:
+		r.problem("%d %s failed", r.Failed, r.WorkUnit())
+	case r.Completed < 0:
+		r.problem("no count of completed %s", r.WorkUnit())
+	case r.Requested >= 0 && r.Completed > r.Requested:
+		r.problem("completed %d is more than the %d %s", r.Completed, r.Requested, r.WorkUnit())
+	case requested > 0 && r.Completed < requested:
+		r.problem("%d of %d requested %s completed", r.Completed, requested, r.WorkUnit())
+	}
 }

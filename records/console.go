@@ -54,7 +54,7 @@ func (r *Record) parseConsole(data []byte, _ Spec) {
 		}
 	}
 	if !found {
-		r.problem("no benchmark summary lines (vLLM and SGLang: Successful requests:, Output token throughput (tok/s): ...; trtllm-bench: Number of requests:, Token Throughput (tokens/sec): ...)")
+		r.unreadable("no benchmark summary lines (vLLM and SGLang: Successful requests:, Output token throughput (tok/s): ...; trtllm-bench: Number of requests:, Token Throughput (tokens/sec): ...)")
 	}
 	if r.Completed >= 0 && r.Failed >= 0 {
 		r.Requested = r.Completed + r.Failed

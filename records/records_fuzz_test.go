@@ -12,7 +12,7 @@ import (
 )
 
 // recordSeeds are the records the real tools wrote and the hand-made ones.
-var recordSeeds = []string{"testdata/records/*", "../../testdata/records/*/*"}
+var recordSeeds = []string{"testdata/records/*", "../testdata/records/*/*"}
 
 // FuzzRecords parses any bytes in every JSON and console format (the regex
 // format has FuzzRecordRegex) against a workload of requested requests:

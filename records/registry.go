@@ -21,6 +21,12 @@ type Spec struct {
 	// Flag, when set, names a validity flag the scenario requires
 	// (throughput.valid) in a JSON record.
 	Flag string
+	// Result names this run's result in a file that holds several (a
+	// hyperfine export of two commands, a Go benchmark run, a multi-job
+	// fio run): the command, benchmark or job name. A file of several
+	// results read without one is unreadable, naming the results it has
+	// (see Record.choose).
+	Result string
 }
 
 // parsers reads each format, by name. A parser fills the record from the
@@ -46,7 +52,7 @@ func Parse(data []byte, path string, spec Spec) *Record {
 	r := newRecord(spec.Format, path)
 	parse, ok := parsers[spec.Format]
 	if !ok {
-		r.problem("unknown throughput record format %q", spec.Format)
+		r.unreadable("unknown throughput record format %q", spec.Format)
 		return r
 	}
 	parse(r, data, spec)
