@@ -5,10 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/abbench/abbench/launcher/slurm"
@@ -50,8 +54,11 @@ var mainSim, slowSim string
 
 // TestScripts runs the CLI end to end: each testdata/script/*.txtar runs the
 // real binary and checks stdout, stderr and the exit status. $REPO is the
-// repository root, for the committed scenarios and workloads.
+// repository root, for the committed scenarios and workloads. Under
+// go test -short only the scripts that start no run take part (the others
+// begin with [short] skip; TestScriptsThatRunSkipUnderShort holds that).
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +78,41 @@ func TestScripts(t *testing.T) {
 		},
 		Condition: scriptCondition,
 	})
+}
+
+// startsRuns matches a script line that runs arms: an exec of abbench run
+// or abbench arm, directly or through sh -c.
+var startsRuns = regexp.MustCompile(`(?m)^\s*(\[[^\]]+\]\s*)?(!\s*)?exec\s.*\babbench\s+(run|arm)\b`)
+
+// runsNothing names the scripts whose run and arm lines never start one.
+var runsNothing = map[string]string{
+	"cli_usage.txtar": "every run and arm it execs is refused as a usage error, or asks for --help",
+}
+
+// TestScriptsThatRunSkipUnderShort keeps go test -short fast: a script that
+// runs arms (a campaign takes seconds, a daemon test may hang on a loaded
+// machine) says [short] skip before its first run.
+func TestScriptsThatRunSkipUnderShort(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	if len(files) == 0 {
+		t.Fatal("no script in testdata/script")
+	}
+	for _, f := range files {
+		a, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := string(a.Comment)
+		run := startsRuns.FindStringIndex(script)
+		skip := strings.Index("\n"+script, "\n[short] skip ") // where in script it starts
+		switch _, exempt := runsNothing[filepath.Base(f)]; {
+		case exempt && skip >= 0:
+			t.Errorf("%s: [short] skip in a script listed as running nothing", f)
+		case !exempt && run != nil && (skip < 0 || skip > run[0]):
+			line := strings.Count(script[:run[0]], "\n") + 1
+			t.Errorf("%s:%d: runs arms without a [short] skip before: add [short] skip 'runs a campaign' above it", f, line)
+		}
+	}
 }
 
 // cmdRundirTree is rundir-tree DIR: DIR is a finished campaign laid out as
@@ -141,7 +183,7 @@ func scriptCondition(cond string) (bool, error) {
 		}
 		return os.Geteuid() == 0, nil
 	case "slurm":
-		ok, why := slurm.ClusterUp()
+		ok, why := slurmUp()
 		if !ok && os.Getenv("CI") != "" {
 			return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
 		}
@@ -149,6 +191,10 @@ func scriptCondition(cond string) (bool, error) {
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
+
+// slurmUp asks Slurm once per test process whether a cluster is up: without
+// a controller sinfo takes 9 s to give up, and six tests ask.
+var slurmUp = sync.OnceValues(slurm.ClusterUp)
 
 // realRedis says whether Redis's server and benchmark are installed; in CI
 // (CI set) they must be: .ci/run installs them.
