@@ -3,7 +3,6 @@ module github.com/abbench/abbench
 go 1.26.0
 
 require (
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/in-toto/attestation v1.2.0
 	github.com/montanaflynn/stats v0.14.0
 	github.com/olekukonko/tablewriter v1.1.5
@@ -14,6 +13,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/crypto v0.59.0
 	golang.org/x/term v0.48.0
+	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 )
