@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/in-toto/attestation v1.2.0
-	github.com/montanaflynn/stats v0.14.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/montanaflynn/stats"
-
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
@@ -724,9 +722,9 @@ func (g *gate) armSample(name string) Arm {
 	}
 	a.N = len(a.Values)
 	if a.N > 0 {
-		a.Median, _ = stats.Median(a.Values)
-		a.Mean, _ = stats.Mean(a.Values)
-		if sd, err := stats.StandardDeviationSample(a.Values); err == nil && a.Mean != 0 && a.N > 1 {
+		var sd float64
+		a.Median, a.Mean, sd = decide.Describe(a.Values)
+		if a.Mean != 0 && a.N > 1 {
 			a.CV = sd / a.Mean
 		}
 	}
