@@ -218,13 +218,34 @@ func TestBothModesCompleteEveryRequest(t *testing.T) {
 	}
 }
 
+// faultCase is one fault the simulator injects: the client's deadline and
+// what the system's logs and record must show.
+type faultCase struct {
+	fault   string
+	timeout time.Duration
+	check   func(t *testing.T, s *system)
+}
+
 func TestFaults(t *testing.T) {
 	async := []string{"DISAGGSIM_TERMINAL=1", "DISAGGSIM_PEER_READY=1"}
-	cases := []struct {
-		fault   string
-		timeout time.Duration
-		check   func(t *testing.T, s *system)
-	}{
+	for _, c := range faultCases() {
+		t.Run(c.fault, func(t *testing.T) {
+			// The cases with a short client deadline wait it out (a rank
+			// crashed or hangs), then a hung rank's kill grace: seconds,
+			// timing a loaded machine stretches. Each system has its own
+			// directory and ports, so the cases run side by side.
+			if testing.Short() && c.timeout < time.Minute {
+				t.Skip("waits out a deadline: go test without -short runs it")
+			}
+			t.Parallel()
+			s := runSystem(t, c.timeout, append(async, "DISAGGSIM_FAULTS="+c.fault)...)
+			c.check(t, s)
+		})
+	}
+}
+
+func faultCases() []faultCase {
+	return []faultCase{
 		{"ignore-arm-env", 60 * time.Second, func(t *testing.T, s *system) {
 			for r := range 4 {
 				if log := s.log(t, fmt.Sprintf("ctx-%d.log", r)); !strings.Contains(log, fmt.Sprintf("mode rank=%d phase=runtime terminal=0", r)) {
@@ -284,20 +305,6 @@ func TestFaults(t *testing.T) {
 			}
 			allEqual(t, "terminal commits", s.summaries(t, "terminal_commits"), "256")
 		}},
-	}
-	for _, c := range cases {
-		t.Run(c.fault, func(t *testing.T) {
-			// The cases with a short client deadline wait it out (a rank
-			// crashed or hangs), then a hung rank's kill grace: seconds,
-			// timing a loaded machine stretches. Each system has its own
-			// directory and ports, so the cases run side by side.
-			if testing.Short() && c.timeout < time.Minute {
-				t.Skip("waits out a deadline: go test without -short runs it")
-			}
-			t.Parallel()
-			s := runSystem(t, c.timeout, append(async, "DISAGGSIM_FAULTS="+c.fault)...)
-			c.check(t, s)
-		})
 	}
 }
 
