@@ -266,6 +266,7 @@ func TestCrashedRankAbortsPromptly(t *testing.T) {
 }
 
 func TestHungRankIsKilledWithinDeadlinePlusGrace(t *testing.T) {
+	skipShort(t)
 	start := time.Now()
 	st := runArm(t, context.Background(), simulated(t, "hang-rank=1", "3s", "1s"), "async")
 	if st.State != rundir.StateFailed || !strings.Contains(codes(st), string(reason.DeadlineExceeded)) {
@@ -283,6 +284,7 @@ func TestHungRankIsKilledWithinDeadlinePlusGrace(t *testing.T) {
 }
 
 func TestInterruptTearsDown(t *testing.T) {
+	skipShort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
 	st := runArm(t, ctx, simulated(t, "hang-rank=0", "60s", "1s"), "async")
@@ -351,6 +353,7 @@ func TestBarrierNamesWhoIsMissing(t *testing.T) {
 // run is not censored for it (the daemon is gone when the run ends), and
 // no trial reports a false unclean-shutdown.
 func TestDaemonLeftByARankIsSweptNotCensored(t *testing.T) {
+	skipShort(t)
 	s := loadScenario(t, `name: daemon
 arms:
   a: {env: {MODE: "a"}}
@@ -377,6 +380,7 @@ deadlines: {ready: 10s, client: 10s, teardown: 5s, kill_grace: 1s}
 // trial: the wrapper execs from the thread that holds the parent-death
 // signal (before the fix, 1-5% of ranks survived).
 func TestRanksDieWithAKilledController(t *testing.T) {
+	skipShort(t)
 	coord := t.TempDir()
 	os.MkdirAll(filepath.Join(coord, rundir.RanksDir), 0o755)
 	wrapper := filepath.Join(simDir, "abbench-rank")
@@ -430,6 +434,7 @@ func TestRanksDieWithAKilledController(t *testing.T) {
 // children and setsid daemons (which no parent-death signal reaches) and
 // marks the attempt interrupted.
 func TestGuardSweepsAfterAKilledController(t *testing.T) {
+	skipShort(t)
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // the killed controller's live note stays here
 	s := loadScenario(t, `name: guarded
 arms:

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	mstats "github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The verdicts.
@@ -203,7 +203,7 @@ func (dec *Decision) setT(est, se, df, alpha float64) {
 	switch {
 	case se > 0:
 		t := est / se
-		p = 2 * (1 - mstats.TDist{V: df}.CDF(math.Abs(t)))
+		p = 2 * (1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(math.Abs(t)))
 	case est != 0:
 		p = 0
 	}
@@ -373,7 +373,7 @@ func TQuantile(p, df float64) float64 {
 	if q, ok := quantiles.Load(key); ok {
 		return q.(float64)
 	}
-	q := mstats.InvCDF(mstats.TDist{V: df})(p)
+	q := distuv.StudentsT{Sigma: 1, Nu: df}.Quantile(p)
 	quantiles.Store(key, q)
 	return q
 }

@@ -314,6 +314,9 @@ func TestSignedRankLargeN(t *testing.T) {
 		}
 	}
 	near(t, "normal against exact p", normalSignedRankP(rank2, w), exact, 0.01)
+	if testing.Short() {
+		t.Skip("5000 pairs: the robust interval sorts 12.5 million Walsh averages, seconds; go test without -short runs it")
+	}
 	big := make([]float64, 5000)
 	for i := range big {
 		big[i] = 0.01 + 0.01*rng.NormFloat64()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	mstats "github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Noise is what an A/A campaign in pairs says about a metric's run-to-run
@@ -71,7 +71,7 @@ func TTestPower(n int, sd, shift, alpha float64) float64 {
 	df := float64(n - 1)
 	q := TQuantile(1-alpha/2, df)
 	ncp := math.Abs(shift) * math.Sqrt(float64(n)) / sd
-	return 1 - mstats.TDist{V: df}.CDF(q-ncp)
+	return 1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(q-ncp)
 }
 
 // Drift fits the runs' residuals (each run's log value minus its arm's
@@ -110,7 +110,7 @@ func DriftOf(positions, residuals []float64) (Drift, bool) {
 	p := 1.0
 	switch {
 	case se > 0:
-		p = 2 * (1 - mstats.TDist{V: df}.CDF(math.Abs(slope/se)))
+		p = 2 * (1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(math.Abs(slope/se)))
 	case slope != 0:
 		p = 0
 	}

@@ -41,64 +41,97 @@ const docMarker = "<!-- docs-test:"
 // unknown directive, an unclosed fence or a line that is not a whole
 // command is an error naming the file and line.
 func parseDocBlocks(file, text string) ([]docBlock, error) {
-	lines := strings.Split(text, "\n")
-	var blocks []docBlock
-	var pending *docBlock // the markers read since the last block
-	pendingLine := 0
-	inSetup := false
-	for i := 0; i < len(lines); i++ {
-		trimmed := strings.TrimSpace(lines[i])
+	p := &docParser{file: file, lines: strings.Split(text, "\n")}
+	for i := 0; i < len(p.lines); i++ {
+		trimmed := strings.TrimSpace(p.lines[i])
 		if fence, info, ok := openingFence(trimmed); ok {
-			end := closingFence(lines, i+1, fence)
-			if end < 0 {
-				return nil, fmt.Errorf("%s:%d: the fence %s is never closed", file, i+1, fence)
-			}
-			lang, _, _ := strings.Cut(info, " ")
-			if docShellLangs[lang] {
-				b := docBlock{File: file, Line: i + 1, Setup: inSetup}
-				if pending != nil {
-					b.Needs, b.Skip, b.Stdout = pending.Needs, pending.Skip, pending.Stdout
-				}
-				cmds, err := docCommands(file, i+2, lines[i+1:end], lang == "console")
-				if err != nil {
-					return nil, err
-				}
-				b.Commands = cmds
-				blocks = append(blocks, b)
-			} else if pending != nil {
-				return nil, fmt.Errorf("%s:%d: a docs-test marker before a %q block: markers go before sh, bash, shell or console blocks", file, pendingLine, info)
-			}
-			pending = nil
-			i = end
-			continue
-		}
-		switch {
-		case strings.HasPrefix(trimmed, docMarker):
-			body := strings.TrimSpace(strings.TrimPrefix(trimmed, docMarker))
-			closed := strings.HasSuffix(body, "-->")
-			body = strings.TrimSpace(strings.TrimSuffix(body, "-->"))
-			if pending == nil {
-				pending, pendingLine = &docBlock{}, i+1
-			}
-			setup, err := parseDocDirectives(file, i+1, body, pending)
+			end, err := p.fenced(i, fence, info)
 			if err != nil {
 				return nil, err
 			}
-			if setup == closed {
-				return nil, fmt.Errorf("%s:%d: a setup marker opens an HTML comment around its block (<!-- docs-test: setup, the block, -->); other markers are one whole comment", file, i+1)
-			}
-			inSetup = inSetup || setup
-		case inSetup && trimmed == "-->":
-			inSetup = false
-		case trimmed == "":
-		case pending != nil:
-			return nil, fmt.Errorf("%s:%d: a docs-test marker not followed by a shell block", file, pendingLine)
+			i = end
+			continue
+		}
+		if err := p.line(i, trimmed); err != nil {
+			return nil, err
 		}
 	}
-	if pending != nil || inSetup {
-		return nil, fmt.Errorf("%s:%d: a docs-test marker not followed by a shell block", file, pendingLine)
+	if p.pending != nil || p.inSetup {
+		return nil, fmt.Errorf("%s:%d: a docs-test marker not followed by a shell block", file, p.pendingLine)
 	}
-	return blocks, nil
+	return p.blocks, nil
+}
+
+// docParser is parseDocBlocks' state between lines.
+type docParser struct {
+	file        string
+	lines       []string
+	blocks      []docBlock
+	pending     *docBlock // the markers read since the last block
+	pendingLine int
+	inSetup     bool // inside a setup marker's HTML comment
+}
+
+// fenced reads the fenced block opening at line i (a shell block takes the
+// pending markers) and returns the index of its closing line.
+func (p *docParser) fenced(i int, fence, info string) (int, error) {
+	end := closingFence(p.lines, i+1, fence)
+	if end < 0 {
+		return 0, fmt.Errorf("%s:%d: the fence %s is never closed", p.file, i+1, fence)
+	}
+	lang, _, _ := strings.Cut(info, " ")
+	if !docShellLangs[lang] {
+		if p.pending != nil {
+			return 0, fmt.Errorf("%s:%d: a docs-test marker before a %q block: markers go before sh, bash, shell or console blocks", p.file, p.pendingLine, info)
+		}
+		return end, nil
+	}
+	b := docBlock{File: p.file, Line: i + 1, Setup: p.inSetup}
+	if p.pending != nil {
+		b.Needs, b.Skip, b.Stdout = p.pending.Needs, p.pending.Skip, p.pending.Stdout
+	}
+	cmds, err := docCommands(p.file, i+2, p.lines[i+1:end], lang == "console")
+	if err != nil {
+		return 0, err
+	}
+	b.Commands = cmds
+	p.blocks = append(p.blocks, b)
+	p.pending = nil
+	return end, nil
+}
+
+// line reads line i outside fences: a marker, the end of a setup comment,
+// a blank line, or text, which may not come between a marker and its block.
+func (p *docParser) line(i int, trimmed string) error {
+	switch {
+	case strings.HasPrefix(trimmed, docMarker):
+		return p.marker(i, trimmed)
+	case p.inSetup && trimmed == "-->":
+		p.inSetup = false
+	case trimmed == "":
+	case p.pending != nil:
+		return fmt.Errorf("%s:%d: a docs-test marker not followed by a shell block", p.file, p.pendingLine)
+	}
+	return nil
+}
+
+// marker reads the docs-test marker on line i into the pending markers.
+func (p *docParser) marker(i int, trimmed string) error {
+	body := strings.TrimSpace(strings.TrimPrefix(trimmed, docMarker))
+	closed := strings.HasSuffix(body, "-->")
+	body = strings.TrimSpace(strings.TrimSuffix(body, "-->"))
+	if p.pending == nil {
+		p.pending, p.pendingLine = &docBlock{}, i+1
+	}
+	setup, err := parseDocDirectives(p.file, i+1, body, p.pending)
+	if err != nil {
+		return err
+	}
+	if setup == closed {
+		return fmt.Errorf("%s:%d: a setup marker opens an HTML comment around its block (<!-- docs-test: setup, the block, -->); other markers are one whole comment", p.file, i+1)
+	}
+	p.inSetup = p.inSetup || setup
+	return nil
 }
 
 // openingFence says whether a line opens a fenced block: its fence and info string.

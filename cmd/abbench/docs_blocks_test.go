@@ -41,6 +41,7 @@ func TestDocsBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the documentation's campaigns")
 	}
+	t.Parallel() // with TestScripts: the files' campaigns and the scripts share the test slots
 	if os.Getenv(docsTestEnv) != "" {
 		t.Skip("inside a block of the documentation already")
 	}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/launcher/slurm"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -24,6 +23,7 @@ import (
 // of a run whose rank ignores SIGTERM, and checks the process table: no
 // process of any run is left, and the run's files are kept.
 func TestInterruptedRunLeavesNothing(t *testing.T) {
+	skipShort(t)
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
 		t.Skip("abbench test binary not on PATH")
@@ -96,6 +96,16 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	}
 	if _, err := os.Stat(filepath.Join(st.Dir, "ctx-1.log")); err != nil {
 		t.Fatalf("logs of the interrupted run are gone: %v", err)
+	}
+}
+
+// skipShort skips a test that signals or kills runs under go test -short:
+// each takes seconds, and on a loaded machine its deadlines are the first
+// to go.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("signals a running campaign: go test without -short runs it")
 	}
 }
 
@@ -214,11 +224,12 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 	}
 }
 
-// needSlurm skips without a Slurm cluster, except in CI, where .ci/run
-// starts one and its absence fails the test.
+// needSlurm skips under -short, and without a Slurm cluster except in CI,
+// where .ci/run starts one and its absence fails the test.
 func needSlurm(t *testing.T) {
 	t.Helper()
-	if ok, why := slurm.ClusterUp(); !ok {
+	skipShort(t)
+	if ok, why := slurmUp(); !ok {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no Slurm cluster in CI: %s", why)
 		}
@@ -250,6 +261,7 @@ func waitForRegistration(t *testing.T, cmd *exec.Cmd, runDir, rank string) {
 // compares as censored. ABBENCH_KILL_TRIALS sets the number of trials
 // (default 5; bench/kill-run.sh runs 50).
 func TestKilledRunLeavesNothing(t *testing.T) {
+	skipShort(t)
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
 		t.Skip("abbench test binary not on PATH")

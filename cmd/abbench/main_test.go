@@ -2,14 +2,18 @@ package main
 
 import (
 	"fmt"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/abbench/abbench/launcher/slurm"
 	"github.com/abbench/abbench/rundir"
@@ -50,8 +54,11 @@ var mainSim, slowSim string
 
 // TestScripts runs the CLI end to end: each testdata/script/*.txtar runs the
 // real binary and checks stdout, stderr and the exit status. $REPO is the
-// repository root, for the committed scenarios and workloads.
+// repository root, for the committed scenarios and workloads. Under
+// go test -short only the scripts that start no run take part (the others
+// begin with [short] skip; TestScriptsThatRunSkipUnderShort holds that).
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -65,78 +72,129 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// rundir-tree DIR: DIR is a finished campaign laid out as rundir says.
-			"rundir-tree": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 {
-					ts.Fatalf("usage: rundir-tree DIR")
-				}
-				err := rundir.CheckCampaign(ts.MkAbs(args[0]))
-				if neg != (err != nil) {
-					ts.Fatalf("rundir-tree %s: %v", args[0], err)
-				}
-			},
-			// tmpfs DIR SIZE: DIR (made) is a tmpfs of SIZE bytes ("64k")
-			// until the script ends: a small disk to fill. Root only.
-			"tmpfs": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: tmpfs DIR SIZE")
-				}
-				dir := ts.MkAbs(args[0])
-				ts.Check(os.MkdirAll(dir, 0o755))
-				if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]); err != nil {
-					ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
-				}
-				ts.Defer(func() {
-					// Detached: a run's guard may still have its directory
-					// open for a few seconds; the tmpfs goes when it is done.
-					if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-						ts.Logf("unmounting %s: %v", dir, err)
-					}
-				})
-			},
-			// jsonschema NAME FILE...: every FILE (a glob) validates against
-			// docs/schema/NAME.schema.json.
-			"jsonschema": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: jsonschema NAME FILE...")
-				}
-				sch, err := compileSchema(filepath.Join(repo, "docs", "schema"), args[0])
-				ts.Check(err)
-				for _, pattern := range args[1:] {
-					files, _ := filepath.Glob(ts.MkAbs(pattern))
-					if len(files) == 0 {
-						ts.Fatalf("jsonschema: no file matches %s", pattern)
-					}
-					for _, f := range files {
-						err := validateFile(sch, f)
-						if neg != (err != nil) {
-							ts.Fatalf("jsonschema %s %s: %v", args[0], f, err)
-						}
-					}
-				}
-			},
+			"rundir-tree": cmdRundirTree,
+			"tmpfs":       cmdTmpfs,
+			"jsonschema":  cmdJSONSchema(filepath.Join(repo, "docs", "schema")),
 		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "redis" {
-				return realRedis()
-			}
-			if cond == "root" {
-				if os.Geteuid() != 0 && os.Getenv("CI") != "" {
-					return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
-				}
-				return os.Geteuid() == 0, nil
-			}
-			if cond != "slurm" {
-				return false, fmt.Errorf("unknown condition %q", cond)
-			}
-			ok, why := slurm.ClusterUp()
-			if !ok && os.Getenv("CI") != "" {
-				return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
-			}
-			return ok, nil
-		},
+		Condition: scriptCondition,
 	})
 }
+
+// startsRuns matches a script line that runs arms: an exec of abbench run
+// or abbench arm, directly or through sh -c.
+var startsRuns = regexp.MustCompile(`(?m)^\s*(\[[^\]]+\]\s*)?(!\s*)?exec\s.*\babbench\s+(run|arm)\b`)
+
+// runsNothing names the scripts whose run and arm lines never start one.
+var runsNothing = map[string]string{
+	"cli_usage.txtar": "every run and arm it execs is refused as a usage error, or asks for --help",
+}
+
+// TestScriptsThatRunSkipUnderShort keeps go test -short fast: a script that
+// runs arms (a campaign takes seconds, a daemon test may hang on a loaded
+// machine) says [short] skip before its first run.
+func TestScriptsThatRunSkipUnderShort(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	if len(files) == 0 {
+		t.Fatal("no script in testdata/script")
+	}
+	for _, f := range files {
+		a, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := string(a.Comment)
+		run := startsRuns.FindStringIndex(script)
+		skip := strings.Index("\n"+script, "\n[short] skip ") // where in script it starts
+		switch _, exempt := runsNothing[filepath.Base(f)]; {
+		case exempt && skip >= 0:
+			t.Errorf("%s: [short] skip in a script listed as running nothing", f)
+		case !exempt && run != nil && (skip < 0 || skip > run[0]):
+			line := strings.Count(script[:run[0]], "\n") + 1
+			t.Errorf("%s:%d: runs arms without a [short] skip before: add [short] skip 'runs a campaign' above it", f, line)
+		}
+	}
+}
+
+// cmdRundirTree is rundir-tree DIR: DIR is a finished campaign laid out as
+// rundir says.
+func cmdRundirTree(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: rundir-tree DIR")
+	}
+	err := rundir.CheckCampaign(ts.MkAbs(args[0]))
+	if neg != (err != nil) {
+		ts.Fatalf("rundir-tree %s: %v", args[0], err)
+	}
+}
+
+// cmdTmpfs is tmpfs DIR SIZE: DIR (made) is a tmpfs of SIZE bytes ("64k")
+// until the script ends: a small disk to fill. Root only.
+func cmdTmpfs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tmpfs DIR SIZE")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]); err != nil {
+		ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
+	}
+	ts.Defer(func() {
+		// Detached: a run's guard may still have its directory
+		// open for a few seconds; the tmpfs goes when it is done.
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			ts.Logf("unmounting %s: %v", dir, err)
+		}
+	})
+}
+
+// cmdJSONSchema is jsonschema NAME FILE...: every FILE (a glob) validates
+// against NAME.schema.json of the schema directory.
+func cmdJSONSchema(schemas string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: jsonschema NAME FILE...")
+		}
+		sch, err := compileSchema(schemas, args[0])
+		ts.Check(err)
+		for _, pattern := range args[1:] {
+			files, _ := filepath.Glob(ts.MkAbs(pattern))
+			if len(files) == 0 {
+				ts.Fatalf("jsonschema: no file matches %s", pattern)
+			}
+			for _, f := range files {
+				err := validateFile(sch, f)
+				if neg != (err != nil) {
+					ts.Fatalf("jsonschema %s %s: %v", args[0], f, err)
+				}
+			}
+		}
+	}
+}
+
+// scriptCondition answers the scripts' own conditions: [redis], [root] and
+// [slurm]. In CI (CI set) each must hold: .ci/run provides them.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "redis":
+		return realRedis()
+	case "root":
+		if os.Geteuid() != 0 && os.Getenv("CI") != "" {
+			return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
+		}
+		return os.Geteuid() == 0, nil
+	case "slurm":
+		ok, why := slurmUp()
+		if !ok && os.Getenv("CI") != "" {
+			return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
+		}
+		return ok, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// slurmUp asks Slurm once per test process whether a cluster is up: without
+// a controller sinfo takes 9 s to give up, and six tests ask.
+var slurmUp = sync.OnceValues(slurm.ClusterUp)
 
 // realRedis says whether Redis's server and benchmark are installed; in CI
 // (CI set) they must be: .ci/run installs them.

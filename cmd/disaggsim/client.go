@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	mstats "github.com/montanaflynn/stats"
-
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/internal/readonly"
 )
@@ -161,10 +159,7 @@ func stats(prefix string, v []float64, rec map[string]any) {
 	if len(v) == 0 {
 		v = []float64{0}
 	}
-	mean, _ := mstats.Mean(v)
-	median, _ := mstats.Median(v)
-	std, _ := mstats.StandardDeviationPopulation(v)
-	p99, _ := mstats.Percentile(v, 99)
+	mean, median, std, p99 := describe(v)
 	rec["mean_"+prefix+"_ms"] = mean
 	rec["median_"+prefix+"_ms"] = median
 	rec["std_"+prefix+"_ms"] = std

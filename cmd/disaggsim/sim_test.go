@@ -200,13 +200,34 @@ func modeCompletesEveryRequest(t *testing.T, mode string) {
 	}
 }
 
+// faultCase is one fault the simulator injects: the client's deadline and
+// what the system's logs and record must show.
+type faultCase struct {
+	fault   string
+	timeout time.Duration
+	check   func(t *testing.T, s *system)
+}
+
 func TestFaults(t *testing.T) {
 	async := []string{"DISAGGSIM_TERMINAL=1", "DISAGGSIM_PEER_READY=1"}
-	cases := []struct {
-		fault   string
-		timeout time.Duration
-		check   func(t *testing.T, s *system)
-	}{
+	for _, c := range faultCases() {
+		t.Run(c.fault, func(t *testing.T) {
+			// The cases with a short client deadline wait it out (a rank
+			// crashed or hangs), then a hung rank's kill grace: seconds,
+			// timing a loaded machine stretches. Each system has its own
+			// directory and ports, so the cases run side by side.
+			if testing.Short() && c.timeout < time.Minute {
+				t.Skip("waits out a deadline: go test without -short runs it")
+			}
+			t.Parallel()
+			s := runSystem(t, c.timeout, append(async, "DISAGGSIM_FAULTS="+c.fault)...)
+			c.check(t, s)
+		})
+	}
+}
+
+func faultCases() []faultCase {
+	return []faultCase{
 		{"ignore-arm-env", 60 * time.Second, everyRankLogsTheBlockingMode},
 		{"drop-terminal-votes=1", 60 * time.Second, theLastRankLacksOneVote},
 		{"kv-timeout=3", 60 * time.Second, threeTransfersFailTheRecord},
@@ -216,12 +237,6 @@ func TestFaults(t *testing.T) {
 		{"reorder-activations", 60 * time.Second, ranksAgreeOnAReorderedDigest},
 		{"alter-prompt=5", 60 * time.Second, ranksAgreeOnAnAlteredDigest},
 		{"stale-log", 60 * time.Second, aPreviousLifecycleComesFirst},
-	}
-	for _, c := range cases {
-		t.Run(c.fault, func(t *testing.T) {
-			s := runSystem(t, c.timeout, append(async, "DISAGGSIM_FAULTS="+c.fault)...)
-			c.check(t, s)
-		})
 	}
 }
 

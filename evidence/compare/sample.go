@@ -1,6 +1,6 @@
 package compare
 
-import "github.com/montanaflynn/stats"
+import "github.com/abbench/abbench/decide"
 
 // rawArms fills the arms' raw values of a censored comparison, marked not comparable by the verdict.
 func (g *gate) rawArms() {
@@ -25,9 +25,9 @@ func (g *gate) armSample(name string) Arm {
 	}
 	a.N = len(a.Values)
 	if a.N > 0 {
-		a.Median, _ = stats.Median(a.Values)
-		a.Mean, _ = stats.Mean(a.Values)
-		if sd, err := stats.StandardDeviationSample(a.Values); err == nil && a.Mean != 0 && a.N > 1 {
+		var sd float64
+		a.Median, a.Mean, sd = decide.Describe(a.Values)
+		if a.Mean != 0 && a.N > 1 {
 			a.CV = sd / a.Mean
 		}
 	}

@@ -12,10 +12,14 @@ import (
 	"github.com/abbench/abbench/launcher/launchertest"
 )
 
-// needCluster skips without a reachable Slurm cluster, except in CI, where
-// .ci/run brings one up (scripts/slurm-dev-cluster.sh) and its absence fails.
+// needCluster skips under -short, and without a reachable Slurm cluster
+// except in CI, where .ci/run brings one up (scripts/slurm-dev-cluster.sh)
+// and its absence fails.
 func needCluster(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a real Slurm cluster's jobs: go test without -short runs them")
+	}
 	ok, why := ClusterUp()
 	if ok {
 		return
