@@ -115,21 +115,6 @@ type Decision struct {
 // ratio needs positive values (evidence refuses such records anyway).
 var ErrNotPositive = errors.New("values must be positive to compare their ratio")
 
-// Paired decides from pairs: base[i] and treat[i] ran one after the other.
-func Paired(base, treat []float64, r Rule) (Decision, error) {
-	if len(base) != len(treat) {
-		return Decision{}, fmt.Errorf("%d baseline runs but %d treatment runs: pairs need one of each", len(base), len(treat))
-	}
-	d := make([]float64, len(base))
-	for i := range base {
-		if !(base[i] > 0) || !(treat[i] > 0) {
-			return Decision{}, ErrNotPositive
-		}
-		d[i] = math.Log(treat[i] / base[i])
-	}
-	return PairedLogs(d, r), nil
-}
-
 // PairedLogs decides from the pairs' log ratios ln(treatment/baseline).
 func PairedLogs(d []float64, r Rule) Decision {
 	r = r.defaults()

@@ -56,9 +56,6 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 	return &Sequential{MinPairs: minPairs, MaxPairs: maxPairs, Alpha: alpha, LookAlpha: LookAlpha(minPairs, maxPairs, alpha)}, nil
 }
 
-// Looks says whether n pairs is a look of the design.
-func (s *Sequential) Looks(n int) bool { return n >= s.MinPairs && n <= s.MaxPairs }
-
 // Rule is r held to the per-look level.
 func (s *Sequential) Rule(r Rule) Rule {
 	r.Alpha = s.LookAlpha
