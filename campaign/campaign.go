@@ -122,10 +122,10 @@ type Event struct {
 	Tick bool
 	// Look is set for a sequential campaign's look (State "look").
 	Look *rundir.Look
-	// Ended marks a run's end state; Value is then its headline metric
-	// ("-" without one).
-	Ended bool
-	Value string
+	// Ended marks a run's end state; Evidence is then what the run's
+	// evidence.json says (nil without one).
+	Ended    bool
+	Evidence *evidence.Evidence
 	// Decided is set with the look that stopped a sequential campaign.
 	Decided string
 }
@@ -346,7 +346,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 		}
 		pr.Result = &rundir.Outcome{State: string(res.State), ExitCode: res.ExitCode, AllocationID: res.AllocationID, Started: res.Started, Ended: res.Ended, Detail: res.Detail}
 		run.collect()
-		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Value: Headline(run.Evidence)})
+		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Evidence: run.Evidence})
 		if !r.record(fmt.Sprintf("after run %d (arm %s) ended", pr.Index, pr.Arm)) || r.Interrupted {
 			break
 		}

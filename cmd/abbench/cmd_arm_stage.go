@@ -4,15 +4,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/armpipeline"
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/arms/rankwrap"
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/version"
 	"github.com/abbench/abbench/reason"
@@ -61,7 +63,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	}
 	var ref *rundir.CampaignRef
 	if opts.plan != "" {
-		r, planned, err := campaign.PlannedArm(opts.plan, opts.runIndex)
+		r, planned, err := armpipeline.PlannedArm(opts.plan, opts.runIndex)
 		if err != nil {
 			return usageError(err, "--plan and --run-index name this run in its campaign's plan.json (abbench plan lists each stage's index)")
 		}
@@ -86,10 +88,10 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		return err
 	}
 	defer func() { _ = closeSigner() }() // the bundle is signed (or not) by then: closing the agent or key loses nothing
-	if err := campaign.SweepDead(stderr); err != nil {
+	if err := sweepDead(stderr); err != nil {
 		return err
 	}
-	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
+	st, ev, err := armpipeline.Run(ctx, s, opts.arm, armpipeline.Options{Out: opts.out, Ranks: opts.ranks, Signer: signer,
 		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			// Progress for a person: a line lost changes nothing recorded.
 			_, _ = fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
@@ -101,13 +103,26 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		if err := writeJSON(stdout, ev); err != nil {
 			return err
 		}
-	} else if err := campaign.WriteArm(stdout, st, ev); err != nil {
+	} else if err := render.WriteArm(stdout, st, ev); err != nil {
 		return err
 	}
 	if st.State == rundir.StateInterrupted {
 		return &statusError{code: exitError, err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
 	}
 	return evidenceErr(ev, st.Dir)
+}
+
+// sweepDead stops what controllers that died without ending their runs
+// left behind, and says so on w. abbench arm and abbench run call it
+// first, and start nothing when it fails: the registry of running
+// controllers is not private to this user.
+func sweepDead(w io.Writer) error {
+	swept, err := arms.SweepDead()
+	var unmarked *reason.Error
+	if err != nil && !errors.As(err, &unmarked) {
+		return err
+	}
+	return render.WriteSwept(w, swept, unmarked)
 }
 
 // evidenceErr is exit 0 for accepted evidence and 3 (censored) otherwise.

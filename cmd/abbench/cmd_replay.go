@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/armpipeline"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -45,7 +45,7 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 		return usagef("abbench replay SCENARIO --from DIR", "--from is required")
 	}
 	if opts.arm == "" { // the run says which arm it ran
-		arm, err := campaign.ArmOf(opts.from)
+		arm, err := armpipeline.ArmOf(opts.from)
 		if err != nil {
 			return usageError(err, "give the directory of an abbench arm run, an attempt or a bundle; or name its arm with --arm")
 		}
@@ -55,8 +55,8 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	ev, dir, err := campaign.Replay(s, opts.arm, opts.from, opts.write)
-	if errors.Is(err, campaign.ErrBundleReadOnly) {
+	ev, dir, err := armpipeline.Replay(s, opts.arm, opts.from, opts.write)
+	if errors.Is(err, armpipeline.ErrBundleReadOnly) {
 		return usagef("a bundle is signed as it is", "--write cannot change a bundle")
 	} else if err != nil {
 		return usageError(err, "give the directory of an abbench arm run, an attempt or a bundle")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/reason"
@@ -80,7 +81,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	}
 	// Before the plan claims --out: a registry another user could write
 	// refuses the campaign with nothing written.
-	if err := campaign.SweepDead(stderr); err != nil {
+	if err := sweepDead(stderr); err != nil {
 		return err
 	}
 	res, err := campaign.Plan(cfg)
@@ -89,7 +90,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	} else if err != nil {
 		return err
 	}
-	prog := campaign.NewProgress(stderr)
+	prog := render.NewProgress(stderr)
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
@@ -102,7 +103,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		}
 	}
 	if res.Interrupted || res.Unrecorded != nil || opts.compare.format.value == "table" {
-		if err := campaign.WriteSummary(stdout, res); err != nil {
+		if err := render.WriteSummary(stdout, res); err != nil {
 			return err
 		}
 		if _, err := fmt.Fprintln(stdout); err != nil {
@@ -129,7 +130,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		} else if err != nil {
 			return err
 		}
-		return campaign.WriteCalibration(stdout, c, path)
+		return render.WriteCalibration(stdout, c, path)
 	}
 	if opts.compare.format.value != "json" {
 		return runCompare(stdout, opts.compare, runs)

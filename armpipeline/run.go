@@ -1,28 +1,24 @@
-package campaign
+package armpipeline
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
-// ArmOptions configure one arm run's pipeline.
-type ArmOptions struct {
+// Options configure one arm run's pipeline.
+type Options struct {
 	Out      string     // the arm's --out directory; the attempt goes to Out/TOKEN
 	Ranks    string     // arms.RanksLocal or arms.RanksSrun
 	Signer   ssh.Signer // signs the bundle; nil writes it unsigned
@@ -36,11 +32,11 @@ type ArmOptions struct {
 	RunIndex int
 }
 
-// RunArm is the arm pipeline: run arm of s in this allocation, collect its
+// Run is the arm pipeline: run arm of s in this allocation, collect its
 // evidence into evidence.json, and write its bundle. The status and
 // evidence are returned whenever the run itself took place, also with an
 // error from writing the bundle.
-func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOptions) (*rundir.Status, *evidence.Evidence, error) {
+func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*rundir.Status, *evidence.Evidence, error) {
 	var ref *rundir.CampaignRef
 	if opts.Plan != "" {
 		r, err := ReadCampaignRef(opts.Plan, opts.RunIndex)
@@ -74,17 +70,6 @@ func RunArm(ctx context.Context, s *scenarios.Scenario, arm string, opts ArmOpti
 	return st, ev, nil
 }
 
-// WriteArm prints how an arm run went and its evidence, for a person.
-func WriteArm(w io.Writer, st *rundir.Status, ev *evidence.Evidence) error {
-	out := textout.New(w)
-	out.Printf("arm %s: run %s in %s (token %s)\n", st.Arm, st.State, st.Ended.Sub(st.Started).Round(time.Millisecond), st.Token)
-	out.Printf("run directory: %s\n", st.Dir)
-	if err := out.Err(); err != nil {
-		return err
-	}
-	return ev.WriteText(w)
-}
-
 // ReadCampaignRef reads the plan of the campaign a run belongs to and
 // returns the run's reference to it (abbench arm --plan FILE --run-index N).
 func ReadCampaignRef(planFile string, index int) (*rundir.CampaignRef, error) {
@@ -114,7 +99,7 @@ func WriteEvidence(attempt string, ev *evidence.Evidence) error {
 }
 
 // writeBundle writes the run's bundle beside its evidence.
-func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence, ref *rundir.CampaignRef, opts ArmOptions) error {
+func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence, ref *rundir.CampaignRef, opts Options) error {
 	st := res.Status
 	data, err := os.ReadFile(s.File)
 	if err != nil {
@@ -128,27 +113,4 @@ func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence,
 		return bundle.Pack(dest, filepath.Join(st.Dir, rundir.BundleArchive))
 	}
 	return nil
-}
-
-// SweepDead stops what controllers that died without ending their runs
-// left behind (arms.SweepDead), and says so on w (a warning for an attempt
-// it could not mark). abbench arm and abbench run call it first, and start
-// nothing when it fails: the registry of running controllers is not
-// private to this user.
-func SweepDead(w io.Writer) error {
-	out := textout.New(w)
-	swept, err := arms.SweepDead()
-	var unmarked *reason.Error
-	if err != nil && !errors.As(err, &unmarked) {
-		return err
-	}
-	for _, attempt := range swept {
-		out.Printf("abbench: the controller of %s died without ending its run: abbench stopped what it left\n", attempt)
-	}
-	if unmarked != nil {
-		for _, line := range strings.Split(unmarked.Error(), "\n") {
-			out.Printf("abbench: warning: %s\n", line)
-		}
-	}
-	return out.Err()
 }
