@@ -19,17 +19,16 @@ import (
 
 // Options configure one arm run's pipeline.
 type Options struct {
-	Out      string     // the arm's --out directory; the attempt goes to Out/TOKEN
+	Out      string     // the arm's output directory; the attempt goes to Out/TOKEN
 	Ranks    string     // arms.RanksLocal or arms.RanksSrun
 	Signer   ssh.Signer // signs the bundle; nil writes it unsigned
 	Archive  bool       // also pack the bundle as bundle.tar.gz
 	Tool     string     // "abbench VERSION", recorded in provenance
 	Progress func(arms.Event)
-	// Plan and RunIndex, when the run is one of a campaign (abbench run
-	// passes them), name it in its plan.json; the plan as fixed then is
-	// recorded in the signed provenance.
-	Plan     string
-	RunIndex int
+	// Campaign, when the run is one of a campaign, is its reference to
+	// the campaign's plan (PlannedArm reads it), recorded in the signed
+	// provenance.
+	Campaign *rundir.CampaignRef
 }
 
 // Run is the arm pipeline: run arm of s in this allocation, collect its
@@ -37,14 +36,6 @@ type Options struct {
 // evidence are returned whenever the run itself took place, also with an
 // error from writing the bundle.
 func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (*rundir.Status, *evidence.Evidence, error) {
-	var ref *rundir.CampaignRef
-	if opts.Plan != "" {
-		r, err := ReadCampaignRef(opts.Plan, opts.RunIndex)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the campaign plan: %w", err)
-		}
-		ref = r
-	}
 	res, err := arms.Run(ctx, s, arm, arms.Options{Out: opts.Out, Ranks: opts.Ranks, Progress: opts.Progress})
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +48,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	if err := WriteEvidence(st.Dir, ev); err != nil {
 		return st, ev, err
 	}
-	if err := writeBundle(s, res, ev, ref, opts); err != nil {
+	if err := writeBundle(s, res, ev, opts); err != nil {
 		// A run counts only with its complete bundle: say so in the
 		// evidence too, so nothing that reads it takes the run as accepted.
 		ev.Accepted = false
@@ -70,15 +61,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 	return st, ev, nil
 }
 
-// ReadCampaignRef reads the plan of the campaign a run belongs to and
-// returns the run's reference to it (abbench arm --plan FILE --run-index N).
-func ReadCampaignRef(planFile string, index int) (*rundir.CampaignRef, error) {
-	ref, _, err := PlannedArm(planFile, index)
-	return ref, err
-}
-
 // PlannedArm reads the plan of the campaign a run belongs to and returns
-// the run's reference to it and the arm the plan gives it.
+// the run's reference to it (Options.Campaign) and the arm the plan gives
+// it.
 func PlannedArm(planFile string, index int) (*rundir.CampaignRef, string, error) {
 	var p rundir.Plan
 	if err := rundir.ReadJSON(planFile, &p); err != nil {
@@ -99,14 +84,14 @@ func WriteEvidence(attempt string, ev *evidence.Evidence) error {
 }
 
 // writeBundle writes the run's bundle beside its evidence.
-func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence, ref *rundir.CampaignRef, opts Options) error {
+func writeBundle(s *scenarios.Scenario, res *arms.Result, ev *evidence.Evidence, opts Options) error {
 	st := res.Status
 	data, err := os.ReadFile(s.File)
 	if err != nil {
 		return err
 	}
 	dest := filepath.Join(st.Dir, rundir.BundleDir)
-	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Machine: &res.Machine, Tool: opts.Tool, Signer: opts.Signer, Campaign: ref}, dest); err != nil {
+	if err := bundle.Write(bundle.Input{RunDir: st.Dir, Scenario: s, ScenarioBytes: data, Evidence: ev, Status: st, Machine: &res.Machine, Tool: opts.Tool, Signer: opts.Signer, Campaign: opts.Campaign}, dest); err != nil {
 		return err
 	}
 	if opts.Archive {

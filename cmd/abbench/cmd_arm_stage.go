@@ -92,7 +92,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		return err
 	}
 	st, ev, err := armpipeline.Run(ctx, s, opts.arm, armpipeline.Options{Out: opts.out, Ranks: opts.ranks, Signer: signer,
-		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
+		Archive: opts.sign.archive, Campaign: ref, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			// Progress for a person: a line lost changes nothing recorded.
 			_, _ = fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 		}})

@@ -26,7 +26,14 @@ type compareOptions struct {
 	plotURL     string
 	verify      verifyOptions
 	format      formatFlag
+
+	// resolved and verified are what complete made of the flags.
+	resolved compare.Options
+	verified bundle.VerifyOptions
 }
+
+// compareFlags name compare.Options' fields by the flags that set them.
+var compareFlags = fieldFlags{"Effect": "--smallest-effect", "Alpha": "--alpha", "Method": "--method", "FailOn": "--fail-on"}
 
 func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs := cmd.Flags()
@@ -56,7 +63,7 @@ func newCompareCmd() *cobra.Command {
 		Example: help("compare.examples"),
 		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to compare, for example abbench compare out/async out/blocking"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, cleanup, err := loadComparedRuns(opts, args)
+			runs, cleanup, err := loadComparedRuns(&opts, args)
 			defer cleanup()
 			if err != nil {
 				return err
@@ -69,17 +76,13 @@ func newCompareCmd() *cobra.Command {
 	return cmd
 }
 
-// loadComparedRuns checks the flags, then loads the runs: a bundle that
+// loadComparedRuns completes the flags, then loads the runs: a bundle that
 // fails verification exits 4, a path that is no run 2.
-func loadComparedRuns(opts compareOptions, args []string) ([]compare.Run, func(), error) {
-	vo, err := opts.verify.bundleOptions()
-	if err == nil {
-		err = opts.check() // bad flags are said before any run is read
-	}
-	if err != nil {
+func loadComparedRuns(opts *compareOptions, args []string) ([]compare.Run, func(), error) {
+	if err := opts.complete(); err != nil { // bad flags are said before any run is read
 		return nil, func() {}, err
 	}
-	runs, cleanup, err := compare.LoadRuns(args, vo)
+	runs, cleanup, err := compare.LoadRuns(args, opts.verified)
 	var ve *bundle.VerifyError
 	if errors.As(err, &ve) {
 		return nil, cleanup, &statusError{code: exitUnverfied, err: err}
@@ -89,38 +92,40 @@ func loadComparedRuns(opts compareOptions, args []string) ([]compare.Run, func()
 	return runs, cleanup, nil
 }
 
-func (o *compareOptions) check() error {
+// options are the comparison's options as the flags give them.
+func (o *compareOptions) options() compare.Options {
+	return compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method, PlotURL: o.plotURL, FailOn: o.failOn}
+}
+
+// complete checks the flags and resolves them, once, into the
+// comparison's options (the calibration read) and the bundles'
+// verification (the allowed signers read).
+func (o *compareOptions) complete() error {
 	if err := o.format.check(); err != nil {
 		return err
 	}
-	if err := (compare.Options{Effect: o.effect, Alpha: o.alpha, Method: o.method, FailOn: o.failOn}).Check(); err != nil {
-		return usagef("", "%v", err)
+	co := o.options()
+	if err := co.Check(); err != nil {
+		return fieldUsage(err, compareFlags, "")
 	}
-	return nil
-}
-
-// options are the comparison's options, with the calibration read.
-func (o *compareOptions) options() (compare.Options, error) {
-	co := compare.Options{Baseline: o.baseline, Metric: o.metric, Effect: o.effect, Alpha: o.alpha, Method: o.method, PlotURL: o.plotURL, FailOn: o.failOn}
 	if o.calibration != "" {
 		c, err := compare.ReadCalibration(o.calibration)
 		if err != nil {
-			return co, usageError(err, "write one with abbench run SCENARIO --calibrate ARM --repeat PAIRS")
+			return usageError(err, "write one with abbench run SCENARIO --calibrate ARM --repeat PAIRS")
 		}
 		co.Calibration = c
 	}
-	return co, nil
+	vo, err := o.verify.bundleOptions()
+	if err != nil {
+		return err
+	}
+	o.resolved, o.verified = co, vo
+	return nil
 }
 
+// runCompare compares runs as opts, completed, say.
 func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error {
-	if err := opts.check(); err != nil {
-		return err
-	}
-	co, err := opts.options()
-	vo, verr := opts.verify.bundleOptions()
-	if err = errors.Join(err, verr); err != nil {
-		return err
-	}
+	co, vo := opts.resolved, opts.verified
 	if opts.verify.allowedSigners != "" { // refuse any run not a bundle signed by an allowed signer
 		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
 			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}

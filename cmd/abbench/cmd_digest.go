@@ -65,7 +65,10 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 		alg = a
 	}
 	fd, err := digest.ReadFile(file, digest.ReadOptions{Algorithm: alg, Field: opts.field, KeepRecords: opts.records != ""})
-	if errors.Is(err, os.ErrNotExist) {
+	var lineErr *digest.LineError
+	if errors.As(err, &lineErr) {
+		return usageError(err, "a line is a JSON array of token IDs, a string, or an object whose field --field names")
+	} else if errors.Is(err, os.ErrNotExist) {
 		return usageError(err, "")
 	}
 	if err != nil {

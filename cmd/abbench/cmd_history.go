@@ -42,7 +42,7 @@ func newHistoryAddCmd() *cobra.Command {
 			if store == "" {
 				return usagef("for example --store perf/history.jsonl (created when missing)", "--store is required")
 			}
-			runs, cleanup, err := loadComparedRuns(opts, args)
+			runs, cleanup, err := loadComparedRuns(&opts, args)
 			defer cleanup()
 			if err != nil {
 				return err
@@ -62,16 +62,12 @@ func newHistoryAddCmd() *cobra.Command {
 }
 
 func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, runs []compare.Run) error {
-	co, err := opts.options()
-	if err != nil {
-		return err
-	}
+	co := opts.resolved
 	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) {
 		return usagef("history add compares the arms of its runs; compare with a stored baseline with abbench compare --baseline", "--baseline %s: no arm of these runs", opts.baseline)
 	}
 	if opts.verify.allowedSigners != "" {
-		vo, _ := opts.verify.bundleOptions()
-		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
+		if refused := compare.VerifyRuns(runs, opts.verified); len(refused) > 0 {
 			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
 		}
 		co.SignaturesChecked = true

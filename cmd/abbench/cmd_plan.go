@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -51,12 +52,10 @@ func newPlanCmd() *cobra.Command {
 		Args:    argsUsage(cobra.ExactArgs(1), "abbench plan SCENARIO --out DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
-			opts.cfg.SeedSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("max-pairs")
-			opts.cfg.RepeatSet = !opts.cfg.MaxPairsSet
-			if f.Changed("repeat") && opts.cfg.MaxPairsSet {
+			if f.Changed("repeat") && f.Changed("max-pairs") {
 				return usagef("--repeat N plans N pairs, all compared; --max-pairs N plans a sequential design of at most N", "--repeat and --max-pairs: give one")
 			}
-			return runPlan(cmd.OutOrStdout(), opts, args[0])
+			return runPlan(cmd.OutOrStdout(), opts, f.Changed, args[0])
 		},
 	}
 	fs, c := cmd.Flags(), &opts.cfg
@@ -75,7 +74,11 @@ func newPlanCmd() *cobra.Command {
 	return cmd
 }
 
-func runPlan(stdout io.Writer, opts planOptions, path string) error {
+// planFlags name campaign.Config's fields by abbench plan's flags: its
+// sequential design is --max-pairs.
+var planFlags = fieldFlags{"Repeat": "--repeat", "Until": "--max-pairs N", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs", "Warmup": "--warmup", "Order": "--order"}
+
+func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path string) error {
 	if err := opts.format.check(); err != nil {
 		return err
 	}
@@ -87,20 +90,18 @@ func runPlan(stdout io.Writer, opts planOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Scenario, cfg.Launcher, cfg.Stages = s, "local", true
-	if cfg.MaxPairsSet {
-		cfg.Until = campaign.UntilConclusive
+	cfg.Scenario, cfg.Launcher, cfg.Stages, cfg.Compare = s, "local", true, opts.rule.options()
+	if !changed("seed") {
+		cfg.Seed = uint64(time.Now().UnixNano())
 	}
-	if cfg.Compare, err = opts.rule.options(); err != nil {
-		return err
-	}
-	if err := cfg.Check(); err != nil {
-		return usageError(err, "")
+	if changed("max-pairs") { // a sequential design, of no fixed count
+		cfg.Until, cfg.Repeat = campaign.UntilConclusive, 0
 	}
 	res, err := campaign.Plan(cfg)
-	if errors.Is(err, campaign.ErrNotEmpty) {
-		return usageError(err, "choose a new --out directory: a plan is made once")
-	} else if err != nil {
+	if err != nil {
+		return planError(err, planFlags)
+	}
+	if err := claimOut(res, "choose a new --out directory: a plan is made once"); err != nil {
 		return err
 	}
 	planFile := filepath.Join(cfg.Out, rundir.PlanFile)
@@ -114,6 +115,26 @@ func runPlan(stdout io.Writer, opts planOptions, path string) error {
 		return writeJSON(stdout, sp)
 	}
 	return writeStages(stdout, sp, res.Plan)
+}
+
+// planError is campaign.Plan's error: a configuration it refuses is a
+// usage error, said with the command's flags.
+func planError(err error, flags fieldFlags) error {
+	var invalid *campaign.InvalidError
+	if errors.As(err, &invalid) {
+		return fieldUsage(invalid.Err, flags, "")
+	}
+	return err
+}
+
+// claimOut claims the planned campaign's --out directory; hint says what
+// to do when it is not empty.
+func claimOut(res *campaign.Result, hint string) error {
+	err := res.Claim()
+	if errors.Is(err, campaign.ErrNotEmpty) {
+		return usageError(fmt.Errorf("--out %w", err), hint)
+	}
+	return err
 }
 
 // writeStages prints the stage list and what to do with it.

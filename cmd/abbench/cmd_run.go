@@ -24,7 +24,12 @@ type runOptions struct {
 	cfg     campaign.Config
 	sign    signOptions
 	compare compareOptions
+	changed func(flag string) bool // whether the flag was given
 }
+
+// runFlags name campaign.Config's fields by the flags that set them.
+var runFlags = fieldFlags{"Launcher": "--launcher", "Repeat": "--repeat", "Until": "--until", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs",
+	"Warmup": "--warmup", "Order": "--order", "Calibrate": "--calibrate", "PairNodes": "--pair-nodes"}
 
 func newRunCmd() *cobra.Command {
 	var opts runOptions
@@ -35,8 +40,7 @@ func newRunCmd() *cobra.Command {
 		Example: help("run.examples"),
 		Args:    argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := cmd.Flags()
-			opts.cfg.SeedSet, opts.cfg.RepeatSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("repeat"), f.Changed("max-pairs")
+			opts.changed = cmd.Flags().Changed
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
 	}
@@ -60,8 +64,31 @@ func newRunCmd() *cobra.Command {
 	return cmd
 }
 
+// completeRun resolves what the flags left to the scenario and to each
+// other into cfg, a campaign's complete configuration: the order's seed
+// from the clock, without --repeat an abba campaign of two arms or more
+// runs until conclusive, and with a calibration, the pairs it needs are the
+// most pairs.
+func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options, changed func(string) bool) {
+	cfg.Scenario, cfg.Compare = s, co
+	if !changed("seed") {
+		cfg.Seed = uint64(time.Now().UnixNano())
+	}
+	if !changed("repeat") {
+		if cfg.Until == "" && cfg.Calibrate == "" && cfg.Order == campaign.OrderABBA && len(s.ArmOrder) > 1 {
+			cfg.Until = campaign.UntilConclusive // the default: pairs until a test decides
+		}
+		if cfg.Until != "" {
+			cfg.Repeat = 0 // the design's pairs, not a fixed count
+		}
+	}
+	if cal := co.Calibration; cal != nil && !changed("max-pairs") {
+		cfg.MaxPairs = campaign.CalibratedMaxPairs(cal, cfg.MinPairs)
+	}
+}
+
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
-	if err := opts.compare.check(); err != nil {
+	if err := opts.compare.complete(); err != nil {
 		return err
 	}
 	s, err := scenarios.Load(path)
@@ -69,12 +96,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return err
 	}
 	cfg := &opts.cfg
-	cfg.Scenario = s
-	if cfg.Compare, err = opts.compare.options(); err != nil {
-		return err
-	}
-	if err := cfg.Check(); err != nil {
-		return usageError(err, "")
+	completeRun(cfg, s, opts.compare.resolved, opts.changed)
+	res, err := campaign.Plan(cfg)
+	if err != nil {
+		return planError(err, runFlags)
 	}
 	if cfg.Sign, err = opts.sign.args(); err != nil {
 		return err
@@ -84,10 +109,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	if err := sweepDead(stderr); err != nil {
 		return err
 	}
-	res, err := campaign.Plan(cfg)
-	if errors.Is(err, campaign.ErrNotEmpty) {
-		return usageError(err, "choose a new --out directory: runs never share one")
-	} else if err != nil {
+	if err := claimOut(res, "choose a new --out directory: runs never share one"); err != nil {
 		return err
 	}
 	prog := render.NewProgress(stderr)

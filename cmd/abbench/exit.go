@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/field"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/scenarios"
@@ -79,6 +80,31 @@ func usageError(err error, hint string) error {
 
 func usagef(hint, format string, args ...any) error {
 	return usageError(fmt.Errorf(format, args...), hint)
+}
+
+// fieldFlags name a library configuration's fields by the flags that set
+// them. A name with a space in it ("--max-pairs N") is said as it is, in
+// place of the field and its value.
+type fieldFlags map[string]string
+
+// fieldUsage is err as a usage error with hint, a field.Error in it said
+// with the flags that set its fields (a field flags does not name keeps
+// its own name).
+func fieldUsage(err error, flags fieldFlags, hint string) error {
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		return usageError(err, hint)
+	}
+	return usageError(errors.New(fe.Format(func(f, v string) string {
+		name, ok := flags[f]
+		switch {
+		case !ok:
+			name = f
+		case strings.Contains(name, " "):
+			return name
+		}
+		return strings.TrimSpace(name + " " + v)
+	})), hint)
 }
 
 // classify maps an error to its exit status, in one place.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -36,7 +37,9 @@ func (o *signOptions) signer() (ssh.Signer, func() error, error) {
 		key = os.Getenv(EnvSignKey)
 	}
 	s, closer, err := sshsig.OpenSigner(key, o.agent, o.pub)
-	if err != nil {
+	if errors.Is(err, sshsig.ErrNoTerminal) {
+		return nil, closer, usageError(err, "ssh-add the key, then sign with --sign-agent")
+	} else if err != nil {
 		return nil, closer, usageError(err, "")
 	}
 	return s, closer, nil
