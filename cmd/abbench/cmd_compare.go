@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,8 +49,7 @@ func addCompareFlags(cmd *cobra.Command, opts *compareOptions) {
 	fs.StringVar(&opts.failOn, "fail-on", "", "exit 5 when the accepted verdict is regressed (regression), not improved (inconclusive), or decided by no test: descriptive or inconclusive (undecided); several comma-separated")
 	fs.StringVar(&opts.plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
 	fs.StringVar(&opts.plotURL, "plot-url", "", "where the plot will be (a CI artifact's URL): the Markdown report links it")
-	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
-	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
+	addSignerFlags(fs, &opts.verify, "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
 }
 
 func newCompareCmd() *cobra.Command {
@@ -126,12 +124,11 @@ func (o *compareOptions) complete() error {
 // runCompare compares runs as opts, completed, say.
 func runCompare(stdout io.Writer, opts compareOptions, runs []compare.Run) error {
 	co, vo := opts.resolved, opts.verified
-	if opts.verify.allowedSigners != "" { // refuse any run not a bundle signed by an allowed signer
-		if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
-			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
-		}
-		co.SignaturesChecked = true
+	checked, err := opts.verify.verifySigners(runs, vo)
+	if err != nil {
+		return err
 	}
+	co.SignaturesChecked = checked
 	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) { // a stored baseline
 		stored, cleanup, err := compare.LoadStored(opts.baseline, runs, vo)
 		defer cleanup()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,8 +55,7 @@ func newHistoryAddCmd() *cobra.Command {
 	fs.StringVar(&opts.metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
 	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
 	fs.Float64Var(&opts.alpha, "alpha", compare.Alpha, "level of the comparison's tests")
-	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; entries then say signed")
-	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
+	addSignerFlags(fs, &opts.verify, "verify every run's bundle against this allowed_signers file first; entries then say signed")
 	return cmd
 }
 
@@ -66,12 +64,11 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, 
 	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) {
 		return usagef("history add compares the arms of its runs; compare with a stored baseline with abbench compare --baseline", "--baseline %s: no arm of these runs", opts.baseline)
 	}
-	if opts.verify.allowedSigners != "" {
-		if refused := compare.VerifyRuns(runs, opts.verified); len(refused) > 0 {
-			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
-		}
-		co.SignaturesChecked = true
+	checked, err := opts.verify.verifySigners(runs, opts.verified)
+	if err != nil {
+		return err
 	}
+	co.SignaturesChecked = checked
 	r := compare.Compare(runs, co)
 	entries, err := history.FromComparison(r, runs, co.SignaturesChecked, time.Now())
 	if errors.Is(err, history.ErrCensored) {

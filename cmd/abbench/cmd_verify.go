@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
@@ -30,11 +32,30 @@ func newVerifyCmd() *cobra.Command {
 			return runVerify(cmd.OutOrStdout(), opts, args)
 		},
 	}
-	cmd.Flags().StringVar(&opts.allowedSigners, "allowed-signers", "", "allowed_signers file (ssh-keygen format) naming the trusted signers")
-	cmd.Flags().StringVar(&opts.identity, "identity", "", "require this principal")
+	addSignerFlags(cmd.Flags(), &opts, "allowed_signers file (ssh-keygen format) naming the trusted signers")
 	cmd.Flags().BoolVar(&opts.allowUnsigned, "allow-unsigned", false, "accept unsigned bundles (and say so)")
 	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
+}
+
+// addSignerFlags adds --allowed-signers (its usage says what the command
+// does with it) and --identity.
+func addSignerFlags(fs *pflag.FlagSet, o *verifyOptions, usage string) {
+	fs.StringVar(&o.allowedSigners, "allowed-signers", "", usage)
+	fs.StringVar(&o.identity, "identity", "", "require this principal of the allowed signers")
+}
+
+// verifySigners refuses (exit 4) any run that is not a bundle signed by
+// one of --allowed-signers, vo being the options bundleOptions read; it
+// says whether the signatures were checked (not without --allowed-signers).
+func (o verifyOptions) verifySigners(runs []compare.Run, vo bundle.VerifyOptions) (bool, error) {
+	if o.allowedSigners == "" {
+		return false, nil
+	}
+	if refused := compare.VerifyRuns(runs, vo); len(refused) > 0 {
+		return false, &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %d run(s) refused:\n%s", len(refused), strings.Join(refused, "\n"))}
+	}
+	return true, nil
 }
 
 func (o verifyOptions) bundleOptions() (bundle.VerifyOptions, error) {
