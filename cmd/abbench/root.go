@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/internal/complete"
-	"github.com/abbench/abbench/internal/memlimit"
-	"github.com/abbench/abbench/internal/version"
+	"github.com/abbench/abbench/cmd/abbench/internal/complete"
+	"github.com/abbench/abbench/cmd/abbench/internal/memlimit"
+	"github.com/abbench/abbench/cmd/abbench/internal/version"
 )
 
 // run is the whole CLI: it takes its arguments and writers, so tests drive it
