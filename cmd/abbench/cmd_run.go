@@ -12,7 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/reason"
@@ -22,13 +26,13 @@ import (
 // runOptions are the campaign's flags, bound to its Config directly.
 type runOptions struct {
 	cfg     campaign.Config
-	sign    signOptions
-	compare compareOptions
+	sign    signing.Sign
+	compare comparison.Options
 	changed func(flag string) bool // whether the flag was given
 }
 
 // runFlags name campaign.Config's fields by the flags that set them.
-var runFlags = fieldFlags{"Launcher": "--launcher", "Repeat": "--repeat", "Until": "--until", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs",
+var runFlags = cli.FieldFlags{"Launcher": "--launcher", "Repeat": "--repeat", "Until": "--until", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs",
 	"Warmup": "--warmup", "Order": "--order", "Calibrate": "--calibrate", "PairNodes": "--pair-nodes"}
 
 func newRunCmd() *cobra.Command {
@@ -36,9 +40,9 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "run SCENARIO [--launcher local] [--until conclusive | --repeat N] [--order abba|interleaved|random] [--out DIR]",
 		Short:   "Run every arm, each run in its own allocation",
-		Long:    help("run"),
-		Example: help("run.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
+		Long:    help.Text("run"),
+		Example: help.Text("run.examples"),
+		Args:    cli.Args(cobra.ExactArgs(1), "abbench run SCENARIO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.changed = cmd.Flags().Changed
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
@@ -58,9 +62,9 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
 	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, in --repeat A/A pairs, and write calibration.json (its noise, the pairs a comparison needs)")
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
-	addSignFlags(cmd, &opts.sign)
-	addCompareFlags(cmd, &opts.compare)
-	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit", "csv")
+	signing.AddSignFlags(cmd, &opts.sign)
+	comparison.AddFlags(cmd, &opts.compare)
+	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
 	return cmd
 }
 
@@ -88,7 +92,7 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 }
 
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
-	if err := opts.compare.complete(); err != nil {
+	if err := opts.compare.Complete(); err != nil {
 		return err
 	}
 	s, err := scenarios.Load(path)
@@ -96,12 +100,12 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return err
 	}
 	cfg := &opts.cfg
-	completeRun(cfg, s, opts.compare.resolved, opts.changed)
+	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
 	res, err := campaign.Plan(cfg)
 	if err != nil {
 		return planError(err, runFlags)
 	}
-	if cfg.Sign, err = opts.sign.args(); err != nil {
+	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
 		return err
 	}
 	// Before the plan claims --out: a registry another user could write
@@ -124,7 +128,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 			return err
 		}
 	}
-	if res.Interrupted || res.Unrecorded != nil || opts.compare.format.value == "table" {
+	if res.Interrupted || res.Unrecorded != nil || opts.compare.Format.Value == "table" {
 		if err := render.WriteSummary(stdout, res); err != nil {
 			return err
 		}
@@ -133,11 +137,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		}
 	}
 	if res.Unrecorded != nil {
-		return &statusError{code: exitError, err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
-			hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
+		return &cli.Error{Code: cli.ExitError, Err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
+			Hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
 	}
 	if res.Interrupted {
-		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
+		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
 	}
 	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, bundle.VerifyOptions{})
 	defer cleanup()
@@ -148,19 +152,19 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		c, path, err := campaign.Calibrate(res, cfg.Calibrate, cfg.Compare, runs)
 		var ce *campaign.CensoredError
 		if errors.As(err, &ce) {
-			return &statusError{code: exitCensored, err: err}
+			return &cli.Error{Code: cli.ExitCensored, Err: err}
 		} else if err != nil {
 			return err
 		}
 		return render.WriteCalibration(stdout, c, path)
 	}
-	if opts.compare.format.value != "json" {
-		return runCompare(stdout, opts.compare, runs)
+	if opts.compare.Format.Value != "json" {
+		return opts.compare.Run(stdout, runs)
 	}
 	// One JSON document: the plan and the comparison.
 	var buf bytes.Buffer
-	err = runCompare(&buf, opts.compare, runs)
-	if e := writeJSON(stdout, struct {
+	err = opts.compare.Run(&buf, runs)
+	if e := cli.WriteJSON(stdout, struct {
 		Plan       any             `json:"plan"`
 		Comparison json.RawMessage `json:"comparison"`
 	}{res.Plan, buf.Bytes()}); e != nil {

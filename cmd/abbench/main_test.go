@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/rogpeppe/go-internal/testscript"
 

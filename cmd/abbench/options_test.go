@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -60,26 +62,26 @@ func TestFieldErrorsSayTheFlags(t *testing.T) {
 	_, runErr := campaign.Plan(&campaign.Config{Scenario: s, Launcher: "local", Order: campaign.OrderRandom, Until: campaign.UntilConclusive, MinPairs: 3, MaxPairs: 6})
 	for _, c := range []struct {
 		err   error
-		flags fieldFlags
+		flags cli.FieldFlags
 		want  string
 	}{
 		{runErr, runFlags, "--until conclusive: needs --order abba (the looks compare within pairs)"},
 		{runErr, planFlags, "--max-pairs N: needs --order abba (the looks compare within pairs)"},
-		{compare.Options{Effect: -1}.Check(), compareFlags, "--smallest-effect -1: must be positive"},
-		{compare.Options{FailOn: "slower"}.Check(), compareFlags, `--fail-on "slower": choose regression, inconclusive, undecided, or several comma-separated`},
+		{compare.Options{Effect: -1}.Check(), comparison.FieldFlags, "--smallest-effect -1: must be positive"},
+		{compare.Options{FailOn: "slower"}.Check(), comparison.FieldFlags, `--fail-on "slower": choose regression, inconclusive, undecided, or several comma-separated`},
 	} {
 		var inv *campaign.InvalidError
 		err := c.err
 		if errors.As(err, &inv) {
 			err = inv.Err
 		}
-		got := fieldUsage(err, c.flags, "")
-		if code, _ := classify(got); code != exitUsage || got.Error() != c.want {
+		got := cli.FieldUsage(err, c.flags, "")
+		if code, _ := cli.Classify(got); code != cli.ExitUsage || got.Error() != c.want {
 			t.Errorf("%v: %q (exit %d), want %q (exit 2)", c.err, got, code, c.want)
 		}
 	}
 	root := newRoot(new(strings.Builder), new(strings.Builder))
-	for cmd, flags := range map[string]fieldFlags{"run": runFlags, "plan": planFlags, "compare": compareFlags} {
+	for cmd, flags := range map[string]cli.FieldFlags{"run": runFlags, "plan": planFlags, "compare": comparison.FieldFlags} {
 		c, _, err := root.Find([]string{cmd})
 		if err != nil {
 			t.Fatal(err)
