@@ -55,15 +55,10 @@ func parseDocBlocks(file, text string) ([]docBlock, error) {
 			}
 			lang, _, _ := strings.Cut(info, " ")
 			if docShellLangs[lang] {
-				b := docBlock{File: file, Line: i + 1, Setup: inSetup}
-				if pending != nil {
-					b.Needs, b.Skip, b.Stdout = pending.Needs, pending.Skip, pending.Stdout
-				}
-				cmds, err := docCommands(file, i+2, lines[i+1:end], lang == "console")
+				b, err := shellBlock(file, i, lines[i+1:end], lang, inSetup, pending)
 				if err != nil {
 					return nil, err
 				}
-				b.Commands = cmds
 				blocks = append(blocks, b)
 			} else if pending != nil {
 				return nil, fmt.Errorf("%s:%d: a docs-test marker before a %q block: markers go before sh, bash, shell or console blocks", file, pendingLine, info)
@@ -74,18 +69,12 @@ func parseDocBlocks(file, text string) ([]docBlock, error) {
 		}
 		switch {
 		case strings.HasPrefix(trimmed, docMarker):
-			body := strings.TrimSpace(strings.TrimPrefix(trimmed, docMarker))
-			closed := strings.HasSuffix(body, "-->")
-			body = strings.TrimSpace(strings.TrimSuffix(body, "-->"))
 			if pending == nil {
 				pending, pendingLine = &docBlock{}, i+1
 			}
-			setup, err := parseDocDirectives(file, i+1, body, pending)
+			setup, err := parseDocMarker(file, i+1, trimmed, pending)
 			if err != nil {
 				return nil, err
-			}
-			if setup == closed {
-				return nil, fmt.Errorf("%s:%d: a setup marker opens an HTML comment around its block (<!-- docs-test: setup, the block, -->); other markers are one whole comment", file, i+1)
 			}
 			inSetup = inSetup || setup
 		case inSetup && trimmed == "-->":
@@ -99,6 +88,35 @@ func parseDocBlocks(file, text string) ([]docBlock, error) {
 		return nil, fmt.Errorf("%s:%d: a docs-test marker not followed by a shell block", file, pendingLine)
 	}
 	return blocks, nil
+}
+
+// shellBlock is the shell block whose opening fence is line i (0-based)
+// and whose lines are body, with the markers read before it (pending).
+func shellBlock(file string, i int, body []string, lang string, inSetup bool, pending *docBlock) (docBlock, error) {
+	b := docBlock{File: file, Line: i + 1, Setup: inSetup}
+	if pending != nil {
+		b.Needs, b.Skip, b.Stdout = pending.Needs, pending.Skip, pending.Stdout
+	}
+	cmds, err := docCommands(file, i+2, body, lang == "console")
+	b.Commands = cmds
+	return b, err
+}
+
+// parseDocMarker reads the marker on line (trimmed) into pending and says
+// whether it opens a setup comment, which a marker of its own must not
+// close.
+func parseDocMarker(file string, line int, trimmed string, pending *docBlock) (bool, error) {
+	body := strings.TrimSpace(strings.TrimPrefix(trimmed, docMarker))
+	closed := strings.HasSuffix(body, "-->")
+	body = strings.TrimSpace(strings.TrimSuffix(body, "-->"))
+	setup, err := parseDocDirectives(file, line, body, pending)
+	if err != nil {
+		return false, err
+	}
+	if setup == closed {
+		return false, fmt.Errorf("%s:%d: a setup marker opens an HTML comment around its block (<!-- docs-test: setup, the block, -->); other markers are one whole comment", file, line)
+	}
+	return setup, nil
 }
 
 // openingFence says whether a line opens a fenced block: its fence and info string.

@@ -65,78 +65,87 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SLOWSIM", slowSim)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// rundir-tree DIR: DIR is a finished campaign laid out as rundir says.
-			"rundir-tree": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 {
-					ts.Fatalf("usage: rundir-tree DIR")
-				}
-				err := rundir.CheckCampaign(ts.MkAbs(args[0]))
-				if neg != (err != nil) {
-					ts.Fatalf("rundir-tree %s: %v", args[0], err)
-				}
-			},
-			// tmpfs DIR SIZE: DIR (made) is a tmpfs of SIZE bytes ("64k")
-			// until the script ends: a small disk to fill. Root only.
-			"tmpfs": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: tmpfs DIR SIZE")
-				}
-				dir := ts.MkAbs(args[0])
-				ts.Check(os.MkdirAll(dir, 0o755))
-				if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]); err != nil {
-					ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
-				}
-				ts.Defer(func() {
-					// Detached: a run's guard may still have its directory
-					// open for a few seconds; the tmpfs goes when it is done.
-					if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-						ts.Logf("unmounting %s: %v", dir, err)
-					}
-				})
-			},
-			// jsonschema NAME FILE...: every FILE (a glob) validates against
-			// docs/schema/NAME.schema.json.
-			"jsonschema": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: jsonschema NAME FILE...")
-				}
-				sch, err := compileSchema(filepath.Join(repo, "docs", "schema"), args[0])
-				ts.Check(err)
-				for _, pattern := range args[1:] {
-					files, _ := filepath.Glob(ts.MkAbs(pattern))
-					if len(files) == 0 {
-						ts.Fatalf("jsonschema: no file matches %s", pattern)
-					}
-					for _, f := range files {
-						err := validateFile(sch, f)
-						if neg != (err != nil) {
-							ts.Fatalf("jsonschema %s %s: %v", args[0], f, err)
-						}
-					}
-				}
-			},
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "redis" {
-				return realRedis()
-			}
-			if cond == "root" {
-				if os.Geteuid() != 0 && os.Getenv("CI") != "" {
-					return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
-				}
-				return os.Geteuid() == 0, nil
-			}
-			if cond != "slurm" {
-				return false, fmt.Errorf("unknown condition %q", cond)
-			}
-			ok, why := slurm.ClusterUp()
-			if !ok && os.Getenv("CI") != "" {
-				return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
-			}
-			return ok, nil
-		},
+		Cmds:      scriptCommands(repo),
+		Condition: scriptCondition,
 	})
+}
+
+// scriptCommands are the scripts' own commands.
+func scriptCommands(repo string) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		// rundir-tree DIR: DIR is a finished campaign laid out as rundir says.
+		"rundir-tree": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 {
+				ts.Fatalf("usage: rundir-tree DIR")
+			}
+			err := rundir.CheckCampaign(ts.MkAbs(args[0]))
+			if neg != (err != nil) {
+				ts.Fatalf("rundir-tree %s: %v", args[0], err)
+			}
+		},
+		// tmpfs DIR SIZE: DIR (made) is a tmpfs of SIZE bytes ("64k")
+		// until the script ends: a small disk to fill. Root only.
+		"tmpfs": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 2 {
+				ts.Fatalf("usage: tmpfs DIR SIZE")
+			}
+			dir := ts.MkAbs(args[0])
+			ts.Check(os.MkdirAll(dir, 0o755))
+			if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]); err != nil {
+				ts.Fatalf("mounting a tmpfs on %s: %v", dir, err)
+			}
+			ts.Defer(func() {
+				// Detached: a run's guard may still have its directory
+				// open for a few seconds; the tmpfs goes when it is done.
+				if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+					ts.Logf("unmounting %s: %v", dir, err)
+				}
+			})
+		},
+		// jsonschema NAME FILE...: every FILE (a glob) validates against
+		// docs/schema/NAME.schema.json.
+		"jsonschema": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) < 2 {
+				ts.Fatalf("usage: jsonschema NAME FILE...")
+			}
+			sch, err := compileSchema(filepath.Join(repo, "docs", "schema"), args[0])
+			ts.Check(err)
+			for _, pattern := range args[1:] {
+				files, _ := filepath.Glob(ts.MkAbs(pattern))
+				if len(files) == 0 {
+					ts.Fatalf("jsonschema: no file matches %s", pattern)
+				}
+				for _, f := range files {
+					err := validateFile(sch, f)
+					if neg != (err != nil) {
+						ts.Fatalf("jsonschema %s %s: %v", args[0], f, err)
+					}
+				}
+			}
+		},
+	}
+}
+
+// scriptCondition says whether a script's [redis], [root] or [slurm]
+// holds; in CI each must.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "redis" {
+		return realRedis()
+	}
+	if cond == "root" {
+		if os.Geteuid() != 0 && os.Getenv("CI") != "" {
+			return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
+		}
+		return os.Geteuid() == 0, nil
+	}
+	if cond != "slurm" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	ok, why := slurm.ClusterUp()
+	if !ok && os.Getenv("CI") != "" {
+		return false, fmt.Errorf("no Slurm cluster in CI (%s): .ci/run starts one", why)
+	}
+	return ok, nil
 }
 
 // realRedis says whether Redis's server and benchmark are installed; in CI
