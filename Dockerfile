@@ -8,7 +8,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=v0.3.0-dev
 RUN CGO_ENABLED=0 go build -trimpath \
-	-ldflags "-s -w -X github.com/abbench/abbench/internal/version.Version=${VERSION}" \
+	-ldflags "-s -w -X github.com/abbench/abbench/cmd/abbench/internal/version.Version=${VERSION}" \
 	-o /out/ ./cmd/abbench ./cmd/abbench-rank ./cmd/disaggsim
 
 FROM debian:bookworm-slim

@@ -35,7 +35,7 @@ type srunStep struct {
 func jobNodes() ([]string, error) {
 	list := os.Getenv("SLURM_JOB_NODELIST")
 	if list == "" {
-		return nil, fmt.Errorf("--ranks srun runs inside a Slurm allocation, and SLURM_JOB_NODELIST is not set")
+		return nil, fmt.Errorf("ranks started by srun need a Slurm allocation, and SLURM_JOB_NODELIST is not set")
 	}
 	out, err := exec.Command("scontrol", "show", "hostnames", list).Output()
 	if err != nil {

@@ -3,7 +3,6 @@ package campaign
 import (
 	"errors"
 	"fmt"
-	"github.com/abbench/abbench/evidence/compare"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/internal/field"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -54,46 +55,74 @@ func TestOrder(t *testing.T) {
 	}
 }
 
-func TestPlanWritesThePlanAndRefusesAUsedDirectory(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "camp")
-	c := &Config{Scenario: quickstart(t), Launcher: "local", Repeat: 2, Order: OrderInterleaved, Out: out}
+// plan plans c and claims its directory, as a command does.
+func plan(c *Config) (*Result, error) {
 	r, err := Plan(c)
 	if err != nil {
+		return nil, err
+	}
+	return r, r.Claim()
+}
+
+func TestPlanWritesThePlanAndRefusesAUsedDirectory(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "camp")
+	c := &Config{Scenario: quickstart(t), Launcher: "local", Repeat: 2, Order: OrderRandom, Seed: 9, Out: out}
+	r, err := Plan(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Plan wrote %s before Claim", out)
+	}
+	if err := r.Claim(); err != nil {
 		t.Fatal(err)
 	}
 	p, err := rundir.ReadPlan(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Runs) != 4 || p.Runs[3].Dir != rundir.RunDir(r.Out, 4, "blocking") || !c.SeedSet {
+	if len(p.Runs) != 4 || p.Runs[3].Dir != rundir.RunDir(r.Out, 4, p.Runs[3].Arm) || p.Seed != 9 {
 		t.Fatalf("plan: %+v", p)
 	}
-	_, err = Plan(&Config{Scenario: quickstart(t), Launcher: "local", Repeat: 1, Order: OrderInterleaved, Out: out})
+	if want := Order(c.Scenario.ArmOrder, 2, OrderRandom, 9); p.Runs[0].Arm != want[0] || p.Runs[3].Arm != want[3] {
+		t.Errorf("the plan's order %+v is not the seed's %v", p.Runs, want)
+	}
+	_, err = plan(&Config{Scenario: quickstart(t), Launcher: "local", Repeat: 1, Order: OrderInterleaved, Out: out})
 	if !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("second campaign into one directory: %v", err)
 	}
 }
 
-func TestCheckRefusesBeforeWriting(t *testing.T) {
+// Every refusal names the field at fault, and comes before anything is
+// written.
+func TestPlanRefusesBeforeWriting(t *testing.T) {
 	s := quickstart(t)
 	for _, c := range []struct {
-		cfg  Config
-		want string
+		cfg   Config
+		field string
+		want  string
 	}{
-		{Config{Launcher: "pbs", Repeat: 1, Order: OrderInterleaved}, "choose local or slurm"},
-		{Config{Launcher: "local", Repeat: 0, Order: OrderInterleaved}, "at least 1"},
-		{Config{Launcher: "local", Repeat: 1, Order: "zigzag"}, "choose abba, interleaved, random"},
-		{Config{Launcher: "local", Repeat: 5, Order: OrderInterleaved, Calibrate: "nope"}, "not an arm"},
-		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Calibrate: "async"}, "at least 2"},
-		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "needs --order abba"},
-		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: UntilConclusive, MinPairs: 2, MaxPairs: 6}, "looks from 3 pairs on"},
-		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Until: "forever", MinPairs: 3, MaxPairs: 6}, `the one condition is "conclusive"`},
-		{Config{Launcher: "local", Repeat: 1, RepeatSet: true, Order: OrderABBA, PairNodes: true}, "--pair-nodes: needs --launcher slurm"},
+		{Config{Launcher: "pbs", Repeat: 1, Order: OrderInterleaved}, "Launcher", `Launcher "pbs": choose local or slurm`},
+		{Config{Launcher: "local", Repeat: 0, Order: OrderInterleaved}, "Repeat", "Repeat 0: must be at least 1"},
+		{Config{Launcher: "local", Repeat: 1, Order: "zigzag"}, "Order", `Order "zigzag": choose abba, interleaved, random`},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Warmup: -1}, "Warmup", "Warmup -1: must be 0 or more"},
+		{Config{Launcher: "local", Repeat: 5, Order: OrderInterleaved, Calibrate: "nope"}, "Calibrate", `Calibrate "nope": not an arm of`},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderInterleaved, Calibrate: "async"}, "Repeat", "Repeat 1: a calibration needs at least 2"},
+		{Config{Launcher: "local", Order: OrderABBA, Calibrate: "async", Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "Until", "Until and Calibrate: a calibration runs a fixed number"},
+		{Config{Launcher: "local", Repeat: 2, Order: OrderABBA, Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "Repeat", "Repeat and Until: give one"},
+		{Config{Launcher: "local", Order: OrderInterleaved, Until: UntilConclusive, MinPairs: 3, MaxPairs: 6}, "Until", "Until conclusive: needs Order abba"},
+		{Config{Launcher: "local", Order: OrderABBA, Until: "forever", MinPairs: 3, MaxPairs: 6}, "Until", `Until "forever": the one condition is "conclusive"`},
+		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, PairNodes: true}, "PairNodes", "PairNodes: needs Launcher slurm and Order abba"},
+		{Config{Launcher: "local", Order: OrderABBA, Until: UntilConclusive, MinPairs: 2, MaxPairs: 6}, "", "looks from 3 pairs on"},
 	} {
 		out := filepath.Join(t.TempDir(), "never")
 		c.cfg.Scenario, c.cfg.Out = s, out
-		if _, err := Plan(&c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := plan(&c.cfg)
+		var fe *field.Error
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.cfg, err, c.want)
+		} else if c.field != "" && (!errors.As(err, &fe) || fe.Field != c.field) {
+			t.Errorf("%+v: err %#v, want a field error of %s", c.cfg, err, c.field)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a refused campaign wrote %s", out)
@@ -123,7 +152,7 @@ func TestPlanClaimsItsDirectoryAtomically(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := Plan(&Config{Scenario: s, Launcher: "local", Repeat: 1, Order: OrderInterleaved, Out: out}); err == nil {
+				if _, err := plan(&Config{Scenario: s, Launcher: "local", Repeat: 1, Order: OrderInterleaved, Out: out}); err == nil {
 					won.Add(1)
 				} else if !errors.Is(err, ErrNotEmpty) {
 					t.Errorf("trial %d: %v", trial, err)
@@ -137,26 +166,31 @@ func TestPlanClaimsItsDirectoryAtomically(t *testing.T) {
 	}
 }
 
-// Without --repeat an abba campaign runs until conclusive, and a
-// calibration's pairs become its most pairs (unless --max-pairs is given).
-func TestDefaultsFollowTheDesign(t *testing.T) {
-	c := &Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, MinPairs: 3, MaxPairs: 10,
-		Compare: compare.Options{Calibration: &compare.Calibration{PairsNeeded: 7}}}
-	if err := c.Check(); err != nil {
-		t.Fatal(err)
-	}
-	if c.Until != UntilConclusive || c.MaxPairs != 7 {
-		t.Errorf("until %q, max pairs %d; want conclusive, 7 from the calibration", c.Until, c.MaxPairs)
-	}
-	c = &Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Repeat: 2, RepeatSet: true}
-	if err := c.Check(); err != nil || c.Until != "" {
-		t.Errorf("--repeat 2: until %q, err %v", c.Until, err)
-	}
-	r, err := Plan(&Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Repeat: 2, RepeatSet: true, Warmup: 1, Out: t.TempDir()})
+// A warm-up block runs before the counted abba blocks, and a sequential
+// design plans its most pairs, with no fixed repeat recorded.
+func TestPlanOfTheDesign(t *testing.T) {
+	r, err := Plan(&Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Repeat: 2, Warmup: 1, Out: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Plan.Runs) != 6 || !r.Plan.Runs[1].Warmup || r.Plan.Runs[2].Warmup || r.Plan.Runs[2].Arm != "blocking" {
 		t.Errorf("a warm-up block then 2 abba blocks: %+v", r.Plan.Runs)
+	}
+	r, err = Plan(&Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Until: UntilConclusive, MinPairs: 3, MaxPairs: 7, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Plan.Sequential; q == nil || q.MinPairs != 3 || q.MaxPairs != 7 || len(r.Plan.Runs) != 14 || r.Plan.Repeat != 0 {
+		t.Errorf("until conclusive, 3 to 7 pairs: %+v, sequential %+v", r.Plan, r.Plan.Sequential)
+	}
+}
+
+// A calibration's pairs are the most pairs a campaign planned with it
+// runs, within the design's limits.
+func TestCalibratedMaxPairs(t *testing.T) {
+	for _, c := range []struct{ needed, minPairs, want int }{{7, 3, 7}, {2, 3, 3}, {400, 3, 50}} {
+		if got := CalibratedMaxPairs(&compare.Calibration{PairsNeeded: c.needed}, c.minPairs); got != c.want {
+			t.Errorf("%d pairs needed, from %d: %d, want %d", c.needed, c.minPairs, got, c.want)
+		}
 	}
 }

@@ -47,7 +47,7 @@ func (c *Config) wait(ctx context.Context, r launcher.Run, pr *rundir.PlannedRun
 		if pending {
 			attempt = now
 			if now.Sub(pendingSince) > maxPending {
-				return res, fmt.Errorf("%w: queued for more than %s (--max-pending)", errPastDeadline, maxPending)
+				return res, fmt.Errorf("%w: queued for more than %s, the most its allocation may stay queued", errPastDeadline, maxPending)
 			}
 		} else {
 			pendingSince = now

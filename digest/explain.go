@@ -34,7 +34,7 @@ func ReadRecords(r io.Reader, name string) (Digest, []Record, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 1<<20)
 	if !sc.Scan() {
-		return Digest{}, nil, &LineError{name, 1, "empty file: not a digest records file (write one with abbench digest --records)"}
+		return Digest{}, nil, &LineError{name, 1, "empty file: not a digest records file"}
 	}
 	head, ok := strings.CutPrefix(sc.Text(), recordsHeader+" ")
 	if !ok {

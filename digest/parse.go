@@ -61,9 +61,9 @@ func parseObject(line []byte, field string, body []byte) (Unit, []byte, string) 
 		return parseValue(raw, name, body)
 	}
 	if field != "" {
-		return UnitNone, body, fmt.Sprintf("object has no field %q (named by --field)", field)
+		return UnitNone, body, fmt.Sprintf("object has no field %q, the one named to hold the prompt", field)
 	}
-	return UnitNone, body, fmt.Sprintf("object has neither %q nor %q (name another field with --field)", FieldTokens, FieldText)
+	return UnitNone, body, fmt.Sprintf("object has neither %q nor %q (name the field that holds the prompt)", FieldTokens, FieldText)
 }
 
 func parseValue(raw []byte, name string, body []byte) (Unit, []byte, string) {

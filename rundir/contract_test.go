@@ -161,7 +161,7 @@ func TestImportBoundaries(t *testing.T) {
 	}
 	for _, pkg := range []string{"evidence", "evidence/bundle", "evidence/compare", "rundir", "scenarios"} {
 		for _, d := range deps(pkg) {
-			for _, banned := range []string{"arms", "launcher", "campaign"} {
+			for _, banned := range []string{"arms", "launcher", "campaign", "armpipeline"} {
 				if d == mod+banned || strings.HasPrefix(d, mod+banned+"/") {
 					t.Errorf("%s imports %s (through go list -deps): it must not depend on the process side", pkg, d)
 				}

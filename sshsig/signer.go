@@ -12,6 +12,10 @@ import (
 	"golang.org/x/term"
 )
 
+// ErrNoTerminal says a passphrase-protected key was read where no terminal
+// can ask for its passphrase (CI): sign through ssh-agent there.
+var ErrNoTerminal = errors.New("a passphrase-protected key, and no terminal to ask for its passphrase")
+
 // LoadKey reads an OpenSSH private key file. A KEY-cert.pub beside it makes
 // the signer sign as that certificate. A passphrase-protected key asks for
 // its passphrase on the terminal, and fails clearly where there is none
@@ -25,7 +29,7 @@ func LoadKey(path string) (ssh.Signer, error) {
 	var missing *ssh.PassphraseMissingError
 	if errors.As(err, &missing) {
 		if !term.IsTerminal(int(os.Stdin.Fd())) {
-			return nil, fmt.Errorf("%s is protected by a passphrase and there is no terminal to ask for it: load it into ssh-agent and sign with --sign-agent", path)
+			return nil, fmt.Errorf("%s: %w: load it into ssh-agent and sign through the agent", path, ErrNoTerminal)
 		}
 		fmt.Fprintf(os.Stderr, "passphrase for %s: ", path)
 		pass, rerr := term.ReadPassword(int(os.Stdin.Fd()))

@@ -72,7 +72,7 @@ var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE
 func ExecLaunched(dir, role string) error {
 	rank, err := strconv.Atoi(os.Getenv("SLURM_PROCID"))
 	if err != nil {
-		return fmt.Errorf("rank wrapper: --launch needs SLURM_PROCID (start it with srun): %v", err)
+		return fmt.Errorf("rank wrapper: a rank srun launches needs SLURM_PROCID (start it with srun): %v", err)
 	}
 	data, err := os.ReadFile(rundir.LaunchFile(dir, role, rank))
 	if err != nil {

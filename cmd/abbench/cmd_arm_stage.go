@@ -4,17 +4,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/armpipeline"
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/arms/rankwrap"
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/cmd/abbench/internal/render"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
+	"github.com/abbench/abbench/cmd/abbench/internal/version"
 	"github.com/abbench/abbench/evidence"
-	"github.com/abbench/abbench/internal/version"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -26,8 +31,8 @@ type armOptions struct {
 	arm      string
 	out      string
 	ranks    string
-	sign     signOptions
-	format   formatFlag
+	sign     signing.Sign
+	format   cli.Format
 }
 
 func newArmCmd() *cobra.Command {
@@ -35,9 +40,9 @@ func newArmCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "arm SCENARIO (--arm NAME | --plan PLAN --run-index I) [--out DIR]",
 		Short:   "Run one arm in the current allocation (a CI stage)",
-		Long:    help("arm"),
-		Example: help("arm.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench arm SCENARIO --arm NAME"),
+		Long:    help.Text("arm"),
+		Example: help.Text("arm.examples"),
+		Args:    cli.Args(cobra.ExactArgs(1), "abbench arm SCENARIO --arm NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runArm(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
@@ -47,67 +52,80 @@ func newArmCmd() *cobra.Command {
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench plan writes one for CI stages; abbench run passes its own); recorded in the signed provenance")
 	cmd.Flags().IntVar(&opts.runIndex, "run-index", 0, "with --plan: this run's index in the plan")
 	cmd.Flags().StringVar(&opts.ranks, "ranks", "local", "how ranks start: local (processes of this host), or srun (one srun step per role, inside a Slurm allocation)")
-	addSignFlags(cmd, &opts.sign)
-	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
+	signing.AddSignFlags(cmd, &opts.sign)
+	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
 }
 
 func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	if opts.ranks != arms.RanksLocal && opts.ranks != arms.RanksSrun {
-		return usagef("", "--ranks %q: choose local or srun", opts.ranks)
+		return cli.Usagef("", "--ranks %q: choose local or srun", opts.ranks)
 	}
 	var ref *rundir.CampaignRef
 	if opts.plan != "" {
-		r, planned, err := campaign.PlannedArm(opts.plan, opts.runIndex)
+		r, planned, err := armpipeline.PlannedArm(opts.plan, opts.runIndex)
 		if err != nil {
-			return usageError(err, "--plan and --run-index name this run in its campaign's plan.json (abbench plan lists each stage's index)")
+			return cli.Usage(err, "--plan and --run-index name this run in its campaign's plan.json (abbench plan lists each stage's index)")
 		}
 		if opts.arm != "" && opts.arm != planned {
-			return usagef("leave --arm out: the plan names the arm of each run", "--arm %s: run %d of %s is of arm %s", opts.arm, opts.runIndex, opts.plan, planned)
+			return cli.Usagef("leave --arm out: the plan names the arm of each run", "--arm %s: run %d of %s is of arm %s", opts.arm, opts.runIndex, opts.plan, planned)
 		}
 		opts.arm, ref = planned, r
 	}
 	if opts.arm == "" {
-		return usagef("abbench arm SCENARIO --arm NAME, or --plan PLAN --run-index I for a stage of a plan", "--arm is required without --plan")
+		return cli.Usagef("abbench arm SCENARIO --arm NAME, or --plan PLAN --run-index I for a stage of a plan", "--arm is required without --plan")
 	}
 	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
 		return err
 	}
 	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {
-		return usagef("plan again with this scenario (abbench plan), or run the scenario the plan was made from",
+		return cli.Usagef("plan again with this scenario (abbench plan), or run the scenario the plan was made from",
 			"%s was planned for matched digest %.12s, %s has %.12s: every stage of a plan runs the scenario it was planned with", opts.plan, ref.MatchedDigest, path, s.MatchedDigest())
 	}
-	signer, closeSigner, err := opts.sign.signer()
+	signer, closeSigner, err := opts.sign.Signer()
 	if err != nil {
 		return err
 	}
 	defer func() { _ = closeSigner() }() // the bundle is signed (or not) by then: closing the agent or key loses nothing
-	if err := campaign.SweepDead(stderr); err != nil {
+	if err := sweepDead(stderr); err != nil {
 		return err
 	}
-	st, ev, err := campaign.RunArm(ctx, s, opts.arm, campaign.ArmOptions{Out: opts.out, Ranks: opts.ranks, Signer: signer,
-		Archive: opts.sign.archive, Plan: opts.plan, RunIndex: opts.runIndex, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
+	st, ev, err := armpipeline.Run(ctx, s, opts.arm, armpipeline.Options{Out: opts.out, Ranks: opts.ranks, Signer: signer,
+		Archive: opts.sign.Archive, Campaign: ref, Tool: "abbench " + version.String(), Progress: func(e arms.Event) {
 			// Progress for a person: a line lost changes nothing recorded.
 			_, _ = fmt.Fprintf(stderr, "abbench: arm %s: %-8s %6.2fs  %s\n", e.Arm, e.Phase, e.Elapsed.Seconds(), e.Detail)
 		}})
 	if err != nil {
 		return err
 	}
-	if opts.format.value == "json" {
-		if err := writeJSON(stdout, ev); err != nil {
+	if opts.format.Value == "json" {
+		if err := cli.WriteJSON(stdout, ev); err != nil {
 			return err
 		}
-	} else if err := campaign.WriteArm(stdout, st, ev); err != nil {
+	} else if err := render.WriteArm(stdout, st, ev); err != nil {
 		return err
 	}
 	if st.State == rundir.StateInterrupted {
-		return &statusError{code: exitError, err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
+		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
 	}
 	return evidenceErr(ev, st.Dir)
+}
+
+// sweepDead stops what controllers that died without ending their runs
+// left behind, and says so on w. abbench arm and abbench run call it
+// first, and start nothing when it fails: the registry of running
+// controllers is not private to this user.
+func sweepDead(w io.Writer) error {
+	swept, err := arms.SweepDead()
+	var unmarked *reason.Error
+	if err != nil && !errors.As(err, &unmarked) {
+		return err
+	}
+	return render.WriteSwept(w, swept, unmarked)
 }
 
 // evidenceErr is exit 0 for accepted evidence and 3 (censored) otherwise.
@@ -119,13 +137,13 @@ func evidenceErr(ev *evidence.Evidence, dir string) error {
 	if len(ev.Reasons) > 0 {
 		first = reason.Group(ev.Reasons)[0].String()
 	}
-	return &statusError{code: exitCensored, err: fmt.Errorf("arm %s: evidence not accepted: %s", ev.Arm, first),
-		hint: rundir.EvidenceFile + ", " + rundir.StatusFile + " and the logs are in " + dir}
+	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("arm %s: evidence not accepted: %s", ev.Arm, first),
+		Hint: rundir.EvidenceFile + ", " + rundir.StatusFile + " and the logs are in " + dir}
 }
 
 // newInternalCmd is a hidden verb abbench starts itself, never a user.
 func newInternalCmd(use, short string, args cobra.PositionalArgs, run func(args []string) error) *cobra.Command {
-	return &cobra.Command{Use: use, Short: "Internal: " + short, Hidden: true, Args: argsUsage(args, "abbench starts this itself"),
+	return &cobra.Command{Use: use, Short: "Internal: " + short, Hidden: true, Args: cli.Args(args, "abbench starts this itself"),
 		RunE: func(_ *cobra.Command, a []string) error { return run(a) }}
 }
 
@@ -133,7 +151,7 @@ func newGuardCmd() *cobra.Command {
 	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID", "outlive a controller and stop what its run left", cobra.ExactArgs(3), func(args []string) error {
 		pid, err := strconv.Atoi(args[2])
 		if err != nil {
-			return usageError(err, "")
+			return cli.Usage(err, "")
 		}
 		return arms.Guard(args[0], args[1], pid)
 	})
@@ -147,6 +165,6 @@ func newRankExecCmd() *cobra.Command {
 		} else {
 			err = rankwrap.Exec(args)
 		}
-		return &statusError{code: 127, err: err}
+		return &cli.Error{Code: 127, Err: err}
 	})
 }

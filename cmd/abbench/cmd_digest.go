@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/digest"
 )
 
@@ -17,7 +19,7 @@ type digestOptions struct {
 	field     string
 	records   string
 	explain   bool
-	format    formatFlag
+	format    cli.Format
 }
 
 func newDigestCmd() *cobra.Command {
@@ -25,14 +27,14 @@ func newDigestCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "digest FILE | digest --explain A.records B.records",
 		Short:   "Pinned prompt-content digest of a prompts file",
-		Long:    help("digest"),
-		Example: help("digest.examples"),
+		Long:    help.Text("digest"),
+		Example: help.Text("digest.examples"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.explain && len(args) != 2 {
-				return usagef("abbench digest --explain A.records B.records", "--explain takes two records files, got %d argument(s)", len(args))
+				return cli.Usagef("abbench digest --explain A.records B.records", "--explain takes two records files, got %d argument(s)", len(args))
 			}
 			if !opts.explain && len(args) != 1 {
-				return usagef("abbench digest FILE", "digest takes one prompts file, got %d argument(s)", len(args))
+				return cli.Usagef("abbench digest FILE", "digest takes one prompts file, got %d argument(s)", len(args))
 			}
 			return nil
 		},
@@ -48,25 +50,28 @@ func newDigestCmd() *cobra.Command {
 	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
 	fs.StringVar(&opts.records, "records", "", "also write the per-prompt records to this file")
 	fs.BoolVar(&opts.explain, "explain", false, "explain how two records files differ")
-	addFormatFlag(fs, &opts.format, "text", "table", "json")
+	cli.AddFormat(fs, &opts.format, "text", "table", "json")
 	return cmd
 }
 
 func runDigest(stdout io.Writer, opts digestOptions, file string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	var alg digest.Algorithm
 	if opts.algorithm != "" {
 		a, err := digest.ParseAlgorithm(opts.algorithm)
 		if err != nil {
-			return usageError(err, "")
+			return cli.Usage(err, "")
 		}
 		alg = a
 	}
 	fd, err := digest.ReadFile(file, digest.ReadOptions{Algorithm: alg, Field: opts.field, KeepRecords: opts.records != ""})
-	if errors.Is(err, os.ErrNotExist) {
-		return usageError(err, "")
+	var lineErr *digest.LineError
+	if errors.As(err, &lineErr) {
+		return cli.Usage(err, "a line is a JSON array of token IDs, a string, or an object whose field --field names")
+	} else if errors.Is(err, os.ErrNotExist) {
+		return cli.Usage(err, "")
 	}
 	if err != nil {
 		return err
@@ -76,7 +81,7 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 			return err
 		}
 	}
-	if opts.format.value == "json" {
+	if opts.format.Value == "json" {
 		return json.NewEncoder(stdout).Encode(fd.Digest)
 	}
 	_, err = fmt.Fprintf(stdout, "%s  %s\n", fd.Digest, file)
@@ -84,16 +89,16 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 }
 
 func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	fe, err := digest.ExplainFiles(a, b)
 	if errors.Is(err, os.ErrNotExist) {
-		return usageError(err, "write records files with abbench digest --records FILE")
+		return cli.Usage(err, "write records files with abbench digest --records FILE")
 	} else if err != nil {
-		return usageError(err, "digests are only ever compared within one algorithm, from records files")
+		return cli.Usage(err, "digests are only ever compared within one algorithm, from records files")
 	}
-	if opts.format.value == "json" {
+	if opts.format.Value == "json" {
 		err = json.NewEncoder(stdout).Encode(fe) // one line, as the digest itself
 	} else {
 		_, err = fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", fe.A, a, fe.B, b, fe.Explanation)
@@ -102,8 +107,8 @@ func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
 		return err
 	}
 	if fe.Relation != digest.Equal { // as diff(1) does: a script can branch on it
-		return &statusError{code: exitCensored, err: fmt.Errorf("the digests differ: the prompts are %s", fe.Relation),
-			hint: "runs with these two digests are not one workload: a comparison of them is censored (digest-mismatch)"}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("the digests differ: the prompts are %s", fe.Relation),
+			Hint: "runs with these two digests are not one workload: a comparison of them is censored (digest-mismatch)"}
 	}
 	return nil
 }

@@ -6,10 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/rundir"
@@ -20,8 +24,8 @@ import (
 // runs CI stages make.
 type planOptions struct {
 	cfg    campaign.Config
-	rule   compareOptions
-	format formatFlag
+	rule   comparison.Options
+	format cli.Format
 }
 
 // Stage is one run of a plan as a CI matrix takes it.
@@ -47,17 +51,15 @@ func newPlanCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "plan SCENARIO --out DIR [--repeat N | --max-pairs N]",
 		Short:   "Write a campaign's plan.json for CI stages, one abbench arm each, and list the stages",
-		Long:    help("plan"),
-		Example: help("plan.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench plan SCENARIO --out DIR"),
+		Long:    help.Text("plan"),
+		Example: help.Text("plan.examples"),
+		Args:    cli.Args(cobra.ExactArgs(1), "abbench plan SCENARIO --out DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
-			opts.cfg.SeedSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("max-pairs")
-			opts.cfg.RepeatSet = !opts.cfg.MaxPairsSet
-			if f.Changed("repeat") && opts.cfg.MaxPairsSet {
-				return usagef("--repeat N plans N pairs, all compared; --max-pairs N plans a sequential design of at most N", "--repeat and --max-pairs: give one")
+			if f.Changed("repeat") && f.Changed("max-pairs") {
+				return cli.Usagef("--repeat N plans N pairs, all compared; --max-pairs N plans a sequential design of at most N", "--repeat and --max-pairs: give one")
 			}
-			return runPlan(cmd.OutOrStdout(), opts, args[0])
+			return runPlan(cmd.OutOrStdout(), opts, f.Changed, args[0])
 		},
 	}
 	fs, c := cmd.Flags(), &opts.cfg
@@ -68,40 +70,42 @@ func newPlanCmd() *cobra.Command {
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
 	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&c.Out, "out", "", "directory for plan.json (required; new or empty): keep it for the stages")
-	fs.StringVar(&opts.rule.baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
-	fs.StringVar(&opts.rule.metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
-	fs.Float64Var(&opts.rule.effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default: the scenario's noise_threshold, else 3)")
-	fs.Float64Var(&opts.rule.alpha, "alpha", decide.DefaultRule.Alpha, "with --max-pairs: the level all its looks together hold")
-	addFormatFlag(fs, &opts.format, "table", "json")
+	fs.StringVar(&opts.rule.Baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
+	fs.StringVar(&opts.rule.Metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
+	fs.Float64Var(&opts.rule.Effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.rule.Alpha, "alpha", decide.DefaultRule.Alpha, "with --max-pairs: the level all its looks together hold")
+	cli.AddFormat(fs, &opts.format, "table", "json")
 	return cmd
 }
 
-func runPlan(stdout io.Writer, opts planOptions, path string) error {
-	if err := opts.format.check(); err != nil {
+// planFlags name campaign.Config's fields by abbench plan's flags: its
+// sequential design is --max-pairs.
+var planFlags = cli.FieldFlags{"Repeat": "--repeat", "Until": "--max-pairs N", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs", "Warmup": "--warmup", "Order": "--order"}
+
+func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path string) error {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	cfg := &opts.cfg
 	if cfg.Out == "" {
-		return usagef("for example --out plan (the stages read DIR/plan.json)", "--out is required")
+		return cli.Usagef("for example --out plan (the stages read DIR/plan.json)", "--out is required")
 	}
 	s, err := scenarios.Load(path)
 	if err != nil {
 		return err
 	}
-	cfg.Scenario, cfg.Launcher, cfg.Stages = s, "local", true
-	if cfg.MaxPairsSet {
-		cfg.Until = campaign.UntilConclusive
+	cfg.Scenario, cfg.Launcher, cfg.Stages, cfg.Compare = s, "local", true, opts.rule.Given()
+	if !changed("seed") {
+		cfg.Seed = uint64(time.Now().UnixNano())
 	}
-	if cfg.Compare, err = opts.rule.options(); err != nil {
-		return err
-	}
-	if err := cfg.Check(); err != nil {
-		return usageError(err, "")
+	if changed("max-pairs") { // a sequential design, of no fixed count
+		cfg.Until, cfg.Repeat = campaign.UntilConclusive, 0
 	}
 	res, err := campaign.Plan(cfg)
-	if errors.Is(err, campaign.ErrNotEmpty) {
-		return usageError(err, "choose a new --out directory: a plan is made once")
-	} else if err != nil {
+	if err != nil {
+		return planError(err, planFlags)
+	}
+	if err := claimOut(res, "choose a new --out directory: a plan is made once"); err != nil {
 		return err
 	}
 	planFile := filepath.Join(cfg.Out, rundir.PlanFile)
@@ -111,10 +115,30 @@ func runPlan(stdout io.Writer, opts planOptions, path string) error {
 		sp.Stages = append(sp.Stages, Stage{RunIndex: r.Index, Arm: r.Arm, Block: (r.Index-1)/arms + 1, Warmup: r.Warmup,
 			Command: []string{"abbench", "arm", path, "--plan", planFile, "--run-index", strconv.Itoa(r.Index), "--out", fmt.Sprintf("stage-%d", r.Index)}})
 	}
-	if opts.format.value == "json" {
-		return writeJSON(stdout, sp)
+	if opts.format.Value == "json" {
+		return cli.WriteJSON(stdout, sp)
 	}
 	return writeStages(stdout, sp, res.Plan)
+}
+
+// planError is campaign.Plan's error: a configuration it refuses is a
+// usage error, said with the command's flags.
+func planError(err error, flags cli.FieldFlags) error {
+	var invalid *campaign.InvalidError
+	if errors.As(err, &invalid) {
+		return cli.FieldUsage(invalid.Err, flags, "")
+	}
+	return err
+}
+
+// claimOut claims the planned campaign's --out directory; hint says what
+// to do when it is not empty.
+func claimOut(res *campaign.Result, hint string) error {
+	err := res.Claim()
+	if errors.Is(err, campaign.ErrNotEmpty) {
+		return cli.Usage(fmt.Errorf("--out %w", err), hint)
+	}
+	return err
 }
 
 // writeStages prints the stage list and what to do with it.

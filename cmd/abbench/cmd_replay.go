@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/armpipeline"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -15,7 +17,7 @@ type replayOptions struct {
 	arm    string
 	from   string
 	write  bool
-	format formatFlag
+	format cli.Format
 }
 
 func newReplayCmd() *cobra.Command {
@@ -23,9 +25,9 @@ func newReplayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "replay SCENARIO --from DIR [--arm NAME]",
 		Short:   "Re-extract an earlier run's evidence from its logs, without running",
-		Long:    help("replay"),
-		Example: help("replay.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench replay SCENARIO --from DIR"),
+		Long:    help.Text("replay"),
+		Example: help.Text("replay.examples"),
+		Args:    cli.Args(cobra.ExactArgs(1), "abbench replay SCENARIO --from DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd.OutOrStdout(), opts, args[0])
 		},
@@ -33,21 +35,21 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm the run belongs to (default: the one its status.json, or its bundle's evidence, records)")
 	cmd.Flags().StringVar(&opts.from, "from", "", "the run's directory (required)")
 	cmd.Flags().BoolVar(&opts.write, "write", false, "also write evidence.json into the run directory")
-	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
+	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
 }
 
 func runReplay(stdout io.Writer, opts replayOptions, path string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	if opts.from == "" {
-		return usagef("abbench replay SCENARIO --from DIR", "--from is required")
+		return cli.Usagef("abbench replay SCENARIO --from DIR", "--from is required")
 	}
 	if opts.arm == "" { // the run says which arm it ran
-		arm, err := campaign.ArmOf(opts.from)
+		arm, err := armpipeline.ArmOf(opts.from)
 		if err != nil {
-			return usageError(err, "give the directory of an abbench arm run, an attempt or a bundle; or name its arm with --arm")
+			return cli.Usage(err, "give the directory of an abbench arm run, an attempt or a bundle; or name its arm with --arm")
 		}
 		opts.arm = arm
 	}
@@ -55,14 +57,14 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	ev, dir, err := campaign.Replay(s, opts.arm, opts.from, opts.write)
-	if errors.Is(err, campaign.ErrBundleReadOnly) {
-		return usagef("a bundle is signed as it is", "--write cannot change a bundle")
+	ev, dir, err := armpipeline.Replay(s, opts.arm, opts.from, opts.write)
+	if errors.Is(err, armpipeline.ErrBundleReadOnly) {
+		return cli.Usagef("a bundle is signed as it is", "--write cannot change a bundle")
 	} else if err != nil {
-		return usageError(err, "give the directory of an abbench arm run, an attempt or a bundle")
+		return cli.Usage(err, "give the directory of an abbench arm run, an attempt or a bundle")
 	}
-	if opts.format.value == "json" {
-		if err := writeJSON(stdout, ev); err != nil {
+	if opts.format.Value == "json" {
+		if err := cli.WriteJSON(stdout, ev); err != nil {
 			return err
 		}
 	} else {

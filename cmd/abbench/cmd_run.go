@@ -12,6 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/cmd/abbench/internal/render"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/reason"
@@ -21,21 +26,25 @@ import (
 // runOptions are the campaign's flags, bound to its Config directly.
 type runOptions struct {
 	cfg     campaign.Config
-	sign    signOptions
-	compare compareOptions
+	sign    signing.Sign
+	compare comparison.Options
+	changed func(flag string) bool // whether the flag was given
 }
+
+// runFlags name campaign.Config's fields by the flags that set them.
+var runFlags = cli.FieldFlags{"Launcher": "--launcher", "Repeat": "--repeat", "Until": "--until", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs",
+	"Warmup": "--warmup", "Order": "--order", "Calibrate": "--calibrate", "PairNodes": "--pair-nodes"}
 
 func newRunCmd() *cobra.Command {
 	var opts runOptions
 	cmd := &cobra.Command{
 		Use:     "run SCENARIO [--launcher local] [--until conclusive | --repeat N] [--order abba|interleaved|random] [--out DIR]",
 		Short:   "Run every arm, each run in its own allocation",
-		Long:    help("run"),
-		Example: help("run.examples"),
-		Args:    argsUsage(cobra.ExactArgs(1), "abbench run SCENARIO"),
+		Long:    help.Text("run"),
+		Example: help.Text("run.examples"),
+		Args:    cli.Args(cobra.ExactArgs(1), "abbench run SCENARIO"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f := cmd.Flags()
-			opts.cfg.SeedSet, opts.cfg.RepeatSet, opts.cfg.MaxPairsSet = f.Changed("seed"), f.Changed("repeat"), f.Changed("max-pairs")
+			opts.changed = cmd.Flags().Changed
 			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
 		},
 	}
@@ -53,14 +62,37 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
 	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, in --repeat A/A pairs, and write calibration.json (its noise, the pairs a comparison needs)")
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
-	addSignFlags(cmd, &opts.sign)
-	addCompareFlags(cmd, &opts.compare)
-	addFormatFlag(fs, &opts.compare.format, "table", "json", "markdown", "junit", "csv")
+	signing.AddSignFlags(cmd, &opts.sign)
+	comparison.AddFlags(cmd, &opts.compare)
+	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
 	return cmd
 }
 
+// completeRun resolves what the flags left to the scenario and to each
+// other into cfg, a campaign's complete configuration: the order's seed
+// from the clock, without --repeat an abba campaign of two arms or more
+// runs until conclusive, and with a calibration, the pairs it needs are the
+// most pairs.
+func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options, changed func(string) bool) {
+	cfg.Scenario, cfg.Compare = s, co
+	if !changed("seed") {
+		cfg.Seed = uint64(time.Now().UnixNano())
+	}
+	if !changed("repeat") {
+		if cfg.Until == "" && cfg.Calibrate == "" && cfg.Order == campaign.OrderABBA && len(s.ArmOrder) > 1 {
+			cfg.Until = campaign.UntilConclusive // the default: pairs until a test decides
+		}
+		if cfg.Until != "" {
+			cfg.Repeat = 0 // the design's pairs, not a fixed count
+		}
+	}
+	if cal := co.Calibration; cal != nil && !changed("max-pairs") {
+		cfg.MaxPairs = campaign.CalibratedMaxPairs(cal, cfg.MinPairs)
+	}
+}
+
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
-	if err := opts.compare.check(); err != nil {
+	if err := opts.compare.Complete(); err != nil {
 		return err
 	}
 	s, err := scenarios.Load(path)
@@ -68,28 +100,23 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		return err
 	}
 	cfg := &opts.cfg
-	cfg.Scenario = s
-	if cfg.Compare, err = opts.compare.options(); err != nil {
-		return err
+	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
+	res, err := campaign.Plan(cfg)
+	if err != nil {
+		return planError(err, runFlags)
 	}
-	if err := cfg.Check(); err != nil {
-		return usageError(err, "")
-	}
-	if cfg.Sign, err = opts.sign.args(); err != nil {
+	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
 		return err
 	}
 	// Before the plan claims --out: a registry another user could write
 	// refuses the campaign with nothing written.
-	if err := campaign.SweepDead(stderr); err != nil {
+	if err := sweepDead(stderr); err != nil {
 		return err
 	}
-	res, err := campaign.Plan(cfg)
-	if errors.Is(err, campaign.ErrNotEmpty) {
-		return usageError(err, "choose a new --out directory: runs never share one")
-	} else if err != nil {
+	if err := claimOut(res, "choose a new --out directory: runs never share one"); err != nil {
 		return err
 	}
-	prog := campaign.NewProgress(stderr)
+	prog := render.NewProgress(stderr)
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
@@ -101,8 +128,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 			return err
 		}
 	}
-	if res.Interrupted || res.Unrecorded != nil || opts.compare.format.value == "table" {
-		if err := campaign.WriteSummary(stdout, res); err != nil {
+	if res.Interrupted || res.Unrecorded != nil || opts.compare.Format.Value == "table" {
+		if err := render.WriteSummary(stdout, res); err != nil {
 			return err
 		}
 		if _, err := fmt.Fprintln(stdout); err != nil {
@@ -110,11 +137,11 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		}
 	}
 	if res.Unrecorded != nil {
-		return &statusError{code: exitError, err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
-			hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
+		return &cli.Error{Code: cli.ExitError, Err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
+			Hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
 	}
 	if res.Interrupted {
-		return &statusError{code: exitError, err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
+		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
 	}
 	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, bundle.VerifyOptions{})
 	defer cleanup()
@@ -125,19 +152,19 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 		c, path, err := campaign.Calibrate(res, cfg.Calibrate, cfg.Compare, runs)
 		var ce *campaign.CensoredError
 		if errors.As(err, &ce) {
-			return &statusError{code: exitCensored, err: err}
+			return &cli.Error{Code: cli.ExitCensored, Err: err}
 		} else if err != nil {
 			return err
 		}
-		return campaign.WriteCalibration(stdout, c, path)
+		return render.WriteCalibration(stdout, c, path)
 	}
-	if opts.compare.format.value != "json" {
-		return runCompare(stdout, opts.compare, runs)
+	if opts.compare.Format.Value != "json" {
+		return opts.compare.Run(stdout, runs)
 	}
 	// One JSON document: the plan and the comparison.
 	var buf bytes.Buffer
-	err = runCompare(&buf, opts.compare, runs)
-	if e := writeJSON(stdout, struct {
+	err = opts.compare.Run(&buf, runs)
+	if e := cli.WriteJSON(stdout, struct {
 		Plan       any             `json:"plan"`
 		Comparison json.RawMessage `json:"comparison"`
 	}{res.Plan, buf.Bytes()}); e != nil {

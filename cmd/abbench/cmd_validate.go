@@ -8,11 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/scenarios"
 )
 
 type validateOptions struct {
-	format formatFlag
+	format cli.Format
 }
 
 func newValidateCmd() *cobra.Command {
@@ -20,19 +22,19 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "validate SCENARIO...",
 		Short:   "Load and check scenarios; print what differs between the arms",
-		Long:    help("validate"),
-		Example: help("validate.examples"),
-		Args:    argsUsage(cobra.MinimumNArgs(1), "name at least one scenario file, for example scenarios/quickstart.yaml"),
+		Long:    help.Text("validate"),
+		Example: help.Text("validate.examples"),
+		Args:    cli.Args(cobra.MinimumNArgs(1), "name at least one scenario file, for example scenarios/quickstart.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runValidate(cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args)
 		},
 	}
-	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
+	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
 }
 
 func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
 	report := scenarios.ValidateFiles(files)
@@ -42,8 +44,8 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 		}
 	}
 	var err error
-	if opts.format.value == "json" {
-		err = writeJSON(stdout, report)
+	if opts.format.Value == "json" {
+		err = cli.WriteJSON(stdout, report)
 	} else {
 		err = report.WriteText(stdout)
 	}
@@ -60,14 +62,14 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 func invalidScenarios(errs []error) error {
 	for i, err := range errs {
 		if errors.Is(err, os.ErrNotExist) {
-			errs[i] = usageError(err, "check the path; scenario paths are relative to the current directory")
+			errs[i] = cli.Usage(err, "check the path; scenario paths are relative to the current directory")
 		}
 	}
-	code, hint := classify(errs[0])
+	code, hint := cli.Classify(errs[0])
 	for _, e := range errs[1:] {
-		if c, _ := classify(e); c != code {
-			code = exitUsage
+		if c, _ := cli.Classify(e); c != code {
+			code = cli.ExitUsage
 		}
 	}
-	return &statusError{code: code, err: errors.Join(errs...), hint: hint}
+	return &cli.Error{Code: code, Err: errors.Join(errs...), Hint: hint}
 }

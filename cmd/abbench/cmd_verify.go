@@ -6,16 +6,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/sshsig"
 )
 
 type verifyOptions struct {
-	allowedSigners string
-	identity       string
-	allowUnsigned  bool
-	format         formatFlag
+	trust  signing.Trust
+	format cli.Format
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -23,46 +23,33 @@ func newVerifyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "verify PATH... --allowed-signers FILE",
 		Short:   "Check bundles' signatures, manifests and evidence: a bundle, a run, or a whole campaign",
-		Long:    help("verify"),
-		Example: help("verify.examples"),
-		Args:    argsUsage(cobra.MinimumNArgs(1), "give the bundles, runs or campaigns to verify"),
+		Long:    help.Text("verify"),
+		Example: help.Text("verify.examples"),
+		Args:    cli.Args(cobra.MinimumNArgs(1), "give the bundles, runs or campaigns to verify"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd.OutOrStdout(), opts, args)
 		},
 	}
-	cmd.Flags().StringVar(&opts.allowedSigners, "allowed-signers", "", "allowed_signers file (ssh-keygen format) naming the trusted signers")
-	cmd.Flags().StringVar(&opts.identity, "identity", "", "require this principal")
-	cmd.Flags().BoolVar(&opts.allowUnsigned, "allow-unsigned", false, "accept unsigned bundles (and say so)")
-	addFormatFlag(cmd.Flags(), &opts.format, "table", "json")
+	signing.AddTrustFlags(cmd.Flags(), &opts.trust, "allowed_signers file (ssh-keygen format) naming the trusted signers")
+	cmd.Flags().BoolVar(&opts.trust.AllowUnsigned, "allow-unsigned", false, "accept unsigned bundles (and say so)")
+	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
 }
 
-func (o verifyOptions) bundleOptions() (bundle.VerifyOptions, error) {
-	vo := bundle.VerifyOptions{Identity: o.identity, AllowUnsigned: o.allowUnsigned}
-	if o.allowedSigners != "" {
-		as, err := sshsig.ReadAllowedSigners(o.allowedSigners)
-		if err != nil {
-			return vo, usageError(err, "an allowed_signers line is: PRINCIPALS [OPTIONS] KEYTYPE BASE64KEY")
-		}
-		vo.AllowedSigners = as
-	}
-	return vo, nil
-}
-
 func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
-	if err := opts.format.check(); err != nil {
+	if err := opts.format.Check(); err != nil {
 		return err
 	}
-	if opts.allowedSigners == "" && !opts.allowUnsigned {
-		return usagef("give --allowed-signers FILE, or --allow-unsigned for unsigned bundles", "no allowed_signers file: nobody would be trusted")
+	if opts.trust.AllowedSigners == "" && !opts.trust.AllowUnsigned {
+		return cli.Usagef("give --allowed-signers FILE, or --allow-unsigned for unsigned bundles", "no allowed_signers file: nobody would be trusted")
 	}
-	vo, err := opts.bundleOptions()
+	vo, err := opts.trust.BundleOptions()
 	if err != nil {
 		return err
 	}
 	checks, failed := compare.VerifyPaths(paths, vo)
-	if opts.format.value == "json" {
-		err = writeJSON(stdout, checks)
+	if opts.format.Value == "json" {
+		err = cli.WriteJSON(stdout, checks)
 	} else {
 		err = bundle.WriteChecks(stdout, checks)
 	}
@@ -70,7 +57,7 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 		return err
 	}
 	if failed > 0 {
-		return &statusError{code: exitUnverfied, err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks))}
+		return &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks))}
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the report tests")
@@ -19,7 +21,7 @@ func TestCompareGolden(t *testing.T) {
 	for _, set := range []struct {
 		name string
 		exit int
-	}{{"accepted", exitOK}, {"censored", exitCensored}} {
+	}{{"accepted", cli.ExitOK}, {"censored", cli.ExitCensored}} {
 		dirs, _ := filepath.Glob(filepath.Join("testdata", "compare", set.name, "*"))
 		for _, format := range []string{"table", "json", "markdown", "junit", "svg"} {
 			t.Run(set.name+"-"+format, func(t *testing.T) {

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -23,17 +26,17 @@ func TestReadmeExitStatus(t *testing.T) {
 		n, _ := strconv.Atoi(m[1])
 		readme[n] = strings.ReplaceAll(m[2], "`", "")
 	}
-	help := map[int]string{}
-	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(exitStatusHelp, -1) {
+	listed := map[int]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(help.ExitStatus, -1) {
 		n, _ := strconv.Atoi(m[1])
-		help[n] = m[2]
+		listed[n] = m[2]
 	}
-	codes := []int{exitOK, exitError, exitUsage, exitCensored, exitUnverfied, exitFailOn}
-	if len(readme) != len(codes) || len(help) != len(codes) {
-		t.Fatalf("README lists %d exit statuses, --help %d, the code %d", len(readme), len(help), len(codes))
+	codes := []int{cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitCensored, cli.ExitUnverified, cli.ExitFailOn}
+	if len(readme) != len(codes) || len(listed) != len(codes) {
+		t.Fatalf("README lists %d exit statuses, --help %d, the code %d", len(readme), len(listed), len(codes))
 	}
 	for _, c := range codes {
-		r, h := readme[c], help[c]
+		r, h := readme[c], listed[c]
 		if r == "" || h == "" {
 			t.Errorf("exit status %d: README %q, --help %q", c, r, h)
 			continue
@@ -106,7 +109,7 @@ func TestCIExamplesParse(t *testing.T) {
 }
 
 // TestHelpListsOnlyItsOwnExitStatuses holds every command's EXIT STATUS
-// section to the statuses commandExits says it can return: none missing,
+// section to the statuses help.CommandExits says it can return: none missing,
 // none it never returns (a reader of compare's help must not plan for a
 // status that validate could never give).
 func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
@@ -121,9 +124,9 @@ func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
 			continue
 		}
-		want, ok := commandExits[c.CommandPath()]
+		want, ok := help.CommandExits[c.CommandPath()]
 		if !ok {
-			t.Errorf("%s: not in commandExits: say which statuses it can return", c.CommandPath())
+			t.Errorf("%s: not in help.CommandExits: say which statuses it can return", c.CommandPath())
 			continue
 		}
 		section := c.Long[strings.Index(c.Long, "EXIT STATUS"):]
@@ -135,7 +138,7 @@ func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
 			t.Errorf("%s --help lists exit statuses %v, it returns %v", c.CommandPath(), got, want)
 		}
 	}
-	if n := len(status.FindAllString(exitStatusHelp, -1)); !strings.Contains(root.Long, exitStatusHelp) || n != 6 {
+	if n := len(status.FindAllString(help.ExitStatus, -1)); !strings.Contains(root.Long, help.ExitStatus) || n != 6 {
 		t.Errorf("abbench --help lists %d exit statuses, want all 6", n)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/rundir"
 )
@@ -74,8 +76,8 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 		t.Fatal("abbench run did not stop within 30s of SIGINT")
 	}
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitError {
-		t.Fatalf("exit %v, want status %d\n%s", err, exitError, stderr.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitError {
+		t.Fatalf("exit %v, want status %d\n%s", err, cli.ExitError, stderr.String())
 	}
 	t.Logf("stopped %s after SIGINT", time.Since(interrupted).Round(time.Millisecond))
 	data, err := os.ReadFile(filepath.Join(out, "plan.json"))
@@ -162,8 +164,8 @@ deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
 	}
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitCensored {
-		t.Fatalf("exit %v, want %d\n%s", err, exitCensored, stdout.String())
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitCensored {
+		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitCensored, stdout.String())
 	}
 	for _, want := range []string{"slurm job " + strings.TrimSpace(string(id)) + " CANCELLED", "2   | b", "CENSORED"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -203,8 +205,8 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 	cmd.Process.Signal(syscall.SIGINT)
 	err = cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitError {
-		t.Fatalf("exit %v, want %d", err, exitError)
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitError {
+		t.Fatalf("exit %v, want %d", err, cli.ExitError)
 	}
 	id, _ := os.ReadFile(jobFile)
 	state := func(id string) string {
@@ -312,8 +314,8 @@ deadlines: {ready: 10s, client: 30s, teardown: 5s, kill_grace: 1s}
 		for _, target := range append([]string{out}, filepath.Dir(filepath.Dir(statuses[0]))) {
 			res := exec.Command(abbench, "compare", target)
 			msg, _ := res.CombinedOutput()
-			if code := res.ProcessState.ExitCode(); code != exitCensored {
-				t.Fatalf("trial %d (killed after %s): compare %s exited %d, want %d\n%s", trial, after, target, code, exitCensored, msg)
+			if code := res.ProcessState.ExitCode(); code != cli.ExitCensored {
+				t.Fatalf("trial %d (killed after %s): compare %s exited %d, want %d\n%s", trial, after, target, code, cli.ExitCensored, msg)
 			}
 		}
 	}

@@ -19,12 +19,13 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	ita1 "github.com/in-toto/attestation/go/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
-	ita1 "github.com/in-toto/attestation/go/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/abbench/abbench/dsse"
 	"github.com/abbench/abbench/sshsig"

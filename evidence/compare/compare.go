@@ -18,6 +18,7 @@ import (
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/field"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -96,15 +97,16 @@ type Options struct {
 	judgingStop bool
 }
 
-// Check refuses options no comparison can use, naming the flag.
+// Check refuses options no comparison can use, with a *field.Error
+// naming the field.
 func (o Options) Check() error {
 	switch {
 	case o.Effect < 0:
-		return fmt.Errorf("--smallest-effect %v: must be positive", o.Effect)
+		return &field.Error{Field: "Effect", Value: fmt.Sprint(o.Effect), Problem: "must be positive"}
 	case o.Alpha < 0 || o.Alpha >= 0.5:
-		return fmt.Errorf("--alpha %v: choose a level between 0 and 0.5, such as 0.05", o.Alpha)
+		return &field.Error{Field: "Alpha", Value: fmt.Sprint(o.Alpha), Problem: "choose a level between 0 and 0.5, such as 0.05"}
 	case o.Method != "" && !slices.Contains(decide.Methods, o.Method):
-		return fmt.Errorf("--method %q: choose %s", o.Method, strings.Join(decide.Methods, ", "))
+		return &field.Error{Field: "Method", Value: fmt.Sprintf("%q", o.Method), Problem: "choose " + strings.Join(decide.Methods, ", ")}
 	}
 	_, err := ParseFailOn(o.FailOn)
 	return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/internal/field"
 )
 
 // The --fail-on conditions. Each names verdicts that fail a CI gate (exit
@@ -31,7 +33,7 @@ func ParseFailOn(s string) ([]string, error) {
 	for _, c := range strings.Split(s, ",") {
 		c = strings.TrimSpace(c)
 		if !slices.Contains(FailConditions, c) {
-			return nil, fmt.Errorf("--fail-on %q: choose %s, or several comma-separated", s, strings.Join(FailConditions, ", "))
+			return nil, &field.Error{Field: "FailOn", Value: fmt.Sprintf("%q", s), Problem: "choose " + strings.Join(FailConditions, ", ") + ", or several comma-separated"}
 		}
 		conds = append(conds, c)
 	}

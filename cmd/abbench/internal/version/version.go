@@ -6,7 +6,7 @@ import "runtime/debug"
 
 // Version is set at release build time:
 //
-//	go build -ldflags "-X github.com/abbench/abbench/internal/version.Version=v0.3.0" ./cmd/...
+//	go build -ldflags "-X github.com/abbench/abbench/cmd/abbench/internal/version.Version=v0.3.0" ./cmd/...
 //
 // Empty, the module version from build information is used, and when that
 // says nothing (a plain go build of a checkout, "(devel)"), Fallback.

@@ -1,4 +1,4 @@
-package campaign
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
@@ -16,7 +17,7 @@ import (
 
 // WriteSummary draws the campaign's runs as a table: state, evidence,
 // time, the headline metric and the first reason of each.
-func WriteSummary(w io.Writer, r *Result) error {
+func WriteSummary(w io.Writer, r *campaign.Result) error {
 	p := r.Plan
 	design := fmt.Sprintf("%s order", p.Order)
 	if q := p.Sequential; q != nil {
@@ -45,13 +46,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if run.Evidence != nil {
 			ev = "accepted"
 			if !run.Evidence.Accepted {
-				ev, why = "censored", run.Reason()
+				ev, why = "censored", runReason(run)
 			}
 			if run.Evidence.HeadlineMetric != "" {
 				metric = run.Evidence.HeadlineMetric
 			}
 		} else if pr.Result != nil {
-			why = run.Reason()
+			why = runReason(run)
 		}
 		arm := pr.Arm
 		if pr.Warmup {
@@ -74,9 +75,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	return texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
 }
 
-// Reason is the first reason a run was not accepted, what its allocation
-// said first (a Slurm job's state).
-func (run Run) Reason() string {
+// runReason is the first reason a run was not accepted, what its
+// allocation said first (a Slurm job's state).
+func runReason(run campaign.Run) string {
 	pr := run.Planned
 	if run.Evidence != nil && len(run.Evidence.Reasons) > 0 {
 		r := reason.Group(run.Evidence.Reasons)[0].String()

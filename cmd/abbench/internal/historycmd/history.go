@@ -1,4 +1,7 @@
-package main
+// Package historycmd is abbench history: add keeps an accepted
+// comparison's runs and deltas in a store, show prints each metric's series
+// with its change points (package history does the work).
+package historycmd
 
 import (
 	"errors"
@@ -10,6 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/history"
@@ -17,13 +24,14 @@ import (
 	"github.com/abbench/abbench/internal/textout"
 )
 
-func newHistoryCmd() *cobra.Command {
+// New is the history command and its subcommands.
+func New() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "history",
 		Short:   "Keep accepted runs and comparisons across campaigns; find where a metric changed",
-		Long:    help("history"),
+		Long:    help.Text("history"),
 		Example: "  abbench history add out/nightly --store perf/history.jsonl\n  abbench history show --store perf/history.jsonl --plot trend.svg",
-		Args:    argsUsage(cobra.NoArgs, "give a subcommand: add or show"),
+		Args:    cli.Args(cobra.NoArgs, "give a subcommand: add or show"),
 	}
 	cmd.AddCommand(newHistoryAddCmd(), newHistoryShowCmd())
 	return cmd
@@ -31,18 +39,18 @@ func newHistoryCmd() *cobra.Command {
 
 func newHistoryAddCmd() *cobra.Command {
 	var store string
-	opts := compareOptions{format: formatFlag{value: "table", choices: []string{"table"}}}
+	opts := comparison.Options{Format: cli.Format{Value: "table", Choices: []string{"table"}}}
 	cmd := &cobra.Command{
 		Use:     "add RUN... --store FILE",
 		Short:   "Append an accepted comparison's runs and deltas to a history store",
-		Long:    help("history-add"),
+		Long:    help.Text("history-add"),
 		Example: "  abbench history add out/nightly --store perf/history.jsonl --allowed-signers allowed_signers",
-		Args:    argsUsage(cobra.MinimumNArgs(1), "give the runs to add, for example abbench history add out/nightly --store history.jsonl"),
+		Args:    cli.Args(cobra.MinimumNArgs(1), "give the runs to add, for example abbench history add out/nightly --store history.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if store == "" {
-				return usagef("for example --store perf/history.jsonl (created when missing)", "--store is required")
+				return cli.Usagef("for example --store perf/history.jsonl (created when missing)", "--store is required")
 			}
-			runs, cleanup, err := loadComparedRuns(opts, args)
+			runs, cleanup, err := opts.LoadRuns(args)
 			defer cleanup()
 			if err != nil {
 				return err
@@ -52,34 +60,28 @@ func newHistoryAddCmd() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&store, "store", "", "the history store (JSON Lines, append-only; created when missing)")
-	fs.StringVar(&opts.baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
-	fs.StringVar(&opts.metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
-	fs.Float64Var(&opts.effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
-	fs.Float64Var(&opts.alpha, "alpha", decide.DefaultRule.Alpha, "level of the comparison's tests")
-	fs.StringVar(&opts.verify.allowedSigners, "allowed-signers", "", "verify every run's bundle against this allowed_signers file first; entries then say signed")
-	fs.StringVar(&opts.verify.identity, "identity", "", "with --allowed-signers: require this principal")
+	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
+	fs.StringVar(&opts.Metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
+	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.Alpha, "alpha", decide.DefaultRule.Alpha, "level of the comparison's tests")
+	signing.AddTrustFlags(fs, &opts.Trust, "verify every run's bundle against this allowed_signers file first; entries then say signed")
 	return cmd
 }
 
-func runHistoryAdd(stdout, stderr io.Writer, store string, opts compareOptions, runs []compare.Run) error {
-	co, err := opts.options()
+func runHistoryAdd(stdout, stderr io.Writer, store string, opts comparison.Options, runs []compare.Run) error {
+	co := opts.Resolved
+	if opts.Baseline != "" && !compare.IsArm(runs, opts.Baseline) {
+		return cli.Usagef("history add compares the arms of its runs; compare with a stored baseline with abbench compare --baseline", "--baseline %s: no arm of these runs", opts.Baseline)
+	}
+	checked, err := opts.Trust.VerifyRuns(runs, opts.Verified)
 	if err != nil {
 		return err
 	}
-	if opts.baseline != "" && !compare.IsArm(runs, opts.baseline) {
-		return usagef("history add compares the arms of its runs; compare with a stored baseline with abbench compare --baseline", "--baseline %s: no arm of these runs", opts.baseline)
-	}
-	if opts.verify.allowedSigners != "" {
-		vo, _ := opts.verify.bundleOptions()
-		if err := compare.VerifyRuns(runs, vo); err != nil {
-			return &statusError{code: exitUnverfied, err: fmt.Errorf("--allowed-signers: %w", err)}
-		}
-		co.SignaturesChecked = true
-	}
+	co.SignaturesChecked = checked
 	r := compare.Compare(runs, co)
 	entries, err := history.FromComparison(r, runs, co.SignaturesChecked, time.Now())
 	if errors.Is(err, history.ErrCensored) {
-		return &statusError{code: exitCensored, err: err, hint: "the store keeps accepted evidence only; abbench compare lists the reasons"}
+		return &cli.Error{Code: cli.ExitCensored, Err: err, Hint: "the store keeps accepted evidence only; abbench compare lists the reasons"}
 	} else if err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ type historyShowOptions struct {
 	filter   history.Filter
 	detector history.Detector
 	plot     string
-	format   formatFlag
+	format   cli.Format
 }
 
 func newHistoryShowCmd() *cobra.Command {
@@ -120,9 +122,9 @@ func newHistoryShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "show --store FILE",
 		Short:   "Print each metric's series with its change points; export or plot it",
-		Long:    help("history-show"),
+		Long:    help.Text("history-show"),
 		Example: "  abbench history show --store perf/history.jsonl --plot trend.svg\n  abbench history show --store perf/history.jsonl --format perfdb > perf.ndjson",
-		Args:    argsUsage(cobra.NoArgs, "history show reads --store; it takes no arguments"),
+		Args:    cli.Args(cobra.NoArgs, "history show reads --store; it takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHistoryShow(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
@@ -137,35 +139,35 @@ func newHistoryShowCmd() *cobra.Command {
 	fs.IntVar(&o.detector.MinSize, "min-runs", 3, "fewest runs on either side of a change point")
 	fs.Uint64Var(&o.detector.Seed, "seed", 1, "seed of the permutation tests (results are the same for a seed)")
 	fs.StringVar(&o.plot, "plot", "", "also write an SVG trend plot (one panel per series) to this file")
-	addFormatFlag(fs, &o.format, "table", "json", "perfdb")
+	cli.AddFormat(fs, &o.format, "table", "json", "perfdb")
 	return cmd
 }
 
 func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
-	if err := o.format.check(); err != nil {
+	if err := o.format.Check(); err != nil {
 		return err
 	}
 	switch {
 	case o.store == "":
-		return usagef("for example --store perf/history.jsonl", "--store is required")
+		return cli.Usagef("for example --store perf/history.jsonl", "--store is required")
 	case o.detector.MaxP <= 0 || o.detector.MaxP >= 1:
-		return usagef("", "--max-p %v: choose a level between 0 and 1, such as 0.01", o.detector.MaxP)
+		return cli.Usagef("", "--max-p %v: choose a level between 0 and 1, such as 0.01", o.detector.MaxP)
 	case o.detector.MinSize < 2:
-		return usagef("", "--min-runs %d: a side needs at least 2 runs", o.detector.MinSize)
+		return cli.Usagef("", "--min-runs %d: a side needs at least 2 runs", o.detector.MinSize)
 	}
 	if _, err := os.Stat(o.store); err != nil {
-		return usagef("write one with abbench history add RUN... --store FILE", "--store: %v", err)
+		return cli.Usagef("write one with abbench history add RUN... --store FILE", "--store: %v", err)
 	}
 	entries, torn, err := history.Read(o.store)
 	if err != nil {
-		return usageError(err, "")
+		return cli.Usage(err, "")
 	}
 	if torn != "" {
 		if _, err := fmt.Fprintf(stderr, "abbench: warning: %s\n", torn); err != nil {
 			return err
 		}
 	}
-	if o.format.value == "perfdb" {
+	if o.format.Value == "perfdb" {
 		return history.PerfDB(stdout, entries, o.filter)
 	}
 	series := history.BuildSeries(entries, o.filter, o.detector)
@@ -182,8 +184,8 @@ func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
 			return err
 		}
 	}
-	if o.format.value == "json" {
-		return writeJSON(stdout, map[string]any{"schema": "abbench-history-show-v1", "store": o.store, "series": series})
+	if o.format.Value == "json" {
+		return cli.WriteJSON(stdout, map[string]any{"schema": "abbench-history-show-v1", "store": o.store, "series": series})
 	}
 	return history.Text(stdout, series, o.detector)
 }

@@ -19,10 +19,10 @@ func TestBuiltBinariesNameAVersion(t *testing.T) {
 		want  string
 	}{
 		{[]string{"-buildvcs=false"}, Fallback},
-		{[]string{"-buildvcs=false", "-ldflags", "-X github.com/abbench/abbench/internal/version.Version=v9.8.7"}, "v9.8.7"},
+		{[]string{"-buildvcs=false", "-ldflags", "-X github.com/abbench/abbench/cmd/abbench/internal/version.Version=v9.8.7"}, "v9.8.7"},
 	} {
 		bin := filepath.Join(dir, "abbench")
-		build := exec.Command("go", append(append([]string{"build", "-o", bin}, c.flags...), "../../cmd/abbench")...)
+		build := exec.Command("go", append(append([]string{"build", "-o", bin}, c.flags...), "../..")...)
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}

@@ -1,4 +1,4 @@
-package campaign
+package render
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/internal/textout"
 )
 
 // Progress renders a campaign's events on w: a live line on a terminal,
 // otherwise one line per change of state. Its Event method is a
-// Config.Progress; call Done when the campaign ends. It is for a person
+// campaign.Config.Progress; call Done when the campaign ends. It is for a person
 // watching: a line that cannot be written changes nothing recorded, so
 // it stops writing (textout) and says nothing of it.
 type Progress struct {
@@ -35,7 +36,7 @@ func NewProgress(w io.Writer) *Progress {
 }
 
 // Event renders one event.
-func (p *Progress) Event(e Event) {
+func (p *Progress) Event(e campaign.Event) {
 	if e.Tick && !p.tty {
 		return
 	}
@@ -57,7 +58,7 @@ func (p *Progress) Event(e Event) {
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++
-		line += "  " + e.Value
+		line += "  " + Headline(e.Evidence)
 		if left := e.Total - e.Index; left > 0 {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/internal/field"
+)
+
+// Every error reaches the top with its status: a carried one as it is, a
+// wrapped one through the wrapping, anything else as an error at work.
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		hint string
+	}{
+		{&Error{Code: ExitCensored, Err: errors.New("censored"), Hint: "h"}, ExitCensored, "h"},
+		{fmt.Errorf("reading: %w", Usage(errors.New("bad"), "fix it")), ExitUsage, "fix it"},
+		{errors.New(`unknown flag: --nope`), ExitUsage, "run 'abbench --help' for the commands and their flags"},
+		{errors.New("disk full"), ExitError, ""},
+	} {
+		if code, hint := Classify(c.err); code != c.code || hint != c.hint {
+			t.Errorf("%v: exit %d, hint %q; want %d, %q", c.err, code, hint, c.code, c.hint)
+		}
+	}
+}
+
+// A field error is said with the flags that set its fields; a field no
+// flag names keeps its name, and a phrase stands in for field and value.
+func TestFieldUsage(t *testing.T) {
+	flags := FieldFlags{"Repeat": "--repeat", "Until": "--max-pairs N"}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&field.Error{Field: "Repeat", Value: "0", Problem: "must be at least 1"}, "--repeat 0: must be at least 1"},
+		{&field.Error{Field: "Until", Value: "conclusive", Needs: []field.Setting{{Field: "Order", Value: "abba"}}}, "--max-pairs N: needs Order abba"},
+		{errors.New("not a field error"), "not a field error"},
+	} {
+		err := FieldUsage(c.err, flags, "")
+		if code, _ := Classify(err); code != ExitUsage || err.Error() != c.want {
+			t.Errorf("%v: %q (exit %d), want %q (exit 2)", c.err, err, code, c.want)
+		}
+	}
+}
+
+func TestFormatCheck(t *testing.T) {
+	f := Format{Value: "json", Choices: []string{"table", "json"}}
+	if err := f.Check(); err != nil {
+		t.Fatal(err)
+	}
+	f.Value = "yaml"
+	if err := f.Check(); err == nil || !strings.Contains(err.Error(), `--format "yaml": choose one of table, json`) {
+		t.Fatalf("--format yaml: %v", err)
+	}
+}

@@ -1,0 +1,151 @@
+// Package comparison is the flags of a comparison and the comparison a
+// command makes with them: abbench compare, abbench run (after its
+// campaign) and abbench history add share it.
+package comparison
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/signing"
+	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/evidence/compare"
+)
+
+// Options are a comparison's flags.
+type Options struct {
+	Baseline    string
+	Metric      string
+	Effect      float64
+	Alpha       float64
+	Method      string
+	Calibration string
+	FailOn      string
+	Plot        string
+	PlotURL     string
+	Trust       signing.Trust
+	Format      cli.Format
+
+	// Resolved and Verified are what Complete made of the flags: the
+	// comparison's options and the bundles' verification.
+	Resolved compare.Options
+	Verified bundle.VerifyOptions
+}
+
+// FieldFlags name compare.Options' fields by the flags that set them.
+var FieldFlags = cli.FieldFlags{"Effect": "--smallest-effect", "Alpha": "--alpha", "Method": "--method", "FailOn": "--fail-on"}
+
+// AddFlags adds every flag of a comparison but --format.
+func AddFlags(cmd *cobra.Command, opts *Options) {
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier campaign of the same scenario (its abbench run --out directory, or one run: an arm directory or bundle archive) each arm is also compared with")
+	fs.StringVar(&opts.Metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
+	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.Effect, "threshold", 0, "the old name of --smallest-effect")
+	if err := fs.MarkHidden("threshold"); err != nil {
+		panic(err) // the flag is defined just above: a bug here
+	}
+	fs.Float64Var(&opts.Alpha, "alpha", decide.DefaultRule.Alpha, "level of the tests; intervals are at 1-alpha")
+	fs.StringVar(&opts.Method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
+	fs.StringVar(&opts.Calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
+	fs.StringVar(&opts.FailOn, "fail-on", "", "exit 5 when the accepted verdict is regressed (regression), not improved (inconclusive), or decided by no test: descriptive or inconclusive (undecided); several comma-separated")
+	fs.StringVar(&opts.Plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
+	fs.StringVar(&opts.PlotURL, "plot-url", "", "where the plot will be (a CI artifact's URL): the Markdown report links it")
+	signing.AddTrustFlags(fs, &opts.Trust, "verify every run's bundle against this allowed_signers file first; unsigned or untrusted runs are refused (exit 4)")
+}
+
+// LoadRuns completes the flags, then loads the runs: a bundle that fails
+// verification exits 4, a path that is no run 2.
+func (o *Options) LoadRuns(args []string) ([]compare.Run, func(), error) {
+	if err := o.Complete(); err != nil { // bad flags are said before any run is read
+		return nil, func() {}, err
+	}
+	runs, cleanup, err := compare.LoadRuns(args, o.Verified)
+	var ve *bundle.VerifyError
+	if errors.As(err, &ve) {
+		return nil, cleanup, &cli.Error{Code: cli.ExitUnverified, Err: err}
+	} else if err != nil {
+		return nil, cleanup, cli.Usage(err, "")
+	}
+	return runs, cleanup, nil
+}
+
+// Given are the comparison's options as the flags give them.
+func (o *Options) Given() compare.Options {
+	return compare.Options{Baseline: o.Baseline, Metric: o.Metric, Effect: o.Effect, Alpha: o.Alpha, Method: o.Method, PlotURL: o.PlotURL, FailOn: o.FailOn}
+}
+
+// Complete checks the flags and resolves them, once, into Resolved (the
+// calibration read) and Verified (the allowed signers read).
+func (o *Options) Complete() error {
+	if err := o.Format.Check(); err != nil {
+		return err
+	}
+	co := o.Given()
+	if err := co.Check(); err != nil {
+		return cli.FieldUsage(err, FieldFlags, "")
+	}
+	if o.Calibration != "" {
+		c, err := compare.ReadCalibration(o.Calibration)
+		if err != nil {
+			return cli.Usage(err, "write one with abbench run SCENARIO --calibrate ARM --repeat PAIRS")
+		}
+		co.Calibration = c
+	}
+	vo, err := o.Trust.BundleOptions()
+	if err != nil {
+		return err
+	}
+	o.Resolved, o.Verified = co, vo
+	return nil
+}
+
+// Run compares runs as the completed flags say, reports the comparison
+// in its --format, and returns its exit status: censored (3), a --fail-on
+// condition met (5), a run or stored baseline refused (4).
+func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
+	co, vo := o.Resolved, o.Verified
+	checked, err := o.Trust.VerifyRuns(runs, vo)
+	if err != nil {
+		return err
+	}
+	co.SignaturesChecked = checked
+	if o.Baseline != "" && !compare.IsArm(runs, o.Baseline) { // a stored baseline
+		stored, cleanup, err := compare.LoadStored(o.Baseline, runs, vo)
+		defer cleanup()
+		if refused := (*compare.StoredRefused)(nil); errors.As(err, &refused) {
+			return &cli.Error{Code: cli.ExitUnverified, Err: err}
+		} else if err != nil {
+			return cli.Usagef("give an arm of these runs or an earlier campaign of the same scenario (its abbench run --out directory)", "--baseline %s: no arm of these runs, and %v", o.Baseline, err)
+		}
+		co.Stored, co.StoredPath, co.Baseline = stored, o.Baseline, ""
+	}
+	r := compare.Compare(runs, co)
+	if err := r.Render(stdout, o.Format.Value, o.FailOn); err != nil {
+		return err
+	}
+	if o.Plot != "" {
+		if err := r.WriteSVGFile(o.Plot); err != nil {
+			return err
+		}
+	}
+	if err := r.GitHub(os.Getenv, os.Stderr); err != nil {
+		return err
+	}
+	switch {
+	case r.Verdict == compare.Censored:
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]),
+			Hint: "every reason is listed above; fix what they name and run again"}
+	case r.FailsOn(o.FailOn) != "":
+		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
+	case r.GateUndecided != "":
+		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package render
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/rundir"
+)
+
+func measured(v float64) *evidence.Evidence {
+	return &evidence.Evidence{Accepted: true, HeadlineMetric: "output_throughput",
+		Throughput: &evidence.Record{Metrics: map[string]float64{"output_throughput": v}}}
+}
+
+// Off a terminal, every change of state is a line of its own, ticks are
+// left out, and a run's end says its headline metric and the most time
+// that is left.
+func TestProgressLines(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b)
+	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: time.Second})
+	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: 2 * time.Second, Tick: true})
+	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "succeeded", Elapsed: 10 * time.Second, Ended: true, Evidence: measured(1234.5678)})
+	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "failed", Elapsed: 20 * time.Second, Ended: true})
+	p.Done()
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3 (no tick):\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{"run 1/3 a", "1235  2 run(s) left, at most ~20s", "-  1 run(s) left, at most ~15s"} {
+		if !strings.Contains(lines[i], want) {
+			t.Errorf("line %d: %q, want it to hold %q", i+1, lines[i], want)
+		}
+	}
+}
+
+// The summary gives every run that started a row and the runs after the
+// last of them one row that says why they did not run.
+func TestSummaryRowsAndWhyTheRestDidNotRun(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &rundir.Plan{Scenario: "s", Order: "abba", Seed: 1, Runs: []rundir.PlannedRun{
+		{Index: 1, Arm: "a", Result: &rundir.Outcome{State: "succeeded", Started: start, Ended: start.Add(1500 * time.Millisecond)}},
+		{Index: 2, Arm: "b"}, {Index: 3, Arm: "b"}, {Index: 4, Arm: "a"},
+	}}
+	r := &campaign.Result{Out: "out/s", Plan: p, Decided: "look at pair 1 of at most 2: improved", Runs: make([]campaign.Run, len(p.Runs))}
+	for i := range p.Runs {
+		r.Runs[i].Planned = &p.Runs[i]
+	}
+	r.Runs[0].Status = &rundir.Status{State: rundir.StateSucceeded}
+	r.Runs[0].Evidence = measured(42)
+	var b strings.Builder
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"4 runs planned (abba order, seed 1)", "accepted", "1.5s", "42", "2-4", "not needed: the sequential design stopped at its look at pair 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
