@@ -134,35 +134,6 @@ func (p *docParser) marker(i int, trimmed string) error {
 	return nil
 }
 
-// shellBlock is the shell block whose opening fence is line i (0-based)
-// and whose lines are body, with the markers read before it (pending).
-func shellBlock(file string, i int, body []string, lang string, inSetup bool, pending *docBlock) (docBlock, error) {
-	b := docBlock{File: file, Line: i + 1, Setup: inSetup}
-	if pending != nil {
-		b.Needs, b.Skip, b.Stdout = pending.Needs, pending.Skip, pending.Stdout
-	}
-	cmds, err := docCommands(file, i+2, body, lang == "console")
-	b.Commands = cmds
-	return b, err
-}
-
-// parseDocMarker reads the marker on line (trimmed) into pending and says
-// whether it opens a setup comment, which a marker of its own must not
-// close.
-func parseDocMarker(file string, line int, trimmed string, pending *docBlock) (bool, error) {
-	body := strings.TrimSpace(strings.TrimPrefix(trimmed, docMarker))
-	closed := strings.HasSuffix(body, "-->")
-	body = strings.TrimSpace(strings.TrimSuffix(body, "-->"))
-	setup, err := parseDocDirectives(file, line, body, pending)
-	if err != nil {
-		return false, err
-	}
-	if setup == closed {
-		return false, fmt.Errorf("%s:%d: a setup marker opens an HTML comment around its block (<!-- docs-test: setup, the block, -->); other markers are one whole comment", file, line)
-	}
-	return setup, nil
-}
-
 // openingFence says whether a line opens a fenced block: its fence and info string.
 func openingFence(trimmed string) (fence, info string, ok bool) {
 	for _, c := range []string{"`", "~"} {
