@@ -4,6 +4,7 @@ package records
 // by format: each format's headline, the number its tool leads with.
 var defaultMetrics = map[string]string{
 	"mlperf": "samples_per_second",
+	"k6":     "request_throughput",
 }
 
 // DefaultMetric is the format's headline metric; "" for a format

@@ -134,20 +134,3 @@ func TestVerdictStandsForAMissingCount(t *testing.T) {
 		}
 	}
 }
-
-// What is not a LoadGen record is unreadable as one, and a LoadGen
-// record fed to another format is unreadable as that one: the root
-// cause is throughput-invalid, never failed work.
-func TestMLPerfWrongFormat(t *testing.T) {
-	for _, c := range []struct{ file, format string }{
-		{"vllm/sweep-seqs4-run0.json", "mlperf"},
-		{"console/vllm-qwen2-7b-10-prompts.txt", "mlperf"},
-		{offlineSummary, "console"},
-		{offlineDetail, "aiperf"},
-	} {
-		r := Parse(corpusFile(t, c.file), c.file, Spec{Format: c.format, Metric: "samples_per_second"})
-		if r.Valid || !r.Unreadable {
-			t.Errorf("%s as %s: valid %v unreadable %v, problems %q", c.file, c.format, r.Valid, r.Unreadable, r.Problems)
-		}
-	}
-}

@@ -41,6 +41,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"console":     (*Record).parseConsole,
 	"regex":       (*Record).parseRegex,
 	"mlperf":      (*Record).parseMLPerf,
+	"k6":          (*Record).parseK6,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
