@@ -42,6 +42,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"regex":       (*Record).parseRegex,
 	"mlperf":      (*Record).parseMLPerf,
 	"k6":          (*Record).parseK6,
+	"pgbench":     (*Record).parsePgbench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -17,6 +17,10 @@ func TestWrongFormatIsUnreadable(t *testing.T) {
 		{"vllm/sweep-seqs4-run0.json", "k6"},
 		{"k6/qr-summary-export-all-passed.json", "vllm"},
 		{"k6/handlesummary-thresholds-ok.json", "mlperf"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "k6"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "mlperf"},
+		{"k6/qr-summary-export-all-passed.json", "pgbench"},
+		{"console/vllm-qwen2-7b-10-prompts.txt", "pgbench"},
 	} {
 		r := Parse(corpusFile(t, c.file), c.file, Spec{Format: c.format, Metric: cmp.Or(DefaultMetric(c.format), "output_throughput")})
 		if r.Valid || !r.Unreadable {
