@@ -39,9 +39,10 @@ func (r *Record) finish(spec Spec) {
 		r.Failed = r.Requested - r.Completed
 	}
 	_, hasMetric := r.Metrics[metric]
-	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 {
-		// Nothing of what the format writes is here: the file is not a
-		// record of this format, which is the root cause, not a failure.
+	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 && r.Verdict == nil {
+		// Nothing of what the format writes is here (not even the tool's
+		// verdict, as of a run it stopped): the file is not a record of
+		// this format, which is the root cause, not a failure.
 		r.unreadable("holds nothing a %s record has (no count, no metric): is it a %s record?", r.Format, r.Format)
 	}
 	r.counts(requested)

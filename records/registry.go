@@ -43,6 +43,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"mlperf":      (*Record).parseMLPerf,
 	"k6":          (*Record).parseK6,
 	"pgbench":     (*Record).parsePgbench,
+	"sysbench":    (*Record).parseSysbench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -21,6 +21,10 @@ func TestWrongFormatIsUnreadable(t *testing.T) {
 		{"pgbench/cluster-380-clients-prepared-valid.txt", "mlperf"},
 		{"k6/qr-summary-export-all-passed.json", "pgbench"},
 		{"console/vllm-qwen2-7b-10-prompts.txt", "pgbench"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "sysbench"},
+		{"sysbench/1.0.20-read-only-100-threads-300s.txt", "pgbench"},
+		{"sysbench/1.0.20-read-only-100-threads-300s.txt", "console"},
+		{"mlperf/offline-valid-10-samples-summary.txt", "sysbench"},
 	} {
 		r := Parse(corpusFile(t, c.file), c.file, Spec{Format: c.format, Metric: cmp.Or(DefaultMetric(c.format), "output_throughput")})
 		if r.Valid || !r.Unreadable {
