@@ -71,7 +71,7 @@ func (r *Record) k6Thresholds(metrics map[string]any) {
 				isCrossed, ok = !passed, isBool
 			}
 			if !ok {
-				r.problem("%s: threshold %q is neither true or false nor {\"ok\": true or false}", name, expr)
+				r.problem("%s: threshold %q is not true, false or {\"ok\": true or false}", name, expr)
 				continue
 			}
 			if isCrossed {

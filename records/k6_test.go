@@ -15,7 +15,7 @@ func TestK6Rules(t *testing.T) {
 		{"handleSummary: a threshold not ok", handleSummary, []string{"\"rate<0.05\": {\n          \"ok\": true", "\"rate<0.05\": {\n          \"ok\": false"}, rt,
 			"the tool says the run is not valid: http_req_failed: threshold rate<0.05 crossed (rate 0.011321679178259577)"},
 		{"export: a threshold neither true nor false", "k6/rate-limiter-low-38pct-failed-requests.json", []string{`"p(95)<50": false`, `"p(95)<50": "no"`}, rt,
-			`http_req_duration: threshold "p(95)<50" is neither true or false nor {"ok": true or false}`},
+			`http_req_duration: threshold "p(95)<50" is not true, false or {"ok": true or false}`},
 		{"export: no http_req_failed (k6 before v0.31)", export, []string{"\"http_req_failed\": {\n            \"passes\": 0,\n            \"fails\": 493168,\n            \"value\": 0\n        },", ""}, rt,
 			"has no http_req_failed metric (k6 counts failed requests from v0.31 on): which requests failed is unknown"},
 		{"export: http_req_failed counts other requests", export, []string{"\"passes\": 0,\n            \"fails\": 493168,", "\"passes\": 0,\n            \"fails\": 493167,"}, rt,
