@@ -39,9 +39,10 @@ func (r *Record) finish(spec Spec) {
 		r.Failed = r.Requested - r.Completed
 	}
 	_, hasMetric := r.Metrics[metric]
-	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 {
-		// Nothing of what the format writes is here: the file is not a
-		// record of this format, which is the root cause, not a failure.
+	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 && r.Verdict == nil {
+		// Nothing of what the format writes is here (not even the tool's
+		// verdict, as of a run it stopped): the file is not a record of
+		// this format, which is the root cause, not a failure.
 		r.unreadable("holds nothing a %s record has (no count, no metric): is it a %s record?", r.Format, r.Format)
 	}
 	r.counts(requested)
@@ -75,6 +76,10 @@ func (r *Record) counts(requested int) {
 		r.problem("%d of %d %s failed", r.Failed, r.Requested, r.WorkUnit())
 	case r.Failed > 0:
 		r.problem("%d %s failed", r.Failed, r.WorkUnit())
+	case r.Completed < 0 && r.Verdict != nil && requested == 0:
+		// A tool that judges its own run and prints no count (MLPerf
+		// LoadGen's summary: its VALID covers the queries it ran) is
+		// held to its verdict instead.
 	case r.Completed < 0:
 		r.problem("no count of completed %s", r.WorkUnit())
 	case r.Requested >= 0 && r.Completed > r.Requested:

@@ -40,6 +40,10 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"aiperf":      (*Record).parseAIPerf,
 	"console":     (*Record).parseConsole,
 	"regex":       (*Record).parseRegex,
+	"mlperf":      (*Record).parseMLPerf,
+	"k6":          (*Record).parseK6,
+	"pgbench":     (*Record).parsePgbench,
+	"sysbench":    (*Record).parseSysbench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -1,0 +1,34 @@
+package records
+
+import (
+	"cmp"
+	"testing"
+)
+
+// A real file fed to a format it is not of is unreadable: its root cause
+// is throughput-invalid, never failed work.
+func TestWrongFormatIsUnreadable(t *testing.T) {
+	for _, c := range []struct{ file, format string }{
+		{"vllm/sweep-seqs4-run0.json", "mlperf"},
+		{"console/vllm-qwen2-7b-10-prompts.txt", "mlperf"},
+		{"mlperf/offline-valid-10-samples-summary.txt", "console"},
+		{"mlperf/offline-valid-10-samples-detail.txt", "aiperf"},
+		{"mlperf/offline-valid-10-samples-summary.txt", "k6"},
+		{"vllm/sweep-seqs4-run0.json", "k6"},
+		{"k6/qr-summary-export-all-passed.json", "vllm"},
+		{"k6/handlesummary-thresholds-ok.json", "mlperf"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "k6"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "mlperf"},
+		{"k6/qr-summary-export-all-passed.json", "pgbench"},
+		{"console/vllm-qwen2-7b-10-prompts.txt", "pgbench"},
+		{"pgbench/cluster-380-clients-prepared-valid.txt", "sysbench"},
+		{"sysbench/1.0.20-read-only-100-threads-300s.txt", "pgbench"},
+		{"sysbench/1.0.20-read-only-100-threads-300s.txt", "console"},
+		{"mlperf/offline-valid-10-samples-summary.txt", "sysbench"},
+	} {
+		r := Parse(corpusFile(t, c.file), c.file, Spec{Format: c.format, Metric: cmp.Or(DefaultMetric(c.format), "output_throughput")})
+		if r.Valid || !r.Unreadable {
+			t.Errorf("%s as %s: valid %v unreadable %v, problems %q", c.file, c.format, r.Valid, r.Unreadable, r.Problems)
+		}
+	}
+}
