@@ -35,20 +35,27 @@ func (r *Record) flags(obj map[string]any, flag string) {
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	data = pythonJSON(data)
-	if key, dup := duplicateKey(data); dup {
-		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	if err := decodeJSON(data, &obj); err != nil {
 		return nil, err
 	}
 	if obj == nil {
 		return nil, fmt.Errorf("not a JSON object")
 	}
 	return obj, nil
+}
+
+// decodeJSON decodes the JSON value data begins with into v (numbers of
+// an interface value as json.Number), after the checks every JSON record
+// gets: Python's non-standard numbers read as null, and no key twice.
+func decodeJSON(data []byte, v any) error {
+	data = pythonJSON(data)
+	if key, dup := duplicateKey(data); dup {
+		return fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // pythonJSON replaces the non-standard tokens Python's json module writes

@@ -1,0 +1,12 @@
+package records
+
+// defaultMetrics are the headline metric of each format that has one: the
+// metric a scenario compares when it names none. A format whose records
+// hold no single headline (a regex names its own) has no row.
+var defaultMetrics = map[string]string{
+	"hyperfine": "mean_time",
+}
+
+// DefaultMetric is the format's default headline metric, "" for a format
+// without one.
+func DefaultMetric(format string) string { return defaultMetrics[format] }
