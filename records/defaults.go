@@ -5,6 +5,7 @@ package records
 // hold no single headline (a regex names its own) has no row.
 var defaultMetrics = map[string]string{
 	"hyperfine": "mean_time",
+	"gobench":   "time_per_op",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format

@@ -41,6 +41,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"console":     (*Record).parseConsole,
 	"regex":       (*Record).parseRegex,
 	"hyperfine":   (*Record).parseHyperfine,
+	"gobench":     (*Record).parseGoBench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
