@@ -4,8 +4,9 @@ package records
 // metric a scenario compares when it names none. A format whose records
 // hold no single headline (a regex names its own) has no row.
 var defaultMetrics = map[string]string{
-	"hyperfine": "mean_time",
-	"gobench":   "time_per_op",
+	"hyperfine":        "mean_time",
+	"gobench":          "time_per_op",
+	"pytest-benchmark": "mean_time",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format
