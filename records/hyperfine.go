@@ -28,18 +28,10 @@ type hyperfineResult struct {
 // --ignore-failure) a failed one.
 func (r *Record) parseHyperfine(data []byte, spec Spec) {
 	r.Unit = UnitRuns
-	var export struct {
-		Results *[]hyperfineResult `json:"results"`
-	}
-	if err := decodeJSON(data, &export); err != nil {
-		r.unreadable("does not parse as a hyperfine --export-json file: %v", err)
+	results, ok := decodeList[hyperfineResult](r, data, "results", "a hyperfine --export-json file")
+	if !ok {
 		return
 	}
-	if export.Results == nil {
-		r.unreadable(`has no "results": not a hyperfine --export-json file`)
-		return
-	}
-	results := *export.Results
 	names := make([]string, len(results))
 	for i, res := range results {
 		names[i] = res.Command
@@ -49,22 +41,8 @@ func (r *Record) parseHyperfine(data []byte, spec Spec) {
 		return
 	}
 	res := results[i]
-	for _, m := range []struct {
-		name  string
-		value *float64
-	}{{"mean_time", res.Mean}, {"median_time", res.Median}, {"min_time", res.Min}, {"max_time", res.Max}} {
-		if m.value != nil {
-			r.Metrics[m.name] = *m.value
-		}
-	}
-	for _, m := range []struct {
-		name  string
-		value *float64
-	}{{"stddev_time", res.Stddev}, {"user_time", res.User}, {"system_time", res.System}} {
-		if m.value != nil {
-			r.optionalMetric(m.name, *m.value)
-		}
-	}
+	r.metricsGiven(map[string]*float64{"mean_time": res.Mean, "median_time": res.Median, "min_time": res.Min, "max_time": res.Max})
+	r.optionalMetricsGiven(map[string]*float64{"stddev_time": res.Stddev, "user_time": res.User, "system_time": res.System})
 	r.hyperfineRuns(res)
 }
 

@@ -161,3 +161,26 @@ func (l *jsonLevel) token(tok json.Token) (string, bool) {
 	l.value()
 	return "", false
 }
+
+// decodeList decodes a tool's JSON file, an object, and returns its list
+// under key; false, with the file unreadable, when the file does not
+// parse or lacks the list (what names the file: "a hyperfine
+// --export-json file").
+func decodeList[T any](r *Record, data []byte, key, what string) ([]T, bool) {
+	var file map[string]json.RawMessage
+	if err := decodeJSON(data, &file); err != nil {
+		r.unreadable("does not parse as %s: %v", what, err)
+		return nil, false
+	}
+	raw, ok := file[key]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		r.unreadable("has no %q: not %s", key, what)
+		return nil, false
+	}
+	var list []T
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.unreadable("%q does not parse as %s's: %v", key, what, err)
+		return nil, false
+	}
+	return list, true
+}

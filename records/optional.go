@@ -10,3 +10,23 @@ func (r *Record) optionalMetric(name string, v float64) {
 		r.Metrics[name] = v
 	}
 }
+
+// metricsGiven records each metric the file gives (nil: one it lacks, or
+// null).
+func (r *Record) metricsGiven(metrics map[string]*float64) {
+	for name, v := range metrics {
+		if v != nil {
+			r.Metrics[name] = *v
+		}
+	}
+}
+
+// optionalMetricsGiven records each metric the file gives as an
+// optionalMetric.
+func (r *Record) optionalMetricsGiven(metrics map[string]*float64) {
+	for name, v := range metrics {
+		if v != nil {
+			r.optionalMetric(name, *v)
+		}
+	}
+}

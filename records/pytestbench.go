@@ -26,18 +26,10 @@ type pytestBenchmark struct {
 // not written, and is then a name the file lacks.
 func (r *Record) parsePytestBenchmark(data []byte, spec Spec) {
 	r.Unit = UnitRuns
-	var file struct {
-		Benchmarks *[]pytestBenchmark `json:"benchmarks"`
-	}
-	if err := decodeJSON(data, &file); err != nil {
-		r.unreadable("does not parse as a pytest-benchmark --benchmark-json file: %v", err)
+	benchmarks, ok := decodeList[pytestBenchmark](r, data, "benchmarks", "a pytest-benchmark --benchmark-json file")
+	if !ok {
 		return
 	}
-	if file.Benchmarks == nil {
-		r.unreadable(`has no "benchmarks": not a pytest-benchmark --benchmark-json file`)
-		return
-	}
-	benchmarks := *file.Benchmarks
 	i, ok := r.choose(pytestNames(benchmarks, spec.Result), spec.Result)
 	if !ok {
 		return
@@ -47,17 +39,8 @@ func (r *Record) parsePytestBenchmark(data []byte, spec Spec) {
 		r.problem("benchmark %q has no stats", b.Fullname)
 		return
 	}
-	for _, m := range []struct {
-		name  string
-		value *float64
-	}{{"mean_time", b.Stats.Mean}, {"median_time", b.Stats.Median}, {"min_time", b.Stats.Min}, {"max_time", b.Stats.Max}, {"ops_per_second", b.Stats.Ops}} {
-		if m.value != nil {
-			r.Metrics[m.name] = *m.value
-		}
-	}
-	if b.Stats.Stddev != nil {
-		r.optionalMetric("stddev_time", *b.Stats.Stddev)
-	}
+	r.metricsGiven(map[string]*float64{"mean_time": b.Stats.Mean, "median_time": b.Stats.Median, "min_time": b.Stats.Min, "max_time": b.Stats.Max, "ops_per_second": b.Stats.Ops})
+	r.optionalMetricsGiven(map[string]*float64{"stddev_time": b.Stats.Stddev})
 	if n, ok := r.count("rounds", b.Stats.Rounds); ok {
 		r.Completed = n
 	}
