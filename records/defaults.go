@@ -7,6 +7,7 @@ var defaultMetrics = map[string]string{
 	"hyperfine":        "mean_time",
 	"gobench":          "time_per_op",
 	"pytest-benchmark": "mean_time",
+	"fio":              "iops",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format

@@ -43,6 +43,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"hyperfine":        (*Record).parseHyperfine,
 	"gobench":          (*Record).parseGoBench,
 	"pytest-benchmark": (*Record).parsePytestBenchmark,
+	"fio":              (*Record).parseFio,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
