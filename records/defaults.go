@@ -8,6 +8,7 @@ var defaultMetrics = map[string]string{
 	"gobench":          "time_per_op",
 	"pytest-benchmark": "mean_time",
 	"fio":              "iops",
+	"nccl-tests":       "bus_bandwidth",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format

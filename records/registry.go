@@ -44,6 +44,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"gobench":          (*Record).parseGoBench,
 	"pytest-benchmark": (*Record).parsePytestBenchmark,
 	"fio":              (*Record).parseFio,
+	"nccl-tests":       (*Record).parseNCCLTests,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
