@@ -52,6 +52,7 @@ func FuzzRecords(f *testing.F) {
 			if format == "console" && r.Valid {
 				checkConsoleCount(t, data, r)
 			}
+			checkDefaultMetric(t, format, data, int(requested))
 			flagged := Parse(data, "r", Spec{Format: format, Requested: int(requested), Metric: "output_throughput", Flag: "fuzz_ok"})
 			checkRecord(t, flagged, int(requested), "output_throughput")
 			if flagged.Valid && (flagged.ValidityFlag == nil || !*flagged.ValidityFlag) {
@@ -86,6 +87,23 @@ func FuzzRecordRegex(f *testing.F) {
 			t.Fatalf("a pattern that does not compile gave a valid record: %v", err)
 		}
 	})
+}
+
+// checkDefaultMetric parses data as a format that has a default headline
+// with that headline, so its valid records are held to checkRecord too:
+// against the workload's requests when it counts requests, to its own
+// counts otherwise.
+func checkDefaultMetric(t *testing.T, format string, data []byte, requested int) {
+	t.Helper()
+	metric := DefaultMetric(format)
+	if metric == "" {
+		return
+	}
+	r := Parse(data, "r", Spec{Format: format, Requested: requested, Metric: metric})
+	if r.WorkUnit() != UnitRequests {
+		requested = 0
+	}
+	checkRecord(t, r, requested, metric)
 }
 
 // checkRecord holds a parsed record to docs/evidence.md's rule: valid
