@@ -1,14 +1,21 @@
 package records
 
-// defaultMetrics are the metric a scenario compares when it names none,
-// by format: each format's headline, the number its tool leads with.
+// defaultMetrics are the headline metric of each format that has one: the
+// metric a scenario compares when it names none, the number its tool leads
+// with. A format whose records hold no single headline (a regex names its
+// own) has no row.
 var defaultMetrics = map[string]string{
-	"mlperf":   "samples_per_second",
-	"k6":       "request_throughput",
-	"pgbench":  "transactions_per_second",
-	"sysbench": "transactions_per_second",
+	"mlperf":           "samples_per_second",
+	"k6":               "request_throughput",
+	"pgbench":          "transactions_per_second",
+	"sysbench":         "transactions_per_second",
+	"hyperfine":        "mean_time",
+	"gobench":          "time_per_op",
+	"pytest-benchmark": "mean_time",
+	"fio":              "iops",
+	"nccl-tests":       "bus_bandwidth",
 }
 
-// DefaultMetric is the format's headline metric; "" for a format
+// DefaultMetric is the format's default headline metric, "" for a format
 // without one (the scenario must name its metric).
 func DefaultMetric(format string) string { return defaultMetrics[format] }

@@ -35,20 +35,28 @@ func (r *Record) flags(obj map[string]any, flag string) {
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
-	data = pythonJSON(data)
-	if key, dup := duplicateKey(data); dup {
-		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	if err := decodeJSON(data, &obj); err != nil {
 		return nil, err
 	}
 	if obj == nil {
 		return nil, fmt.Errorf("not a JSON object")
 	}
 	return obj, nil
+}
+
+// decodeJSON decodes the JSON value data begins with into v (numbers of
+// an interface value as json.Number), after the checks every JSON record
+// gets: Python's non-standard numbers read as null, and no key twice
+// (but in the values of the keys exempt names: see duplicateKey).
+func decodeJSON(data []byte, v any, exempt ...string) error {
+	data = pythonJSON(data)
+	if key, dup := duplicateKey(data, exempt...); dup {
+		return fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // pythonJSON replaces the non-standard tokens Python's json module writes
@@ -93,8 +101,10 @@ func pythonJSON(data []byte) []byte {
 	return out
 }
 
-// duplicateKey finds a key given twice in one JSON object, at any depth.
-func duplicateKey(data []byte) (string, bool) {
+// duplicateKey finds a key given twice in one JSON object, at any depth,
+// but in the values of the keys exempt names (objects a format's tool
+// writes with keys repeated, and abbench does not read).
+func duplicateKey(data []byte, exempt ...string) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	outside := &jsonLevel{} // the top level: no object, no keys
 	stack := []*jsonLevel{outside}
@@ -107,7 +117,9 @@ func duplicateKey(data []byte) (string, bool) {
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			top.value()
-			stack = append(stack, newJSONLevel(tok == json.Delim('{')))
+			level := newJSONLevel(tok == json.Delim('{'))
+			level.exempt = top.exempt || top.object && slices.Contains(exempt, top.last)
+			stack = append(stack, level)
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		default:
@@ -123,7 +135,9 @@ func duplicateKey(data []byte) (string, bool) {
 type jsonLevel struct {
 	object bool
 	keys   map[string]bool
-	expect bool // the next string token is a key
+	expect bool   // the next string token is a key
+	last   string // the last key read
+	exempt bool   // a duplicate here is no duplicate (see duplicateKey)
 }
 
 func newJSONLevel(object bool) *jsonLevel {
@@ -144,13 +158,37 @@ func (l *jsonLevel) value() {
 // holds it already) or a value.
 func (l *jsonLevel) token(tok json.Token) (string, bool) {
 	if key, ok := tok.(string); ok && l.object && l.expect {
-		if l.keys[key] {
+		if l.keys[key] && !l.exempt {
 			return key, true
 		}
+		l.last = key
 		l.keys[key] = true
 		l.expect = false
 		return "", false
 	}
 	l.value()
 	return "", false
+}
+
+// decodeList decodes a tool's JSON file, an object, and returns its list
+// under key; false, with the file unreadable, when the file does not
+// parse or lacks the list (what names the file: "a hyperfine
+// --export-json file"); exempt as for decodeJSON.
+func decodeList[T any](r *Record, data []byte, key, what string, exempt ...string) ([]T, bool) {
+	var file map[string]json.RawMessage
+	if err := decodeJSON(data, &file, exempt...); err != nil {
+		r.unreadable("does not parse as %s: %v", what, err)
+		return nil, false
+	}
+	raw, ok := file[key]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		r.unreadable("has no %q: not %s", key, what)
+		return nil, false
+	}
+	var list []T
+	if err := json.Unmarshal(raw, &list); err != nil {
+		r.unreadable("%q does not parse as %s's: %v", key, what, err)
+		return nil, false
+	}
+	return list, true
 }

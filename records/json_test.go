@@ -4,7 +4,9 @@ import "testing"
 
 // duplicateKey finds a key given twice in one object at any depth, and
 // only that: the same key in sibling objects, or a value spelled as a key,
-// is no duplicate.
+// is no duplicate; nor is one in the value of an exempt key (fio 3.1's
+// "percentile" lists), at any depth below it, while the same duplicate
+// elsewhere still is.
 func TestDuplicateKey(t *testing.T) {
 	cases := []struct {
 		json, key string
@@ -18,9 +20,13 @@ func TestDuplicateKey(t *testing.T) {
 		{`{"x": [1, 2], "y": {}, "x": 0}`, "x"},
 		{`{"x": {"a": {"b": 1}}, "y": 2, "z": {"b": 1, "b": 2}}`, "b"},
 		{`{"a": 1,`, ""},
+		{`{"clat": {"percentile": {"0.00": 0, "0.00": 0}}}`, ""},
+		{`{"percentile": [{"x": {"a": 1, "a": 2}}]}`, ""},
+		{`{"clat": {"percentile": {"0.00": 0}, "other": {"0.00": 0, "0.00": 0}}}`, "0.00"},
+		{`{"percentile": {}, "percentile": {}}`, "percentile"},
 	}
 	for _, c := range cases {
-		key, dup := duplicateKey([]byte(c.json))
+		key, dup := duplicateKey([]byte(c.json), "percentile")
 		if key != c.key || dup != (c.key != "") {
 			t.Errorf("%s: duplicate %q %v, want %q", c.json, key, dup, c.key)
 		}

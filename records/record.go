@@ -91,16 +91,29 @@ func (r *Record) unreadable(format string, args ...any) {
 // choose picks the one result of a file that holds several by its name
 // (Spec.Result): names are the file's results, in its order. Without a
 // name a file of one result gives it; anything else is unreadable,
-// listing the names, so a scenario never compares whichever came first.
+// listing the names, so a scenario never compares whichever came first:
+// a name that several results share is ambiguous too.
 func (r *Record) choose(names []string, want string) (int, bool) {
 	switch {
 	case want != "":
+		at, found := 0, 0
 		for i, n := range names {
-			if n == want {
-				return i, true
+			if n != want {
+				continue
 			}
+			if found == 0 {
+				at = i
+			}
+			found++
 		}
-		r.unreadable("holds no result named %q (it holds %s)", want, quoteList(names))
+		switch found {
+		case 1:
+			return at, true
+		case 0:
+			r.unreadable("holds no result named %q (it holds %s)", want, quoteList(names))
+		default:
+			r.unreadable("holds %d results named %q: which one is this run's is ambiguous", found, want)
+		}
 	case len(names) == 1:
 		return 0, true
 	case len(names) == 0:

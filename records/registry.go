@@ -33,17 +33,22 @@ type Spec struct {
 // file's bytes, saying every problem it meets; it need not judge the
 // counts or the metrics: finish does, after it, for every format.
 var parsers = map[string]func(r *Record, data []byte, spec Spec){
-	"vllm":        (*Record).parseVLLM,
-	"trtllm":      (*Record).parseVLLM,
-	"vllm-append": (*Record).parseVLLMAppend,
-	"sglang":      (*Record).parseSGLang,
-	"aiperf":      (*Record).parseAIPerf,
-	"console":     (*Record).parseConsole,
-	"regex":       (*Record).parseRegex,
-	"mlperf":      (*Record).parseMLPerf,
-	"k6":          (*Record).parseK6,
-	"pgbench":     (*Record).parsePgbench,
-	"sysbench":    (*Record).parseSysbench,
+	"vllm":             (*Record).parseVLLM,
+	"trtllm":           (*Record).parseVLLM,
+	"vllm-append":      (*Record).parseVLLMAppend,
+	"sglang":           (*Record).parseSGLang,
+	"aiperf":           (*Record).parseAIPerf,
+	"console":          (*Record).parseConsole,
+	"regex":            (*Record).parseRegex,
+	"mlperf":           (*Record).parseMLPerf,
+	"k6":               (*Record).parseK6,
+	"pgbench":          (*Record).parsePgbench,
+	"sysbench":         (*Record).parseSysbench,
+	"hyperfine":        (*Record).parseHyperfine,
+	"gobench":          (*Record).parseGoBench,
+	"pytest-benchmark": (*Record).parsePytestBenchmark,
+	"fio":              (*Record).parseFio,
+	"nccl-tests":       (*Record).parseNCCLTests,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

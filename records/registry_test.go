@@ -45,6 +45,9 @@ func TestChooseNamesTheResults(t *testing.T) {
 		{[]string{"a", "b"}, "", false, 0, `holds 2 results ("a", "b"): name this run's with throughput.result`},
 		{[]string{"a", "b"}, "c", false, 0, `holds no result named "c" (it holds "a", "b")`},
 		{nil, "", false, 0, "holds no result"},
+		// Two results of one name (two hyperfine commands given the same
+		// --command-name): neither is this run's.
+		{[]string{"a", "b", "a"}, "a", false, 0, `holds 2 results named "a": which one is this run's is ambiguous`},
 	} {
 		r := newRecord("x", "f")
 		at, ok := r.choose(c.names, c.want)

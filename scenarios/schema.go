@@ -244,7 +244,7 @@ func MetricHigherIsBetter(metric string) bool {
 }
 
 // The throughput record formats abbench reads.
-var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex", "mlperf", "k6", "pgbench", "sysbench"}
+var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex", "mlperf", "k6", "pgbench", "sysbench", "hyperfine", "gobench", "pytest-benchmark", "fio", "nccl-tests"}
 
 // Evidence says what to extract from logs and records.
 type Evidence struct {
