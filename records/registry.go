@@ -33,13 +33,16 @@ type Spec struct {
 // file's bytes, saying every problem it meets; it need not judge the
 // counts or the metrics: finish does, after it, for every format.
 var parsers = map[string]func(r *Record, data []byte, spec Spec){
-	"vllm":        (*Record).parseVLLM,
-	"trtllm":      (*Record).parseVLLM,
-	"vllm-append": (*Record).parseVLLMAppend,
-	"sglang":      (*Record).parseSGLang,
-	"aiperf":      (*Record).parseAIPerf,
-	"console":     (*Record).parseConsole,
-	"regex":       (*Record).parseRegex,
+	"vllm":                (*Record).parseVLLM,
+	"trtllm":              (*Record).parseVLLM,
+	"vllm-append":         (*Record).parseVLLMAppend,
+	"sglang":              (*Record).parseSGLang,
+	"aiperf":              (*Record).parseAIPerf,
+	"console":             (*Record).parseConsole,
+	"regex":               (*Record).parseRegex,
+	"wrk":                 (*Record).parseWrk,
+	"memtier":             (*Record).parseMemtier,
+	"redis-benchmark-csv": (*Record).parseRedisBenchmarkCSV,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
