@@ -243,9 +243,6 @@ func MetricHigherIsBetter(metric string) bool {
 	return true
 }
 
-// The throughput record formats abbench reads.
-var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex", "wrk", "memtier", "redis-benchmark-csv"}
-
 // Evidence says what to extract from logs and records.
 type Evidence struct {
 	// Profiling is true when each rank's cumulative log holds a complete

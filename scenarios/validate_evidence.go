@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/records"
 )
 
 // evidenceFile checks the template of a file evidence is read from: it
@@ -173,8 +175,8 @@ func (v *validator) throughput(t *Throughput) {
 		}
 		v.evidenceFile(append(tp, "file"), t.File, true)
 	}
-	if !slices.Contains(ThroughputFormats, t.Format) {
-		v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))
+	if formats := records.Formats(); !slices.Contains(formats, t.Format) {
+		v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(formats, ", "))
 	}
 	if t.Format == "regex" {
 		v.regexp(append(tp, "pattern"), t.Pattern, t.Metric)
