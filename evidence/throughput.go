@@ -23,10 +23,7 @@ func (c *collector) throughput() {
 		return
 	}
 	requested := c.s.Workload.Total() // 0: the record says
-	metric := t.Metric
-	if metric == "" {
-		metric = scenarios.DefaultMetric
-	}
+	metric := t.Headline()
 	c.e.HeadlineMetric = metric
 	c.e.HigherIsBetter = t.HigherIsBetter
 	var rec *Record

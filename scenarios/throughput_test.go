@@ -20,3 +20,26 @@ func TestEveryRecordFormatValidates(t *testing.T) {
 		}
 	}
 }
+
+// A throughput record without a metric compares its format's own
+// headline (wrk's requests per second), else DefaultMetric; a metric the
+// scenario names is kept.
+func TestHeadlineIsTheFormatsOwn(t *testing.T) {
+	own := records.DefaultMetric("wrk")
+	if own == "" || own == DefaultMetric {
+		t.Fatalf("wrk's own headline is %q: pick a format whose headline is not %s", own, DefaultMetric)
+	}
+	for _, c := range []struct{ throughput, want string }{
+		{"format: wrk}", own},
+		{"format: vllm}", DefaultMetric},
+		{"format: wrk, metric: p99_latency_ms}", "p99_latency_ms"},
+	} {
+		s, err := load(t, strings.Replace(base, "format: vllm}", c.throughput, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Evidence.Throughput.Metric; got != c.want {
+			t.Errorf("%s: metric %q, want %q", c.throughput, got, c.want)
+		}
+	}
+}
