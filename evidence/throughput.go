@@ -31,7 +31,7 @@ func (c *collector) throughput() {
 	if err != nil {
 		rec = records.NotRead(t.Format, rel, strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
 	} else {
-		rec = records.Parse(data, rel, records.Spec{Format: t.Format, Requested: requested, Pattern: t.Pattern, Metric: metric, Flag: t.Valid})
+		rec = records.Parse(data, rel, records.Spec{Format: t.Format, Requested: requested, Pattern: t.Pattern, Metric: metric, Flag: t.Valid, Result: t.Result})
 		c.input(rel)
 	}
 	rec.File = rel

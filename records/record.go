@@ -46,6 +46,10 @@ type Record struct {
 	Metrics map[string]float64 `json:"metrics"`
 	// ValidityFlag is the record's own flag, nil when absent.
 	ValidityFlag *bool `json:"validity_flag"`
+	// chose is set when the parser chose among the file's results by
+	// name (choose): a Spec.Result no parser reads is an error, not
+	// ignored.
+	chose bool
 }
 
 // The units of work formats count. Only UnitRequests is checked against
@@ -93,6 +97,7 @@ func (r *Record) unreadable(format string, args ...any) {
 // name a file of one result gives it; anything else is unreadable,
 // listing the names, so a scenario never compares whichever came first.
 func (r *Record) choose(names []string, want string) (int, bool) {
+	r.chose = true
 	switch {
 	case want != "":
 		for i, n := range names {

@@ -59,6 +59,11 @@ func Parse(data []byte, path string, spec Spec) *Record {
 		return r
 	}
 	parse(r, data, spec)
+	if spec.Result != "" && !r.chose && !r.Unreadable {
+		// The scenario names a result the format has no way to choose:
+		// what it compares would not be what it names.
+		r.unreadable("a %s record is one result: it takes no throughput.result (%q)", spec.Format, spec.Result)
+	}
 	r.finish(spec)
 	return r
 }

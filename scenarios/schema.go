@@ -220,6 +220,11 @@ type Throughput struct {
 	// Valid names a boolean field a JSON record must carry, true (no
 	// format requires one: real tools say validity in their own ways).
 	Valid string `yaml:"valid" json:"valid"`
+	// Result names this run's result in a record that holds several (a
+	// redis-benchmark CSV of many tests, a memtier run of several): the
+	// name the record gives it. A record of several read without one is
+	// invalid, naming them; a format of one result per file takes none.
+	Result string `yaml:"result" json:"result"`
 	// HigherIsBetter declares which way the headline metric improves;
 	// unset, it follows from the metric's name (MetricHigherIsBetter).
 	HigherIsBetter *bool `yaml:"higher_is_better" json:"higher_is_better"`

@@ -43,3 +43,14 @@ func TestHeadlineIsTheFormatsOwn(t *testing.T) {
 		}
 	}
 }
+
+// throughput.result loads into the scenario, as evidence reads it.
+func TestResultLoads(t *testing.T) {
+	s, err := load(t, strings.Replace(base, "format: vllm}", "format: redis-benchmark-csv, result: GET}", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Evidence.Throughput.Result != "GET" {
+		t.Errorf("result %q", s.Evidence.Throughput.Result)
+	}
+}

@@ -180,6 +180,9 @@ func (v *validator) throughput(t *Throughput) {
 	}
 	if t.Format == "regex" {
 		v.regexp(append(tp, "pattern"), t.Pattern, t.Metric)
+		if t.Result != "" {
+			v.at(append(tp, "result"), "throughput.result %q: a regex record has no results to name (its pattern's last match is the record)", t.Result)
+		}
 	} else if t.Pattern != "" {
 		v.at(append(tp, "pattern"), "throughput.pattern is only for format regex")
 	}
