@@ -129,12 +129,16 @@ func quoteList(names []string) string {
 func (r *Record) verdict(valid bool, reasons ...string) {
 	r.Verdict = &Verdict{Valid: valid, Reasons: append([]string{}, reasons...)}
 	if !valid {
-		why := "no reason given"
-		if len(reasons) > 0 {
-			why = strings.Join(reasons, "; ")
-		}
-		r.problem("the tool says the run is not valid: %s", why)
+		r.problem("the tool says the run is not valid: %s", r.Verdict.Why())
 	}
+}
+
+// Why is the tool's reasons, in its words.
+func (v *Verdict) Why() string {
+	if len(v.Reasons) == 0 {
+		return "no reason given"
+	}
+	return strings.Join(v.Reasons, "; ")
 }
 
 // NotRead is the record of a file that could not be read: invalid, its

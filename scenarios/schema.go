@@ -268,6 +268,9 @@ type Criterion struct {
 	Requests string `yaml:"requests" json:"requests,omitempty"`
 	// Throughput: "valid" record.
 	Throughput string `yaml:"throughput" json:"throughput,omitempty"`
+	// Record: "valid": the record carries its tool's own verdict, and the
+	// tool says the run is valid.
+	Record string `yaml:"record" json:"record,omitempty"`
 	// Mode: "all-ranks" ran the arm's mode, before the client and at teardown.
 	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// Digest: "agree": ranks agree on the activation digest and it is pinned.
@@ -292,7 +295,7 @@ type Criterion struct {
 func (c Criterion) Kind() string {
 	var kinds []string
 	for k, set := range map[string]bool{
-		"requests": c.Requests != "", "throughput": c.Throughput != "", "mode": c.Mode != "",
+		"requests": c.Requests != "", "throughput": c.Throughput != "", "record": c.Record != "", "mode": c.Mode != "",
 		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
 		"config": c.Config != "", "clean_shutdown": c.CleanShutdown,
 	} {

@@ -54,3 +54,14 @@ func TestResultLoads(t *testing.T) {
 		t.Errorf("result %q", s.Evidence.Throughput.Result)
 	}
 }
+
+// {record: valid} is a criterion of its own kind, as evidence reads it.
+func TestRecordCriterionLoads(t *testing.T) {
+	s, err := load(t, base+"  - {record: valid}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Acceptance[1]; got.Kind() != "record" || got.Record != "valid" {
+		t.Errorf("second criterion %+v, kind %q", got, got.Kind())
+	}
+}
