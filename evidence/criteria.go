@@ -33,6 +33,8 @@ func (c *collector) criteria() {
 			res.Detail = c.requests(fail)
 		case "throughput":
 			res.Detail = c.validRecord(fail)
+		case "record":
+			res.Detail = c.toolVerdict(fail)
 		case "mode":
 			res.Detail = c.modes(fail)
 		case "digest":

@@ -23,10 +23,7 @@ func (c *collector) throughput() {
 		return
 	}
 	requested := c.s.Workload.Total() // 0: the record says
-	metric := t.Metric
-	if metric == "" {
-		metric = scenarios.DefaultMetric
-	}
+	metric := t.Headline()
 	c.e.HeadlineMetric = metric
 	c.e.HigherIsBetter = t.HigherIsBetter
 	var rec *Record
@@ -34,7 +31,7 @@ func (c *collector) throughput() {
 	if err != nil {
 		rec = records.NotRead(t.Format, rel, strings.ReplaceAll(err.Error(), c.dir+string(filepath.Separator), ""))
 	} else {
-		rec = records.Parse(data, rel, records.Spec{Format: t.Format, Requested: requested, Pattern: t.Pattern, Metric: metric, Flag: t.Valid})
+		rec = records.Parse(data, rel, records.Spec{Format: t.Format, Requested: requested, Pattern: t.Pattern, Metric: metric, Flag: t.Valid, Result: t.Result})
 		c.input(rel)
 	}
 	rec.File = rel

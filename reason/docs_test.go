@@ -42,8 +42,19 @@ func TestDocsListEveryCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The censor code table is its section's: another table of the file
+	// (the record formats) lists other names the same way.
+	text := string(data)
+	start := strings.Index(text, "\n## Censor reasons\n")
+	if start < 0 {
+		t.Fatal("docs/evidence.md has no section ## Censor reasons")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
 	var documented []string
-	for _, m := range regexp.MustCompile("(?m)^\\| (`[a-z-]+`(?:, `[a-z-]+`)*) \\|").FindAllStringSubmatch(string(data), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| (`[a-z-]+`(?:, `[a-z-]+`)*) \\|").FindAllStringSubmatch(section, -1) {
 		for _, c := range strings.Split(m[1], ", ") {
 			documented = append(documented, strings.Trim(c, "`"))
 		}

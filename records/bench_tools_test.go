@@ -1,10 +1,6 @@
 package records
 
-import (
-	"testing"
-
-	"github.com/abbench/abbench/scenarios"
-)
+import "testing"
 
 // A real file of another tool given to each of these formats is
 // unreadable, its first problem the root cause (the file is not the
@@ -28,23 +24,5 @@ func TestBenchToolFormatsReadOtherToolsFilesAsUnreadable(t *testing.T) {
 				t.Errorf("%s read as %s: valid %v unreadable %v failed %d, problems %q", rel, format, r.Valid, r.Unreadable, r.Failed, r.Problems)
 			}
 		}
-	}
-}
-
-// Every format here has a default headline, and its name reads the way
-// the metric improves (scenarios.MetricHigherIsBetter reads the name).
-func TestBenchToolDefaultMetrics(t *testing.T) {
-	for format, want := range map[string]struct {
-		metric string
-		higher bool
-	}{"hyperfine": {"mean_time", false}, "gobench": {"time_per_op", false}, "pytest-benchmark": {"mean_time", false},
-		"fio": {"iops", true}, "nccl-tests": {"bus_bandwidth", true}} {
-		got := DefaultMetric(format)
-		if got != want.metric || scenarios.MetricHigherIsBetter(got) != want.higher {
-			t.Errorf("%s: default %q (higher is better: %v), want %q (%v)", format, got, scenarios.MetricHigherIsBetter(got), want.metric, want.higher)
-		}
-	}
-	if DefaultMetric("regex") != "" {
-		t.Errorf("regex has a default metric")
 	}
 }

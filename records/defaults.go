@@ -5,17 +5,21 @@ package records
 // with. A format whose records hold no single headline (a regex names its
 // own) has no row.
 var defaultMetrics = map[string]string{
-	"mlperf":           "samples_per_second",
-	"k6":               "request_throughput",
-	"pgbench":          "transactions_per_second",
-	"sysbench":         "transactions_per_second",
-	"hyperfine":        "mean_time",
-	"gobench":          "time_per_op",
-	"pytest-benchmark": "mean_time",
-	"fio":              "iops",
-	"nccl-tests":       "bus_bandwidth",
+	"mlperf":              "samples_per_second",
+	"k6":                  "request_throughput",
+	"pgbench":             "transactions_per_second",
+	"sysbench":            "transactions_per_second",
+	"hyperfine":           "mean_time",
+	"gobench":             "time_per_op",
+	"pytest-benchmark":    "mean_time",
+	"fio":                 "iops",
+	"nccl-tests":          "bus_bandwidth",
+	"wrk":                 "requests_per_second",
+	"memtier":             "ops_per_second",
+	"redis-benchmark-csv": "requests_per_second",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format
-// without one (the scenario must name its metric).
+// without one (the scenario must name its metric, else the scenarios'
+// default applies).
 func DefaultMetric(format string) string { return defaultMetrics[format] }

@@ -41,7 +41,9 @@ func (r *Record) parseGoBench(data []byte, spec Spec) {
 	failedRuns := outcome.failedNamed(namedOrSole(spec.Result, names))
 	if len(outcome.failures) > 0 && (len(names) == 0 || spec.Result != "" && !slices.Contains(names, spec.Result)) {
 		// The test binary failed and left no result of this benchmark:
-		// its run is the one that failed, not a name the file lacks.
+		// its run is the one that failed, not a name the file lacks
+		// (the name was chosen: it is the failed benchmark's).
+		r.chose = true
 		r.Completed, r.Failed = 0, max(failedRuns, 1)
 		return
 	}

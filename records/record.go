@@ -46,6 +46,10 @@ type Record struct {
 	Metrics map[string]float64 `json:"metrics"`
 	// ValidityFlag is the record's own flag, nil when absent.
 	ValidityFlag *bool `json:"validity_flag"`
+	// chose is set when the parser chose among the file's results by
+	// name (choose): a Spec.Result no parser reads is an error, not
+	// ignored.
+	chose bool
 }
 
 // The units of work formats count. Only UnitRequests is checked against
@@ -94,6 +98,7 @@ func (r *Record) unreadable(format string, args ...any) {
 // listing the names, so a scenario never compares whichever came first:
 // a name that several results share is ambiguous too.
 func (r *Record) choose(names []string, want string) (int, bool) {
+	r.chose = true
 	switch {
 	case want != "":
 		at, found := 0, 0
@@ -137,12 +142,16 @@ func quoteList(names []string) string {
 func (r *Record) verdict(valid bool, reasons ...string) {
 	r.Verdict = &Verdict{Valid: valid, Reasons: append([]string{}, reasons...)}
 	if !valid {
-		why := "no reason given"
-		if len(reasons) > 0 {
-			why = strings.Join(reasons, "; ")
-		}
-		r.problem("the tool says the run is not valid: %s", why)
+		r.problem("the tool says the run is not valid: %s", r.Verdict.Why())
 	}
+}
+
+// Why is the tool's reasons, in its words.
+func (v *Verdict) Why() string {
+	if len(v.Reasons) == 0 {
+		return "no reason given"
+	}
+	return strings.Join(v.Reasons, "; ")
 }
 
 // NotRead is the record of a file that could not be read: invalid, its

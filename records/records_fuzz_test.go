@@ -93,8 +93,8 @@ func FuzzRecordRegex(f *testing.F) {
 
 // checkRecord holds a parsed record to docs/evidence.md's rule: valid
 // exactly when it has no problem, and then it holds its metric, every
-// metric is finite, positive and plausible, every request of the workload
-// completed and none failed.
+// metric is finite, positive and plausible, none of its work failed and,
+// for a record of requests, every request of the workload completed.
 func checkRecord(t *testing.T, r *Record, requested int, metric string) {
 	t.Helper()
 	if r.Valid != (len(r.Problems) == 0) {

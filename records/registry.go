@@ -33,22 +33,25 @@ type Spec struct {
 // file's bytes, saying every problem it meets; it need not judge the
 // counts or the metrics: finish does, after it, for every format.
 var parsers = map[string]func(r *Record, data []byte, spec Spec){
-	"vllm":             (*Record).parseVLLM,
-	"trtllm":           (*Record).parseVLLM,
-	"vllm-append":      (*Record).parseVLLMAppend,
-	"sglang":           (*Record).parseSGLang,
-	"aiperf":           (*Record).parseAIPerf,
-	"console":          (*Record).parseConsole,
-	"regex":            (*Record).parseRegex,
-	"mlperf":           (*Record).parseMLPerf,
-	"k6":               (*Record).parseK6,
-	"pgbench":          (*Record).parsePgbench,
-	"sysbench":         (*Record).parseSysbench,
-	"hyperfine":        (*Record).parseHyperfine,
-	"gobench":          (*Record).parseGoBench,
-	"pytest-benchmark": (*Record).parsePytestBenchmark,
-	"fio":              (*Record).parseFio,
-	"nccl-tests":       (*Record).parseNCCLTests,
+	"vllm":                (*Record).parseVLLM,
+	"trtllm":              (*Record).parseVLLM,
+	"vllm-append":         (*Record).parseVLLMAppend,
+	"sglang":              (*Record).parseSGLang,
+	"aiperf":              (*Record).parseAIPerf,
+	"console":             (*Record).parseConsole,
+	"regex":               (*Record).parseRegex,
+	"mlperf":              (*Record).parseMLPerf,
+	"k6":                  (*Record).parseK6,
+	"pgbench":             (*Record).parsePgbench,
+	"sysbench":            (*Record).parseSysbench,
+	"hyperfine":           (*Record).parseHyperfine,
+	"gobench":             (*Record).parseGoBench,
+	"pytest-benchmark":    (*Record).parsePytestBenchmark,
+	"fio":                 (*Record).parseFio,
+	"nccl-tests":          (*Record).parseNCCLTests,
+	"wrk":                 (*Record).parseWrk,
+	"memtier":             (*Record).parseMemtier,
+	"redis-benchmark-csv": (*Record).parseRedisBenchmarkCSV,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.
@@ -65,6 +68,11 @@ func Parse(data []byte, path string, spec Spec) *Record {
 		return r
 	}
 	parse(r, data, spec)
+	if spec.Result != "" && !r.chose && !r.Unreadable {
+		// The scenario names a result the format has no way to choose:
+		// what it compares would not be what it names.
+		r.unreadable("a %s record is one result: it takes no throughput.result (%q)", spec.Format, spec.Result)
+	}
 	r.finish(spec)
 	return r
 }

@@ -3,18 +3,7 @@ package records
 import (
 	"slices"
 	"testing"
-
-	"github.com/abbench/abbench/scenarios"
 )
-
-// The formats a scenario may name are the formats there is a parser for:
-// a format validation accepts but no parser reads would be censored at
-// every run, one no scenario may name is dead.
-func TestFormatsAreTheScenarioFormats(t *testing.T) {
-	if got, want := Formats(), slices.Sorted(slices.Values(scenarios.ThroughputFormats)); !slices.Equal(got, want) {
-		t.Fatalf("parsers for %q, scenarios name %q", got, want)
-	}
-}
 
 // A format without a parser gives an invalid record saying so, not a
 // record judged by the shared rules alone.

@@ -1,15 +1,18 @@
 package scenarios
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/records"
 )
 
 // DefaultMetric is the headline metric of a throughput record whose
-// scenario names none (evidence.throughput.metric): the one place it is
-// spelled (a test holds every other package to it).
+// scenario names none (evidence.throughput.metric) and whose format has
+// none of its own (records.DefaultMetric): the one place it is spelled (a
+// test holds every other package to it).
 const DefaultMetric = "output_throughput"
 
 // ApplyDefaults fills in what a scenario leaves out, so that validation,
@@ -43,8 +46,8 @@ func ApplyDefaults(s *Scenario) {
 			r.Log = r.defaultLog()
 		}
 	}
-	if t := s.Evidence.Throughput; t != nil && t.Metric == "" {
-		t.Metric = DefaultMetric
+	if t := s.Evidence.Throughput; t != nil {
+		t.Metric = t.Headline()
 	}
 	for _, d := range s.Deadlines.fields() {
 		if *d.val == 0 {
@@ -54,6 +57,13 @@ func ApplyDefaults(s *Scenario) {
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = decide.DefaultRule.Effect
 	}
+}
+
+// Headline is the record's headline metric, compared by default: the
+// scenario's metric, else the format's own (records.DefaultMetric: wrk's
+// requests_per_second), else DefaultMetric.
+func (t *Throughput) Headline() string {
+	return cmp.Or(t.Metric, records.DefaultMetric(t.Format), DefaultMetric)
 }
 
 // defaultLog is the log of a role that names none: ROLE-RANK.log.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abbench/abbench/records"
+
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 )
@@ -283,5 +285,34 @@ func TestNoDefaultLiterals(t *testing.T) {
 		for _, found := range c.found {
 			t.Errorf("default spelled outside its one place: %s", found)
 		}
+	}
+}
+
+// TestFormatHeadlinesReadTheirDirection: each record format's default
+// headline improves the way MetricHigherIsBetter reads its name, so a
+// scenario that names no metric and no direction compares it the right
+// way; a format with a default and no row here fails.
+func TestFormatHeadlinesReadTheirDirection(t *testing.T) {
+	higher := map[string]bool{
+		"mlperf": true, "k6": true, "pgbench": true, "sysbench": true,
+		"hyperfine": false, "gobench": false, "pytest-benchmark": false,
+		"fio": true, "nccl-tests": true, "wrk": true, "memtier": true, "redis-benchmark-csv": true,
+	}
+	for _, format := range records.Formats() {
+		metric := records.DefaultMetric(format)
+		if metric == "" {
+			continue
+		}
+		want, ok := higher[format]
+		if !ok {
+			t.Errorf("%s: default headline %q has no row here saying which way it improves", format, metric)
+			continue
+		}
+		if got := MetricHigherIsBetter(metric); got != want {
+			t.Errorf("%s: default headline %q reads higher-is-better %v, want %v", format, metric, got, want)
+		}
+	}
+	if records.DefaultMetric("regex") != "" {
+		t.Error("regex has a default metric: its pattern names its own")
 	}
 }

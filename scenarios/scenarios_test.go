@@ -106,6 +106,11 @@ func TestLoadRejects(t *testing.T) {
 		{"no prompts, no requests", "{prompts: prompts.jsonl, requests: 2, concurrency: 2}", "{concurrency: 2}", 6, "needs prompts"},
 		{"requests negative", "requests: 2,", "requests: -3,", 6, `requests "-3": give a whole number of at least 1, or from-record`},
 		{"requests a word", "requests: 2,", "requests: lots,", 6, `requests "lots"`},
+		{"result of a regex record", "format: vllm}", "format: regex, pattern: '(?P<completed>\\d+) (?P<output_throughput>\\d+)',\n    result: GET}", 13,
+			`throughput.result "GET": a regex record has no results to name`},
+		{"record word", "  - {requests: all}", "  - {record: yes}", 14, `record: "yes" is not allowed (allowed: valid)`},
+		{"record without a record", "  throughput: {file: t.json, format: vllm}\nacceptance:\n  - {requests: all}", "acceptance:\n  - {record: valid}", 13, "criterion 1 needs evidence.throughput"},
+		{"record and throughput in one", "  - {requests: all}", "  - {record: valid, throughput: valid}", 14, "set exactly one of requests, throughput, record,"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -163,6 +168,8 @@ func TestMatchedDigest(t *testing.T) {
 		"arm name":     strings.ReplaceAll(base, "fast", "quick"),
 		"deadline":     base + "deadlines: {ready: 3m}\n",
 		"criterion":    base + "  - {throughput: valid}\n",
+		"the verdict":  base + "  - {record: valid}\n",
+		"the result":   strings.Replace(base, "format: vllm}", "format: vllm, result: x}", 1),
 		"constant env": strings.Replace(base, "baseline: slow", "baseline: slow\nenv: {X: y}", 1),
 	}
 	for name, y := range differ {

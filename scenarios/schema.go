@@ -220,6 +220,11 @@ type Throughput struct {
 	// Valid names a boolean field a JSON record must carry, true (no
 	// format requires one: real tools say validity in their own ways).
 	Valid string `yaml:"valid" json:"valid"`
+	// Result names this run's result in a record that holds several (a
+	// redis-benchmark CSV of many tests, a memtier run of several): the
+	// name the record gives it. A record of several read without one is
+	// invalid, naming them; a format of one result per file takes none.
+	Result string `yaml:"result" json:"result"`
 	// HigherIsBetter declares which way the headline metric improves;
 	// unset, it follows from the metric's name (MetricHigherIsBetter).
 	HigherIsBetter *bool `yaml:"higher_is_better" json:"higher_is_better"`
@@ -243,9 +248,6 @@ func MetricHigherIsBetter(metric string) bool {
 	return true
 }
 
-// The throughput record formats abbench reads.
-var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex", "mlperf", "k6", "pgbench", "sysbench", "hyperfine", "gobench", "pytest-benchmark", "fio", "nccl-tests"}
-
 // Evidence says what to extract from logs and records.
 type Evidence struct {
 	// Profiling is true when each rank's cumulative log holds a complete
@@ -266,6 +268,9 @@ type Criterion struct {
 	Requests string `yaml:"requests" json:"requests,omitempty"`
 	// Throughput: "valid" record.
 	Throughput string `yaml:"throughput" json:"throughput,omitempty"`
+	// Record: "valid": the record carries its tool's own verdict, and the
+	// tool says the run is valid.
+	Record string `yaml:"record" json:"record,omitempty"`
 	// Mode: "all-ranks" ran the arm's mode, before the client and at teardown.
 	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// Digest: "agree": ranks agree on the activation digest and it is pinned.
@@ -290,7 +295,7 @@ type Criterion struct {
 func (c Criterion) Kind() string {
 	var kinds []string
 	for k, set := range map[string]bool{
-		"requests": c.Requests != "", "throughput": c.Throughput != "", "mode": c.Mode != "",
+		"requests": c.Requests != "", "throughput": c.Throughput != "", "record": c.Record != "", "mode": c.Mode != "",
 		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
 		"config": c.Config != "", "clean_shutdown": c.CleanShutdown,
 	} {

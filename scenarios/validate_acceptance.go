@@ -7,7 +7,7 @@ import (
 
 // criterionWords are the one word each kind of criterion that takes a
 // word allows.
-var criterionWords = map[string]string{"requests": "all", "throughput": "valid", "mode": "all-ranks", "digest": "agree"}
+var criterionWords = map[string]string{"requests": "all", "throughput": "valid", "record": "valid", "mode": "all-ranks", "digest": "agree"}
 
 // word is the word a criterion of kind gives.
 func (c Criterion) word(kind string) string {
@@ -16,6 +16,8 @@ func (c Criterion) word(kind string) string {
 		return c.Requests
 	case "throughput":
 		return c.Throughput
+	case "record":
+		return c.Record
 	case "mode":
 		return c.Mode
 	case "digest":
@@ -36,7 +38,7 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 	s := v.s
 	kind := c.Kind()
 	if kind == "" {
-		v.at(cp, "criterion %d: set exactly one of requests, throughput, mode, digest, activation, counter, config, clean_shutdown", n)
+		v.at(cp, "criterion %d: set exactly one of requests, throughput, record, mode, digest, activation, counter, config, clean_shutdown", n)
 		return
 	}
 	for j, a := range c.Arms {
@@ -90,7 +92,7 @@ func (v *validator) criterionFields(cp []any, n int, kind string, c Criterion) {
 func (v *validator) missingEvidence(kind string) string {
 	e := v.s.Evidence
 	switch {
-	case kind == "throughput" && e.Throughput == nil:
+	case (kind == "throughput" || kind == "record") && e.Throughput == nil:
 		return "evidence.throughput"
 	case kind == "mode" && e.Mode == nil:
 		return "evidence.mode"

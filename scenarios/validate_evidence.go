@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/records"
 )
 
 // evidenceFile checks the template of a file evidence is read from: it
@@ -173,11 +175,14 @@ func (v *validator) throughput(t *Throughput) {
 		}
 		v.evidenceFile(append(tp, "file"), t.File, true)
 	}
-	if !slices.Contains(ThroughputFormats, t.Format) {
-		v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(ThroughputFormats, ", "))
+	if formats := records.Formats(); !slices.Contains(formats, t.Format) {
+		v.at(append(tp, "format"), "throughput format %q is not known (known: %s)", t.Format, strings.Join(formats, ", "))
 	}
 	if t.Format == "regex" {
 		v.regexp(append(tp, "pattern"), t.Pattern, t.Metric)
+		if t.Result != "" {
+			v.at(append(tp, "result"), "throughput.result %q: a regex record has no results to name (its pattern's last match is the record)", t.Result)
+		}
 	} else if t.Pattern != "" {
 		v.at(append(tp, "pattern"), "throughput.pattern is only for format regex")
 	}
