@@ -40,6 +40,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"aiperf":      (*Record).parseAIPerf,
 	"console":     (*Record).parseConsole,
 	"regex":       (*Record).parseRegex,
+	"genai-perf":  (*Record).parseGenAIPerf,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -244,7 +244,9 @@ func MetricHigherIsBetter(metric string) bool {
 }
 
 // The throughput record formats abbench reads.
-var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex"}
+var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex",
+	"genai-perf",
+}
 
 // Evidence says what to extract from logs and records.
 type Evidence struct {
