@@ -5,6 +5,7 @@ package records
 var defaultMetrics = map[string]string{
 	"aiperf":     "output_throughput",
 	"genai-perf": "output_throughput",
+	"guidellm":   "output_throughput",
 }
 
 // DefaultMetric is the headline metric of format, "" for a format without one.

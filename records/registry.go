@@ -41,6 +41,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"console":     (*Record).parseConsole,
 	"regex":       (*Record).parseRegex,
 	"genai-perf":  (*Record).parseGenAIPerf,
+	"guidellm":    (*Record).parseGuideLLM,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

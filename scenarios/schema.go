@@ -246,6 +246,7 @@ func MetricHigherIsBetter(metric string) bool {
 // The throughput record formats abbench reads.
 var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex",
 	"genai-perf",
+	"guidellm",
 }
 
 // Evidence says what to extract from logs and records.
