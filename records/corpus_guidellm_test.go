@@ -19,7 +19,7 @@ func init() {
 		// all succeeded as the 900 s ran out (both limits ended it).
 		"guidellm/gpt-oss-20b-30-requests.json": {Format: "guidellm", Requests: 30,
 			Metrics: map[string]float64{"output_throughput": 33.417378943280085, "request_throughput": 0.03333333333333333,
-				"total_token_throughput": 36.44321817728489, "duration": 720, "mean_request_latency": 30.64414818763733, "mean_itl_ms": 29.90631087667665},
+				"total_token_throughput": 36.44321817728489, "duration": 720, "mean_request_latency_s": 30.64414818763733, "mean_itl_ms": 29.90631087667665},
 			Completed: 30, Failed: 0, Valid: true},
 		// The same limits: max_seconds ended it after 28 requests, 5 of
 		// them cancelled; 2 of the 30 were never sent.

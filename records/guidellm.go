@@ -15,7 +15,7 @@ var guidellmMetrics = []metricPath{
 	{"request_throughput", at("metrics", "requests_per_second", "successful", "mean")},
 	{"total_token_throughput", at("metrics", "tokens_per_second", "successful", "mean")},
 	{"duration", at("duration")},
-	{"mean_request_latency", at("metrics", "request_latency", "successful", "mean")},
+	{"mean_request_latency_s", at("metrics", "request_latency", "successful", "mean")},
 	{"mean_ttft_ms", at("metrics", "time_to_first_token_ms", "successful", "mean")},
 	{"mean_itl_ms", at("metrics", "inter_token_latency_ms", "successful", "mean")},
 }

@@ -247,6 +247,7 @@ func MetricHigherIsBetter(metric string) bool {
 var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aiperf", "console", "regex",
 	"genai-perf",
 	"guidellm",
+	"inference-perf",
 }
 
 // Evidence says what to extract from logs and records.
