@@ -30,6 +30,16 @@ func init() {
 	})
 }
 
+// realRecord reads a real file of the corpus, testdata/records/REL.
+func realRecord(t *testing.T, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "records", filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // A GenAI-Perf export whose every measured request was counted is valid;
 // one that profiled another number of requests than it was configured to
 // measure names both. The files are the real ones with request_throughput
@@ -45,10 +55,7 @@ func TestGenAIPerfCountsEveryMeasuredRequest(t *testing.T) {
 		{"gpt-oss-20b-chat-concurrency1.json", "0.31455262548511714", 66, `"request_count": 100`, `"request_count": 66`},
 		{"gpt-oss-20b-chat-with-telemetry.json", "0.4701030011153585", 35, `"num": 100`, `"num": 35`},
 	} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "records", "genai-perf", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := realRecord(t, "genai-perf/"+c.file)
 		old, _ := strconv.ParseFloat(c.throughput, 64)
 		scaled := strconv.FormatFloat(old*float64(c.counted)/100, 'g', -1, 64)
 		profiledAll := bytes.Replace(data, []byte(`"avg": `+c.throughput), []byte(`"avg": `+scaled), 1)
@@ -69,10 +76,7 @@ func TestGenAIPerfCountsEveryMeasuredRequest(t *testing.T) {
 // Metrics that disagree (a request count that no whole number of
 // requests gives) are said, not rounded away.
 func TestGenAIPerfMetricsThatDisagree(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "records", "genai-perf", "gpt-oss-20b-chat-concurrency1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := realRecord(t, "genai-perf/gpt-oss-20b-chat-concurrency1.json")
 	edited := bytes.Replace(data, []byte(`"avg": 0.31455262548511714`), []byte(`"avg": 0.3160`), 1)
 	r := Parse(edited, "p.json", Spec{Format: "genai-perf", Metric: "output_throughput"})
 	if r.Valid || !strings.Contains(strings.Join(r.Problems, "; "), "not a whole number: the export's metrics disagree") {

@@ -3,8 +3,6 @@ package records
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -30,15 +28,6 @@ func init() {
 	})
 }
 
-func readGuideLLM(t *testing.T, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "records", "guidellm", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // guidellmSweep joins the benchmarks of real files into one file, as a
 // sweep writes them (built in this test: no real sweep file is in the
 // corpus).
@@ -48,7 +37,7 @@ func guidellmSweep(t *testing.T, files ...string) []byte {
 	var all []any
 	for _, f := range files {
 		var one map[string]any
-		if err := json.Unmarshal(readGuideLLM(t, f), &one); err != nil {
+		if err := json.Unmarshal(realRecord(t, "guidellm/"+f), &one); err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, one["benchmarks"].([]any)...)
@@ -119,7 +108,7 @@ func TestGuideLLMStrategyNames(t *testing.T) {
 // requests edited, in this test, from successful to errored: no real
 // file with an errored request is in the corpus).
 func TestGuideLLMErroredRequests(t *testing.T) {
-	data := readGuideLLM(t, "qwen3-4b-sanity-4-requests.json")
+	data := realRecord(t, "guidellm/qwen3-4b-sanity-4-requests.json")
 	for old, edit := range map[string]string{`"successful_requests": 4`: `"successful_requests": 3`, `"errored_requests": 0`: `"errored_requests": 1`} {
 		if !bytes.Contains(data, []byte(old)) {
 			t.Fatalf("the real file lacks %s", old)

@@ -2,8 +2,6 @@ package records
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -40,10 +38,7 @@ func init() {
 // edited in this test (no real report with failures is in the corpus):
 // 3 of its 60 requests failed, with inference-perf's by_label breakdown.
 func TestInferencePerfFailures(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "records", "inference-perf", "kubecon-vllm-stage0-lifecycle.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := realRecord(t, "inference-perf/kubecon-vllm-stage0-lifecycle.json")
 	const failures = `"failures": {"count": 0, "request_latency": null, "prompt_len": null}`
 	failed := bytes.Replace(data, []byte(failures),
 		[]byte(`"failures": {"count": 3, "request_latency": null, "prompt_len": null, "by_label": {"TimeoutError": {"count": 1, "messages": []}, "HTTP 503": {"count": 2, "messages": []}}}`), 1)

@@ -33,16 +33,18 @@ type Spec struct {
 // file's bytes, saying every problem it meets; it need not judge the
 // counts or the metrics: finish does, after it, for every format.
 var parsers = map[string]func(r *Record, data []byte, spec Spec){
-	"vllm":           (*Record).parseVLLM,
-	"trtllm":         (*Record).parseVLLM,
-	"vllm-append":    (*Record).parseVLLMAppend,
-	"sglang":         (*Record).parseSGLang,
-	"aiperf":         (*Record).parseAIPerf,
-	"console":        (*Record).parseConsole,
-	"regex":          (*Record).parseRegex,
-	"genai-perf":     (*Record).parseGenAIPerf,
-	"guidellm":       (*Record).parseGuideLLM,
-	"inference-perf": (*Record).parseInferencePerf,
+	"vllm":              (*Record).parseVLLM,
+	"trtllm":            (*Record).parseVLLM,
+	"vllm-append":       (*Record).parseVLLMAppend,
+	"sglang":            (*Record).parseSGLang,
+	"aiperf":            (*Record).parseAIPerf,
+	"console":           (*Record).parseConsole,
+	"regex":             (*Record).parseRegex,
+	"genai-perf":        (*Record).parseGenAIPerf,
+	"guidellm":          (*Record).parseGuideLLM,
+	"inference-perf":    (*Record).parseInferencePerf,
+	"llmperf":           (*Record).parseLLMPerf,
+	"llmperf-responses": (*Record).parseLLMPerfResponses,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -248,6 +248,7 @@ var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aip
 	"genai-perf",
 	"guidellm",
 	"inference-perf",
+	"llmperf", "llmperf-responses",
 }
 
 // Evidence says what to extract from logs and records.
