@@ -9,6 +9,7 @@ var defaultMetrics = map[string]string{
 	"inference-perf":    "output_throughput",
 	"llmperf":           "output_throughput",
 	"llmperf-responses": "request_output_throughput",
+	"trtllm-bench":      "output_throughput",
 }
 
 // DefaultMetric is the headline metric of format, "" for a format without one.

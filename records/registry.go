@@ -45,6 +45,7 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"inference-perf":    (*Record).parseInferencePerf,
 	"llmperf":           (*Record).parseLLMPerf,
 	"llmperf-responses": (*Record).parseLLMPerfResponses,
+	"trtllm-bench":      (*Record).parseTRTLLMBench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

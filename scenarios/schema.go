@@ -249,6 +249,7 @@ var ThroughputFormats = []string{"vllm", "vllm-append", "trtllm", "sglang", "aip
 	"guidellm",
 	"inference-perf",
 	"llmperf", "llmperf-responses",
+	"trtllm-bench",
 }
 
 // Evidence says what to extract from logs and records.
