@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // llmperfMetrics are the summary's keys abbench reads: the run's output
@@ -79,7 +80,7 @@ func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
 		r.unreadable("holds no response")
 		return
 	}
-	codes := map[string]int{}
+	codes, firstMsg := map[string]int{}, map[string]string{}
 	sums := make([]float64, len(llmperfResponseMetrics))
 	counts := make([]int, len(llmperfResponseMetrics))
 	for i, resp := range raw {
@@ -89,7 +90,11 @@ func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
 			return
 		}
 		if code != nil {
-			codes[fmt.Sprint(code)]++
+			c := fmt.Sprint(code)
+			codes[c]++
+			if msg, _ := resp["error_msg"].(string); msg != "" && firstMsg[c] == "" {
+				firstMsg[c] = msg
+			}
 			continue
 		}
 		for m, metric := range llmperfResponseMetrics {
@@ -108,7 +113,7 @@ func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
 		}
 	}
 	if r.Failed > 0 {
-		r.problem("requests failed with error codes %s", codeList(codes))
+		r.problem("requests failed with error codes %s", codeList(codes, firstMsg))
 	}
 }
 
@@ -120,11 +125,27 @@ func sumValues(m map[string]int) int {
 	return n
 }
 
-// codeList says error codes and their counts, in code order: {429: 130}.
-func codeList(codes map[string]int) string {
+// codeList says error codes with their counts and first messages, in
+// code order: {-100: 49 "Output too few tokens 102", 429: 130}.
+func codeList(codes map[string]int, firstMsg map[string]string) string {
 	parts := make([]string, 0, len(codes))
 	for _, c := range slices.Sorted(maps.Keys(codes)) {
-		parts = append(parts, fmt.Sprintf("%s: %d", c, codes[c]))
+		part := fmt.Sprintf("%s: %d", c, codes[c])
+		if msg := firstMsg[c]; msg != "" {
+			part += fmt.Sprintf(" %q", truncateText(msg, 120))
+		}
+		parts = append(parts, part)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// truncateText cuts s to at most n bytes, at a rune boundary, marking the cut.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
