@@ -1,5 +1,10 @@
 package records
 
+import (
+	"strings"
+	"testing"
+)
+
 func init() {
 	addCorpus(map[string]corpusCase{
 		// NVIDIA AIPerf, January 2026: no schema_version or aiperf_version,
@@ -16,4 +21,18 @@ func init() {
 				"duration": 9.317788951},
 			Completed: 89, Failed: 11, Problem: "11 of 100 requests failed"},
 	})
+}
+
+// A GenAI-Perf export given as an AIPerf one is unreadable: the two share
+// their {unit, avg} blocks, but GenAI-Perf's request_count leaves out the
+// requests it measured without a response it could count, and AIPerf's
+// reader, which takes request_count for every request, accepted both real
+// exports (34 and 65 requests left out) as valid.
+func TestAIPerfRefusesGenAIPerfExports(t *testing.T) {
+	for _, rel := range []string{"genai-perf/gpt-oss-20b-chat-concurrency1.json", "genai-perf/gpt-oss-20b-chat-with-telemetry.json"} {
+		r := Parse(realRecord(t, rel), rel, Spec{Format: "aiperf", Metric: "output_throughput"})
+		if r.Valid || !r.Unreadable || !strings.Contains(r.Problems[0], "is a GenAI-Perf export") {
+			t.Errorf("%s read as aiperf: valid %v, unreadable %v, problems %q", rel, r.Valid, r.Unreadable, r.Problems)
+		}
+	}
 }

@@ -30,6 +30,14 @@ func (r *Record) parseGenAIPerf(data []byte, spec Spec) {
 		r.unreadable("does not parse as a GenAI-Perf profile export: %v", err)
 		return
 	}
+	for _, key := range []string{"was_cancelled", "error_summary", "error_request_count", "records"} {
+		if _, aiperf := obj[key]; aiperf {
+			// AIPerf counts its failed requests: read as GenAI-Perf's
+			// export, which has no such key, they would go unseen.
+			r.unreadable("is an AIPerf export (it has %s, which GenAI-Perf never writes): read it with format aiperf", key)
+			return
+		}
+	}
 	r.flags(obj, spec.Flag)
 	r.metricsAt(obj, genaiPerfMetrics)
 	r.countAt(&r.Completed, obj, "request_count", "avg")
