@@ -9,6 +9,12 @@ func (r *Record) parseAIPerf(data []byte, spec Spec) {
 		r.unreadable("does not parse as an AIPerf profile export: %v", err)
 		return
 	}
+	if _, genaiPerf := lookup(obj, "input_config", "subcommand"); genaiPerf && obj["was_cancelled"] == nil {
+		// GenAI-Perf's export has AIPerf's blocks, but its request_count
+		// leaves out requests it measured: read as AIPerf's, it would hide them.
+		r.unreadable("is a GenAI-Perf export (input_config.subcommand, no was_cancelled): read it with format genai-perf, which counts the requests GenAI-Perf measured")
+		return
+	}
 	r.flags(obj, spec.Flag)
 	if reasons, ok := obj["runtime_submission_invalid_reasons"].([]any); ok && len(reasons) > 0 {
 		r.problem("the run is not a valid submission: runtime_submission_invalid_reasons %v", reasons)

@@ -17,6 +17,13 @@ var defaultMetrics = map[string]string{
 	"wrk":                 "requests_per_second",
 	"memtier":             "ops_per_second",
 	"redis-benchmark-csv": "requests_per_second",
+	"aiperf":              "output_throughput",
+	"genai-perf":          "output_throughput",
+	"guidellm":            "output_throughput",
+	"inference-perf":      "output_throughput",
+	"llmperf":             "output_throughput",
+	"llmperf-responses":   "request_output_throughput",
+	"trtllm-bench":        "output_throughput",
 }
 
 // DefaultMetric is the format's default headline metric, "" for a format

@@ -52,6 +52,12 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 	"wrk":                 (*Record).parseWrk,
 	"memtier":             (*Record).parseMemtier,
 	"redis-benchmark-csv": (*Record).parseRedisBenchmarkCSV,
+	"genai-perf":          (*Record).parseGenAIPerf,
+	"guidellm":            (*Record).parseGuideLLM,
+	"inference-perf":      (*Record).parseInferencePerf,
+	"llmperf":             (*Record).parseLLMPerf,
+	"llmperf-responses":   (*Record).parseLLMPerfResponses,
+	"trtllm-bench":        (*Record).parseTRTLLMBench,
 }
 
 // Formats are the names of the formats a record can be read in, sorted.

@@ -297,6 +297,7 @@ func TestFormatHeadlinesReadTheirDirection(t *testing.T) {
 		"mlperf": true, "k6": true, "pgbench": true, "sysbench": true,
 		"hyperfine": false, "gobench": false, "pytest-benchmark": false,
 		"fio": true, "nccl-tests": true, "wrk": true, "memtier": true, "redis-benchmark-csv": true,
+		"aiperf": true, "genai-perf": true, "guidellm": true, "inference-perf": true, "llmperf": true, "llmperf-responses": true, "trtllm-bench": true,
 	}
 	for _, format := range records.Formats() {
 		metric := records.DefaultMetric(format)

@@ -2,13 +2,12 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/records"
 )
 
 // Scenario is one A/B experiment: arms that differ only in declared
@@ -230,23 +229,9 @@ type Throughput struct {
 	HigherIsBetter *bool `yaml:"higher_is_better" json:"higher_is_better"`
 }
 
-// lowerIsBetter are words of metric names that improve downwards: times
-// and latencies, and their percentiles.
-var lowerIsBetter = []string{"latency", "duration", "ttft", "tpot", "itl", "e2el", "time", "ms", "p50", "p90", "p95", "p99", "p999", "delay", "wait"}
-
 // MetricHigherIsBetter says which way a metric improves when the scenario
-// does not declare it: a name with a word of time or latency in it
-// (p99_ttft_ms, mean_itl, duration) improves downwards; throughput,
-// bandwidth and anything else upwards.
-func MetricHigherIsBetter(metric string) bool {
-	words := strings.FieldsFunc(strings.ToLower(metric), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
-	for _, w := range words {
-		if slices.Contains(lowerIsBetter, w) {
-			return false
-		}
-	}
-	return true
-}
+// does not declare it (records.HigherIsBetter reads it from the name).
+func MetricHigherIsBetter(metric string) bool { return records.HigherIsBetter(metric) }
 
 // Evidence says what to extract from logs and records.
 type Evidence struct {

@@ -27,6 +27,7 @@ evidence FuzzLineSearch
 evidence FuzzRankLogs
 records FuzzRecords
 records FuzzRecordRegex
+records FuzzSentPrompts
 evidence/bundle FuzzUnpack
 evidence/bundle FuzzUnpackVerified
 sshsig FuzzSignature
