@@ -12,6 +12,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/records"
 )
 
 type digestOptions struct {
@@ -19,6 +20,7 @@ type digestOptions struct {
 	field     string
 	records   string
 	explain   bool
+	inputs    bool
 	format    cli.Format
 }
 
@@ -42,6 +44,9 @@ func newDigestCmd() *cobra.Command {
 			if opts.explain {
 				return runExplain(cmd.OutOrStdout(), opts, args[0], args[1])
 			}
+			if opts.inputs {
+				return runSentDigest(cmd.OutOrStdout(), opts, args[0])
+			}
 			return runDigest(cmd.OutOrStdout(), opts, args[0])
 		},
 	}
@@ -50,6 +55,7 @@ func newDigestCmd() *cobra.Command {
 	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
 	fs.StringVar(&opts.records, "records", "", "also write the per-prompt records to this file")
 	fs.BoolVar(&opts.explain, "explain", false, "explain how two records files differ")
+	fs.BoolVar(&opts.inputs, "inputs", false, "FILE is a client's inputs.json (AIPerf, GenAI-Perf): digest the prompts it sent")
 	cli.AddFormat(fs, &opts.format, "text", "table", "json")
 	return cmd
 }
@@ -85,6 +91,30 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 		return json.NewEncoder(stdout).Encode(fd.Digest)
 	}
 	_, err = fmt.Fprintf(stdout, "%s  %s\n", fd.Digest, file)
+	return err
+}
+
+// runSentDigest digests the prompts a client's inputs.json says it sent,
+// with the pinned text algorithm (records.SentPrompts).
+func runSentDigest(stdout io.Writer, opts digestOptions, file string) error {
+	if err := opts.format.Check(); err != nil {
+		return err
+	}
+	if opts.explain || opts.algorithm != "" || opts.field != "" || opts.records != "" {
+		return cli.Usagef("abbench digest --inputs inputs.json", "--inputs takes no --explain, --algorithm, --field or --records: the payloads say what each prompt is")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return cli.Usage(err, "")
+	}
+	d, err := records.SentPrompts(data, file)
+	if err != nil {
+		return cli.Usage(err, "an inputs.json entry holds payloads of one prompt text each (a chat message or a completions prompt)")
+	}
+	if opts.format.Value == "json" {
+		return json.NewEncoder(stdout).Encode(d)
+	}
+	_, err = fmt.Fprintf(stdout, "%s  %s\n", d, file)
 	return err
 }
 
