@@ -182,8 +182,10 @@ boot_host() {
 		;;
 	*)
 		# /shared before slurmd: no job lands on a host without it.
+		# dir_cache=no,direct_io: close-to-open consistency (docs/slurm.md
+		# says why abbench needs it, and what sshfs's defaults do instead).
 		local end=$((SECONDS + 30))
-		until sshfs -o "directport=$sftp_port,reconnect" ctl:/srv /shared; do
+		until sshfs -o "directport=$sftp_port,reconnect,dir_cache=no,direct_io" ctl:/srv /shared; do
 			[ "$SECONDS" -lt "$end" ] || { echo "boot $h: /shared not mounted within 30s" >&2; break; }
 			sleep 0.2
 		done
