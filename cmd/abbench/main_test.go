@@ -126,6 +126,9 @@ func TestScripts(t *testing.T) {
 				}
 				return os.Geteuid() == 0, nil
 			}
+			if cond == "slurmhosts" {
+				return slurmHostsUp(repo)
+			}
 			if cond != "slurm" {
 				return false, fmt.Errorf("unknown condition %q", cond)
 			}
