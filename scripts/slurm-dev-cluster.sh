@@ -7,8 +7,23 @@
 #   scripts/slurm-dev-cluster.sh status
 # It writes /etc/slurm/slurm.conf and /etc/munge/munge.key only when it
 # created them (a marker file says so), and needs root.
+#
+# A multi-host cluster beside it (scripts/slurm-dev-hosts.sh says how),
+# sharing nothing with the single-host one:
+#   up --hosts N          a login host, a controller "ctl" and compute hosts c1..cN (N >= 3), /shared on login and c1..cN
+#   down --hosts          stop and remove everything "up --hosts" made
+#   status --hosts        each host, and sinfo
+#   exec HOST -- CMD...   CMD on HOST (login, ctl, c1..cN), stdin and exit status passed through
+#   kill-node HOST        every process of HOST at once, and its network gone (a power loss)
+#   start-node HOST       boot a killed HOST again
+#   cut HOST | heal HOST  HOST's network silenced, or back
+#   skew HOST SECONDS     says why a host's clock cannot be skewed here
 set -euo pipefail
 action=${1:-up}
+script=$(realpath "$0")
+repo=$(dirname "$(dirname "$script")")
+# shellcheck source=scripts/slurm-dev-hosts.sh
+source "$(dirname "$script")/slurm-dev-hosts.sh"
 state=/run/abbench-slurm
 conf=/etc/slurm/slurm.conf
 nodes=(node1 node2)
@@ -44,6 +59,29 @@ munge_answers() { munge -n | unmunge; } # munged encodes a credential and decode
 slurmctld_answers() { scontrol ping | grep -Eq ' (is|are) UP'; } # slurmctld answers its ping RPC
 nodes_idle() { # every slurmd registered with slurmctld, and its node idle
 	[ "$(sinfo -h -N -o '%N %T' | grep -c ' idle')" -ge "${#nodes[@]}" ]
+}
+
+# slurm_conf_common: the slurm.conf lines both dev clusters share: no
+# cgroups or systemd needed, jobs scheduled at once, a node that comes back
+# taken back, finished jobs kept 10 minutes for scontrol.
+slurm_conf_common() {
+	cat <<CONF
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SchedulerParameters=batch_sched_delay=0
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+EnforcePartLimits=ALL
+SlurmdParameters=config_overrides
+JobCompType=jobcomp/filetxt
+JobCompLoc=/var/log/slurm/jobcomp.log
+MinJobAge=600
+KillWait=5
+InactiveLimit=0
+CONF
 }
 
 stop() { # stop PIDFILE NAME
@@ -96,21 +134,7 @@ SlurmdSpoolDir=/var/spool/slurmd/%n
 SlurmctldPidFile=/run/slurm/slurmctld.pid
 SlurmdPidFile=/run/slurm/slurmd-%n.pid
 SlurmctldPort=6817
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-EnforcePartLimits=ALL
-SlurmdParameters=config_overrides
-JobCompType=jobcomp/filetxt
-JobCompLoc=/var/log/slurm/jobcomp.log
-MinJobAge=600
-KillWait=5
-InactiveLimit=0
+$(slurm_conf_common)
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd-%n.log
 NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=17001 CPUs=$cpus RealMemory=4000 State=UNKNOWN
@@ -146,9 +170,32 @@ CONF
 	log "up: ${#nodes[@]} nodes idle"
 }
 
+usage() {
+	echo "usage: $0 up|down|status [--hosts N] | exec HOST -- CMD... | kill-node|start-node|cut|heal HOST | skew HOST SECONDS" >&2
+	exit 2
+}
+
+hosts_flag() { # hosts_flag ARGS...: whether the verb's arguments are --hosts [N]
+	case ${1:-} in
+	"") return 1 ;;
+	--hosts) return 0 ;;
+	*) usage ;;
+	esac
+}
+
 case $action in
-up) up ;;
-down) down ;;
-status) sinfo -N ;;
-*) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+up) if hosts_flag "${@:2}"; then hosts_up "${3:-}"; else up; fi ;;
+down) if hosts_flag "${@:2}"; then hosts_down; else down; fi ;;
+status) if hosts_flag "${@:2}"; then hosts_status; else sinfo -N; fi ;;
+exec)
+	[ $# -ge 4 ] && [ "$3" = -- ] || usage
+	hosts_exec "$2" "${@:4}"
+	;;
+kill-node) [ $# = 2 ] || usage; hosts_kill_node "$2" ;;
+start-node) [ $# = 2 ] || usage; hosts_start_node "$2" ;;
+cut) [ $# = 2 ] || usage; hosts_cut "$2" ;;
+heal) [ $# = 2 ] || usage; hosts_heal "$2" ;;
+skew) [ $# = 3 ] || usage; hosts_skew "$2" ;;
+boot-host) boot_host "$2" ;; # inside the host's namespaces: started by up --hosts
+*) usage ;;
 esac

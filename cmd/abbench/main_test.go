@@ -182,6 +182,8 @@ func scriptCondition(cond string) (bool, error) {
 			return false, fmt.Errorf("not root in CI: .ci/run runs as root there, for the scripts that need it")
 		}
 		return os.Geteuid() == 0, nil
+	case "slurmhosts":
+		return slurmHostsUp("../..")
 	case "slurm":
 		ok, why := slurmUp()
 		if !ok && os.Getenv("CI") != "" {

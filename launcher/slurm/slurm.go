@@ -212,11 +212,20 @@ func (r *run) Status() string {
 var terminal = map[string]bool{"COMPLETED": true, "FAILED": true, "CANCELLED": true, "TIMEOUT": true, "NODE_FAIL": true,
 	"PREEMPTED": true, "OUT_OF_MEMORY": true, "BOOT_FAIL": true, "DEADLINE": true, "REVOKED": true, "SPECIAL_EXIT": true}
 
-// query reads the job's state, exit code, restart count and Slurm's reason.
-func (r *run) query() (state string, exit int, restarts int, why string, err error) {
+// job is what scontrol says of a job now.
+type job struct {
+	state    string // JobState
+	exit     int    // of the batch script
+	restarts int
+	why      string // Slurm's reason, unless None
+	nodes    string // NodeList: the nodes of the attempt running ("" while pending)
+}
+
+// query reads the job's state, exit code, restart count, Slurm's reason and nodes.
+func (r *run) query() (job, error) {
 	out, err := exec.Command("scontrol", "-o", "show", "job", r.id).CombinedOutput()
 	if err != nil {
-		return "", 0, 0, "", fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
+		return job{}, fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
 	}
 	fields := map[string]string{}
 	for _, f := range strings.Fields(string(out)) {
@@ -224,21 +233,25 @@ func (r *run) query() (state string, exit int, restarts int, why string, err err
 			fields[k] = v
 		}
 	}
-	state = fields["JobState"]
+	j := job{state: fields["JobState"]}
 	if code, _, ok := strings.Cut(fields["ExitCode"], ":"); ok {
-		exit, _ = strconv.Atoi(code)
+		j.exit, _ = strconv.Atoi(code)
 	}
-	restarts, _ = strconv.Atoi(fields["Restarts"])
+	j.restarts, _ = strconv.Atoi(fields["Restarts"])
 	if fields["Reason"] != "None" {
-		why = fields["Reason"]
+		j.why = fields["Reason"]
 	}
-	return state, exit, restarts, why, nil
+	if n := fields["NodeList"]; n != "(null)" {
+		j.nodes = n
+	}
+	return j, nil
 }
 
 func (r *run) watch() {
 	failures := 0
+	var a attempts
 	for {
-		state, exit, restarts, why, err := r.query()
+		j, err := r.query()
 		if err != nil {
 			failures++
 			if failures >= 25 { // the job is gone from slurmctld: say so
@@ -250,24 +263,26 @@ func (r *run) watch() {
 		}
 		failures = 0
 		r.mu.Lock()
-		r.state, r.restarts = state, restarts
+		a.see(j, r.restarts)
+		r.state, r.restarts = j.state, j.restarts
 		cancelled := r.cancelled
 		r.mu.Unlock()
-		if terminal[state] {
+		if terminal[j.state] {
 			// A requeue passes through an ending state before the job is
 			// pending again: believe an end only when it holds a while.
 			time.Sleep(settle)
-			if again, _, restarts2, _, err := r.query(); err == nil && (!terminal[again] || restarts2 != restarts) {
+			if again, err := r.query(); err == nil && (!terminal[again.state] || again.restarts != j.restarts) {
 				continue
 			}
-			res := rundir.Outcome{ExitCode: exit, Detail: "slurm job " + r.id + " " + state}
-			if why != "" && state != "COMPLETED" {
-				res.Detail += " (reason " + why + ")"
+			res := rundir.Outcome{ExitCode: j.exit, Detail: "slurm job " + r.id + " " + j.state}
+			if j.why != "" && j.state != "COMPLETED" {
+				res.Detail += " (reason " + j.why + ")"
 			}
+			a.explain(&res, j)
 			switch {
 			case cancelled:
 				res.State = launcher.Cancelled
-			case state == "COMPLETED" && exit == 0:
+			case j.state == "COMPLETED" && j.exit == 0:
 				res.State = launcher.Succeeded
 			default:
 				res.State = launcher.Failed
