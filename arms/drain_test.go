@@ -45,13 +45,16 @@ func TestDrainWaitsForTheLogsToSettle(t *testing.T) {
 	took := drained(context.Background(), time.Second)
 	close(stop)
 	<-done
-	if took < time.Second || took > 1500*time.Millisecond {
+	// Bounded by the deadline, not by the log: a loaded machine may add a
+	// second to it, never the minute the writer would go on for.
+	if took < time.Second || took > 3*time.Second {
 		t.Fatalf("drained a log that never settles in %s: want the drain deadline, 1s", took)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if took := drained(ctx, time.Second); took > 100*time.Millisecond {
-		t.Fatalf("an interrupted drain took %s", took)
+	// At once, against a deadline ten times what a loaded machine adds.
+	if took := drained(ctx, 10*time.Second); took > time.Second {
+		t.Fatalf("an interrupted drain took %s of its 10s deadline", took)
 	}
 }
