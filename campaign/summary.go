@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/launcher"
@@ -103,5 +104,5 @@ func Headline(ev *evidence.Evidence) string {
 	if !ok {
 		return "-"
 	}
-	return fmt.Sprintf("%.4g", v)
+	return numfmt.Value(v)
 }

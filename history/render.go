@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 )
 
@@ -30,10 +31,10 @@ func Text(w io.Writer, series []Series, d Detector) error {
 			dir = "lower is better"
 		}
 		first, last := s.Points[0], s.Points[len(s.Points)-1]
-		out.Printf("%s / %s / %s (%s): %d run(s), %s to %s, latest %.4g\n", s.Scenario, s.Arm, s.Metric, dir,
-			len(s.Points), day(first.Time), day(last.Time), *last.Value)
+		out.Printf("%s / %s / %s (%s): %d run(s), %s to %s, latest %s\n", s.Scenario, s.Arm, s.Metric, dir,
+			len(s.Points), day(first.Time), day(last.Time), numfmt.Value(*last.Value))
 		if len(s.Changes) == 0 {
-			out.Printf("  no change point (E-Divisive means, p <= %g, at least %d runs a side)\n", d.MaxP, d.MinSize)
+			out.Printf("  no change point (E-Divisive means, p <= %s, at least %d runs a side)\n", numfmt.Value(d.MaxP), d.MinSize)
 		}
 		for _, c := range s.Changes {
 			p := s.Points[c.Index]
@@ -41,7 +42,7 @@ func Text(w io.Writer, series []Series, d Detector) error {
 			if s.Regression(c) {
 				way = "regressed"
 			}
-			out.Printf("  change at run %d (%s%s): %.4g -> %.4g (%+.2f%%), p=%.3g: %s\n", c.Index+1, p.Time.Format(time.RFC3339), sourceNote(p), c.Before, c.After, c.Pct, c.P, way)
+			out.Printf("  change at run %d (%s%s): %s -> %s (%+.2f%%), %s: %s\n", c.Index+1, p.Time.Format(time.RFC3339), sourceNote(p), numfmt.Value(c.Before), numfmt.Value(c.After), c.Pct, numfmt.PEquals(c.P), way)
 		}
 		for _, c := range s.Confounds {
 			out.Printf("  note: %s\n", c)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // The plot's size and its axes' place, in pixels.
@@ -23,7 +25,7 @@ func (r *Result) SVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop, svgLeft, svgBottom)
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", svgLeft-6, y(v)+4, fmtValue(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", svgLeft-6, y(v)+4, numfmt.Value(v))
 	}
 	fmt.Fprintf(&b, `<text x="16" y="%d" transform="rotate(-90 16 %d)">%s</text>`+"\n", (svgTop+svgBottom)/2, (svgTop+svgBottom)/2, html.EscapeString(r.Metric))
 	colw := float64(svgWidth-svgLeft-40) / float64(max(len(r.Arms), 1))
