@@ -177,11 +177,6 @@ func (r *Result) WriteText(w io.Writer) error {
 	return out.Err()
 }
 
-// WriteSVGFile writes the plot of every run's value per arm to path.
-func (r *Result) WriteSVGFile(path string) error {
-	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, r.SVG)
-}
-
 // AppendMarkdown appends the Markdown report to path (a CI step summary).
 func (r *Result) AppendMarkdown(path string) error {
 	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, r.Markdown)
