@@ -25,6 +25,9 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Workload != nil {
 		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
 	}
+	if r.Machine != "" {
+		fmt.Fprintf(&b, "- machine: %s\n", mdEscape(r.Machine))
+	}
 	if r.PlotURL != "" {
 		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}

@@ -163,6 +163,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Workload != nil && r.Verdict != Censored {
 		out.Printf("\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}
+	if r.Machine != "" {
+		out.Printf("machine:  %s\n", r.Machine)
+	}
 	for _, b := range r.Builds {
 		src := ""
 		if b.Source != "" {
