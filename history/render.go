@@ -63,11 +63,16 @@ func short(s string) string {
 	return s
 }
 
+// PerfDBSchema names each record of the perf-database export
+// (docs/schema/perfdb.schema.json).
+const PerfDBSchema = "abbench-perfdb-v1"
+
 // PerfDB writes every entry as one NDJSON record in the typed-prefix
 // convention perf databases use (TensorRT-LLM's among them): each field's
 // prefix names its type, b_ boolean, d_ double, l_ integer, s_ string,
 // ts_ timestamp (RFC 3339, UTC). Every stored entry is accepted evidence,
-// so b_is_valid is true throughout.
+// so b_is_valid is true throughout. s_build is on every record ("" where
+// the arms are not builds), as docs/history.md lists it.
 func PerfDB(w io.Writer, entries []Entry, f Filter) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -76,13 +81,11 @@ func PerfDB(w io.Writer, entries []Entry, f Filter) error {
 			continue
 		}
 		rec := map[string]any{
+			"s_schema": PerfDBSchema, "s_build": e.Build,
 			"b_is_valid": true, "b_higher_is_better": e.HigherBetter, "b_signed": e.Signed,
 			"s_kind": e.Kind, "s_key": e.Key, "s_scenario": e.Scenario, "s_arm": e.Arm, "s_metric": e.Metric,
 			"s_matched_digest": e.MatchedDigest, "s_machine": e.Machine, "s_source": e.Source,
 			"ts_created": e.Time.UTC().Format(time.RFC3339), "ts_added": e.Added.UTC().Format(time.RFC3339),
-		}
-		if e.Build != "" {
-			rec["s_build"] = e.Build
 		}
 		if e.Value != nil {
 			rec["d_value"] = *e.Value

@@ -31,6 +31,9 @@ func newValidateCmd() *cobra.Command {
 	return cmd
 }
 
+// validateSchema names validate --format json's output.
+const validateSchema = "abbench-validate-v1"
+
 func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string) error {
 	if err := opts.format.check(); err != nil {
 		return err
@@ -43,7 +46,10 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 	}
 	var err error
 	if opts.format.value == "json" {
-		err = writeJSON(stdout, report)
+		err = writeJSON(stdout, struct {
+			Schema string `json:"schema"` // docs/schema/validate.schema.json
+			scenarios.Report
+		}{validateSchema, report})
 	} else {
 		err = report.WriteText(stdout)
 	}

@@ -62,7 +62,7 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	}
 	checks, failed := compare.VerifyPaths(paths, vo)
 	if opts.format.value == "json" {
-		err = writeJSON(stdout, checks)
+		err = writeJSON(stdout, bundle.CheckReport{Schema: bundle.CheckSchema, Checks: checks})
 	} else {
 		err = bundle.WriteChecks(stdout, checks)
 	}

@@ -29,6 +29,15 @@ type Check struct {
 	OlderRules string `json:"older_rules,omitempty"`
 }
 
+// CheckSchema names abbench verify --format json's output.
+const CheckSchema = "abbench-verify-v1"
+
+// CheckReport is abbench verify --format json: every path's Check.
+type CheckReport struct {
+	Schema string  `json:"schema"` // CheckSchema
+	Checks []Check `json:"checks"`
+}
+
 // CheckAll verifies every path (a directory or an archive) with opts and
 // returns one Check each, and how many failed.
 func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
