@@ -9,7 +9,13 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/abbench/abbench/internal/numfmt"
 )
+
+// levelDigits are the significant digits a test's level is said with
+// (0.05, 0.0111).
+const levelDigits = 3
 
 // The verdicts.
 const (
@@ -211,7 +217,7 @@ func (dec Decision) finish(r Rule, hasInterval bool) Decision {
 		dec.Why = "one run per arm: descriptive only, no test can tell this change from noise"
 	case dec.P != nil && *dec.P <= r.Alpha && math.Abs(dec.est) >= L:
 		dec.Verdict = map[bool]string{true: Improved, false: Regressed}[better]
-		dec.Why = fmt.Sprintf("p=%.3g <= %.3g and |%+.2f%%| >= the smallest effect %.2f%%", *dec.P, r.Alpha, dec.Estimate, r.Effect)
+		dec.Why = fmt.Sprintf("%s <= %s and |%+.2f%%| >= the smallest effect %.2f%%", numfmt.PEquals(*dec.P), numfmt.Significant(r.Alpha, levelDigits), dec.Estimate, r.Effect)
 	case hasInterval && dec.lo > -L && dec.hi < L:
 		dec.Verdict = NoChange
 		dec.Why = fmt.Sprintf("the %s interval lies within ±%.2f%%, the smallest effect", IntervalLevel(r.Alpha), r.Effect)
@@ -223,7 +229,7 @@ func (dec Decision) finish(r Rule, hasInterval bool) Decision {
 		case !hasInterval:
 			dec.Why = "too few pairs for this method's interval"
 		default:
-			dec.Why = fmt.Sprintf("not significant at %.3g, and the %s interval reaches beyond ±%.2f%%", r.Alpha, IntervalLevel(r.Alpha), r.Effect)
+			dec.Why = fmt.Sprintf("not significant at %s, and the %s interval reaches beyond ±%.2f%%", numfmt.Significant(r.Alpha, levelDigits), IntervalLevel(r.Alpha), r.Effect)
 		}
 	}
 	return dec

@@ -41,7 +41,8 @@ type Envelope ssldsse.Envelope
 type Signature = ssldsse.Signature
 
 // KeyID names a key as ssh-keygen does: SHA256:base64 (what
-// go-securesystemslib names a key without an id by, too).
+// go-securesystemslib names a key without an id by, too). abbench names
+// the key it verified with by it; envelopes it signs carry no keyid.
 func KeyID(k ssh.PublicKey) string { return ssh.FingerprintSHA256(k) }
 
 // Sign wraps payload in an envelope signed by signer.
@@ -61,7 +62,12 @@ func Sign(signer ssh.Signer, payloadType string, payload []byte) (*Envelope, err
 // envelope signer.
 type keySigner struct{ key ssh.Signer }
 
-func (s keySigner) KeyID() (string, error) { return KeyID(s.key.PublicKey()), nil }
+// KeyID is empty: a keyid is an unsigned hint, and stock verifiers name
+// the same key differently (go-securesystemslib by its securesystemslib
+// keyid when loaded from a file, by its SSH fingerprint when bare; cosign
+// by nothing), skipping a signature whose keyid is not their name for the
+// key. A signature without one is tried with every key they are given.
+func (s keySigner) KeyID() (string, error) { return "", nil }
 
 func (s keySigner) Sign(_ context.Context, pae []byte) ([]byte, error) {
 	var sig *ssh.Signature
@@ -167,21 +173,30 @@ func (v *keyVerifier) why(e *Envelope, err error) error {
 	if _, perr := e.DecodedPayload(); perr != nil {
 		return perr
 	}
-	for _, s := range e.Signatures {
+	for i, s := range e.Signatures {
 		// Decoded as the verifier decodes a signature: as a payload.
 		if _, serr := (&ssldsse.Envelope{Payload: s.Sig}).DecodeB64Payload(); serr != nil {
-			return fmt.Errorf("dsse: signature %s: %w", s.KeyID, serr)
+			return fmt.Errorf("dsse: signature %s: %w", signatureName(i, s), serr)
 		}
 	}
 	if v.last != nil {
-		return v.last
+		return fmt.Errorf("%w with key %s", v.last, v.id)
 	}
-	for _, s := range e.Signatures {
+	for i, s := range e.Signatures {
 		if s.KeyID != "" && s.KeyID != v.id {
-			return fmt.Errorf("dsse: signature %s: the keyid names another key than %s", s.KeyID, v.id)
+			return fmt.Errorf("dsse: signature %s: the keyid names another key than %s", signatureName(i, s), v.id)
 		}
 	}
-	return fmt.Errorf("dsse: %w", err)
+	return fmt.Errorf("dsse: %w (key %s)", err, v.id)
+}
+
+// signatureName names the envelope's i-th signature: by its keyid, or
+// its place when it has none.
+func signatureName(i int, s Signature) string {
+	if s.KeyID != "" {
+		return s.KeyID
+	}
+	return fmt.Sprintf("%d (no keyid)", i+1)
 }
 
 // CryptoKey is an SSH public key as a crypto key (an ssh-agent's key

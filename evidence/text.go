@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/reason"
@@ -33,7 +34,7 @@ func (e *Evidence) WriteText(w io.Writer) error {
 	if t := e.Throughput; t != nil {
 		metric := e.Headline()
 		if v, ok := t.Metrics[metric]; ok {
-			out.Printf("%s: %.4g (%s record, valid %v)\n", metric, v, t.Format, t.Valid)
+			out.Printf("%s: %s (%s record, valid %v)\n", metric, numfmt.Value(v), t.Format, t.Valid)
 		} else {
 			out.Printf("%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
 		}

@@ -6,9 +6,7 @@ package machine
 
 import (
 	"bufio"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -34,8 +32,15 @@ type Facts struct {
 	NUMANodes int    `json:"numaNodes"`
 	GPUs      []GPU  `json:"gpus,omitempty"`
 	// Image is the container image the run ran in, when the environment
-	// says (ABBENCH_IMAGE, or a Slurm container plugin's SLURM_CONTAINER).
-	Image string `json:"image,omitempty"`
+	// says (ABBENCH_IMAGE, or a Slurm container plugin's SLURM_CONTAINER);
+	// ImageDigest its digest (sha256:...) when known (imageDigest).
+	Image       string `json:"image,omitempty"`
+	ImageDigest string `json:"imageDigest,omitempty"`
+	// CUDADriver is the CUDA version the driver supports (nvidia-smi
+	// --version); CUDARuntime the CUDA toolkit where the facts were
+	// collected (cudaRuntime); empty where there is none.
+	CUDADriver  string `json:"cudaDriver,omitempty"`
+	CUDARuntime string `json:"cudaRuntime,omitempty"`
 	// ReportedBy says who collected the facts: ByController (abbench
 	// itself, kept where no rank can write them), or ByRank, the first
 	// rank wrapper on another host (written where every rank can write:
@@ -63,20 +68,23 @@ func (f Facts) FromRank() Facts {
 // Redacted is f with every URL password replaced (internal/redact), in
 // every field: an image may be named by a URL with credentials in it.
 func (f Facts) Redacted() Facts {
-	for _, s := range []*string{&f.Host, &f.Node, &f.CPUModel, &f.Governor, &f.Kernel, &f.Image, &f.ReportedBy} {
+	for _, s := range []*string{&f.Host, &f.Node, &f.CPUModel, &f.Governor, &f.Kernel, &f.Image, &f.ImageDigest, &f.CUDADriver, &f.CUDARuntime, &f.ReportedBy} {
 		*s = redact.URL(*s)
 	}
 	f.GPUs = slices.Clone(f.GPUs)
 	for i := range f.GPUs {
 		g := &f.GPUs[i]
-		for _, s := range []*string{&g.Name, &g.Driver, &g.Persistence} {
+		for _, s := range []*string{&g.Name, &g.Driver, &g.Persistence, &g.ECC, &g.MIG} {
 			*s = redact.URL(*s)
 		}
 	}
 	return f
 }
 
-// GPU is what nvidia-smi --query-gpu reports of one GPU.
+// GPU is what nvidia-smi --query-gpu reports of one GPU (gpuFields). The
+// fields after Persistence are left out where nvidia-smi did not report
+// them (an older driver, a GPU without the feature, facts recorded before
+// abbench asked).
 type GPU struct {
 	Name        string `json:"name"`
 	Driver      string `json:"driver"`
@@ -84,6 +92,18 @@ type GPU struct {
 	SMClockMHz  int    `json:"smClockMHz"`
 	MemClockMHz int    `json:"memClockMHz"`
 	Persistence string `json:"persistence"`
+	// AppClockMHz and AppMemClockMHz are the application clocks (nvidia-smi
+	// -ac), DefaultAppClockMHz the default graphics one, MaxSMClockMHz
+	// the SM clock's maximum.
+	AppClockMHz        int `json:"appClockMHz,omitempty"`
+	AppMemClockMHz     int `json:"appMemClockMHz,omitempty"`
+	DefaultAppClockMHz int `json:"defaultAppClockMHz,omitempty"`
+	MaxSMClockMHz      int `json:"maxSMClockMHz,omitempty"`
+	// ECC and MIG are the current modes (Enabled or Disabled).
+	ECC string `json:"ecc,omitempty"`
+	MIG string `json:"mig,omitempty"`
+	// PowerLimitW is the power limit the driver enforces, in watts.
+	PowerLimitW float64 `json:"powerLimitW,omitempty"`
 }
 
 // Key names the host the facts are of: a Slurm node, or a host.
@@ -116,11 +136,16 @@ func Collect(timeout time.Duration) Facts {
 	nodes, _ := filepath.Glob("/sys/devices/system/node/node[0-9]*")
 	f.NUMANodes = len(nodes)
 	f.GPUs = gpus(timeout)
+	if len(f.GPUs) > 0 {
+		f.CUDADriver = cudaDriver(timeout)
+	}
+	f.CUDARuntime = cudaRuntime(os.Getenv, "/usr/local/cuda/version.json")
 	for _, k := range []string{"ABBENCH_IMAGE", "SLURM_CONTAINER"} {
 		if v := os.Getenv(k); v != "" && f.Image == "" {
 			f.Image = v
 		}
 	}
+	f.ImageDigest = imageDigest(f.Image, os.Getenv("ABBENCH_IMAGE_DIGEST"))
 	return f.Redacted()
 }
 
@@ -157,40 +182,6 @@ func memTotalMiB() int64 {
 	return 0
 }
 
-// gpus asks nvidia-smi, when it is installed.
-func gpus(timeout time.Duration) []GPU {
-	path, err := exec.LookPath("nvidia-smi")
-	if err != nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,persistence_mode",
-		"--format=csv,noheader,nounits").Output()
-	if err != nil {
-		return nil
-	}
-	return ParseGPUs(string(out))
-}
-
-// ParseGPUs reads nvidia-smi's CSV (noheader, nounits) of the query Collect
-// makes.
-func ParseGPUs(csv string) []GPU {
-	var gs []GPU
-	for _, line := range strings.Split(strings.TrimSpace(csv), "\n") {
-		f := strings.Split(line, ",")
-		if len(f) < 6 {
-			continue
-		}
-		for i := range f {
-			f[i] = strings.TrimSpace(f[i])
-		}
-		n := func(s string) int { v, _ := strconv.Atoi(s); return v }
-		gs = append(gs, GPU{Name: f[0], Driver: f[1], MemoryMiB: n(f[2]), SMClockMHz: n(f[3]), MemClockMHz: n(f[4]), Persistence: f[5]})
-	}
-	return gs
-}
-
 // Class is what must be equal for two runs' numbers to be compared: the
 // CPU model, the GPU models and counts, per host, and the host count. The
 // hosts whose facts a rank reported come after the controller's, each
@@ -219,16 +210,19 @@ func Class(hosts []Facts) string {
 func (f Facts) RankReported() bool { return strings.HasPrefix(f.ReportedBy, rankPrefix) }
 
 // Soft lists the softer facts: they may differ between runs, with a
-// warning (driver, clocks, kernel, governor, memory, image).
+// warning (driver and CUDA versions, clocks, ECC, power limit, MIG,
+// kernel, governor, memory, image).
 func Soft(hosts []Facts) string {
 	var parts []string
 	for _, h := range hosts {
 		p := "kernel " + h.Kernel + ", governor " + h.Governor + ", memory " + strconv.FormatInt(h.MemoryMiB, 10) + " MiB"
-		if h.Image != "" {
-			p += ", image " + h.Image
+		for _, f := range [][2]string{{"image", h.Image}, {"image digest", h.ImageDigest}, {"CUDA driver", h.CUDADriver}, {"CUDA runtime", h.CUDARuntime}} {
+			if f[1] != "" {
+				p += ", " + f[0] + " " + f[1]
+			}
 		}
 		for _, g := range h.GPUs {
-			p += ", driver " + g.Driver + ", clocks " + strconv.Itoa(g.SMClockMHz) + "/" + strconv.Itoa(g.MemClockMHz) + " MHz, persistence " + g.Persistence
+			p += ", " + describeGPU(g) + ", clocks " + strconv.Itoa(g.SMClockMHz) + "/" + strconv.Itoa(g.MemClockMHz) + " MHz"
 		}
 		parts = append(parts, p)
 	}

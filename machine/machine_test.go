@@ -7,10 +7,11 @@ import (
 )
 
 func TestParseGPUs(t *testing.T) {
-	// nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,persistence_mode --format=csv,noheader,nounits
-	out := "NVIDIA H200, 580.159.04, 143771, 1980, 3201, Enabled\nNVIDIA H200, 580.159.04, 143771, 345, 3201, Enabled\n"
-	g := ParseGPUs(out)
-	if len(g) != 2 || g[0] != (GPU{"NVIDIA H200", "580.159.04", 143771, 1980, 3201, "Enabled"}) || g[1].SMClockMHz != 345 {
+	// nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,persistence_mode --format=csv,nounits
+	out := "name, driver_version, memory.total [MiB], clocks.current.sm [MHz], clocks.current.memory [MHz], persistence_mode\n" +
+		"NVIDIA H200, 580.159.04, 143771, 1980, 3201, Enabled\nNVIDIA H200, 580.159.04, 143771, 345, 3201, Enabled\n"
+	g := ParseQuery(out)
+	if len(g) != 2 || g[0] != (GPU{Name: "NVIDIA H200", Driver: "580.159.04", MemoryMiB: 143771, SMClockMHz: 1980, MemClockMHz: 3201, Persistence: "Enabled"}) || g[1].SMClockMHz != 345 {
 		t.Fatalf("%+v", g)
 	}
 	// The class holds the models, not the clocks.

@@ -88,7 +88,7 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 		}
 	}
 	if opts.format.Value == "json" {
-		return json.NewEncoder(stdout).Encode(fd.Digest)
+		return json.NewEncoder(stdout).Encode(digestReport{digestSchema, fd.Digest.Algorithm, fd.Digest.Count, fd.Digest.Hex})
 	}
 	_, err = fmt.Fprintf(stdout, "%s  %s\n", fd.Digest, file)
 	return err
@@ -112,10 +112,23 @@ func runSentDigest(stdout io.Writer, opts digestOptions, file string) error {
 		return cli.Usage(err, "an inputs.json entry holds payloads of one prompt text each (a chat message or a completions prompt)")
 	}
 	if opts.format.Value == "json" {
-		return json.NewEncoder(stdout).Encode(d)
+		return json.NewEncoder(stdout).Encode(digestReport{digestSchema, d.Algorithm, d.Count, d.Hex})
 	}
 	_, err = fmt.Fprintf(stdout, "%s  %s\n", d, file)
 	return err
+}
+
+// The schemas of digest --format json and digest --explain --format json
+// (docs/schema).
+const digestSchema, explainSchema = "abbench-digest-v1", "abbench-digest-explain-v1"
+
+// digestReport is digest --format json: the digest's own fields, after
+// the schema.
+type digestReport struct {
+	Schema    string           `json:"schema"`
+	Algorithm digest.Algorithm `json:"algorithm"`
+	Count     uint64           `json:"count"`
+	Digest    string           `json:"digest"`
 }
 
 func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
@@ -129,7 +142,10 @@ func runExplain(stdout io.Writer, opts digestOptions, a, b string) error {
 		return cli.Usage(err, "digests are only ever compared within one algorithm, from records files")
 	}
 	if opts.format.Value == "json" {
-		err = json.NewEncoder(stdout).Encode(fe) // one line, as the digest itself
+		err = json.NewEncoder(stdout).Encode(struct { // one line, as the digest itself
+			Schema string `json:"schema"`
+			*digest.FileExplanation
+		}{explainSchema, fe})
 	} else {
 		_, err = fmt.Fprintf(stdout, "A: %s  %s\nB: %s  %s\n%s\n", fe.A, a, fe.B, b, fe.Explanation)
 	}

@@ -39,8 +39,12 @@ type Stage struct {
 	Command []string `json:"command"`
 }
 
+// stagesSchema names plan --format json's output (docs/schema).
+const stagesSchema = "abbench-stages-v1"
+
 // StagePlan is abbench plan --format json.
 type StagePlan struct {
+	Schema   string  `json:"schema"` // stagesSchema
 	Plan     string  `json:"plan"`
 	Scenario string  `json:"scenario"`
 	Stages   []Stage `json:"stages"`
@@ -109,7 +113,7 @@ func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path
 		return err
 	}
 	planFile := filepath.Join(cfg.Out, rundir.PlanFile)
-	sp := StagePlan{Plan: planFile, Scenario: path, Stages: []Stage{}}
+	sp := StagePlan{Schema: stagesSchema, Plan: planFile, Scenario: path, Stages: []Stage{}}
 	arms := len(s.ArmOrder)
 	for _, r := range res.Plan.Runs {
 		sp.Stages = append(sp.Stages, Stage{RunIndex: r.Index, Arm: r.Arm, Block: (r.Index-1)/arms + 1, Warmup: r.Warmup,

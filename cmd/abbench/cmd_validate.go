@@ -33,6 +33,9 @@ func newValidateCmd() *cobra.Command {
 	return cmd
 }
 
+// validateSchema names validate --format json's output.
+const validateSchema = "abbench-validate-v1"
+
 func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string) error {
 	if err := opts.format.Check(); err != nil {
 		return err
@@ -45,7 +48,10 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 	}
 	var err error
 	if opts.format.Value == "json" {
-		err = cli.WriteJSON(stdout, report)
+		err = cli.WriteJSON(stdout, struct {
+			Schema string `json:"schema"` // docs/schema/validate.schema.json
+			scenarios.Report
+		}{validateSchema, report})
 	} else {
 		err = report.WriteText(stdout)
 	}

@@ -49,7 +49,7 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	}
 	checks, failed := compare.VerifyPaths(paths, vo)
 	if opts.format.Value == "json" {
-		err = cli.WriteJSON(stdout, checks)
+		err = cli.WriteJSON(stdout, bundle.CheckReport{Schema: bundle.CheckSchema, Checks: checks})
 	} else {
 		err = bundle.WriteChecks(stdout, checks)
 	}

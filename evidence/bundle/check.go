@@ -11,6 +11,7 @@ type Check struct {
 	Bundle   string `json:"bundle"`
 	OK       bool   `json:"ok"`
 	Signer   string `json:"signer,omitempty"`
+	Key      string `json:"key,omitempty"` // Verified.Key
 	Unsigned bool   `json:"unsigned"`
 	DSSE     bool   `json:"dsse"` // the DSSE envelope verified too
 	Arm      string `json:"arm,omitempty"`
@@ -28,6 +29,15 @@ type Check struct {
 	OlderRules string `json:"older_rules,omitempty"`
 }
 
+// CheckSchema names abbench verify --format json's output.
+const CheckSchema = "abbench-verify-v1"
+
+// CheckReport is abbench verify --format json: every path's Check.
+type CheckReport struct {
+	Schema string  `json:"schema"` // CheckSchema
+	Checks []Check `json:"checks"`
+}
+
 // CheckAll verifies every path (a directory or an archive) with opts and
 // returns one Check each, and how many failed.
 func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
@@ -41,7 +51,7 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 			}
 			failed++
 		} else {
-			c.OK, c.Signer, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
+			c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
 		}
 		checks = append(checks, c)
 	}
@@ -49,7 +59,8 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 }
 
 // WriteChecks prints one line per check: FAIL and why, or ok with the
-// signer (or UNSIGNED), the arm and whether its evidence was accepted.
+// signer (or UNSIGNED), the arm, whether its evidence was accepted and the
+// signing key's fingerprint (an envelope names no key: abbench does).
 // Planned runs a campaign did not need share one line.
 func WriteChecks(w io.Writer, checks []Check) error {
 	for i := 0; i < len(checks); i++ {
@@ -76,7 +87,7 @@ func WriteChecks(w io.Writer, checks []Check) error {
 			if !c.DSSE {
 				how = "SSHSIG only: made before abbench wrote DSSE envelopes"
 			}
-			_, err = fmt.Fprintf(w, "ok   %s: signed by %s (%s); arm %s, evidence accepted: %v\n", c.Bundle, c.Signer, how, c.Arm, c.Accepted)
+			_, err = fmt.Fprintf(w, "ok   %s: signed by %s (%s); arm %s, evidence accepted: %v; key %s\n", c.Bundle, c.Signer, how, c.Arm, c.Accepted, c.Key)
 		}
 		if err == nil && c.OlderRules != "" {
 			_, err = fmt.Fprintf(w, "     %s: evidence %s\n", c.Bundle, c.OlderRules)

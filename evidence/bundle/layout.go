@@ -65,6 +65,9 @@ type Provenance struct {
 	// Machines are the facts of the hosts the run ran on (package
 	// machine): compare censors runs of different hardware classes.
 	Machines []machine.Facts `json:"machines,omitempty"`
+	// NCCL is the NCCL version each rank's bundled log reports
+	// (NCCL_DEBUG=INFO or VERSION prints it), by ROLE-RANK.
+	NCCL map[string]string `json:"nccl,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,37 @@ func TestBundleRecordsTheControllersOwnMachine(t *testing.T) {
 	}
 	if c := machine.Class(prov.Machines); c != "real cpu | reported by a rank: n2 cpu | reported by a rank: n3 cpu" {
 		t.Errorf("class %q", c)
+	}
+}
+
+// The NCCL version each rank's log reports is in the provenance, by
+// ROLE-RANK, read from the bundled (scoped) bytes only: an earlier
+// attempt's bytes before the offset report nothing.
+func TestProvenanceRecordsTheNCCLVersionsRanksReport(t *testing.T) {
+	dir, s, sb, ev, st := makeRun(t, 4)
+	// A line as NCCL_DEBUG=INFO prints it (testdata/nccl/bundles/machine-ring.tar.gz, nccl-0.log).
+	f, err := os.OpenFile(filepath.Join(dir, "ctx-0.log"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("vm:610:610 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n")
+	f.Close()
+	// Rank 1's earlier attempt, before its offset, reported another version.
+	log1 := filepath.Join(dir, "ctx-1.log")
+	old, _ := os.ReadFile(log1)
+	stale := int(st.Ranks[1].Offset)
+	earlier := fmt.Sprintf("%-*s\n", stale-1, "NCCL INFO NCCL version 2.18.1+cuda12.2")
+	os.WriteFile(log1, append([]byte(earlier), old[stale:]...), 0o644)
+	dest := filepath.Join(t.TempDir(), "bundle")
+	if err := Write(Input{RunDir: dir, Scenario: s, ScenarioBytes: sb, Evidence: ev, Status: st, Tool: "abbench test"}, dest); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dest, ProvenanceFile))
+	var prov Provenance
+	if err := json.Unmarshal(data, &prov); err != nil {
+		t.Fatal(err)
+	}
+	if len(prov.NCCL) != 1 || prov.NCCL["ctx-0"] != "2.28.9+cuda13.0" {
+		t.Errorf("nccl %v", prov.NCCL)
 	}
 }

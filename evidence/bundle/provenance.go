@@ -2,12 +2,15 @@ package bundle
 
 import (
 	"encoding/json"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
@@ -21,7 +24,8 @@ func (w *writer) provenance(in Input, regs []rundir.Registration) Provenance {
 	st := in.Status
 	prov := Provenance{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: w.environments(),
-		Machines: w.machines(in.Machine), Source: sourceRevision(in.Scenario), Image: redact.URL(in.Scenario.Source.Image), Campaign: in.Campaign}
+		Machines: w.machines(in.Machine), Source: sourceRevision(in.Scenario), Image: redact.URL(in.Scenario.Source.Image), Campaign: in.Campaign,
+		NCCL: w.ncclVersions()}
 	for _, reg := range regs {
 		if !slices.Contains(prov.Hosts, reg.Host) {
 			prov.Hosts = append(prov.Hosts, reg.Host)
@@ -56,6 +60,35 @@ func (w *writer) machines(controller *machine.Facts) []machine.Facts {
 		}
 	}
 	return facts
+}
+
+// ncclScanLimit bounds how much of a bundled log ncclVersions reads: NCCL
+// reports its version when a communicator starts.
+const ncclScanLimit = 64 << 20
+
+// ncclVersions are the NCCL versions the bundled logs report, by ROLE-RANK
+// (nil when none does): what the rank itself printed, so a report of the
+// system under test, kept beside the bytes it came from.
+func (w *writer) ncclVersions() map[string]string {
+	var out map[string]string
+	for _, rel := range w.files {
+		if filepath.Ext(rel) != ".log" {
+			continue
+		}
+		f, err := os.Open(filepath.Join(w.dir, rel))
+		if err != nil {
+			continue
+		}
+		head, _ := io.ReadAll(io.LimitReader(f, ncclScanLimit))
+		readonly.Close(f)
+		if v := machine.NCCLVersion(head); v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[strings.TrimSuffix(filepath.Base(rel), ".log")] = redact.URL(v)
+		}
+	}
+	return out
 }
 
 // environments are the environments the ranks were given, by ROLE-RANK,

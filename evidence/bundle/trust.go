@@ -60,7 +60,17 @@ func (c *manifestCheck) signature() error {
 		return fail(StepSignature, SignatureFile, "signature: %w", err)
 	}
 	c.v.Signer, c.key = who, sig.PublicKey
+	c.v.Key = dsse.KeyID(signingKey(sig.PublicKey))
 	return nil
+}
+
+// signingKey is the key that made a signature: a certificate's signature
+// key, else the key itself.
+func signingKey(k ssh.PublicKey) ssh.PublicKey {
+	if cert, ok := k.(*ssh.Certificate); ok {
+		return cert.Key
+	}
+	return k
 }
 
 // envelope requires the DSSE envelope, when the bundle has one and its
@@ -84,11 +94,7 @@ func (c *manifestCheck) envelope() error {
 	case !bytes.Equal(payload, c.manifest):
 		return fail(StepEnvelope, DSSEFile, "%s: its payload is not %s", DSSEFile, ManifestFile)
 	}
-	key := c.key
-	if cert, ok := key.(*ssh.Certificate); ok {
-		key = cert.Key
-	}
-	if err := env.VerifyWith(key); err != nil {
+	if err := env.VerifyWith(signingKey(c.key)); err != nil {
 		return fail(StepEnvelope, DSSEFile, "%s: %w", DSSEFile, err)
 	}
 	c.v.DSSE = true

@@ -80,8 +80,11 @@ type VerifyOptions struct {
 
 // Verified is a bundle that passed.
 type Verified struct {
-	Dir      string
-	Signer   string // the allowed principals that accepted the signature; "" if unsigned
+	Dir    string
+	Signer string // the allowed principals that accepted the signature; "" if unsigned
+	// Key is the SHA-256 fingerprint of the key that made the signature
+	// and the envelope (a certificate's signature key); "" if unsigned.
+	Key      string
 	Unsigned bool
 	// DSSE says the bundle's DSSE envelope verified too (bundles made
 	// before abbench wrote one have none).

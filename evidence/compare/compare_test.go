@@ -4,9 +4,11 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -323,8 +325,12 @@ func TestGitHubAnnotationsAndSummary(t *testing.T) {
 	}
 }
 
+// The CSV names each column's unit in its header (the metric's in "unit",
+// percentages as _pct, the CV among them) and prints every number exactly,
+// without an exponent.
 func TestCSV(t *testing.T) {
-	r := Compare(runsOf(map[string][]float64{"blocking": {1000, 1001, 999}, "async": {1100, 1101, 1099}}), Options{Effect: 1})
+	runs := runsOf(map[string][]float64{"blocking": {1000, 1001, 999}, "async": {1100, 1101, 1099}})
+	r := Compare(runs, Options{Effect: 1})
 	var b strings.Builder
 	if err := r.CSV(&b); err != nil {
 		t.Fatal(err)
@@ -333,14 +339,34 @@ func TestCSV(t *testing.T) {
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("%v: %q", err, b.String())
 	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"unit", "median", "mean", "cv_pct", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("header %v lacks %q", rows[0], name)
+		}
+	}
 	byArm := map[string][]string{}
 	for _, row := range rows[1:] {
-		byArm[row[2]] = row
+		byArm[row[col["arm"]]] = row
 	}
-	if a := byArm["async"]; a[13] != "improved" || a[12] != "welch-t" || !strings.HasPrefix(a[8], "10.0") || a[9] == "" {
+	a := byArm["async"]
+	if a[col["verdict"]] != "improved" || a[col["method"]] != "welch-t" || !strings.HasPrefix(a[col["delta_pct"]], "10.0") || a[col["interval_lo_pct"]] == "" {
 		t.Errorf("async row %v", a)
 	}
-	if b := byArm["blocking"]; b[13] != "baseline" || b[8] != "" {
+	if a[col["unit"]] != "tokens/s" || a[col["median"]] != "1100" {
+		t.Errorf("async unit and median %q %q", a[col["unit"]], a[col["median"]])
+	}
+	async := r.Arms[slices.IndexFunc(r.Arms, func(a Arm) bool { return a.Name == "async" })]
+	if cv, _ := strconv.ParseFloat(a[col["cv_pct"]], 64); math.Abs(cv-100*async.CV) > 1e-9 || cv < 0.05 {
+		t.Errorf("cv_pct %q is not the CV in percent (%v)", a[col["cv_pct"]], async.CV)
+	}
+	if strings.ContainsAny(a[col["p"]], "eE") || a[col["p"]] == "" {
+		t.Errorf("p %q", a[col["p"]])
+	}
+	if b := byArm["blocking"]; b[col["verdict"]] != "baseline" || b[col["delta_pct"]] != "" {
 		t.Errorf("baseline row %v", b)
 	}
 }

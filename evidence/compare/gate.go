@@ -72,6 +72,7 @@ func (g *gate) check() {
 	g.sources()
 	g.campaigns()
 	g.machines()
+	g.r.Machine = g.machineLine()
 }
 
 // checkRun holds one run to the gate: its evidence accepted, the matched

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // GitHub does what a GitHub Actions job wants of a comparison, reading its
@@ -53,29 +55,33 @@ func annotationProperty(s string) string {
 }
 
 // CSV writes one row per arm: its sample and, for a treatment, its delta
-// against the baseline (empty cells where there is none).
+// against the baseline (empty cells where there is none). The header says
+// each column's unit: "unit" is the metric's (of median and mean; empty
+// when its name does not say), the rest say theirs (_pct: percent); every
+// number is exact, without an exponent.
 func (r *Result) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "metric", "arm", "baseline", "n", "median", "mean", "cv", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p", "method", "verdict"})
+	cw.Write([]string{"scenario", "metric", "unit", "arm", "baseline", "n", "median", "mean", "cv_pct", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p", "method", "verdict"})
+	unit := MetricUnit(r.Metric)
 	for _, a := range r.Arms {
-		row := []string{r.Scenario, r.Metric, a.Name, r.Baseline, fmt.Sprint(a.N), fmt.Sprint(a.Median), fmt.Sprint(a.Mean), fmt.Sprint(a.CV), "", "", "", "", "", ""}
+		row := []string{r.Scenario, r.Metric, unit, a.Name, r.Baseline, fmt.Sprint(a.N), numfmt.Plain(a.Median), numfmt.Plain(a.Mean), numfmt.Plain(100 * a.CV), "", "", "", "", "", ""}
 		verdict := "baseline"
 		if a.Name != r.Baseline {
 			verdict = r.Verdict // censored: every treatment is
 		}
 		if d := deltaOf(r.Deltas, a.Name); d != nil {
 			if d.Pct != nil {
-				row[8] = fmt.Sprint(*d.Pct)
+				row[9] = numfmt.Plain(*d.Pct)
 			}
 			if d.Interval != nil {
-				row[9], row[10] = fmt.Sprint(d.Interval[0]), fmt.Sprint(d.Interval[1])
+				row[10], row[11] = numfmt.Plain(d.Interval[0]), numfmt.Plain(d.Interval[1])
 			}
 			if d.P != nil {
-				row[11] = fmt.Sprint(*d.P)
+				row[12] = numfmt.Plain(*d.P)
 			}
-			row[12], verdict = d.Method, d.Verdict
+			row[13], verdict = d.Method, d.Verdict
 		}
-		row[13] = verdict
+		row[14] = verdict
 		cw.Write(row)
 	}
 	cw.Flush()

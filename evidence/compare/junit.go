@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // The JUnit report follows the schema Jenkins' xUnit plugin validates
@@ -147,7 +149,7 @@ func (r *Result) junitProperties() []junitProperty {
 			p = append(p, junitProperty{prefix + "interval_pct", fmt.Sprintf("[%.4f, %.4f]", d.Interval[0], d.Interval[1])})
 		}
 		if d.P != nil {
-			p = append(p, junitProperty{prefix + "p", fmt.Sprintf("%.4g", *d.P)})
+			p = append(p, junitProperty{prefix + "p", numfmt.Plain(*d.P)})
 		}
 		p = append(p, junitProperty{prefix + "verdict", d.Verdict}, junitProperty{prefix + "method", d.Method})
 	}

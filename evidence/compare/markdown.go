@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 )
 
@@ -24,13 +25,16 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Workload != nil {
 		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
 	}
+	if r.Machine != "" {
+		fmt.Fprintf(&b, "- machine: %s\n", mdEscape(r.Machine))
+	}
 	if r.PlotURL != "" {
 		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}
 	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | " + r.IntervalHeader() + " | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, fmtValue(a.Median), fmtValue(a.Mean), 100*a.CV, delta, interval, p, verdict)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, numfmt.Value(a.Median), numfmt.Value(a.Mean), 100*a.CV, delta, interval, p, verdict)
 	}
 	r.mdCriteria(&b)
 	r.mdCaveats(&b)

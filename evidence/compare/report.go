@@ -4,21 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
-
-func fmtValue(v float64) string {
-	if math.Abs(v) >= 100 {
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.4g", v)
-}
 
 // DeltaCells are an arm's delta, interval, p value and verdict as a
 // report prints them ("" where there is none).
@@ -48,7 +41,7 @@ func (d Delta) decidingP() string {
 	if d.P == nil || d.Verdict != Improved && d.Verdict != Regressed {
 		return ""
 	}
-	return fmt.Sprintf("%.3g", *d.P)
+	return numfmt.P(*d.P)
 }
 
 // How says how a delta was decided, in words.
@@ -123,8 +116,8 @@ func (r *Result) Headline() string {
 		if d.Interval != nil {
 			detail = append(detail, fmt.Sprintf("%s interval [%+.2f%%, %+.2f%%]", decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
 		}
-		if p := d.decidingP(); p != "" {
-			detail = append(detail, "p="+p)
+		if d.decidingP() != "" {
+			detail = append(detail, numfmt.PEquals(*d.P))
 		}
 		if d.Verdict != r.Verdict {
 			detail = append(detail, d.Verdict)
@@ -155,7 +148,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	var rows [][]string
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
-		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), fmt.Sprintf("%.1f", a.Median), fmt.Sprintf("%.1f", a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
+		rows = append(rows, []string{a.Name, fmt.Sprint(a.N), numfmt.Value(a.Median), numfmt.Value(a.Mean), fmt.Sprintf("%.2f%%", 100*a.CV), delta, interval, p, verdict})
 	}
 	if err := texttable.Write(out, []string{"arm", "n", "median", "mean", "cv", "delta", r.IntervalHeader(), "p", "verdict"}, rows); err != nil {
 		return err
@@ -170,6 +163,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Workload != nil && r.Verdict != Censored {
 		out.Printf("\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
 	}
+	if r.Machine != "" {
+		out.Printf("machine:  %s\n", r.Machine)
+	}
 	for _, b := range r.Builds {
 		src := ""
 		if b.Source != "" {
@@ -182,11 +178,6 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	out.Printf("\nverdict: %s\n", r.Headline())
 	return out.Err()
-}
-
-// WriteSVGFile writes the plot of every run's value per arm to path.
-func (r *Result) WriteSVGFile(path string) error {
-	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, r.SVG)
 }
 
 // AppendMarkdown appends the Markdown report to path (a CI step summary).

@@ -29,6 +29,11 @@ type Result struct {
 	Runs     []RunSummary `json:"runs"`
 	// PlotURL is Options.PlotURL.
 	PlotURL string `json:"plot_url,omitempty"`
+	// Machine describes the machines the runs ran on (the report's
+	// machine line), when a run recorded them: GPUs with driver, CUDA,
+	// clocks, ECC, power limit and MIG mode, the CUDA runtime, the image
+	// and its digest, the NCCL versions the ranks reported.
+	Machine string `json:"machine,omitempty"`
 	// Builds are the arms' builds, when the arms are builds.
 	Builds []rundir.BuildFact `json:"builds,omitempty"`
 	// Stored is the comparison with a stored baseline, when one was given.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -273,6 +274,6 @@ func (g *gate) drift() {
 		vals[i] -= means[armsOf[i]] / float64(counts[armsOf[i]])
 	}
 	if d, ok := decide.DriftOf(pos, vals); ok && d.P < 0.01 {
-		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (p=%.3g); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, d.P))
+		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (%s); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, numfmt.PEquals(d.P)))
 	}
 }

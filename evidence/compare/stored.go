@@ -9,6 +9,7 @@ import (
 
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
@@ -202,8 +203,8 @@ func (r *Result) writeStored(out *textout.Writer) {
 		if d.Interval != nil {
 			line += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
 		}
-		if p := d.decidingP(); p != "" {
-			line += " (p=" + p + ")"
+		if d.decidingP() != "" {
+			line += " (" + numfmt.PEquals(*d.P) + ")"
 		}
 		out.Printf("%s %s; %s\n", line, d.Verdict, d.How())
 	}

@@ -30,7 +30,7 @@ func TestProgressLines(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want 3 (no tick):\n%s", len(lines), b.String())
 	}
-	for i, want := range []string{"run 1/3 a", "1235  2 run(s) left, at most ~20s", "-  1 run(s) left, at most ~15s"} {
+	for i, want := range []string{"run 1/3 a", "1,234.6  2 run(s) left, at most ~20s", "-  1 run(s) left, at most ~15s"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d: %q, want it to hold %q", i+1, lines[i], want)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 	"github.com/abbench/abbench/launcher"
@@ -104,5 +105,5 @@ func Headline(ev *evidence.Evidence) string {
 	if !ok {
 		return "-"
 	}
-	return fmt.Sprintf("%.4g", v)
+	return numfmt.Value(v)
 }
