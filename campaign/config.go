@@ -72,6 +72,9 @@ type Config struct {
 	// Stages plans runs that CI stages make, one abbench arm each (abbench
 	// plan); nothing runs the plan here.
 	Stages bool
+	// Flags are the flags the command was given, by name, as they print:
+	// plan.json records them, and Reopen holds a resumed campaign to them.
+	Flags map[string]string
 
 	total int // runs in the plan, for events
 }

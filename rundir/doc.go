@@ -16,7 +16,11 @@
 //	OUT/                        new or empty; claimed by plan.json
 //	  plan.json                 scenario, matched digest, launcher, order, seed,
 //	                            and per run: index, arm, directory, allocation,
-//	                            token, the allocation's result, evidence accepted
+//	                            token, the allocation's result, evidence accepted;
+//	                            and what abbench run --resume holds the
+//	                            campaign to (flags, scenario, binaries)
+//	  run.lock                  held (flock) by the abbench run running the
+//	                            campaign, naming it; a second one is refused
 //	  calibration.json          with --calibrate: the A/A noise of the metric
 //	  runs/N-ARM/               one run, in an allocation of its own; laid out
 //	                            as an abbench arm --out directory (below), plus

@@ -15,6 +15,7 @@ const (
 	StatusFile      = "status.json"
 	EvidenceFile    = "evidence.json"
 	PlanFile        = "plan.json"
+	RunLock         = "run.lock" // held by the abbench run that runs the campaign (abbench run --resume refuses a held one)
 	CalibrationFile = "calibration.json"
 	BundleDir       = "bundle"
 	BundleArchive   = "bundle.tar.gz"

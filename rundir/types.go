@@ -142,6 +142,9 @@ type Plan struct {
 	Looks []Look `json:"looks,omitempty"`
 	// Decided says why a sequential campaign stopped before MaxPairs.
 	Decided string `json:"decided,omitempty"`
+	// Resume is what abbench run --resume holds the campaign to; it is
+	// no part of the fixed plan Ref digests.
+	Resume *Resumable `json:"resume,omitempty"`
 }
 
 // Sequential is a sequential design as plan.json and each run's signed
@@ -259,6 +262,10 @@ type PlannedRun struct {
 	// Nodes are the nodes the run was pinned to: those of its block's
 	// first run (abbench run --pair-nodes).
 	Nodes []string `json:"nodes,omitempty"`
+	// Interrupted says the campaign was stopped (SIGINT, SIGTERM) while
+	// the run ran: its attempt is kept, and abbench run --resume runs it
+	// again as a new attempt.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Outcome is how a run's allocation ended, as its launcher said: what a
