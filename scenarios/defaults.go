@@ -51,6 +51,7 @@ func ApplyDefaults(s *Scenario) {
 			*d.val = d.def
 		}
 	}
+	applyHookDefaults(s)
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = decide.DefaultRule.Effect
 	}
