@@ -38,6 +38,20 @@ type Status struct {
 	// Builds are every arm's build, hashed when the run started, when the
 	// arms are builds: a rank that ran another arm's is censored.
 	Builds []BuildFact `json:"builds,omitempty"`
+	// Hooks are the setup and teardown hooks that ran, in order.
+	Hooks []HookStatus `json:"hooks,omitempty"`
+}
+
+// HookStatus is how one hook of a run ended.
+type HookStatus struct {
+	Kind     string    `json:"kind"` // setup or teardown
+	Index    int       `json:"index"`
+	Command  []string  `json:"command"` // as run, secrets redacted
+	Log      string    `json:"log"`     // relative to the attempt (HookLog)
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	ExitCode int       `json:"exit_code"` // -1: ended by a signal, or never started
+	TimedOut bool      `json:"timed_out,omitempty"`
 }
 
 // BuildFact is one arm's build as a run found it.
