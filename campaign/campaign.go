@@ -51,6 +51,8 @@ type Result struct {
 	// Decided, when set, says which look of a sequential campaign decided
 	// (or found the comparison censored) before its last planned block.
 	Decided string
+	// AfterAll says how each after_all hook that failed ended.
+	AfterAll []string
 	// Unrecorded, when set, is the write of plan.json that failed (a
 	// write-failed reason) and that no later write made good: the campaign
 	// stopped there, as the plan on disk does not say how its runs went.
@@ -87,15 +89,21 @@ type Run struct {
 // files kept, the run marked interrupted) and Execute returns with
 // Interrupted set. A campaign Reopen returned keeps the runs that ended
 // and runs the others, waiting for an allocation still queued or running
-// instead of starting it again. The error is non-nil only when a run
-// could not be started at all.
+// instead of starting it again. The scenario's before_all hooks run
+// first and its after_all hooks last, whatever happened. The error is
+// non-nil only when a before_all hook failed (*HookError) or a run could
+// not be started at all.
 func Execute(ctx context.Context, c *Config, r *Result) error {
 	c.total = len(r.Runs)
 	l, ranks := newLauncher(c)
 	runDeadline := deadline(c.Scenario)
-	if r.Plan.Decided != "" { // a resumed sequential campaign that had decided: nothing is left to run
+	if r.Plan.Decided != "" || r.Left() == 0 { // a resumed campaign that had ended: nothing is left to run
 		r.Decided = r.Plan.Decided
 		return nil
+	}
+	defer c.afterAll(r)
+	if err := c.beforeAll(ctx, r); err != nil {
+		return err
 	}
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -253,19 +261,21 @@ func (c *Config) progress(e Event) {
 func newLauncher(c *Config) (launcher.Launcher, string) {
 	s := c.Scenario
 	d := s.Deadlines
-	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + 5*time.Second
+	// The controller's teardown after a SIGTERM: its ranks', then its
+	// teardown hooks', each bounded.
+	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + s.HooksTime(scenarios.HookTeardown) + 5*time.Second
 	if c.Launcher == "slurm" {
 		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace}, arms.RanksSrun
 	}
 	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
 }
 
-// deadline bounds one run: every deadline of its phases, with a margin for
+// deadline bounds one run: every deadline of its phases and hooks, with a margin for
 // the allocation to start. Nothing waits for ever, also not on an
 // allocation that never starts or hangs.
 func deadline(s *scenarios.Scenario) time.Duration {
 	d := s.Deadlines
-	phases := time.Duration(d.Ready + d.Client + d.Drain + d.Teardown + d.KillGrace)
+	phases := time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + s.HooksTime(scenarios.HookSetup) + s.HooksTime(scenarios.HookTeardown)
 	return phases + max(10*time.Second, phases/5)
 }
 

@@ -127,7 +127,7 @@ func beginRun(stderr io.Writer, opts *runOptions, path string) (*campaign.Result
 	return res, release, err
 }
 
-func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, path string) error {
+func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, path string) (err error) {
 	begin := beginRun
 	if opts.resume != "" {
 		begin = resumeRun
@@ -142,8 +142,9 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
+	defer func() { err = afterAllError(stderr, res, err) }()
 	if err != nil {
-		return err
+		return hookError(err, res.Out)
 	}
 	if res.Stopped != "" {
 		if _, err := fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped); err != nil {
