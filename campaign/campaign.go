@@ -259,6 +259,9 @@ func (c *Config) progress(e Event) {
 }
 
 func newLauncher(c *Config) (launcher.Launcher, string) {
+	if c.launcher != nil {
+		return c.launcher, arms.RanksLocal
+	}
 	s := c.Scenario
 	d := s.Deadlines
 	// The controller's teardown after a SIGTERM: its ranks', then its

@@ -1,9 +1,11 @@
 package campaign
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -180,5 +182,97 @@ func TestLockHoldsOneRunOfTheCampaign(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the lock followed a link and made its target")
+	}
+}
+
+// fakeLauncher is a backend whose allocations outlive abbench: Attach
+// finds those in live; every run, attached or started, "runs" by writing
+// an accepted attempt.
+type fakeLauncher struct {
+	live    map[string]bool
+	started []launcher.Spec
+}
+
+func (f *fakeLauncher) Name() string { return "fake" }
+
+func (f *fakeLauncher) Start(_ context.Context, spec launcher.Spec) (launcher.Run, error) {
+	if err := launcher.MakeDir(spec); err != nil {
+		return nil, err
+	}
+	f.started = append(f.started, spec)
+	return fakeRun(spec, "fake-"+spec.ID), nil
+}
+
+func (f *fakeLauncher) Attach(spec launcher.Spec, allocation string) (launcher.Run, error) {
+	if !f.live[allocation] {
+		return nil, nil
+	}
+	return fakeRun(spec, allocation), nil
+}
+
+type doneRun struct {
+	spec       launcher.Spec
+	allocation string
+}
+
+// fakeRun writes spec's attempt, accepted, and is a run that has ended.
+func fakeRun(spec launcher.Spec, allocation string) *doneRun {
+	token := "tok-" + allocation
+	dir := rundir.Attempt(spec.Dir, token)
+	_ = os.MkdirAll(dir, 0o755)
+	_ = rundir.WriteStatus(dir, &rundir.Status{Token: token, Dir: dir, State: rundir.StateSucceeded})
+	_ = rundir.WriteJSON(filepath.Join(dir, rundir.EvidenceFile), evidence.Evidence{Accepted: true})
+	_ = rundir.WriteLatest(spec.Dir, token)
+	return &doneRun{spec: spec, allocation: allocation}
+}
+
+func (r *doneRun) ID() string           { return r.spec.ID }
+func (r *doneRun) AllocationID() string { return r.allocation }
+func (r *doneRun) Wait(context.Context) (rundir.Outcome, error) {
+	return rundir.Outcome{State: launcher.Succeeded, AllocationID: r.allocation}, nil
+}
+func (r *doneRun) Cancel() error            { return nil }
+func (r *doneRun) Collect() (string, error) { return r.spec.Dir, nil }
+
+// A resumed campaign waits for a run's allocation that is still live
+// instead of starting the run again, starts a run whose allocation ended
+// as another attempt in its directory, and starts one that never began.
+func TestExecuteAttachesToLiveAllocations(t *testing.T) {
+	cfg := begun(t, 2)
+	p, err := rundir.ReadPlan(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Runs[0].Allocation = "slurm-7" // still running when the campaign died
+	p.Runs[1].Allocation = "slurm-8" // gone, its attempt left running
+	attempt(t, &p.Runs[1], "old", rundir.StateRunning, nil)
+	if err := rundir.WritePlan(cfg.Out, p); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Scenario = quickstart(t)
+	r, err := Reopen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &fakeLauncher{live: map[string]bool{"slurm-7": true}}
+	cfg.launcher = fake
+	if err := Execute(context.Background(), cfg, r); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range fake.started {
+		ids = append(ids, s.ID)
+		if want := s.ID == rundir.RunID(2, p.Runs[1].Arm); s.Again != want {
+			t.Errorf("run %s started with Again %v, want %v", s.ID, s.Again, want)
+		}
+	}
+	if want := []string{rundir.RunID(2, p.Runs[1].Arm), rundir.RunID(3, p.Runs[2].Arm), rundir.RunID(4, p.Runs[3].Arm)}; !slices.Equal(ids, want) {
+		t.Errorf("started %v, want %v: the live allocation of run 1 waited for", ids, want)
+	}
+	if res := r.Runs[0].Planned.Result; res == nil || res.AllocationID != "slurm-7" || r.Runs[0].Planned.Token != "tok-slurm-7" {
+		t.Errorf("run 1: %+v, want the attached allocation's end", r.Runs[0].Planned)
+	}
+	if _, err := os.Stat(rundir.Attempt(p.Runs[1].Dir, "old")); err != nil {
+		t.Errorf("run 2's earlier attempt is gone: %v", err)
 	}
 }
