@@ -82,6 +82,20 @@ func TestReopenRefusesAChangedCampaign(t *testing.T) {
 	}
 }
 
+// reopenWith writes p as the campaign's plan and reopens the campaign.
+func reopenWith(t *testing.T, cfg *Config, p *rundir.Plan) *Result {
+	t.Helper()
+	if err := rundir.WritePlan(cfg.Out, p); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Scenario = quickstart(t)
+	r, err := Reopen(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // attempt writes an attempt of run pr with state, and evidence unless
 // accepted is nil.
 func attempt(t *testing.T, pr *rundir.PlannedRun, token, state string, accepted *bool) {
@@ -122,14 +136,7 @@ func TestReopenKeepsWhatEndedAndRunsTheRest(t *testing.T) {
 	attempt(t, &runs[2], "t3", rundir.StateSucceeded, &yes) // ended while no campaign watched
 	attempt(t, &runs[3], "t4", rundir.StateRunning, nil)
 	attempt(t, &runs[4], "t5", rundir.StateFailed, nil) // its controller stopped before its evidence
-	if err := rundir.WritePlan(cfg.Out, p); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Scenario = quickstart(t)
-	r, err := Reopen(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := reopenWith(t, cfg, p)
 	for i, want := range []bool{true, false, true, false, false, false} {
 		if r.Runs[i].kept != want {
 			t.Errorf("run %d: kept %v, want %v", i+1, r.Runs[i].kept, want)
@@ -246,14 +253,7 @@ func TestExecuteAttachesToLiveAllocations(t *testing.T) {
 	p.Runs[0].Allocation = "slurm-7" // still running when the campaign died
 	p.Runs[1].Allocation = "slurm-8" // gone, its attempt left running
 	attempt(t, &p.Runs[1], "old", rundir.StateRunning, nil)
-	if err := rundir.WritePlan(cfg.Out, p); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Scenario = quickstart(t)
-	r, err := Reopen(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := reopenWith(t, cfg, p)
 	fake := &fakeLauncher{live: map[string]bool{"slurm-7": true}}
 	cfg.launcher = fake
 	if err := Execute(context.Background(), cfg, r); err != nil {
