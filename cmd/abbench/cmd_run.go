@@ -120,7 +120,7 @@ func beginRun(stderr io.Writer, opts *runOptions, path string) (*campaign.Result
 	if err := sweepDead(stderr); err != nil {
 		return nil, nil, err
 	}
-	if err := claimOut(res, "choose a new --out directory: runs never share one"); err != nil {
+	if err := claimOut(res, "choose a new --out directory (campaigns never share one), or continue the campaign there: abbench run --resume "+cfg.Out); err != nil {
 		return nil, nil, err
 	}
 	release, err := lockCampaign(res.Out)
