@@ -9,11 +9,17 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// phases is the run's script: the roles start in waves as the roles they
+// phases is the run's script: the setup hooks run, the roles start in waves as the roles they
 // wait on get ready, the arm is checked before any client traffic, the
 // measured phase runs, then teardown. An error ends the script at once;
 // the reasons are in the status.
 func (c *controller) phases(ctx context.Context) error {
+	if len(c.s.Setup) > 0 {
+		c.phase("setup", "running the setup hooks")
+		if err := c.setupHooks(ctx); err != nil {
+			return err
+		}
+	}
 	c.phase("start", "starting roles")
 	if err := c.hashBuilds(); err != nil {
 		c.fail(reason.New(reason.LaunchFailed, "%v", err))

@@ -108,7 +108,7 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 	}
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: c.s.Name, MatchedDigest: c.s.MatchedDigest(), Arm: c.arm, Token: c.opts.Token, Dir: c.dir,
-		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}}
+		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}, Ranks: []rundir.RankStatus{}}
 	if c.writeStatus(); c.statusErr != nil {
 		return nil, c.statusErr
 	}

@@ -43,7 +43,8 @@ func (c *controller) judgeStops(clientsRan bool) {
 	}
 }
 
-// finish tears everything down, whatever happened, and writes the status.
+// finish tears everything down, whatever happened (the teardown hooks
+// included), and writes the status.
 func (c *controller) finish() {
 	if c.status.Phase != "teardown" {
 		c.phase("teardown", "stopping every rank")
@@ -54,6 +55,12 @@ func (c *controller) finish() {
 	}
 	if err := os.RemoveAll(rundir.LaunchDirOf(c.coord)); err != nil {
 		c.fail(reason.New(reason.WriteFailed, "removing the ranks' launch files (their argv and environment, mode 0600): %v: remove them by hand", err))
+	}
+	// Every rank has stopped: the teardown hooks run, whatever happened,
+	// before the sweep (which stops what they left).
+	c.teardownHooks()
+	if c.status.State == rundir.StateSucceeded && len(c.status.Reasons) > 0 {
+		c.status.State = rundir.StateFailed
 	}
 	c.status.Swept = sweep(c.opts.Token)
 	// Every rank is gone: nothing writes there any more. What a failed

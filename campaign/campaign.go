@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ type Result struct {
 	// Decided, when set, says which look of a sequential campaign decided
 	// (or found the comparison censored) before its last planned block.
 	Decided string
+	// AfterAll says how each after_all hook that failed ended.
+	AfterAll []string
 	// Unrecorded, when set, is the write of plan.json that failed (a
 	// write-failed reason) and that no later write made good: the campaign
 	// stopped there, as the plan on disk does not say how its runs went.
@@ -75,69 +78,123 @@ type Run struct {
 	Planned  *rundir.PlannedRun
 	Status   *rundir.Status
 	Evidence *evidence.Evidence
+
+	kept bool // a resumed campaign's run that had ended: not run again
 }
 
 // Execute runs the planned runs one at a time, each in a fresh allocation,
 // and records each one's allocation, result, status and evidence in
 // plan.json as it ends. A run past its deadline is cancelled and the
 // campaign goes on; when ctx ends, the run in progress is torn down (its
-// files kept) and Execute returns with Interrupted set. The error is
-// non-nil only when a run could not be started at all.
+// files kept, the run marked interrupted) and Execute returns with
+// Interrupted set. A campaign Reopen returned keeps the runs that ended
+// and runs the others, waiting for an allocation still queued or running
+// instead of starting it again. The scenario's before_all hooks run
+// first and its after_all hooks last, whatever happened. The error is
+// non-nil only when a before_all hook failed (*HookError) or a run could
+// not be started at all.
 func Execute(ctx context.Context, c *Config, r *Result) error {
 	c.total = len(r.Runs)
 	l, ranks := newLauncher(c)
 	runDeadline := deadline(c.Scenario)
+	if r.Plan.Decided != "" || r.Left() == 0 { // a resumed campaign that had ended: nothing is left to run
+		r.Decided = r.Plan.Decided
+		return nil
+	}
+	defer c.afterAll(r)
+	if err := c.beforeAll(ctx, r); err != nil {
+		return err
+	}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		pr := run.Planned
-		if ctx.Err() != nil {
-			r.Interrupted = true
-			break
-		}
-		spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
-			Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
-				"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.Sign.args()...)}
-		if c.PairNodes {
-			spec.Nodes = c.blockNodes(r, i)
-			pr.Nodes = spec.Nodes
-		}
-		c.event(pr, "starting", 0, false)
-		lr, err := l.Start(ctx, spec)
-		if err != nil {
-			return fmt.Errorf("run %s: %w", spec.ID, err)
-		}
-		pr.Allocation = lr.AllocationID()
-		// The run goes on either way: the plan is written again when it
-		// ends, and the campaign stops if that fails too.
-		r.record(fmt.Sprintf("after run %d (arm %s) started", pr.Index, pr.Arm))
-		res, werr := c.wait(ctx, lr, pr, runDeadline)
-		if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
-			cerr := lr.Cancel()
-			res, _ = lr.Wait(context.Background())
-			if errors.Is(werr, errPastDeadline) {
-				res.Detail = fmt.Sprintf("cancelled: %v; %s", werr, res.Detail)
-			} else {
+		if !run.kept {
+			if ctx.Err() != nil {
 				r.Interrupted = true
+				break
 			}
-			if cerr != nil {
-				res.Detail = fmt.Sprintf("%s; cancelling: %v", res.Detail, cerr)
+			if err := c.runOne(ctx, l, ranks, r, i, runDeadline); err != nil {
+				return err
+			}
+			if !r.record(fmt.Sprintf("after run %d (arm %s) ended", run.Planned.Index, run.Planned.Arm)) || r.Interrupted {
+				break
 			}
 		}
-		pr.Result = &res
-		run.collect()
-		c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Evidence: run.Evidence})
-		if !r.record(fmt.Sprintf("after run %d (arm %s) ended", pr.Index, pr.Arm)) || r.Interrupted {
-			break
-		}
-		if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
-			r.Stopped = fmt.Sprintf("run %d (arm %s) failed for a cause no repeat can change: %s", pr.Index, pr.Arm, why)
-			break
-		}
-		if r.Plan.Sequential != nil && i < len(r.Runs)-1 && c.look(r, i+1) {
+		if c.stopAfter(r, i) {
 			break
 		}
 	}
 	return nil
+}
+
+// runOne makes run i of r: it starts it (or, resumed, finds its
+// allocation still queued or running), waits for it within deadline and
+// collects what it left.
+func (c *Config) runOne(ctx context.Context, l launcher.Launcher, ranks string, r *Result, i int, runDeadline time.Duration) error {
+	run := &r.Runs[i]
+	pr := run.Planned
+	spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
+		Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
+			"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.Sign.args()...)}
+	if c.PairNodes {
+		spec.Nodes = c.blockNodes(r, i)
+		pr.Nodes = spec.Nodes
+	}
+	c.event(pr, "starting", 0, false)
+	lr, err := c.startOrAttach(ctx, l, spec, pr)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", spec.ID, err)
+	}
+	pr.Allocation, pr.Result, pr.Accepted, pr.Interrupted = lr.AllocationID(), nil, nil, false
+	// The run goes on either way: the plan is written again when it
+	// ends, and the campaign stops if that fails too.
+	r.record(fmt.Sprintf("after run %d (arm %s) started", pr.Index, pr.Arm))
+	res, werr := c.wait(ctx, lr, pr, runDeadline)
+	if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
+		cerr := lr.Cancel()
+		res, _ = lr.Wait(context.Background())
+		if errors.Is(werr, errPastDeadline) {
+			res.Detail = fmt.Sprintf("cancelled: %v; %s", werr, res.Detail)
+		} else {
+			r.Interrupted, pr.Interrupted = true, true
+		}
+		if cerr != nil {
+			res.Detail = fmt.Sprintf("%s; cancelling: %v", res.Detail, cerr)
+		}
+	}
+	pr.Result = &res
+	run.collect()
+	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Evidence: run.Evidence})
+	return nil
+}
+
+// startOrAttach starts the run of spec; in a resumed campaign it first
+// looks for the allocation the run was given before, which a launcher
+// whose allocations outlive abbench (Slurm) may still run, and starts
+// another attempt in the run's directory when there is none.
+func (c *Config) startOrAttach(ctx context.Context, l launcher.Launcher, spec launcher.Spec, pr *rundir.PlannedRun) (launcher.Run, error) {
+	if a, ok := l.(launcher.Attacher); ok && pr.Allocation != "" && pr.Result == nil {
+		lr, err := a.Attach(spec, pr.Allocation)
+		if err != nil || lr != nil {
+			return lr, err
+		}
+	}
+	if _, err := os.Lstat(spec.Dir); err == nil {
+		spec.Again = true // an earlier attempt's directory: a new attempt beside it
+	}
+	return l.Start(ctx, spec)
+}
+
+// stopAfter says whether the campaign stops after run i (one it ran, or
+// one a resumed campaign kept, judged as when it ended): a cause no
+// repeat can change, or a sequential look that decided.
+func (c *Config) stopAfter(r *Result, i int) bool {
+	run := &r.Runs[i]
+	pr := run.Planned
+	if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
+		r.Stopped = fmt.Sprintf("run %d (arm %s) failed for a cause no repeat can change: %s", pr.Index, pr.Arm, why)
+		return true
+	}
+	return r.Plan.Sequential != nil && i < len(r.Runs)-1 && c.look(r, i+1)
 }
 
 // blockNodes are the nodes of the first run of run i's block, for the
@@ -202,21 +259,26 @@ func (c *Config) progress(e Event) {
 }
 
 func newLauncher(c *Config) (launcher.Launcher, string) {
+	if c.launcher != nil {
+		return c.launcher, arms.RanksLocal
+	}
 	s := c.Scenario
 	d := s.Deadlines
-	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + 5*time.Second
+	// The controller's teardown after a SIGTERM: its ranks', then its
+	// teardown hooks', each bounded.
+	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + s.HooksTime(scenarios.HookTeardown) + 5*time.Second
 	if c.Launcher == "slurm" {
 		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace}, arms.RanksSrun
 	}
 	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
 }
 
-// deadline bounds one run: every deadline of its phases, with a margin for
+// deadline bounds one run: every deadline of its phases and hooks, with a margin for
 // the allocation to start. Nothing waits for ever, also not on an
 // allocation that never starts or hangs.
 func deadline(s *scenarios.Scenario) time.Duration {
 	d := s.Deadlines
-	phases := time.Duration(d.Ready + d.Client + d.Drain + d.Teardown + d.KillGrace)
+	phases := time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + s.HooksTime(scenarios.HookSetup) + s.HooksTime(scenarios.HookTeardown)
 	return phases + max(10*time.Second, phases/5)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/internal/field"
+	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -72,8 +73,12 @@ type Config struct {
 	// Stages plans runs that CI stages make, one abbench arm each (abbench
 	// plan); nothing runs the plan here.
 	Stages bool
+	// Flags are the flags the command was given, by name, as they print:
+	// plan.json records them, and Reopen holds a resumed campaign to them.
+	Flags map[string]string
 
-	total int // runs in the plan, for events
+	total    int               // runs in the plan, for events
+	launcher launcher.Launcher // tests: the backend Launcher would name
 }
 
 // CalibratedMaxPairs is the most pairs of a sequential campaign planned

@@ -20,6 +20,11 @@ func (c *Config) look(r *Result, done int) bool {
 	if done%k != 0 || pairs < p.Sequential.MinPairs {
 		return false
 	}
+	for _, l := range p.Looks {
+		if l.Pairs == pairs {
+			return false // taken before the campaign was resumed: it did not decide (the plan would say so)
+		}
+	}
 	runs, cleanup, err := compare.LoadRuns([]string{r.Out}, bundle.VerifyOptions{})
 	defer cleanup()
 	look := rundir.Look{Pairs: pairs}

@@ -55,6 +55,8 @@ func Plan(c *Config) (*Result, error) {
 	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup}
 	if c.Stages {
 		p.Launcher = LauncherStages
+	} else {
+		p.Resume = c.resumable()
 	}
 	blocks := c.Repeat
 	switch {

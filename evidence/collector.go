@@ -85,6 +85,11 @@ func (c *collector) rankStatus(role string, rank int) *rundir.RankStatus {
 			return &c.st.Ranks[i]
 		}
 	}
+	for _, h := range c.st.Hooks { // a hook is a rank of its list, its log read whole
+		if h.Kind == role && h.Index == rank {
+			return &rundir.RankStatus{Role: role, Rank: rank, Log: h.Log, ExitCode: h.ExitCode, Exited: true}
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package evidence
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,12 +39,11 @@ type hit struct {
 func (c *collector) ranks() {
 	byRole := c.rankScans()
 	var all []*rankScan
-	for i := range c.s.Roles {
-		all = append(all, byRole[c.s.Roles[i].Name]...)
+	for _, role := range c.logRoles() {
+		all = append(all, byRole[role.Name]...)
 	}
 	c.scanAll(all)
-	for i := range c.s.Roles {
-		role := &c.s.Roles[i]
+	for _, role := range c.logRoles() {
 		ok := c.readable(byRole[role.Name])
 		c.completeness(role, ok)
 		for _, sc := range ok {
@@ -57,8 +57,7 @@ func (c *collector) ranks() {
 // whose logs rules read; a rank that never started is rank-missing.
 func (c *collector) rankScans() map[string][]*rankScan {
 	byRole := map[string][]*rankScan{}
-	for i := range c.s.Roles {
-		role := &c.s.Roles[i]
+	for _, role := range c.logRoles() {
 		rules := c.rules(role.Name)
 		if len(rules) == 0 {
 			continue
@@ -67,7 +66,7 @@ func (c *collector) rankScans() map[string][]*rankScan {
 		for rank := range role.Ranks {
 			rs := c.rankStatus(role.Name, rank)
 			if rs == nil {
-				c.e.reason(reason.New(reason.RankMissing, "%s rank %d never started", role.Name, rank).At(c.e.Arm, role.Name, rank))
+				c.e.reason(reason.New(reason.RankMissing, "%s %s %d never started", role.Name, rankWord(role), rank).At(c.e.Arm, role.Name, rank))
 				continue
 			}
 			facts := &RankFacts{Role: role.Name, Rank: rank, Scope: Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}}
@@ -75,6 +74,29 @@ func (c *collector) rankScans() map[string][]*rankScan {
 		}
 	}
 	return byRole
+}
+
+// logRoles are the roles whose logs evidence rules read: the scenario's,
+// then each of a run's hook lists that has hooks, its hooks as its ranks.
+func (c *collector) logRoles() []*scenarios.Role {
+	roles := make([]*scenarios.Role, 0, len(c.s.Roles)+len(scenarios.RunHooks))
+	for i := range c.s.Roles {
+		roles = append(roles, &c.s.Roles[i])
+	}
+	for _, kind := range scenarios.RunHooks {
+		if len(c.s.Hooks(kind)) > 0 {
+			roles = append(roles, c.s.HookRole(kind))
+		}
+	}
+	return roles
+}
+
+// rankWord is what a rank of role is called: a hook of a hook list.
+func rankWord(role *scenarios.Role) string {
+	if slices.Contains(scenarios.RunHooks, role.Name) {
+		return "hook"
+	}
+	return "rank"
 }
 
 // scanAll reads the scans' scopes. Ranks are independent: they are read

@@ -16,8 +16,12 @@ type Spec struct {
 	ID string
 	// Dir is the run's directory: the command's working directory, where it
 	// writes everything. Start creates it; it must not exist yet, so no run
-	// can read another's files.
+	// can read another's files (but see Again).
 	Dir string
+	// Again starts another attempt of the run whose directory Dir holds
+	// the earlier ones (abbench run --resume): Dir must be that directory,
+	// and everything in it is kept, also when Start fails.
+	Again bool
 	// Command is the controller to run inside the allocation, usually
 	// abbench arm SCENARIO --arm NAME --out DIR.
 	Command []string

@@ -20,7 +20,7 @@ func CheckCampaign(dir string) error {
 	if err != nil {
 		return err
 	}
-	known(dir, bad, PlanFile, CalibrationFile, RunsDir)
+	known(dir, bad, PlanFile, RunLock, CalibrationFile, RunsDir, HooksDir)
 	for _, pr := range p.Runs {
 		checkPlannedRun(dir, p, pr, bad)
 	}

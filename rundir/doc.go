@@ -16,8 +16,14 @@
 //	OUT/                        new or empty; claimed by plan.json
 //	  plan.json                 scenario, matched digest, launcher, order, seed,
 //	                            and per run: index, arm, directory, allocation,
-//	                            token, the allocation's result, evidence accepted
+//	                            token, the allocation's result, evidence accepted;
+//	                            and what abbench run --resume holds the
+//	                            campaign to (flags, scenario, binaries)
+//	  run.lock                  held (flock) by the abbench run running the
+//	                            campaign, naming it; a second one is refused
 //	  calibration.json          with --calibrate: the A/A noise of the metric
+//	  hooks/KIND-I.log          the output of the scenario's before_all and
+//	                            after_all hooks, appended at every run of it
 //	  runs/N-ARM/               one run, in an allocation of its own; laid out
 //	                            as an abbench arm --out directory (below), plus
 //	                            what its launcher writes there:
@@ -34,6 +40,9 @@
 //	                            pid, log, log offset and inode, exit, inherited keys
 //	    evidence.json           the evidence derived from the attempt's files
 //	    ROLE-RANK.log           each rank's output, appended (cumulative)
+//	    hooks/KIND-I.log        the output of setup hook I (before the first
+//	                            role started) and teardown hook I (after the
+//	                            last one stopped)
 //	    bundle/                 the signed (or unsigned) evidence bundle
 //	    bundle.tar.gz           with --archive: the bundle packed
 //	    coord/                  the token namespace: the only place

@@ -15,6 +15,7 @@ const (
 	StatusFile      = "status.json"
 	EvidenceFile    = "evidence.json"
 	PlanFile        = "plan.json"
+	RunLock         = "run.lock" // held by the abbench run that runs the campaign (abbench run --resume refuses a held one)
 	CalibrationFile = "calibration.json"
 	BundleDir       = "bundle"
 	BundleArchive   = "bundle.tar.gz"
@@ -23,6 +24,7 @@ const (
 	ControllerLog   = "controller.log"
 	JobScript       = "job.sbatch"
 	JobIDFile       = "job_id"
+	HooksDir        = "hooks" // the hooks' output: an attempt's setup and teardown, a campaign's before_all and after_all
 
 	// Inside coord/.
 	RanksDir    = "ranks"
@@ -86,6 +88,13 @@ func LaunchFile(launchDir, role string, rank int) string { return rankFile(launc
 
 // RankName is ROLE-RANK, the stem of a rank's files.
 func RankName(role string, rank int) string { return fmt.Sprintf("%s-%d", role, rank) }
+
+// HookLog is the log of hook index (from 0) of hook list kind (setup,
+// teardown, before_all, after_all), relative to the attempt or campaign
+// directory it belongs to: hooks/KIND-INDEX.log.
+func HookLog(kind string, index int) string {
+	return filepath.Join(HooksDir, fmt.Sprintf("%s-%d.log", kind, index))
+}
 
 // RunDir is the directory of a campaign's run index (from 1) of arm.
 func RunDir(campaign string, index int, arm string) string {

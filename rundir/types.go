@@ -38,6 +38,20 @@ type Status struct {
 	// Builds are every arm's build, hashed when the run started, when the
 	// arms are builds: a rank that ran another arm's is censored.
 	Builds []BuildFact `json:"builds,omitempty"`
+	// Hooks are the setup and teardown hooks that ran, in order.
+	Hooks []HookStatus `json:"hooks,omitempty"`
+}
+
+// HookStatus is how one hook of a run ended.
+type HookStatus struct {
+	Kind     string    `json:"kind"` // setup or teardown
+	Index    int       `json:"index"`
+	Command  []string  `json:"command"` // as run, secrets redacted
+	Log      string    `json:"log"`     // relative to the attempt (HookLog)
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+	ExitCode int       `json:"exit_code"` // -1: ended by a signal, or never started
+	TimedOut bool      `json:"timed_out,omitempty"`
 }
 
 // BuildFact is one arm's build as a run found it.
@@ -142,6 +156,9 @@ type Plan struct {
 	Looks []Look `json:"looks,omitempty"`
 	// Decided says why a sequential campaign stopped before MaxPairs.
 	Decided string `json:"decided,omitempty"`
+	// Resume is what abbench run --resume holds the campaign to; it is
+	// no part of the fixed plan Ref digests.
+	Resume *Resumable `json:"resume,omitempty"`
 }
 
 // Sequential is a sequential design as plan.json and each run's signed
@@ -259,6 +276,10 @@ type PlannedRun struct {
 	// Nodes are the nodes the run was pinned to: those of its block's
 	// first run (abbench run --pair-nodes).
 	Nodes []string `json:"nodes,omitempty"`
+	// Interrupted says the campaign was stopped (SIGINT, SIGTERM) while
+	// the run ran: its attempt is kept, and abbench run --resume runs it
+	// again as a new attempt.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Outcome is how a run's allocation ended, as its launcher said: what a

@@ -54,6 +54,7 @@ func ApplyDefaults(s *Scenario) {
 			*d.val = d.def
 		}
 	}
+	applyHookDefaults(s)
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = decide.DefaultRule.Effect
 	}

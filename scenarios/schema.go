@@ -33,6 +33,12 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Setup, Teardown, BeforeAll and AfterAll are the hook lists
+	// (hooks.go, docs/scenario.md).
+	Setup     []Hook `yaml:"setup" json:"setup"`
+	Teardown  []Hook `yaml:"teardown" json:"teardown"`
+	BeforeAll []Hook `yaml:"before_all" json:"before_all"`
+	AfterAll  []Hook `yaml:"after_all" json:"after_all"`
 	// Source names the system under test for provenance: its repository
 	// (whose revision and dirtiness every bundle records) and image. It is
 	// not part of the matched digest; compare checks the recorded revisions.
@@ -301,6 +307,12 @@ type Deadlines struct {
 	Drain     Duration `yaml:"drain" json:"drain"`
 	Teardown  Duration `yaml:"teardown" json:"teardown"`
 	KillGrace Duration `yaml:"kill_grace" json:"kill_grace"`
+	// Each hook of a list, by the list (Scenario.HookDeadline): set by
+	// default only where the list has hooks.
+	SetupHook    Duration `yaml:"setup_hook" json:"setup_hook"`
+	TeardownHook Duration `yaml:"teardown_hook" json:"teardown_hook"`
+	BeforeAll    Duration `yaml:"before_all" json:"before_all"`
+	AfterAll     Duration `yaml:"after_all" json:"after_all"`
 }
 
 // DefaultDeadlines apply to deadlines a scenario leaves out.

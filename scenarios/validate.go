@@ -57,6 +57,7 @@ func (v *validator) run() {
 	v.evidence()
 	v.acceptance()
 	v.deadlines()
+	v.hooks()
 	if !(s.NoiseThreshold > 0 && s.NoiseThreshold <= 100) { // NaN too: no JSON, no matched digest
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}

@@ -87,7 +87,7 @@ func (v *validator) evidence() {
 	}
 	v.counters(e.Counters)
 	for _, name := range slices.Sorted(maps.Keys(e.Extra)) {
-		v.roleRef(p("evidence", "facts", name), e.Extra[name].Role)
+		v.factSource(p("evidence", "facts", name), e.Extra[name].Role)
 		v.regexp(p("evidence", "facts", name, "pattern"), e.Extra[name].Pattern)
 	}
 	v.configs(e.Configs)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
@@ -29,6 +30,8 @@ type runOptions struct {
 	sign    signing.Sign
 	compare comparison.Options
 	changed func(flag string) bool // whether the flag was given
+	flags   *pflag.FlagSet
+	resume  string // --resume DIR
 }
 
 // runFlags name campaign.Config's fields by the flags that set them.
@@ -42,10 +45,10 @@ func newRunCmd() *cobra.Command {
 		Short:   "Run every arm, each run in its own allocation",
 		Long:    help.Text("run"),
 		Example: help.Text("run.examples"),
-		Args:    cli.Args(cobra.ExactArgs(1), "abbench run SCENARIO"),
+		Args:    runArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.changed = cmd.Flags().Changed
-			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, args[0])
+			opts.changed, opts.flags = cmd.Flags().Changed, cmd.Flags()
+			return runRun(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &opts, append(args, "")[0])
 		},
 	}
 	fs, c := cmd.Flags(), &opts.cfg
@@ -62,6 +65,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
 	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, in --repeat A/A pairs, and write calibration.json (its noise, the pairs a comparison needs)")
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
+	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags and binaries must be as it began")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
 	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
@@ -91,37 +95,56 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 	}
 }
 
-func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path string) error {
+// beginRun plans the campaign of the scenario at path, claims its --out
+// directory and takes its lock.
+func beginRun(stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
 	if err := opts.compare.Complete(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	s, err := scenarios.Load(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
+	cfg.Flags = recordedFlags(opts.flags, cfg.Seed)
 	res, err := campaign.Plan(cfg)
 	if err != nil {
-		return planError(err, runFlags)
+		return nil, nil, planError(err, runFlags)
 	}
 	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
-		return err
+		return nil, nil, err
 	}
 	// Before the plan claims --out: a registry another user could write
 	// refuses the campaign with nothing written.
 	if err := sweepDead(stderr); err != nil {
+		return nil, nil, err
+	}
+	if err := claimOut(res, "choose a new --out directory (campaigns never share one), or continue the campaign there: abbench run --resume "+cfg.Out); err != nil {
+		return nil, nil, err
+	}
+	release, err := lockCampaign(res.Out)
+	return res, release, err
+}
+
+func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, path string) (err error) {
+	begin := beginRun
+	if opts.resume != "" {
+		begin = resumeRun
+	}
+	res, release, err := begin(stderr, opts, path)
+	if err != nil {
 		return err
 	}
-	if err := claimOut(res, "choose a new --out directory: runs never share one"); err != nil {
-		return err
-	}
+	defer release()
+	cfg := &opts.cfg
 	prog := render.NewProgress(stderr)
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
+	defer func() { err = afterAllError(stderr, res, err) }()
 	if err != nil {
-		return err
+		return hookError(err, res.Out)
 	}
 	if res.Stopped != "" {
 		if _, err := fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped); err != nil {
@@ -141,7 +164,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 			Hint: "make room (or fix the directory) and run the campaign again into a new --out; what this one ran is in " + res.Out}
 	}
 	if res.Interrupted {
-		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out)}
+		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out),
+			Hint: "abbench run --resume " + res.Out + " continues the campaign"}
 	}
 	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, bundle.VerifyOptions{})
 	defer cleanup()

@@ -181,8 +181,8 @@ func (w *writer) copy(in Input) ([]rundir.Registration, error) {
 }
 
 // copyLogs puts the scoped log bytes in the bundle, verbatim, under the
-// names the run directory uses, and scopes.json, which says where each
-// came from.
+// names the run directory uses (the hooks' output whole), and
+// scopes.json, which says where each came from.
 func (w *writer) copyLogs(in Input) error {
 	scopes := map[string]ScopeRecord{}
 	for _, f := range in.Evidence.Ranks {
@@ -195,6 +195,11 @@ func (w *writer) copyLogs(in Input) error {
 			if err := w.scope(evidence.Scope{File: rs.Log, Offset: rs.Offset, Inode: rs.Inode}, scopes); err != nil {
 				return err
 			}
+		}
+	}
+	for _, h := range in.Status.Hooks { // every hook's output, whole, read by rules or not
+		if err := w.scope(evidence.Scope{File: h.Log}, scopes); err != nil {
+			return err
 		}
 	}
 	return w.putJSON(ScopesFile, scopes)

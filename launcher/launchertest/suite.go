@@ -35,6 +35,7 @@ func Run(t *testing.T, b Backend, dir string) {
 	t.Run("separate allocations and directories", s.separateAllocationsAndDirectories)
 	t.Run("wait honours its context", s.waitHonoursItsContext)
 	t.Run("cancel leaves no process", s.cancelLeavesNoProcess)
+	t.Run("another attempt keeps the earlier ones", s.againKeepsTheEarlierAttempts)
 }
 
 // suite is the backend under test and the directory its runs go to.
@@ -142,5 +143,33 @@ func (s *suite) cancelLeavesNoProcess(t *testing.T) {
 	}
 	if err := r.Cancel(); err != nil {
 		t.Fatalf("second Cancel: %v", err)
+	}
+}
+
+// againKeepsTheEarlierAttempts starts a run Again in the directory of its
+// earlier attempt: it runs there, and the earlier files stay; Again
+// without that directory starts nothing.
+func (s *suite) againKeepsTheEarlierAttempts(t *testing.T) {
+	dir := filepath.Join(s.dir, "again")
+	if err := os.MkdirAll(filepath.Join(dir, "earlier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Launcher.Start(context.Background(), launcher.Spec{ID: "again", Dir: dir, Again: true, Command: []string{"/bin/sh", "-c", "ls > seen"}})
+	if err != nil {
+		t.Fatalf("Start again: %v", err)
+	}
+	if res := s.wait(t, r); res.State != launcher.Succeeded {
+		t.Fatalf("result %+v", res)
+	}
+	seen, err := os.ReadFile(filepath.Join(dir, "seen"))
+	if err != nil || !strings.Contains(string(seen), "earlier") {
+		t.Fatalf("the attempt ran elsewhere, or the earlier one is gone: saw %q (%v)", seen, err)
+	}
+	gone := filepath.Join(s.dir, "gone")
+	if _, err := s.Launcher.Start(context.Background(), launcher.Spec{ID: "gone", Dir: gone, Again: true, Command: []string{"/bin/true"}}); err == nil {
+		t.Fatal("another attempt of a run whose directory is gone was started")
+	}
+	if _, err := os.Stat(gone); err == nil {
+		t.Fatal("another attempt of a run whose directory is gone made it anew")
 	}
 }

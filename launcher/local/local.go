@@ -43,10 +43,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if len(spec.Command) == 0 {
 		return nil, errors.New("local launcher: empty command")
 	}
-	if err := os.MkdirAll(filepath.Dir(spec.Dir), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(spec.Dir, 0o755); err != nil {
+	if err := launcher.MakeDir(spec); err != nil {
 		return nil, fmt.Errorf("local launcher: run directory: %w", err)
 	}
 	argv := spec.Command
@@ -75,7 +72,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	// A session of its own: its process group is the allocation.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		_ = os.RemoveAll(spec.Dir) // the run never started: what stays is its empty directory, and the error says why
+		launcher.RemoveMade(spec) // the run never started: what stays is its directory, and the error says why
 		return nil, fmt.Errorf("local launcher: starting %s: %w", argv[0], err)
 	}
 	grace := l.Grace

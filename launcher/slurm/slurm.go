@@ -79,7 +79,7 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
 	directive := func(format string, args ...any) { fmt.Fprintf(&b, "#SBATCH "+format+"\n", args...) }
-	directive("--job-name=abbench-%s", spec.ID)
+	directive("--job-name=%s", jobName(spec))
 	directive("--output=%s", rundir.SlurmOutputPattern(spec.Dir))
 	directive("--chdir=%s", spec.Dir)
 	directive("--requeue")
@@ -133,10 +133,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if len(spec.Command) == 0 {
 		return nil, errors.New("slurm launcher: empty command")
 	}
-	if err := os.MkdirAll(filepath.Dir(spec.Dir), 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.Mkdir(spec.Dir, 0o755); err != nil {
+	if err := launcher.MakeDir(spec); err != nil {
 		return nil, fmt.Errorf("slurm launcher: run directory: %w", err)
 	}
 	var rnd [8]byte
@@ -154,7 +151,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		_ = os.RemoveAll(spec.Dir) // the job was never submitted: what stays is its directory, and the error says why
+		launcher.RemoveMade(spec) // the job was never submitted: what stays is its directory, and the error says why
 		return nil, fmt.Errorf("slurm launcher: sbatch: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	m := jobID.FindStringSubmatch(strings.TrimSpace(string(out)))
@@ -223,15 +220,9 @@ type job struct {
 
 // query reads the job's state, exit code, restart count, Slurm's reason and nodes.
 func (r *run) query() (job, error) {
-	out, err := exec.Command("scontrol", "-o", "show", "job", r.id).CombinedOutput()
+	fields, err := showJob(r.id)
 	if err != nil {
-		return job{}, fmt.Errorf("scontrol show job %s: %v: %s", r.id, err, strings.TrimSpace(string(out)))
-	}
-	fields := map[string]string{}
-	for _, f := range strings.Fields(string(out)) {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			fields[k] = v
-		}
+		return job{}, err
 	}
 	j := job{state: fields["JobState"]}
 	if code, _, ok := strings.Cut(fields["ExitCode"], ":"); ok {
@@ -245,6 +236,21 @@ func (r *run) query() (job, error) {
 		j.nodes = n
 	}
 	return j, nil
+}
+
+// showJob is scontrol's record of job id, field by field.
+func showJob(id string) (map[string]string, error) {
+	out, err := exec.Command("scontrol", "-o", "show", "job", id).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("scontrol show job %s: %v: %s", id, err, strings.TrimSpace(string(out)))
+	}
+	fields := map[string]string{}
+	for _, f := range strings.Fields(string(out)) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	return fields, nil
 }
 
 func (r *run) watch() {
