@@ -39,6 +39,7 @@ var commandExits = map[string][]int{
 	"abbench compare":      {exitOK, exitError, exitUsage, exitCensored, exitUnverfied, exitFailOn},
 	"abbench verify":       {exitOK, exitError, exitUsage, exitUnverfied},
 	"abbench replay":       {exitOK, exitError, exitUsage},
+	"abbench load":         {exitOK, exitError, exitUsage, exitCensored},
 	"abbench history":      {exitOK, exitUsage},
 	"abbench history add":  {exitOK, exitError, exitUsage, exitCensored, exitUnverfied},
 	"abbench history show": {exitOK, exitError, exitUsage},

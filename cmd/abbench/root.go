@@ -61,7 +61,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newHistoryCmd(), newRankExecCmd(), newGuardCmd())
+	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newLoadCmd(), newHistoryCmd(), newRankExecCmd(), newGuardCmd())
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {
