@@ -56,8 +56,8 @@ func (c *collector) sentOnly(fail func(reason.Reason)) string {
 		return ""
 	}
 	c.e.Workload = &s.Digest
-	c.servedIsDeclared(s.Digest, "the client "+s.Role+" sent", fail)
-	return fmt.Sprintf("the client %s sent %s", s.Role, s.Digest)
+	c.servedIsDeclared(s.Digest, "the openai client sent", fail)
+	return fmt.Sprintf("the openai client (role %s) sent %s", s.Role, s.Digest)
 }
 
 func (c *collector) sentMissing() reason.Reason {
@@ -75,7 +75,7 @@ func (c *collector) sentIsServed(served digest.Digest, facts []RankFacts, fail f
 		fail(c.sentMissing())
 		return
 	}
-	c.servedIsDeclared(s.Digest, "the client "+s.Role+" sent", fail)
+	c.servedIsDeclared(s.Digest, "the openai client sent", fail)
 	if got, ok := digestIn(c.sentRecs.recs, served.Algorithm); ok && got == served {
 		return
 	}
@@ -87,13 +87,13 @@ func (c *collector) sentIsServed(served digest.Digest, facts []RankFacts, fail f
 		}
 		e := digest.Explain(c.sentRecs.recs, recs)
 		if e.Relation == digest.Different {
-			fail(reason.New(reason.WorkloadMismatch, "the client %s sent %s, but %s rank %d served %s: %s (A = the client's %s, B = %s; abbench digest --explain %s %s)",
-				s.Role, s.Digest, role, f.Rank, served, e, s.Records, path, s.Records, path).At(c.e.Arm, role, f.Rank))
+			fail(reason.New(reason.WorkloadMismatch, "the openai client sent %s, but %s rank %d served %s: %s (A = the client's %s, B = %s; abbench digest --explain %s %s)",
+				s.Digest, role, f.Rank, served, e, s.Records, path, s.Records, path).At(c.e.Arm, role, f.Rank))
 		}
 		return
 	}
-	fail(reason.New(reason.WorkloadMismatch, "the client %s sent %s, which is not what the %s ranks served (%s), and no activation records tell a reordering from other content (name evidence.activation.records)",
-		s.Role, s.Digest, role, served))
+	fail(reason.New(reason.WorkloadMismatch, "the openai client sent %s, which is not what the %s ranks served (%s), and no activation records tell a reordering from other content (name evidence.activation.records)",
+		s.Digest, role, served))
 }
 
 // rankRecords is a rank's activation records when they reproduce the

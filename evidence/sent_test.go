@@ -122,13 +122,13 @@ func TestSentDigestJoinsTheDigestCriterion(t *testing.T) {
 			"the ranks served sha256-length-prefixed-prompt-sha256-v1:4:"},
 		{"served some in another order, with records", sentRun{activation: true, rankAlg: digest.TokensOrdered, sent: three, served: threeShuffled, records: true}, ""},
 		{"the server altered a prompt", sentRun{activation: true, rankAlg: digest.TokensSorted, sent: inOrder, served: altered, records: true},
-			"the client client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
+			"the openai client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
 		{"another order, no records to tell", sentRun{activation: true, rankAlg: digest.TokensOrdered, sent: three, served: threeShuffled},
 			"no activation records tell a reordering from other content"},
 		{"the client sent other prompts", sentRun{activation: true, rankAlg: digest.TokensSorted, sent: altered, served: altered, records: true},
-			"the client client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
+			"the openai client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
 		{"the client alone", sentRun{sent: inOrder}, ""},
-		{"the client alone, out of order", sentRun{sent: shuffled}, "the client client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
+		{"the client alone, out of order", sentRun{sent: shuffled}, "the openai client sent sha256-length-prefixed-prompt-sha256-v1:4:"},
 		{"no sent records", sentRun{noSent: true, sent: inOrder}, "left no readable record of the prompts it sent (openai-sent.records)"},
 	}
 	for _, c := range cases {

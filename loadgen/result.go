@@ -190,6 +190,9 @@ func (r *Result) PrintSummary(w io.Writer) error {
 	if r.Sent != nil {
 		line("Sent prompts digest:", r.Sent)
 	}
+	if r.SentMultiset != nil {
+		line("Sent prompts as a multiset:", r.SentMultiset)
+	}
 	b.WriteString("==================================================\n")
 	_, err := io.WriteString(w, b.String())
 	return err
