@@ -1,14 +1,19 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -332,5 +337,46 @@ func TestDistIsNumpys(t *testing.T) {
 	}
 	if z := distOf(nil); z.Mean != 0 || z.P[3] != 0 {
 		t.Error("no values: zeros")
+	}
+}
+
+// TestServerClosingIdleConnections: a server that closes every connection
+// after one response, without saying so, serves every request: a request
+// whose kept-alive connection the server had closed is sent once more, on
+// a new one, and only then.
+func TestServerClosingIdleConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns, requests atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				requests.Add(1)
+				body := `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1}}`
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			}()
+		}
+	}()
+	_, prompts := tokenPrompts(t, 5)
+	res, err := Run(context.Background(), prompts, Options{URL: "http://" + ln.Addr().String(), Model: "m", Stream: false, Requests: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summarize(); s.Completed != 5 || requests.Load() != 5 {
+		t.Fatalf("summary %+v, %d requests served on %d connections; first failure %+v", s, requests.Load(), conns.Load(), res.Outcomes)
 	}
 }

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,50 +74,40 @@ func Run(ctx context.Context, prompts []digest.Prompt, o Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	defer c.http.CloseIdleConnections()
 	return c.run(ctx, unit), nil
 }
 
-// client is one run's connections and prepared requests.
+// client is one run's prepared requests.
 type client struct {
-	o       Options
-	target  string
-	http    *http.Client
-	prompts []digest.Prompt
-	bodies  [][]byte // each prompt's request body, made once
-	start   time.Time
+	o        Options
+	target   target
+	prompts  []digest.Prompt
+	requests [][]byte // each prompt's whole HTTP request, made once
+	start    time.Time
 }
 
 func newClient(o Options, prompts []digest.Prompt) (*client, error) {
-	target, err := o.Target()
+	full, err := o.Target()
 	if err != nil {
 		return nil, err
 	}
-	c := &client{o: o, target: target, prompts: prompts, bodies: make([][]byte, len(prompts))}
+	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts))}
+	if c.target, err = parseTarget(full); err != nil {
+		return nil, err
+	}
 	for i, p := range prompts {
-		if c.bodies[i], err = o.body(p); err != nil {
+		body, err := o.body(p)
+		if err != nil {
 			return nil, fmt.Errorf("prompt on line %d: %w", p.Line, err)
 		}
+		c.requests[i] = o.request(c.target, body)
 	}
-	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
-	c.http = &http.Client{Transport: &http.Transport{
-		// No proxy: the server is measured, not a proxy in front of it.
-		Proxy:               nil,
-		DialContext:         dialer.DialContext,
-		TLSHandshakeTimeout: o.ConnectTimeout,
-		MaxConnsPerHost:     o.Concurrency,
-		MaxIdleConns:        o.Concurrency,
-		MaxIdleConnsPerHost: o.Concurrency,
-		IdleConnTimeout:     90 * time.Second,
-		// Streams arrive as they are sent, never buffered by a decompressor.
-		DisableCompression: true,
-	}}
 	return c, nil
 }
 
 // run dispatches every request in order: each waits for its arrival time
-// and a free slot of the concurrency, is hashed into the sent digest, and
-// goes. When the run ends early the rest are outcomes of kind not-sent.
+// and a free worker of the concurrency, goes, and is hashed into the sent
+// digest. When the run ends early the rest are outcomes of kind not-sent.
 func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	o := c.o
 	total := o.Requests * o.Rounds
@@ -127,26 +116,37 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	runCtx, cancel := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the run's timeout %s passed", o.Timeout))
 	defer cancel()
 	sent, _ := digest.NewBuilder(digest.DefaultFor(unit), true)
-	sem := make(chan struct{}, o.Concurrency)
+	// Concurrency workers, each sending one request at a time: a request
+	// is dispatched when one takes it, so no more are ever in flight.
+	jobs := make(chan int)
 	var wg sync.WaitGroup
 	c.start = time.Now()
 	res.Start = c.start
 	prog := startProgress(o.Progress, o.ProgressEvery, total, c.start)
-	k := 0
-	for ; k < total && c.await(runCtx, arrivals[k], sem); k++ {
-		i := k % o.Requests
-		out := &res.Outcomes[k]
-		*out = Outcome{Index: k, Prompt: i, Line: c.prompts[i].Line, Sent: true}
-		sent.AddRecord(c.prompts[i].Record())
-		prog.started()
+	for range o.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c.do(runCtx, out, c.prompts[i], c.bodies[i])
-			<-sem
-			prog.finished(out.Kind == "")
+			w := &worker{c: c}
+			defer w.close()
+			for k := range jobs {
+				out := &res.Outcomes[k]
+				w.do(runCtx, out, c.prompts[out.Prompt], c.requests[out.Prompt])
+				prog.finished(out.Kind == "")
+			}
 		}()
 	}
+	k := 0
+	for ; k < total; k++ {
+		i := k % o.Requests
+		res.Outcomes[k] = Outcome{Index: k, Prompt: i, Line: c.prompts[i].Line, Sent: true}
+		if !c.dispatch(runCtx, arrivals[k], jobs, k) {
+			break
+		}
+		sent.AddRecord(c.prompts[i].Record())
+		prog.started()
+	}
+	close(jobs)
 	if k < total {
 		res.Ended = endCause(runCtx)
 		for j := k; j < total; j++ {
@@ -170,9 +170,9 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	return res
 }
 
-// await waits for a request's arrival time and a slot of the
-// concurrency; false when the run ended first.
-func (c *client) await(ctx context.Context, at time.Duration, sem chan struct{}) bool {
+// dispatch waits for request k's arrival time, then hands it to the
+// first free worker; false when the run ended first.
+func (c *client) dispatch(ctx context.Context, at time.Duration, jobs chan<- int, k int) bool {
 	if d := time.Until(c.start.Add(at)); d > 0 {
 		t := time.NewTimer(d)
 		select {
@@ -182,12 +182,11 @@ func (c *client) await(ctx context.Context, at time.Duration, sem chan struct{})
 			return false
 		}
 	}
+	if ctx.Err() != nil {
+		return false
+	}
 	select {
-	case sem <- struct{}{}:
-		if ctx.Err() != nil {
-			<-sem
-			return false
-		}
+	case jobs <- k:
 		return true
 	case <-ctx.Done():
 		return false
@@ -204,40 +203,35 @@ func endCause(ctx context.Context) string {
 }
 
 // do sends one request and fills its outcome.
-func (c *client) do(runCtx context.Context, out *Outcome, p digest.Prompt, body []byte) {
-	ctx, cancel := context.WithTimeoutCause(runCtx, c.o.RequestTimeout, errRequestDeadline)
+func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req []byte) {
+	ctx, cancel := context.WithTimeoutCause(runCtx, w.c.o.RequestTimeout, errRequestDeadline)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.target, bytes.NewReader(body))
-	if err != nil {
-		out.Kind, out.Error = KindConnect, err.Error()
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.o.Stream {
-		req.Header.Set("Accept", "text/event-stream")
-	}
-	if c.o.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.o.APIKey)
-	}
 	sent := time.Now()
-	out.Send = sent.Sub(c.start)
-	if err := c.exchange(req, p, sent, out); err != nil {
-		out.Kind, out.Error = classify(err, ctx, runCtx, time.Since(sent), c.o.RequestTimeout)
+	out.Send = sent.Sub(w.c.start)
+	if err := w.exchangeOutcome(ctx, req, p, sent, out); err != nil {
+		out.Kind, out.Error = classify(err, ctx, runCtx, time.Since(sent), w.c.o.RequestTimeout)
 		out.Error = redact.URL(out.Error)
 	}
 }
 
-// exchange sends req and reads its response into out.
-func (c *client) exchange(req *http.Request, p digest.Prompt, sent time.Time, out *Outcome) error {
-	resp, err := c.http.Do(req)
+// exchangeOutcome sends req and reads its response into out.
+func (w *worker) exchangeOutcome(ctx context.Context, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
+	o := w.c.o
+	resp, done, err := w.roundTrip(ctx, req)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// Drain a little so the connection can serve the next request.
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		_ = resp.Body.Close()
-	}()
+	err = readResponse(resp, o, p, sent, out)
+	// What is left is drained, a little, so the connection serves the
+	// next request; a body with more is given up with its connection.
+	const drain = 64 << 10
+	n, drainErr := io.Copy(io.Discard, io.LimitReader(resp.Body, drain))
+	done(err == nil && drainErr == nil && n < drain && resp.Body.Close() == nil)
+	return err
+}
+
+// readResponse reads a response: its status, then a stream or a whole body.
+func readResponse(resp *http.Response, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
 	out.Status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -248,11 +242,11 @@ func (c *client) exchange(req *http.Request, p digest.Prompt, sent time.Time, ou
 		}
 		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)}
 	}
-	if c.o.Stream {
+	if o.Stream {
 		if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
 			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", ct)}
 		}
-		return readStream(resp.Body, c.o.Endpoint, p, sent, out)
+		return readStream(resp.Body, o.Endpoint, p, sent, out)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
@@ -261,7 +255,7 @@ func (c *client) exchange(req *http.Request, p digest.Prompt, sent time.Time, ou
 	if len(data) > maxBody {
 		return &failure{KindResponse, fmt.Sprintf("the response is larger than %d bytes", maxBody)}
 	}
-	return decodeResponse(data, c.o.Endpoint, p, sent, out)
+	return decodeResponse(data, o.Endpoint, p, sent, out)
 }
 
 // classify names a request's error: its kind and what to say.
