@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/abbench/abbench/reason"
@@ -118,4 +119,24 @@ func reasonsByRank(rs []reason.Reason) map[string][]reason.Code {
 		out[key] = append(out[key], r.Code)
 	}
 	return out
+}
+
+// TestOpenAIRoleRunsThisExecutablesLoad: an openai role's rank is this
+// very executable's load, given the workload and the run's own files.
+func TestOpenAIRoleRunsThisExecutablesLoad(t *testing.T) {
+	c := unitController(t, strings.Replace(unitScenario, `command: [sh, -c, 'true']}
+evidence:`, `openai: {url: 'http://127.0.0.1:{{.Port "http"}}', model: m}}
+evidence:`, 1))
+	role := c.s.OpenAIRole()
+	lp := c.prepareRank(role, 0, nil)
+	if lp.err != nil {
+		t.Fatal(lp.err)
+	}
+	got := strings.Join(lp.argv, " ")
+	for _, want := range []string{c.self + " load --url http://127.0.0.1:", " --model m ", " --prompts " + c.s.TemplateData(scenarios.Place{}).Workload.Prompts + " ",
+		" --out " + c.dir + "/" + scenarios.OpenAIResult, " --records " + c.dir + "/" + scenarios.OpenAISent, " --timeout 10s "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("argv %q lacks %q", got, want)
+		}
+	}
 }

@@ -128,11 +128,16 @@ type rankLaunch struct {
 func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Values) (lp rankLaunch) {
 	lp.secrets = slices.Clone(known)
 	d := c.data(r, rank)
-	lp.argv = make([]string, len(r.Command))
-	for i, a := range r.Command {
-		if lp.argv[i], lp.err = scenarios.ExpandSecrets(a, d, &lp.secrets); lp.err != nil {
+	command := r.Command
+	if r.OpenAI != nil { // abbench's own client: this very executable's load
+		lp.argv, command = []string{c.self}, c.s.LoadArgs(r)
+	}
+	for _, a := range command {
+		arg, err := scenarios.ExpandSecrets(a, d, &lp.secrets)
+		if lp.err = err; err != nil {
 			return lp
 		}
+		lp.argv = append(lp.argv, arg)
 	}
 	logRel, err := scenarios.Expand(r.Log, d)
 	if err != nil {

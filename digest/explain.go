@@ -97,6 +97,10 @@ type Explanation struct {
 	// OnlyAPositions and OnlyBPositions are the first few such positions.
 	OnlyAPositions []int `json:"only_a_positions,omitempty"`
 	OnlyBPositions []int `json:"only_b_positions,omitempty"`
+	// Multiset says the records are of the multiset algorithm, whose
+	// digest does not hash their order: the same prompts in another order
+	// are equal.
+	Multiset bool `json:"multiset,omitempty"`
 }
 
 // Explain compares two record lists, each in activation order.
@@ -152,10 +156,12 @@ func Explain(a, b []Record) Explanation {
 
 // String is a sentence a person can act on.
 func (e Explanation) String() string {
-	switch e.Relation {
-	case Equal:
+	switch {
+	case e.Relation == Equal && e.Multiset:
+		return fmt.Sprintf("equal: the same %d prompts (a multiset: its order is not hashed)", e.CountA)
+	case e.Relation == Equal:
 		return fmt.Sprintf("equal: the same %d prompts in the same order", e.CountA)
-	case Reordered:
+	case e.Relation == Reordered:
 		return fmt.Sprintf("reordered: the same %d prompts in another order; the orders first differ at position %d", e.CountA, e.FirstDivergence)
 	}
 	return fmt.Sprintf("different content: %d of %d prompts only in A (first at positions %s), %d of %d only in B (first at positions %s)",
@@ -221,5 +227,14 @@ func ExplainFiles(a, b string) (*FileExplanation, error) {
 	if da.Algorithm != db.Algorithm {
 		return nil, fmt.Errorf("%s uses %s but %s uses %s", a, da.Algorithm, b, db.Algorithm)
 	}
-	return &FileExplanation{A: da, B: db, Explanation: Explain(ra, rb)}, nil
+	e := Explain(ra, rb)
+	if da.Algorithm.Sorted() {
+		// The multiset digest hashes no order: a reordering is the same
+		// workload, as the two equal digests say.
+		e.Multiset = true
+		if e.Relation == Reordered {
+			e.Relation, e.FirstDivergence = Equal, -1
+		}
+	}
+	return &FileExplanation{A: da, B: db, Explanation: e}, nil
 }

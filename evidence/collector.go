@@ -20,6 +20,8 @@ type collector struct {
 	dir  string
 	root *os.Root // the run directory: every evidence file is read through it
 	opts Options
+	// sentRecs are the openai client's records of what it sent (sent.go).
+	sentRecs sentRecords
 }
 
 // data is the template data of role's rank (nil: the whole run), with the

@@ -165,6 +165,9 @@ func (c *collector) modes(fail func(reason.Reason)) string {
 
 func (c *collector) digestAgree(fail func(reason.Reason)) string {
 	a := c.s.Evidence.Activation
+	if a == nil {
+		return c.sentOnly(fail) // validation allows it only with an openai client
+	}
 	facts := c.factsOf(a.Role)
 	role := c.s.Role(a.Role)
 	var agreed *Activation
@@ -199,7 +202,11 @@ func (c *collector) digestAgree(fail func(reason.Reason)) string {
 			return ""
 		}
 		c.e.Workload = &d
-		c.servedIsDeclared(d, fail)
+		c.servedIsDeclared(d, "the ranks served", fail)
+		if c.s.OpenAIRole() != nil {
+			c.sentIsServed(d, facts, fail)
+			return fmt.Sprintf("%d %s ranks agree on %s, the prompts the client sent", len(facts), a.Role, d)
+		}
 		return fmt.Sprintf("%d %s ranks agree on %s", len(facts), a.Role, d)
 	}
 	return ""
@@ -211,12 +218,12 @@ func (c *collector) digestAgree(fail func(reason.Reason)) string {
 // each other. It applies when the activation digest uses the algorithm of
 // the prompts file's digest and counts as many prompts: only then are the
 // two digests of the same thing.
-func (c *collector) servedIsDeclared(served digest.Digest, fail func(reason.Reason)) {
+func (c *collector) servedIsDeclared(served digest.Digest, who string, fail func(reason.Reason)) {
 	declared := c.s.PromptsDigest
 	if served.Algorithm != declared.Algorithm || served.Count != declared.Count || served == declared {
 		return
 	}
-	fail(reason.New(reason.WorkloadMismatch, "the ranks served %s, but the declared prompts file digests to %s: the served workload is not the declared one (explain it: abbench digest --records declared.records PROMPTS, then abbench digest --explain declared.records with a rank's activation records)", served, declared))
+	fail(reason.New(reason.WorkloadMismatch, "%s %s, but the declared prompts file digests to %s: the served workload is not the declared one (explain it: abbench digest --records declared.records PROMPTS, then abbench digest --explain declared.records with a rank's activation records)", who, served, declared))
 }
 
 func short(hex string) string {

@@ -52,8 +52,11 @@ type Evidence struct {
 	Accepted       bool            `json:"accepted"`
 	Reasons        []reason.Reason `json:"reasons"`
 	Criteria       []Criterion     `json:"criteria"`
-	// Workload is the activation digest the ranks agree on.
-	Workload   *digest.Digest `json:"workload_digest"`
+	// Workload is the activation digest the ranks agree on (without an
+	// activation rule, the digest of what the openai client sent).
+	Workload *digest.Digest `json:"workload_digest"`
+	// Sent is what the openai client sent, when the scenario has one.
+	Sent       *SentDigest    `json:"sent,omitempty"`
 	Throughput *Record        `json:"throughput"`
 	Ranks      []RankFacts    `json:"ranks"`
 	Configs    map[string]any `json:"configs,omitempty"`
@@ -155,6 +158,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	defer readonly.Close(root)
 	c := collector{s: s, e: e, st: &st, dir: dir, opts: opts, root: root}
 	c.ranks()
+	c.sent()
 	c.throughput()
 	c.criteria()
 	e.Accepted = len(e.Reasons) == 0

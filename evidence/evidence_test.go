@@ -111,9 +111,15 @@ func (r *run) collect(t *testing.T) *Evidence {
 	case r.record != "":
 		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
 	}
+	return collectWithStatus(t, s, "async", dir, st)
+}
+
+// collectWithStatus writes the run's status.json and collects its evidence.
+func collectWithStatus(t *testing.T, s *scenarios.Scenario, arm, dir string, st rundir.Status) *Evidence {
+	t.Helper()
 	data, _ := json.Marshal(st)
 	os.WriteFile(filepath.Join(dir, "status.json"), data, 0o644)
-	e, err := Collect(s, "async", dir)
+	e, err := Collect(s, arm, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,9 @@ func ApplyDefaults(s *Scenario) {
 	if w.Rounds == 0 {
 		w.Rounds = 1
 	}
+	if w.Rate > 0 && w.Burstiness == 0 {
+		w.Burstiness = 1
+	}
 	for i := range s.Roles {
 		r := &s.Roles[i]
 		if r.Ranks == 0 {
@@ -44,6 +47,12 @@ func ApplyDefaults(s *Scenario) {
 		}
 		if r.Log == "" {
 			r.Log = r.defaultLog()
+		}
+		if r.OpenAI != nil {
+			r.OpenAI.defaults()
+			if s.Evidence.Throughput == nil {
+				s.Evidence.Throughput = &Throughput{File: OpenAIResult, Format: "vllm"}
+			}
 		}
 	}
 	if t := s.Evidence.Throughput; t != nil {

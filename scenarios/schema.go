@@ -108,6 +108,16 @@ type Workload struct {
 	Requests    RequestCount `yaml:"requests" json:"requests"`
 	Concurrency int          `yaml:"concurrency" json:"concurrency"`
 	Rounds      int          `yaml:"rounds" json:"rounds"`
+	// Rate is the mean arrival rate (requests per second) of a seeded
+	// Poisson schedule, for a client that draws one (an openai role, or
+	// one given {{.Workload.Rate}}); 0 is a closed loop at the concurrency.
+	Rate float64 `yaml:"rate" json:"rate"`
+	// Burstiness is the gamma shape of the schedule's gaps (default 1
+	// with a rate: Poisson).
+	Burstiness float64 `yaml:"burstiness" json:"burstiness"`
+	// Seed draws the schedule. Like every workload value it is in the
+	// matched digest: every arm is sent the same schedule.
+	Seed uint64 `yaml:"seed" json:"seed"`
 }
 
 // RequestCount is workload.requests: a count, or FromRecord.
@@ -165,6 +175,9 @@ type Role struct {
 	User string `yaml:"user" json:"user,omitempty"`
 	// Slurm places the role's ranks inside a Slurm allocation.
 	Slurm RoleSlurm `yaml:"slurm" json:"slurm"`
+	// OpenAI makes the role abbench's own load client of an
+	// OpenAI-compatible server, in place of a command (openai.go).
+	OpenAI *OpenAIClient `yaml:"openai" json:"openai,omitempty"`
 }
 
 // RoleSlurm places one role's srun step inside the allocation.

@@ -50,6 +50,10 @@ type WorkloadData struct {
 	Concurrency int    // workload.concurrency
 	Rounds      int    // workload.rounds
 	Prompts     string // the prompts file, absolute
+	// The arrival schedule: workload.rate (0: a closed loop),
+	// workload.burstiness, workload.seed.
+	Rate, Burstiness float64
+	Seed             uint64
 }
 
 // Place says for whom a template is expanded: an arm's attempt, and for a
@@ -68,7 +72,8 @@ type Place struct {
 // TemplateData is the one constructor of template data.
 func (s *Scenario) TemplateData(p Place) TemplateData {
 	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank, ports: p.Ports,
-		Workload: WorkloadData{Requests: s.Workload.Requests.Count(), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds}}
+		Workload: WorkloadData{Requests: s.Workload.Requests.Count(), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds,
+			Rate: s.Workload.Rate, Burstiness: s.Workload.Burstiness, Seed: s.Workload.Seed}}
 	if p.Out != "" {
 		d.Coord = rundir.Coord(p.Out)
 	}
@@ -102,7 +107,7 @@ func (s *Scenario) sampleData() TemplateData {
 }
 
 // templateFields names what templates may use, for error messages.
-const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts, and env "NAME"`
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts .Workload.Rate .Workload.Burstiness .Workload.Seed, and env "NAME"`
 
 // templateFuncs are the functions templates may call: env NAME reads the
 // controller's environment when the rank starts, so a secret reaches a rank

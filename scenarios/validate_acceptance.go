@@ -96,7 +96,9 @@ func (v *validator) missingEvidence(kind string) string {
 		return "evidence.throughput"
 	case kind == "mode" && e.Mode == nil:
 		return "evidence.mode"
-	case (kind == "digest" || kind == "activation") && e.Activation == nil:
+	case kind == "digest" && e.Activation == nil && v.s.OpenAIRole() == nil:
+		return "evidence.activation (or an openai client, whose sent prompts it then checks)"
+	case kind == "activation" && e.Activation == nil:
 		return "evidence.activation"
 	}
 	return ""

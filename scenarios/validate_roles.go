@@ -49,8 +49,10 @@ func (v *validator) role(rp []any, r *Role) {
 	if r.Ranks < 0 || r.Ranks > MaxRanks {
 		v.at(append(rp, "ranks"), "role %q: ranks %d: must be between 1 and %d", r.Name, r.Ranks, MaxRanks)
 	}
-	if len(r.Command) == 0 {
-		v.at(rp, "role %q has no command: give the argument list to start one rank", r.Name)
+	if r.OpenAI != nil {
+		v.openAI(rp, r)
+	} else if len(r.Command) == 0 {
+		v.at(rp, "role %q has no command: give the argument list to start one rank (or openai: for abbench's own client)", r.Name)
 	}
 	if r.User != "" && !userPattern.MatchString(r.User) {
 		v.at(append(rp, "user"), "role %q: user %q is not a user name (lower-case letters, digits, '_' and '-', at most 32)", r.Name, r.User)

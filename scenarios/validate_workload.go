@@ -123,4 +123,5 @@ func (v *validator) workload() {
 	if w.Rounds < 0 {
 		v.at(p("workload", "rounds"), "rounds %d: must be at least 1", w.Rounds)
 	}
+	v.schedule()
 }

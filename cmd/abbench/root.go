@@ -45,7 +45,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cli.Usage(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), historycmd.New(), newRankExecCmd(), newGuardCmd())
+	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newLoadCmd(), historycmd.New(), newRankExecCmd(), newGuardCmd())
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {

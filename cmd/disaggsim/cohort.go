@@ -20,6 +20,7 @@ type cohortState struct {
 
 type request struct {
 	prompt []uint32
+	text   string // a text prompt (the OpenAI API's), in place of tokens
 	output int
 }
 

@@ -33,6 +33,7 @@ type faults struct {
 	reorderActivations bool
 	alterPrompt        int // -1 when unset
 	staleLog           bool
+	failEvery          int // the OpenAI API fails every failEvery-th request it serves (0: never)
 }
 
 func loadConfig() (config, error) {
@@ -117,7 +118,7 @@ func parseFaults(s string) (faults, error) {
 				return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: want a non-negative integer after =", item)
 			}
 		}
-		needArg := map[string]bool{"drop-terminal-votes": true, "kv-timeout": true, "crash-rank": true, "hang-rank": true, "alter-prompt": true}
+		needArg := map[string]bool{"drop-terminal-votes": true, "kv-timeout": true, "crash-rank": true, "hang-rank": true, "alter-prompt": true, "fail-every": true}
 		if needArg[name] != hasArg {
 			return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: %s takes %s", item, name, map[bool]string{true: "=N", false: "no argument"}[needArg[name]])
 		}
@@ -140,8 +141,13 @@ func parseFaults(s string) (faults, error) {
 			f.alterPrompt = n
 		case "stale-log":
 			f.staleLog = true
+		case "fail-every":
+			if n < 1 {
+				return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: fail-every takes N of at least 1", item)
+			}
+			f.failEvery = n
 		default:
-			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log)", name)
+			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log fail-every=N)", name)
 		}
 	}
 	return f, nil

@@ -27,6 +27,7 @@ type ctxRank struct {
 	mu          sync.Mutex
 	committed   *sync.Cond
 	act         *digest.Builder
+	alg         digest.Algorithm
 	activated   int
 	readyRounds int
 	votes       int // terminal votes this rank cast
@@ -46,7 +47,7 @@ type ctxRank struct {
 	activateCh chan msg
 }
 
-func runCtx(rank, ranks, genRanks int, coord, records string, cfg config, log *logger) error {
+func runCtx(rank, ranks, genRanks int, coord, records string, alg digest.Algorithm, cfg config, log *logger) error {
 	if rank < 0 || rank >= ranks {
 		return fmt.Errorf("--rank %d: must be between 0 and --ranks-1 (%d)", rank, ranks-1)
 	}
@@ -54,8 +55,11 @@ func runCtx(rank, ranks, genRanks int, coord, records string, cfg config, log *l
 		voteCount: map[int]int{}, isCommitted: map[int]bool{}, activationIndex: map[int]int{}, followers: map[int]*peer{},
 		readyCh: make(chan msg, 1024), activateCh: make(chan msg, 1024)}
 	c.committed = sync.NewCond(&c.mu)
-	c.records = records
-	c.act, _ = digest.NewBuilder(digest.TokensOrdered, records != "")
+	c.records, c.alg = records, alg
+	var err error
+	if c.act, err = digest.NewBuilder(alg, records != ""); err != nil {
+		return err
+	}
 	c.terminal = cfg.terminal
 	if cfg.faults.ignoreArmEnv {
 		c.terminal = 0
@@ -132,7 +136,7 @@ func (c *ctxRank) dispatch() {
 			c.committed.Broadcast()
 			c.mu.Unlock()
 		case "enqueue":
-			c.q.enqueue(m.ID, request{m.Prompt, m.Output}, m.Total)
+			c.q.enqueue(m.ID, request{m.Prompt, m.Text, m.Output}, m.Total)
 		case "ready", "refuse":
 			c.readyCh <- m
 		case "activate", "profiling_done", "terminal":
@@ -182,7 +186,7 @@ func (c *ctxRank) endProfiling() {
 func (c *ctxRank) activate(ids []int, reqs []request) {
 	c.mu.Lock()
 	for i, r := range reqs {
-		c.act.AddTokens(r.prompt)
+		c.hash(ids[i], r)
 		c.activationIndex[ids[i]] = c.activated + i
 	}
 	c.activated += len(ids)
@@ -200,11 +204,29 @@ func (c *ctxRank) activate(ids []int, reqs []request) {
 	}
 }
 
+// hash adds a request's prompt to the activation digest, in the unit the
+// rank hashes; a prompt of the other unit is said, and hashed as an empty
+// one, so the digest shows it.
+func (c *ctxRank) hash(id int, r request) {
+	switch unit := c.alg.Unit(); {
+	case unit == digest.UnitText && r.prompt == nil:
+		if err := c.act.AddText(r.text); err != nil {
+			c.log.printf("error rank=%d request=%d %v", c.rank, id, err)
+			c.act.AddRecord(digest.RecordOf([]byte(r.text)))
+		}
+	case unit == digest.UnitTokens && r.text == "":
+		c.act.AddTokens(r.prompt)
+	default:
+		c.log.printf("error rank=%d request=%d its prompt is not of the unit %s hashes (%s)", c.rank, id, c.alg, unit)
+		c.act.AddRecord(digest.RecordOf(nil))
+	}
+}
+
 // prefill stands for the cohort's compute; it is the same in every mode.
 func prefill(reqs []request) {
 	tokens := 0
 	for _, r := range reqs {
-		tokens += len(r.prompt)
+		tokens += len(r.prompt) + len(r.text)/4
 	}
 	time.Sleep(time.Millisecond + time.Duration(tokens)*200*time.Nanosecond)
 }

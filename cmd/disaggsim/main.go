@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/abbench/abbench/digest"
 )
 
 const usage = `usage:
-  disaggsim ctx --rank R --ranks N --gen-ranks M --coord DIR [--records FILE]
+  disaggsim ctx --rank R --ranks N --gen-ranks M --coord DIR [--records FILE] [--algorithm ID]
   disaggsim gen --rank R --coord DIR
-  disaggsim frontend --coord DIR --ctx-ranks N
+  disaggsim frontend --coord DIR --ctx-ranks N [--http-port PORT [--model NAME] [--requests N]]
   disaggsim client --coord DIR --prompts FILE --out FILE [--requests N] [--concurrency C] [--rounds R]
 
 Environment: DISAGGSIM_TERMINAL (1 async, 0 blocking), DISAGGSIM_PEER_READY (1/0),
@@ -40,12 +42,15 @@ func main() {
 	coord := fs.String("coord", "", "coordination directory (addresses are published here)")
 	prompts := fs.String("prompts", "", "prompts file (client)")
 	out := fs.String("out", "", "throughput record to write (client)")
-	requests := fs.Int("requests", 0, "requests per round (client; default every prompt)")
+	requests := fs.Int("requests", 0, "requests per round (client; default every prompt); of the workload, for faults that act half-way (frontend, with --http-port)")
 	concurrency := fs.Int("concurrency", 1, "requests in flight (client)")
 	rounds := fs.Int("rounds", 1, "rounds (client)")
 	recordStyle := fs.String("record-style", "vllm", "client record: vllm (vLLM's benchmark_serving result, with failed and the flag valid) or trtllm (TensorRT-LLM's copy of that script: neither)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this long (client)")
 	records := fs.String("records", "", "write the activation sequence's per-prompt digest records here at shutdown (ctx)")
+	algorithm := fs.String("algorithm", string(digest.TokensOrdered), "pinned digest algorithm of the activation sequence (ctx): the multiset one for a server of concurrent HTTP requests, whose order is theirs")
+	httpPort := fs.String("http-port", "", "serve the OpenAI API (/v1/completions, /v1/chat/completions) on 127.0.0.1:PORT (frontend)")
+	model := fs.String("model", "disaggsim", "the model the OpenAI API serves (frontend)")
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
@@ -66,11 +71,15 @@ func main() {
 		if *ranks < 1 || *genRanks < 1 {
 			fail(fmt.Errorf("--ranks and --gen-ranks must be at least 1"), 2)
 		}
-		err = runCtx(*rank, *ranks, *genRanks, *coord, *records, cfg, log)
+		alg, aerr := digest.ParseAlgorithm(*algorithm)
+		if aerr != nil {
+			fail(fmt.Errorf("--algorithm: %w", aerr), 2)
+		}
+		err = runCtx(*rank, *ranks, *genRanks, *coord, *records, alg, cfg, log)
 	case "gen":
 		err = runGen(*rank, *coord, cfg, log)
 	case "frontend":
-		err = runFrontend(*coord, *ctxRanks, cfg, log)
+		err = runFrontend(*coord, *ctxRanks, cfg, apiOptions{port: *httpPort, model: *model, total: *requests}, log)
 	case "client":
 		if *prompts == "" || *out == "" || *concurrency < 1 || *rounds < 1 {
 			fail(fmt.Errorf("--prompts and --out are required; --concurrency and --rounds must be at least 1"), 2)

@@ -22,6 +22,7 @@ type msg struct {
 	IDs    []int    `json:"ids,omitempty"`
 	ID     int      `json:"id,omitempty"`
 	Prompt []uint32 `json:"prompt,omitempty"`
+	Text   string   `json:"text,omitempty"`
 	Total  int      `json:"total,omitempty"`
 	Output int      `json:"output,omitempty"`
 	SentAt int64    `json:"sent_at,omitempty"`

@@ -65,6 +65,7 @@ func runGen(rank int, coord string, cfg config, log *logger) error {
 					return
 				}
 				gen := time.Duration(float64(m.Output) / cfg.genRate * float64(time.Second))
+				n.send(front, msg{Type: "first", ID: m.ID}) // generation starts: a stream's first token
 				time.Sleep(gen)
 				mu.Lock()
 				served++
@@ -81,40 +82,80 @@ func runGen(rank int, coord string, cfg config, log *logger) error {
 }
 
 // runFrontend routes the client's requests to every CTX rank and GEN's
-// completions back to the client.
-func runFrontend(coord string, ctxRanks int, cfg config, log *logger) error {
+// completions back to the client; with an API port it serves the OpenAI
+// API too (openai.go).
+func runFrontend(coord string, ctxRanks int, cfg config, opts apiOptions, log *logger) error {
 	n, err := newNode(coord, "frontend-0", cfg)
 	if err != nil {
 		return err
 	}
-	ctx := make([]*peer, ctxRanks)
-	for i := range ctx {
-		if ctx[i], err = n.dial(fmt.Sprintf("ctx-%d", i)); err != nil {
+	f := &frontend{n: n, ctx: make([]*peer, ctxRanks)}
+	for i := range f.ctx {
+		if f.ctx[i], err = n.dial(fmt.Sprintf("ctx-%d", i)); err != nil {
 			return err
 		}
 	}
-	log.printf("ready addr=%s ctx_ranks=%d", n.ln.Addr(), ctxRanks)
-	var client *peer
-	routed, completed := 0, 0
-	go func() {
-		for in := range n.inbox {
-			switch in.m.Type {
-			case "request":
-				client = in.reply
-				routed++
-				for _, p := range ctx {
-					n.send(p, msg{Type: "enqueue", ID: in.m.ID, Prompt: in.m.Prompt, Output: in.m.Output, Total: in.m.Total})
-				}
-			case "done":
-				completed++
-				if client != nil {
-					// Straight back: the client is on this host, not across the fabric.
-					client.queue <- queued{time.Now(), in.m}
-				}
+	if opts.port != "" {
+		if f.web, err = startAPI(n, f.ctx, cfg, opts); err != nil {
+			return err
+		}
+		defer f.web.stop()
+		log.printf("ready addr=%s ctx_ranks=%d http=%s model=%s", n.ln.Addr(), ctxRanks, f.web.addr, opts.model)
+	} else {
+		log.printf("ready addr=%s ctx_ranks=%d", n.ln.Addr(), ctxRanks)
+	}
+	go f.route()
+	waitTerm()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.web != nil {
+		log.printf("shutdown_summary role=frontend routed=%d completed=%d http_received=%d http_served=%d http_failed=%d",
+			f.routed, f.completed, f.web.received.Load(), f.web.served.Load(), f.web.failed.Load())
+		return nil
+	}
+	log.printf("shutdown_summary role=frontend routed=%d completed=%d", f.routed, f.completed)
+	return nil
+}
+
+// frontend is the frontend's links and counts.
+type frontend struct {
+	n                 *node
+	ctx               []*peer
+	web               *api // nil without the OpenAI API
+	client            *peer
+	mu                sync.Mutex
+	routed, completed int
+}
+
+// route delivers every inbound message: the client's requests to every
+// CTX rank, GEN's news of a request to its HTTP handler or the client.
+func (f *frontend) route() {
+	for in := range f.n.inbox {
+		switch in.m.Type {
+		case "request":
+			f.mu.Lock()
+			f.client = in.reply
+			f.routed++
+			f.mu.Unlock()
+			for _, p := range f.ctx {
+				f.n.send(p, msg{Type: "enqueue", ID: in.m.ID, Prompt: in.m.Prompt, Output: in.m.Output, Total: in.m.Total})
+			}
+		case "first":
+			if f.web != nil {
+				f.web.deliver(in.m)
+			}
+		case "done":
+			f.mu.Lock()
+			f.completed++
+			client := f.client
+			f.mu.Unlock()
+			if f.web != nil && f.web.deliver(in.m) {
+				continue
+			}
+			if client != nil {
+				// Straight back: the client is on this host, not across the fabric.
+				client.queue <- queued{time.Now(), in.m}
 			}
 		}
-	}()
-	waitTerm()
-	log.printf("shutdown_summary role=frontend routed=%d completed=%d", routed, completed)
-	return nil
+	}
 }

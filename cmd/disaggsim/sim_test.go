@@ -85,37 +85,75 @@ func (s *system) activations(t *testing.T) []string {
 // stops every process: SIGTERM, then SIGKILL after a grace.
 func runSystem(t testing.TB, clientTimeout time.Duration, env ...string) *system {
 	t.Helper()
-	s := &system{dir: t.TempDir()}
-	coord := filepath.Join(s.dir, "coord")
-	base := append(os.Environ(), "DISAGGSIM_AS_MAIN=1", "DISAGGSIM_SEED=42")
-	base = append(base, env...)
-	start := func(name string, args ...string) *exec.Cmd {
-		f, err := os.OpenFile(filepath.Join(s.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = base, f, f
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
-	}
-	var servers []*exec.Cmd
-	for r := range 2 {
-		servers = append(servers, start(fmt.Sprintf("gen-%d", r), "gen", "--rank", fmt.Sprint(r), "--coord", coord))
-	}
-	var ctx []*exec.Cmd
-	for r := range 4 {
-		ctx = append(ctx, start(fmt.Sprintf("ctx-%d", r), "ctx", "--rank", fmt.Sprint(r), "--ranks", "4", "--gen-ranks", "2", "--coord", coord))
-	}
-	servers = append(servers, start("frontend", "frontend", "--coord", coord, "--ctx-ranks", "4"))
+	s, r := startSystem(t, env, nil, nil)
 	prompts, _ := filepath.Abs("../../testdata/prompts-256.jsonl")
 	out := filepath.Join(s.dir, "throughput.json")
-	client := start("client", "client", "--coord", coord, "--prompts", prompts, "--requests", "256",
+	client := r.start("client", "client", "--coord", r.coord, "--prompts", prompts, "--requests", "256",
 		"--concurrency", "32", "--out", out, "--timeout", clientTimeout.String())
 	s.clientErr = client.Wait()
+	r.stop()
+	if b, err := os.ReadFile(out); err == nil {
+		if err := json.Unmarshal(b, &s.record); err != nil {
+			t.Fatalf("throughput record: %v", err)
+		}
+	}
+	return s
+}
+
+// running is a started system's processes.
+type running struct {
+	t       testing.TB
+	s       *system
+	coord   string
+	env     []string
+	ctx     []*exec.Cmd
+	servers []*exec.Cmd
+	stopped bool
+}
+
+// startSystem starts 2 GEN ranks, 4 CTX ranks (given ctxArgs(rank) too,
+// when set) and the frontend (given frontendArgs too), each logging to
+// its file in the system's directory.
+func startSystem(t testing.TB, env []string, ctxArgs func(rank int) []string, frontendArgs []string) (*system, *running) {
+	t.Helper()
+	s := &system{dir: t.TempDir()}
+	r := &running{t: t, s: s, coord: filepath.Join(s.dir, "coord"), env: append(append(os.Environ(), "DISAGGSIM_AS_MAIN=1", "DISAGGSIM_SEED=42"), env...)}
+	for rank := range 2 {
+		r.servers = append(r.servers, r.start(fmt.Sprintf("gen-%d", rank), "gen", "--rank", fmt.Sprint(rank), "--coord", r.coord))
+	}
+	for rank := range 4 {
+		args := []string{"ctx", "--rank", fmt.Sprint(rank), "--ranks", "4", "--gen-ranks", "2", "--coord", r.coord}
+		if ctxArgs != nil {
+			args = append(args, ctxArgs(rank)...)
+		}
+		r.ctx = append(r.ctx, r.start(fmt.Sprintf("ctx-%d", rank), args...))
+	}
+	r.servers = append(r.servers, r.start("frontend", append([]string{"frontend", "--coord", r.coord, "--ctx-ranks", "4"}, frontendArgs...)...))
+	return s, r
+}
+
+// start starts one process of the system.
+func (r *running) start(name string, args ...string) *exec.Cmd {
+	f, err := os.OpenFile(filepath.Join(r.s.dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = r.env, f, f
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	return cmd
+}
+
+// stop stops every process: SIGTERM, then SIGKILL after a grace; the CTX
+// ranks' exits go into the system. Only the first call stops them.
+func (r *running) stop() {
+	if r.stopped {
+		return
+	}
+	r.stopped = true
 	stop := func(cmd *exec.Cmd) int {
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
@@ -129,18 +167,12 @@ func runSystem(t testing.TB, clientTimeout time.Duration, env ...string) *system
 			return -1
 		}
 	}
-	for _, c := range ctx {
-		s.ctxExit = append(s.ctxExit, stop(c))
+	for _, c := range r.ctx {
+		r.s.ctxExit = append(r.s.ctxExit, stop(c))
 	}
-	for _, c := range servers {
+	for _, c := range r.servers {
 		stop(c)
 	}
-	if b, err := os.ReadFile(out); err == nil {
-		if err := json.Unmarshal(b, &s.record); err != nil {
-			t.Fatalf("throughput record: %v", err)
-		}
-	}
-	return s
 }
 
 const promptsDigest = "256:a6bb6239f480b1e64e86624b4c7f81e3897108009cdfe3e04fb769e6ffec59bd"

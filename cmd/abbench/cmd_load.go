@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/loadgen"
+)
+
+type loadOptions struct {
+	o             loadgen.Options
+	endpoint      string
+	prompts       string
+	field         string
+	files         loadgen.Files
+	allowFailures bool
+}
+
+func newLoadCmd() *cobra.Command {
+	var opts loadOptions
+	cmd := &cobra.Command{
+		Use:     "load --url URL --model NAME --prompts FILE --out FILE",
+		Short:   "Send a prompts file to an OpenAI-compatible server; record what was sent and how it went",
+		Long:    help.Text("load"),
+		Example: help.Text("load.examples"),
+		Args:    cli.Args(cobra.NoArgs, "load takes flags only: abbench load --url URL --model NAME --prompts FILE --out FILE"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.o.Progress = cmd.ErrOrStderr()
+			opts.o.APIKey = os.Getenv("OPENAI_API_KEY")
+			return runLoad(cmd, opts)
+		},
+	}
+	fs := cmd.Flags()
+	o := &opts.o
+	fs.StringVar(&o.URL, "url", "", "the server's base URL (http://HOST:PORT, or that with /v1)")
+	fs.StringVar(&o.Model, "model", "", "the model field of every request")
+	fs.StringVar(&opts.endpoint, "endpoint", string(loadgen.Completions), "completions (/v1/completions) or chat (/v1/chat/completions)")
+	fs.BoolVar(&o.Stream, "stream", true, "stream responses (server-sent events): time to first token and inter-token latencies")
+	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "max_tokens of every request (0: not sent)")
+	fs.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "send ignore_eos: generate max-tokens whatever the model samples, so output lengths match across arms")
+	fs.StringVar(&opts.prompts, "prompts", "", "JSON Lines prompts file (docs/digest.md)")
+	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
+	fs.IntVar(&o.Requests, "requests", 0, "requests per round: the file's first N prompts (default every prompt)")
+	fs.IntVar(&o.Rounds, "rounds", 1, "send the requests this many times")
+	fs.IntVar(&o.Concurrency, "concurrency", 1, "requests in flight at most (without --rate, a closed loop of that many)")
+	fs.Float64Var(&o.Rate, "rate", 0, "mean arrival rate, requests per second, of a seeded Poisson schedule (0: closed loop)")
+	fs.Float64Var(&o.Burstiness, "burstiness", 0, "gamma shape of the arrival gaps with --rate (default 1, Poisson; below 1 burstier)")
+	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the --rate schedule")
+	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", loadgen.DefaultConnectTimeout, "deadline to connect (and for TLS)")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", loadgen.DefaultRequestTimeout, "deadline of one request, to its last byte: past it the request is a failure (timeout)")
+	fs.DurationVar(&o.Timeout, "timeout", loadgen.DefaultTimeout, "deadline of the whole run: requests in flight then are failures (cancelled), the rest not sent")
+	fs.DurationVar(&o.ProgressEvery, "progress-every", loadgen.DefaultProgressEvery, "a progress line on stderr this often")
+	fs.StringVar(&opts.files.Record, "out", "", "write the result here, in the shape of vLLM's benchmark_serving result (read as format vllm)")
+	fs.StringVar(&opts.files.PerRequest, "per-request", "", "write one JSON line per request here: send time, TTFT, ITLs, E2E, tokens, status, error")
+	fs.StringVar(&opts.files.Sent, "records", "", "write the digest records of the prompts sent, in order of sending (abbench digest --explain reads them)")
+	fs.StringVar(&opts.files.SentMultiset, "multiset-records", "", "write them under the multiset algorithm too (token prompts), for a server that hashes a multiset")
+	fs.BoolVar(&opts.allowFailures, "allow-failures", false, "exit 0 when requests failed: the record counts them (a scenario's client does this; its evidence censors requests-failed)")
+	return cmd
+}
+
+func runLoad(cmd *cobra.Command, opts loadOptions) error {
+	opts.o.Endpoint = loadgen.Endpoint(opts.endpoint)
+	if opts.prompts == "" || opts.files.Record == "" {
+		return cli.Usagef("abbench load --url URL --model NAME --prompts FILE --out FILE", "--prompts and --out are required")
+	}
+	prompts, err := digest.ReadPromptsFile(opts.prompts, opts.field)
+	if errors.Is(err, os.ErrNotExist) {
+		return cli.Usage(err, "--prompts names a JSON Lines prompts file")
+	}
+	var le *digest.LineError
+	if errors.As(err, &le) {
+		return cli.Usage(err, "")
+	}
+	if err != nil {
+		return err
+	}
+	if opts.o.Requests == 0 {
+		opts.o.Requests = len(prompts)
+	}
+	res, err := loadgen.Run(cmd.Context(), prompts, opts.o)
+	if err != nil {
+		return cli.Usage(err, "run 'abbench load --help' for the flags")
+	}
+	if err := res.Write(opts.files); err != nil {
+		return err
+	}
+	if err := res.PrintSummary(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	return loadStatus(cmd.Context().Err(), res.Summarize(), res, opts.allowFailures)
+}
+
+// loadStatus is how a load run ends: stopped (exit 1), with failed
+// requests (exit 3, unless they are allowed), or every request succeeded.
+func loadStatus(stopped error, s loadgen.Summary, res *loadgen.Result, allow bool) error {
+	if stopped != nil {
+		return fmt.Errorf("stopped with %d of %d requests done; the record holds what was done", s.Completed, s.Requested)
+	}
+	if s.Failed == 0 || allow {
+		return nil
+	}
+	var kinds []string
+	for _, kind := range slices.Sorted(maps.Keys(s.Failures)) {
+		kinds = append(kinds, fmt.Sprintf("%d %s", s.Failures[kind], kind))
+	}
+	first := ""
+	for _, o := range res.Outcomes {
+		if !o.OK() {
+			first = fmt.Sprintf(" (the first, request %d: %s)", o.Index, o.Error)
+			break
+		}
+	}
+	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("%d of %d requests failed: %s%s", s.Failed, s.Requested, strings.Join(kinds, ", "), first),
+		Hint: "the record counts them and names each; a comparison of this run would be censored requests-failed"}
+}

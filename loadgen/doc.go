@@ -1,0 +1,35 @@
+// Package loadgen is abbench's own load client for OpenAI-compatible
+// servers (vLLM, SGLang, trtllm-serve, TGI, llama.cpp, Ollama, disaggsim):
+// it sends a prompts file's prompts to /v1/completions or
+// /v1/chat/completions, streaming or not, and says exactly what it sent.
+//
+// What it guarantees:
+//   - the prompts it sends are the prompts file's, parsed by package digest,
+//     and it hashes each request's prompt content as it dispatches it: the
+//     digest of what was sent, in order of sending (and, for tokens, as a
+//     multiset), with per-prompt records that abbench digest --explain
+//     compares with a server's activation records;
+//   - the arrival schedule is a function of the workload alone: a closed
+//     loop at a concurrency, or a seeded Poisson (gamma, with burstiness)
+//     process whose seed is part of the matched workload; requests are
+//     dispatched one at a time, so the order of sending never depends on
+//     timing;
+//   - every request scheduled is accounted for: it succeeded, or it failed
+//     with its error named (an HTTP status, a deadline, a broken stream, a
+//     cancellation), or it was never sent because the run ended, which is a
+//     failure too; nothing is dropped;
+//   - everything is bounded: the connection and each request have
+//     deadlines, the run has one, requests in flight never exceed the
+//     concurrency, and cancelling the context ends every request at once;
+//   - the result is written in the shape of vLLM's benchmark_serving result
+//     (package records reads it as format vllm), beside a JSON Lines file
+//     of per-request records.
+//
+// Where each job is: options.go the options and their checks; schedule.go
+// the arrival times; request.go a request's body and its response;
+// conn.go a worker's own connection (HTTP/1.1, kept alive);
+// stream.go the server-sent events of a streamed response; run.go the
+// dispatcher and the workers; result.go the summary in vLLM's shape;
+// stats.go the percentiles; write.go the files; progress.go the progress
+// lines.
+package loadgen

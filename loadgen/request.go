@@ -1,0 +1,157 @@
+package loadgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/abbench/abbench/digest"
+)
+
+// request is the body of one OpenAI completions or chat request.
+type request struct {
+	Model         string         `json:"model"`
+	Prompt        any            `json:"prompt,omitempty"`
+	Messages      []message      `json:"messages,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	IgnoreEOS     bool           `json:"ignore_eos,omitempty"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// streamOptions asks for the usage chunk at the end of a stream.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// body is the request body that sends p: its token IDs or its text, as
+// the prompts file holds them, so the record of p's body is the record of
+// what the request carries.
+func (o Options) body(p digest.Prompt) ([]byte, error) {
+	req := request{Model: o.Model, MaxTokens: o.MaxTokens, Stream: o.Stream, IgnoreEOS: o.IgnoreEOS}
+	if o.Stream {
+		req.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	switch {
+	case o.Endpoint == Chat:
+		req.Messages = []message{{Role: "user", Content: p.Text()}}
+	case p.Unit == digest.UnitTokens:
+		req.Prompt = p.Tokens()
+	default:
+		req.Prompt = p.Text()
+	}
+	return json.Marshal(req)
+}
+
+// usage is the token counts a server reports.
+type usage struct {
+	PromptTokens     *int `json:"prompt_tokens"`
+	CompletionTokens *int `json:"completion_tokens"`
+}
+
+// chunk is a response, or one event of a streamed one: the fields of
+// both endpoints that say what was generated.
+type chunk struct {
+	Choices []struct {
+		Text    string `json:"text"`
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *usage          `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// content is the text the chunk carries: the choices' text for
+// completions, their message (or, streamed, delta) for chat.
+func (c *chunk) content(e Endpoint) string {
+	var b strings.Builder
+	for _, ch := range c.Choices {
+		if e == Chat {
+			b.WriteString(ch.Message.Content)
+			b.WriteString(ch.Delta.Content)
+		} else {
+			b.WriteString(ch.Text)
+		}
+	}
+	return b.String()
+}
+
+// errorText is what the server said went wrong, "" when nothing.
+func errorText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	return truncate(string(raw))
+}
+
+// truncate keeps an error text short enough for a record.
+func truncate(s string) string {
+	const max = 300
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+// takeUsage takes the server's token counts; counted are this client's
+// own, used for what the server did not report.
+func (out *Outcome) takeUsage(u *usage, countedPrompt, countedOutput int) {
+	out.PromptTokens, out.OutputTokens, out.TokensFrom = countedPrompt, countedOutput, FromCounted
+	if u != nil && u.PromptTokens != nil && u.CompletionTokens != nil {
+		out.PromptTokens, out.OutputTokens, out.TokensFrom = *u.PromptTokens, *u.CompletionTokens, FromUsage
+	}
+}
+
+// Where an outcome's token counts come from.
+const (
+	FromUsage   = "usage"   // the server's usage
+	FromCounted = "counted" // this client's count (see countPrompt)
+)
+
+// countPrompt is the prompt's length when the server gives no usage:
+// its token IDs, or, for text, its words (an estimate: no tokenizer here).
+func countPrompt(p digest.Prompt) int {
+	if p.Unit == digest.UnitTokens {
+		return len(p.Body) / 4
+	}
+	return len(strings.Fields(string(p.Body)))
+}
+
+// decodeResponse takes a whole (not streamed) response's outcome.
+func decodeResponse(data []byte, e Endpoint, p digest.Prompt, sent time.Time, out *Outcome) error {
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
+	}
+	if msg := errorText(c.Error); msg != "" {
+		return &failure{KindServer, "the server reported an error: " + msg}
+	}
+	if len(c.Choices) == 0 {
+		return &failure{KindResponse, "the response has no choices"}
+	}
+	out.E2E = time.Since(sent)
+	out.TTFT = out.E2E // without streaming, the first token arrives with the last
+	out.takeUsage(c.Usage, countPrompt(p), len(strings.Fields(c.content(e))))
+	return nil
+}

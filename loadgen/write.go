@@ -1,0 +1,72 @@
+package loadgen
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/atomicfile"
+)
+
+// Files are where a run's results go; an empty name writes nothing.
+type Files struct {
+	// Record is the result in vLLM's shape (Result.Record).
+	Record string
+	// PerRequest is one JSON line per scheduled request, in order of sending.
+	PerRequest string
+	// Sent is the digest records of the prompts sent, in order of sending
+	// (abbench digest --records format, the unit's ordered algorithm).
+	Sent string
+	// SentMultiset is the same records under the multiset algorithm
+	// (token prompts only), for comparing with a server that hashes the
+	// prompts it served as a multiset.
+	SentMultiset string
+}
+
+// Write writes every file of fs, each atomically: a file is whole or
+// absent, never partly written.
+func (r *Result) Write(fs Files) error {
+	var errs []error
+	if fs.Record != "" {
+		data, err := json.MarshalIndent(r.Record(time.Now()), "", "  ")
+		if err == nil {
+			err = atomicfile.WriteFile(fs.Record, append(data, '\n'), 0o644)
+		}
+		errs = append(errs, err)
+	}
+	if fs.PerRequest != "" {
+		errs = append(errs, r.writePerRequest(fs.PerRequest))
+	}
+	if fs.Sent != "" && r.Sent != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Sent, *r.Sent, r.SentRecords))
+	}
+	if fs.SentMultiset != "" {
+		if r.SentMultiset == nil {
+			errs = append(errs, errors.New("a multiset digest of text prompts: no pinned algorithm hashes text as a multiset (digest --explain compares the ordered records, and tells a reordering from other content)"))
+		} else {
+			errs = append(errs, digest.WriteRecordsFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Result) writePerRequest(path string) error {
+	f, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for i := range r.Outcomes {
+		if err := enc.Encode(r.Outcomes[i]); err != nil {
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Commit()
+}
