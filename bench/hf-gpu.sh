@@ -115,7 +115,10 @@ for d in "$work"/hf/runs/*/; do
 	cp "$d/controller.log" "$out/bundles/$run.controller.log" 2>/dev/null
 done
 cp "$work/broken/$(cat "$work/broken/LATEST")/bundle.tar.gz" "$out/bundles/broken-eager.tar.gz" 2>/dev/null || fail "the broken variant left no bundle"
-echo "gpu-runs@abbench namespaces=\"abbench-evidence\" $(ssh-keygen -y -f "$key")" >"$out/allowed_signers"
+# The public key: KEY.pub beside the key (a GPU machine may have no
+# ssh-keygen), else derived from it.
+if [ -f "$key.pub" ]; then pub=$(cut -d' ' -f1,2 "$key.pub"); else pub=$(ssh-keygen -y -f "$key"); fi
+echo "gpu-runs@abbench namespaces=\"abbench-evidence\" $pub" >"$out/allowed_signers"
 "$abb" verify "$out"/bundles/*.tar.gz --allowed-signers "$out/allowed_signers" >"$out/verify.txt" 2>&1 || fail "a bundle does not verify (verify.txt)"
 
 tar -C "$out" -cf "$work/results.tar" --exclude results.tar . && mv "$work/results.tar" "$out/results.tar"

@@ -137,7 +137,10 @@ func (g *gate) statistics() {
 		default:
 			d.Display = "~"
 		}
-		if !dec.Decided() {
+		if !dec.Decided() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
+			// Fewer pairs than the design's first look decide nothing of
+			// the design: a campaign cut short before it looked did not
+			// stop by its rule.
 			g.stoppedByDesign = false
 		}
 		g.caveats(treatments[i], arms[r.Baseline], arms[treatments[i]], d)
