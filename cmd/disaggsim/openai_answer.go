@@ -85,7 +85,9 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, s served, p *pendin
 		event(c)
 	}
 	a.served.Add(1)
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	if _, err := fmt.Fprint(w, "data: [DONE]\n\n"); err != nil {
+		return // the client went away: nothing more to tell it
+	}
 	if fl != nil {
 		fl.Flush()
 	}
