@@ -84,6 +84,7 @@ func (s *Sequential) Decide(d []float64, r Rule) (Decision, int) {
 	if dec.Verdict != Improved && dec.Verdict != Regressed {
 		dec.Interval = PairedLogs(d[:n], r).Interval
 	}
+	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
 	return dec, n
 }
 

@@ -17,7 +17,7 @@ import (
 
 func main() {
 	trials := flag.Int("trials", 4000, "simulated campaigns per cell and effect")
-	effect := flag.Float64("effect", 1, "the smallest effect of interest, percent")
+	effect := flag.Float64("effect", decide.DefaultRule.Effect, "the smallest effect of interest, percent")
 	pairs := flag.String("pairs", "2,3,4,5,6,8,10", "fixed designs, pairs per design")
 	robust := flag.Bool("robust", false, "decide with the signed-rank method instead of the paired t")
 	flag.Parse()

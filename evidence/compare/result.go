@@ -74,6 +74,8 @@ type Delta struct {
 	EffectOf string  `json:"effect_source"`
 	Verdict  string  `json:"verdict"`
 	Why      string  `json:"why"`
+	// Meaning says what the verdict lets a reader conclude.
+	Meaning string `json:"meaning,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

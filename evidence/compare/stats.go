@@ -128,6 +128,7 @@ func (g *gate) statistics() {
 		d := deltaOf(r.Deltas, treatments[i])
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
+		d.Meaning = decide.Meaning(dec.Verdict, effect, rule.Alpha)
 		switch dec.Verdict {
 		case Improved, Regressed:
 			d.Display = fmt.Sprintf("%+.2f%%", pct)
@@ -222,13 +223,13 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 	return dec, looks, nil
 }
 
-// effect is the smallest effect of interest and where it came from.
+// effect is the smallest effect of interest and where it came from. The
+// scenario's noise_threshold is not it: how much one allocation differs
+// from another says nothing of the least change worth claiming, and
+// taking it for that hid every real change below it.
 func (g *gate) effect() (float64, string) {
 	if g.opts.Effect > 0 {
 		return g.opts.Effect, "--smallest-effect"
-	}
-	if len(g.runs) > 0 && g.runs[0].Evidence.NoiseThreshold > 0 {
-		return g.runs[0].Evidence.NoiseThreshold, "the scenario's noise_threshold"
 	}
 	return decide.DefaultRule.Effect, "default"
 }
