@@ -1,11 +1,6 @@
 package decide
 
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-	"sync"
-)
+import "fmt"
 
 // Sequential is a design that looks at the data after every pair from
 // MinPairs to MaxPairs and stops at the first decided verdict. Each look
@@ -86,73 +81,4 @@ func (s *Sequential) Decide(d []float64, r Rule) (Decision, int) {
 	}
 	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
 	return dec, n
-}
-
-type lookKey struct {
-	min, max int
-	alpha    float64
-}
-
-var lookCache sync.Map
-
-// lookPaths is the number of simulated A/A campaigns behind a per-look
-// level: its error is about sqrt(alpha/paths), 0.0015 at 0.05.
-const lookPaths = 20000
-
-// LookAlpha is the constant per-look level of paired t-tests at every
-// pair count from minPairs to maxPairs that keeps the overall false
-// verdict rate of normal A/A pairs at alpha. The t statistic does not
-// depend on the noise's scale, so one simulation (fixed seed: the same
-// design always gets the same level) serves every metric.
-func LookAlpha(minPairs, maxPairs int, alpha float64) float64 {
-	if minPairs >= maxPairs {
-		return alpha
-	}
-	key := lookKey{minPairs, maxPairs, alpha}
-	if v, ok := lookCache.Load(key); ok {
-		return v.(float64)
-	}
-	rng := rand.New(rand.NewPCG(0x5e9, uint64(minPairs*1000+maxPairs)))
-	looks := maxPairs - minPairs + 1
-	ts := make([]float64, lookPaths*looks) // |t| of each path at each look
-	for p := range lookPaths {
-		var sum, sumSq float64
-		for n := 1; n <= maxPairs; n++ {
-			x := rng.NormFloat64()
-			sum += x
-			sumSq += x * x
-			if n >= minPairs {
-				mean := sum / float64(n)
-				v := (sumSq - float64(n)*mean*mean) / float64(n-1)
-				ts[p*looks+n-minPairs] = math.Abs(mean) / math.Sqrt(v/float64(n))
-			}
-		}
-	}
-	rate := func(a float64) float64 {
-		crit := make([]float64, looks)
-		for i := range crit {
-			crit[i] = TQuantile(1-a/2, float64(minPairs+i-1))
-		}
-		hits := 0
-		for p := range lookPaths {
-			for i := range looks {
-				if ts[p*looks+i] > crit[i] {
-					hits++
-					break
-				}
-			}
-		}
-		return float64(hits) / lookPaths
-	}
-	lo, hi := alpha/float64(looks), alpha // Bonferroni is too strict, alpha too lax
-	for range 30 {
-		mid := (lo + hi) / 2
-		if rate(mid) > alpha {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	lookCache.Store(key, lo)
-	return lo
 }
