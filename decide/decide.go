@@ -113,6 +113,9 @@ type Decision struct {
 	Why string `json:"why"`
 	// Meaning says what the verdict lets a reader conclude (Meaning).
 	Meaning string `json:"meaning"`
+	// Period is the period effect of pairs run in both orders (nil
+	// otherwise: see CrossoverLogs).
+	Period *Period `json:"period,omitempty"`
 
 	lo, hi, est float64 // log scale
 }

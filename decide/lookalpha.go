@@ -29,10 +29,11 @@ type lookKey struct {
 
 var lookCache sync.Map
 
-// LookAlpha is the constant per-look level of paired t-tests at every
-// pair count from minPairs to maxPairs that keeps the overall false
-// verdict rate of normal A/A pairs at alpha. The t statistic does not
-// depend on the noise's scale, so one simulation (fixed seeds: the same
+// LookAlpha is the constant per-look level of the crossover t-tests of
+// pairs in abba order (CrossoverLogs) at every pair count from minPairs
+// to maxPairs that keeps the overall false verdict rate of normal A/A
+// pairs at alpha. The t statistic does not depend on the noise's scale
+// nor on a period effect, so one simulation (fixed seeds: the same
 // design always gets the same level) serves every metric.
 func LookAlpha(minPairs, maxPairs int, alpha float64) float64 {
 	if minPairs >= maxPairs {
@@ -86,7 +87,7 @@ func (s lookSim) run(lo, hi float64) (int, []float64) {
 	looks := s.max - s.min + 1
 	qlo, qhi := make([]float64, looks), make([]float64, looks)
 	for i := range looks {
-		df := float64(s.min + i - 1)
+		df := lookDF(s.min + i)
 		qlo[i], qhi[i] = TQuantile(1-lo/2, df), TQuantile(1-hi/2, df)
 	}
 	chunks := LookPaths / lookChunk
@@ -120,18 +121,18 @@ func (s lookSim) chunk(c int, qlo, qhi []float64, hi float64) chunkResult {
 		for i := range x {
 			x[i] = rng.NormFloat64()
 		}
-		var sum, sumSq float64
+		var sum, sumSq, count [2]float64 // by order: baseline first (even pairs), treatment first
 		below, above := false, false
 		for n := 1; n <= s.max; n++ {
-			sum += x[n-1]
-			sumSq += x[n-1] * x[n-1]
+			g := (n - 1) % 2
+			sum[g] += x[n-1]
+			sumSq[g] += x[n-1] * x[n-1]
+			count[g]++
 			if n < s.min {
 				continue
 			}
 			i := n - s.min
-			mean := sum / float64(n)
-			v := (sumSq - float64(n)*mean*mean) / float64(n-1)
-			absT[i] = math.Abs(mean) / math.Sqrt(v/float64(n))
+			absT[i] = lookT(sum, sumSq, count)
 			below = below || absT[i] > qlo[i]
 			above = above || absT[i] > qhi[i]
 		}
@@ -151,8 +152,33 @@ func (s lookSim) smallestP(absT, qhi []float64, hi float64) float64 {
 	p := hi
 	for i, t := range absT {
 		if t > qhi[i] {
-			p = math.Min(p, 2*distuv.StudentsT{Sigma: 1, Nu: float64(s.min + i - 1)}.Survival(t))
+			p = math.Min(p, 2*distuv.StudentsT{Sigma: 1, Nu: lookDF(s.min + i)}.Survival(t))
 		}
 	}
 	return p
+}
+
+// lookDF is the degrees of freedom of the t-test of n pairs in abba order
+// (CrossoverLogs): the crossover's n-2 from CrossoverFrom pairs of each
+// order, the paired t's n-1 below.
+func lookDF(n int) float64 {
+	if n/2 >= CrossoverFrom {
+		return float64(n - 2)
+	}
+	return float64(n - 1)
+}
+
+// lookT is the |t| of CrossoverLogs from the sums, sums of squares and
+// counts of the pairs of each order.
+func lookT(sum, sumSq, count [2]float64) float64 {
+	n := count[0] + count[1]
+	if min(count[0], count[1]) < CrossoverFrom {
+		mean := (sum[0] + sum[1]) / n
+		v := (sumSq[0] + sumSq[1] - n*mean*mean) / (n - 1)
+		return math.Abs(mean) / math.Sqrt(v/n)
+	}
+	m0, m1 := sum[0]/count[0], sum[1]/count[1]
+	pooled := (sumSq[0] - count[0]*m0*m0 + sumSq[1] - count[1]*m1*m1) / (n - 2)
+	se := math.Sqrt(pooled) / 2 * math.Sqrt(1/count[0]+1/count[1])
+	return math.Abs(m0+m1) / 2 / se
 }

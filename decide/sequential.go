@@ -57,27 +57,46 @@ func (s *Sequential) Rule(r Rule) Rule {
 	return r
 }
 
-// Decide runs the design over the pairs' log ratios d (up to MaxPairs of
-// them): the decision at the first look that decides, or at the last look
-// there is. The verdict is the per-look test's; the interval reported is
-// the ordinary 1-Alpha one at that look, so it reads like any other (the
-// wider per-look interval decided no-change, and lies within it).
-func (s *Sequential) Decide(d []float64, r Rule) (Decision, int) {
-	var dec Decision
-	n := 0
-	for n = s.MinPairs; n <= min(s.MaxPairs, len(d)); n++ {
-		dec = PairedLogs(d[:n], s.Rule(r))
+// ABBA is the order of n pairs in abba order: pair i ran its baseline
+// first when i is even.
+func ABBA(n int) []bool {
+	baseFirst := make([]bool, n)
+	for i := range baseFirst {
+		baseFirst[i] = i%2 == 0
+	}
+	return baseFirst
+}
+
+// Looks are the design's looks over the pairs' log ratios d in block
+// order (baseFirst: the pairs whose baseline ran first), each decided at
+// the per-look level, up to the first that decides.
+func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
+	var looks []Decision
+	for n := s.MinPairs; n <= min(s.MaxPairs, len(d)); n++ {
+		dec := CrossoverLogs(d[:n], baseFirst[:n], s.Rule(r))
+		looks = append(looks, dec)
 		if dec.Decided() {
 			break
 		}
 	}
-	n = min(n, s.MaxPairs, len(d))
-	if n < s.MinPairs {
-		return PairedLogs(d, r), len(d)
+	return looks
+}
+
+// Decide runs the design over the pairs (up to MaxPairs of them): the
+// decision at the first look that decides, or at the last look there is,
+// and its pairs. The verdict is the per-look test's; the interval
+// reported is the ordinary 1-Alpha one at that look, so it reads like any
+// other (the wider per-look interval decided no-change, and lies within
+// it).
+func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
+	looks := s.Looks(d, baseFirst, r)
+	if len(looks) == 0 {
+		return CrossoverLogs(d, baseFirst, r), len(d)
 	}
-	dec = PairedLogs(d[:n], s.Rule(r))
+	dec := looks[len(looks)-1]
+	n := dec.N
 	if dec.Verdict != Improved && dec.Verdict != Regressed {
-		dec.Interval = PairedLogs(d[:n], r).Interval
+		dec.Interval = CrossoverLogs(d[:n], baseFirst[:n], r).Interval
 	}
 	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
 	return dec, n

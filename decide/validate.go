@@ -82,6 +82,13 @@ var Models = []Model{
 		}
 		return e
 	}},
+	{"second run of a pair 1% faster (order effect), CV 1%", func(r *rand.Rand, runs int) []float64 {
+		e := normalNoise(0.01)(r, runs)
+		for i := 1; i < runs; i += 2 {
+			e[i] += math.Log(1.01)
+		}
+		return e
+	}},
 	{"2% allocation effect per pair, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
 		e := normalNoise(0.005)(r, runs)
 		for i := 0; i < runs; i += 2 {
@@ -216,7 +223,7 @@ func counts(dec Decision, effect float64) bool {
 // at the first decided look; it returns the decision and the pairs used.
 func decideRun(d []float64, pairs int, seq *Sequential, rule Rule) (Decision, int) {
 	if seq == nil {
-		return PairedLogs(d, rule), pairs
+		return CrossoverLogs(d, ABBA(len(d)), rule), pairs
 	}
-	return seq.Decide(d, rule)
+	return seq.Decide(d, ABBA(len(d)), rule)
 }

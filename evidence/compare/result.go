@@ -3,6 +3,7 @@ package compare
 import (
 	"time"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/reason"
@@ -76,6 +77,8 @@ type Delta struct {
 	Why      string  `json:"why"`
 	// Meaning says what the verdict lets a reader conclude.
 	Meaning string `json:"meaning,omitempty"`
+	// Period is the period (order) effect of pairs run in both orders.
+	Period *decide.Period `json:"period,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

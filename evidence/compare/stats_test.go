@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,5 +29,34 @@ func TestNoiseThresholdIsNotTheSmallestEffect(t *testing.T) {
 	}
 	if want := "async: " + decide.Meaning(Improved, d.Effect, decide.DefaultRule.Alpha); d.Meaning == "" || !strings.Contains(text.String(), want) {
 		t.Errorf("the text report does not say what improved means (%q):\n%s", want, text.String())
+	}
+}
+
+// In a campaign whose second run of each pair is 3% faster, whichever arm
+// it is, the change is taken by the crossover, and the period effect is
+// reported and warned about.
+func TestPeriodEffectIsReportedAndWarned(t *testing.T) {
+	var blocks [][2]float64 // baseline, treatment; the baseline runs first in even blocks
+	for i, noise := range []float64{1, -2, 0, 1, 2, -1} {
+		b, tr := 1000+noise, 1010-noise
+		if i%2 == 0 {
+			tr *= 1.03
+		} else {
+			b *= 1.03
+		}
+		blocks = append(blocks, [2]float64{b, tr})
+	}
+	r := Compare(campaignRuns(blocks, nil, 0, len(blocks)), Options{})
+	d := r.Deltas[0]
+	if d.Method != decide.CrossoverT || d.Period == nil || d.Period.Estimate < 2.5 || d.Period.Estimate > 3.5 {
+		t.Fatalf("%s, period %+v", d.Method, d.Period)
+	}
+	if *d.Pct < 0.7 || *d.Pct > 1.3 {
+		t.Errorf("the change %+.2f%%, want about +1%%", *d.Pct)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, fmt.Sprintf("period effect: the second run of a pair was %+.2f%%", d.Period.Estimate))
+	}) {
+		t.Errorf("no period warning: %q", r.Warnings)
 	}
 }
