@@ -116,6 +116,9 @@ type Decision struct {
 	// Period is the period effect of pairs run in both orders (nil
 	// otherwise: see CrossoverLogs).
 	Period *Period `json:"period,omitempty"`
+	// StopBias is the early-stop bias of a sequential design's decided
+	// change (Sequential.StopBias; nil otherwise).
+	StopBias *Bias `json:"stop_bias,omitempty"`
 
 	lo, hi, est float64 // log scale
 }

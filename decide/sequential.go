@@ -84,20 +84,21 @@ func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 
 // Decide runs the design over the pairs (up to MaxPairs of them): the
 // decision at the first look that decides, or at the last look there is,
-// and its pairs. The verdict is the per-look test's; the interval
-// reported is the ordinary 1-Alpha one at that look, so it reads like any
-// other (the wider per-look interval decided no-change, and lies within
-// it).
+// and its pairs. Its interval, whatever the verdict, is the one at the
+// per-look level: a repeated confidence interval (Jennison and Turnbull),
+// which holds the true change with 1-Alpha confidence at every look at
+// once, and so at whichever look the campaign stopped. The ordinary
+// 1-Alpha interval at the stopping look does not: after an early
+// no-change it covered 91-93%.
 func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
 	looks := s.Looks(d, baseFirst, r)
 	if len(looks) == 0 {
 		return CrossoverLogs(d, baseFirst, r), len(d)
 	}
 	dec := looks[len(looks)-1]
-	n := dec.N
-	if dec.Verdict != Improved && dec.Verdict != Regressed {
-		dec.Interval = CrossoverLogs(d[:n], baseFirst[:n], r).Interval
-	}
 	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
-	return dec, n
+	if dec.Interval != nil {
+		dec.Meaning += fmt.Sprintf("; its interval is the repeated %s one, which holds the true change with %s confidence at whichever look the campaign stops", IntervalLevel(s.LookAlpha), IntervalLevel(s.Alpha))
+	}
+	return dec, dec.N
 }

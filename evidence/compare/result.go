@@ -79,6 +79,9 @@ type Delta struct {
 	Meaning string `json:"meaning,omitempty"`
 	// Period is the period (order) effect of pairs run in both orders.
 	Period *decide.Period `json:"period,omitempty"`
+	// StopBias is how far a sequential campaign's decided change is
+	// biased away from zero at its noise.
+	StopBias *decide.Bias `json:"stop_bias,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

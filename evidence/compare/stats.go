@@ -132,8 +132,8 @@ func (g *gate) statistics() {
 		d := deltaOf(r.Deltas, treatments[i])
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
-		d.Meaning = decide.Meaning(dec.Verdict, effect, rule.Alpha)
-		d.Period = dec.Period
+		d.Meaning = dec.Meaning
+		d.Period, d.StopBias = dec.Period, dec.StopBias
 		switch dec.Verdict {
 		case Improved, Regressed:
 			d.Display = fmt.Sprintf("%+.2f%%", pct)
@@ -218,6 +218,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		looks = append(looks, look)
 	}
 	dec, n := s.Decide(d, baseFirst, rule)
+	dec.StopBias = s.StopBias(d, baseFirst, dec, rule)
 	if n < len(d) {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: the sequential design decided at pair %d; the %d pair(s) after it are left out", treat.Name, base.Name, n, len(d)-n))
 	}
@@ -248,6 +249,10 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 	if pe := d.Period; pe != nil && pe.P <= cmp.Or(g.opts.Alpha, decide.DefaultRule.Alpha) {
 		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], p=%.3g); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
 			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], pe.P)
+	}
+	if b := d.StopBias; b != nil {
+		w("the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd %.2f%%), campaigns of its design that stop %s overstate a true change of %+.2f%% (the estimate) by %.2f points on average, and one of %+.2f%% (the smallest effect) by %.2f",
+			b.PairSD, d.Verdict, *d.Pct, points(b.AtEstimate), math.Copysign(d.Effect, *d.Pct), points(b.AtEffect))
 	}
 	if d.Method == decide.SignedRank && g.opts.Method != decide.Robust {
 		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the signed-rank test and the Hodges-Lehmann estimate", decide.OutlierZ)
@@ -282,3 +287,7 @@ func (g *gate) drift() {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (p=%.3g); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, d.P))
 	}
 }
+
+// points rounds percentage points to the hundredths a report prints, so a
+// bias of -0.001 reads 0.00, not -0.00.
+func points(x float64) float64 { return math.Round(100*x)/100 + 0 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/rundir"
 )
 
 // A +2% change in pairs of about 1% noise, from a scenario whose
@@ -58,5 +59,26 @@ func TestPeriodEffectIsReportedAndWarned(t *testing.T) {
 		return strings.Contains(w, fmt.Sprintf("period effect: the second run of a pair was %+.2f%%", d.Period.Estimate))
 	}) {
 		t.Errorf("no period warning: %q", r.Warnings)
+	}
+}
+
+// A sequential campaign that stops improved at its first look: the report
+// says its interval is the repeated one and that the estimate is biased
+// away from zero, by how much at the campaign's noise.
+func TestSequentialStopSaysItsIntervalAndBias(t *testing.T) {
+	seq := &rundir.Sequential{MinPairs: 3, MaxPairs: 10, Alpha: 0.05, LookAlpha: 0.0111}
+	blocks := [][2]float64{{1000, 1050}, {1004, 1049}, {996, 1049}}
+	r := Compare(campaignRuns(blocks, seq, 0, 10), Options{})
+	d := r.Deltas[0]
+	if r.Verdict != Improved || d.StopBias == nil || d.StopBias.AtEffect <= 0 {
+		t.Fatalf("%s, bias %+v (%s)", r.Verdict, d.StopBias, d.Why)
+	}
+	if !strings.Contains(d.Meaning, "its interval is the repeated 98.9% one, which holds the true change with 95% confidence at whichever look the campaign stops") {
+		t.Errorf("the meaning does not say which interval: %q", d.Meaning)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd ")
+	}) {
+		t.Errorf("no early-stop bias warning: %q", r.Warnings)
 	}
 }
