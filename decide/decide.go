@@ -196,14 +196,7 @@ func Unpaired(base, treat []float64, r Rule) (Decision, error) {
 // freedom. A zero standard error (identical ratios) decides by the
 // estimate alone: p is 0 when it is not zero.
 func (dec *Decision) setT(est, se, df, alpha float64) {
-	p := 1.0
-	switch {
-	case se > 0:
-		t := est / se
-		p = 2 * (1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(math.Abs(t)))
-	case est != 0:
-		p = 0
-	}
+	p := tP(est, se, df)
 	dec.P = &p
 	q := TQuantile(1-alpha/2, df)
 	dec.lo, dec.hi = est-q*se, est+q*se

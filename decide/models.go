@@ -75,6 +75,16 @@ var Models = []Model{
 		}
 		return e
 	}},
+	{"AR(1) 0.5 from run to run, CV 1%", func(r *rand.Rand, runs int) []float64 {
+		const phi = 0.5
+		e := make([]float64, runs)
+		x := 0.01 * r.NormFloat64()
+		for i := range e {
+			e[i] = x
+			x = phi*x + math.Sqrt(1-phi*phi)*0.01*r.NormFloat64()
+		}
+		return e
+	}},
 	{"2% allocation effect per pair, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
 		e := normalNoise(0.005)(r, runs)
 		for i := 0; i < runs; i += 2 {

@@ -107,13 +107,17 @@ func DriftOf(positions, residuals []float64) (Drift, bool) {
 		sse += e * e
 	}
 	df := float64(n - 2)
-	se := math.Sqrt(sse / df / sxx)
-	p := 1.0
+	return Drift{PctPerRun: pct(slope), P: tP(slope, math.Sqrt(sse/df/sxx), df)}, true
+}
+
+// tP is the two-sided p of est/se on df degrees of freedom: 0 for a
+// non-zero estimate with no error, 1 for zero.
+func tP(est, se, df float64) float64 {
 	switch {
 	case se > 0:
-		p = 2 * (1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(math.Abs(slope/se)))
-	case slope != 0:
-		p = 0
+		return 2 * (1 - distuv.StudentsT{Sigma: 1, Nu: df}.CDF(math.Abs(est/se)))
+	case est != 0:
+		return 0
 	}
-	return Drift{PctPerRun: pct(slope), P: p}, true
+	return 1
 }

@@ -204,6 +204,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 	}
 	seq := design.Sequential
 	if seq == nil {
+		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
 	s := &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
@@ -219,6 +220,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 	}
 	dec, n := s.Decide(d, baseFirst, rule)
 	dec.StopBias = s.StopBias(d, baseFirst, dec, rule)
+	g.pairChecks(treat.Name, base.Name, d[:n], baseFirst[:n])
 	if n < len(d) {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: the sequential design decided at pair %d; the %d pair(s) after it are left out", treat.Name, base.Name, n, len(d)-n))
 	}
@@ -283,7 +285,7 @@ func (g *gate) drift() {
 	for i := range vals {
 		vals[i] -= means[armsOf[i]] / float64(counts[armsOf[i]])
 	}
-	if d, ok := decide.DriftOf(pos, vals); ok && d.P < 0.01 {
+	if d, ok := decide.DriftOf(pos, vals); ok && d.P < driftP {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (p=%.3g); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, d.P))
 	}
 }

@@ -82,3 +82,27 @@ func TestSequentialStopSaysItsIntervalAndBias(t *testing.T) {
 		t.Errorf("no early-stop bias warning: %q", r.Warnings)
 	}
 }
+
+// Pairs whose ratios rise through the campaign, each like its neighbour:
+// both the lag-1 autocorrelation and the trend of the change are warned
+// about.
+func TestAlikeAndDriftingPairsAreWarned(t *testing.T) {
+	var blocks [][2]float64
+	for i, wobble := range []float64{0, 4, 5, 1, -1, 2, 7, 8, 6, 10, 11, 9} {
+		blocks = append(blocks, [2]float64{1000, 1020 + 2*float64(i) + wobble})
+	}
+	r := Compare(campaignRuns(blocks, nil, 0, len(blocks)), Options{})
+	for _, want := range []string{"neighbouring pairs are alike (lag-1 autocorrelation +", "the change drifted across the campaign: +"} {
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+			t.Errorf("no warning %q: %q", want, r.Warnings)
+		}
+	}
+	var steady [][2]float64
+	for _, wobble := range []float64{3, -2, 1, -4, 2, 0, -1, 3, -3, 1, 2, -2} {
+		steady = append(steady, [2]float64{1000, 1020 + wobble})
+	}
+	r = Compare(campaignRuns(steady, nil, 0, len(steady)), Options{})
+	if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "neighbouring") || strings.Contains(w, "drifted") }) {
+		t.Errorf("steady, independent-looking pairs warned: %q", r.Warnings)
+	}
+}
