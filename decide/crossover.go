@@ -39,11 +39,14 @@ func orders(d []float64, baseFirst []bool) (bt, tb []float64) {
 	return bt, tb
 }
 
-// CrossoverFrom is the fewest pairs of each order the crossover takes:
-// with one pair of an order its ratio enters the estimate but not the
-// variance, and a single slow run then fakes a change (5% of runs 20%
-// slow: 8.7% A/A false verdicts at 3 pairs, where the paired t has 2.5%).
-const CrossoverFrom = 2
+// CrossoverFrom is the fewest pairs of each order the crossover takes
+// (6 pairs in abba order). With one pair of an order its ratio enters the
+// estimate but not the variance, and a single slow run fakes a change (5%
+// of runs 20% slow: 8.7% A/A false verdicts at 3 pairs, where the paired
+// t has 2.5%); with two, two pairs of an order alike by chance make the
+// variance small (two machine states 3% apart: 6.0% A/A false verdicts
+// for the sequential design over 6,000 campaigns, 5.3% from three).
+const CrossoverFrom = 3
 
 // crossover is the crossover's change, period effect and their standard
 // error (the same for both) with its degrees of freedom; ok is false

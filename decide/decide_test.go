@@ -276,16 +276,16 @@ func TestValidationGoals(t *testing.T) {
 	for i, m := range Models {
 		for _, row := range Validate(m, designs, rule, 1000, uint64(i)) {
 			for _, miss := range row.Misses() {
-				if strings.Contains(m.Name, "order effect") && row.Design == "3 pairs" && strings.Contains(miss, "% > ") {
-					// Known and said in docs/statistics.md: at 3 pairs
-					// one order has a single pair, the crossover does not
-					// apply, and the period effect widens the interval.
-					continue
-				}
 				t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
 			}
-			if m.Name == "normal, CV 1%" && row.Repeated && row.MeanRuns[4] > 9.2 {
-				t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 9", row.MeanRuns[4])
+			// Known and said in docs/statistics.md: below 6 pairs an
+			// order has fewer than CrossoverFrom pairs, the crossover does
+			// not apply, and a period effect widens the interval.
+			if wide := row.Wide(); len(wide) > 0 && !strings.Contains(m.Name, "order effect") {
+				t.Errorf("%s, %s: %s", row.Model, row.Design, strings.Join(wide, "; "))
+			}
+			if m.Name == "normal, CV 1%" && row.Repeated && row.MeanRuns[4] > 8.2 {
+				t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 8", row.MeanRuns[4])
 			}
 		}
 	}

@@ -113,8 +113,9 @@ type Row struct {
 }
 
 // The goals of every cell: at most 5% false verdicts, and intervals that
-// hold the true change between 93% and 97% of the time (at least 93% for
-// repeated confidence intervals), at a change and at no-change too.
+// hold the true change at least 93% of the time, over every effect, at a
+// change and at no change; at most 97% too for intervals that are not
+// repeated ones, or the cell is marked wide.
 const (
 	GoalFalseRate   = 0.05
 	GoalCoverageMin = 0.93
@@ -126,38 +127,43 @@ const (
 // explains (a test exactly at 5% shows 5.2% in half of its cells).
 const mcZ = 2.326
 
-// Misses lists the goals the row misses, each with its figure.
+// Misses lists the goals the row misses, each with its figure: false
+// verdicts above 5%, intervals that hold the true change less than 93% of
+// the time.
 func (row Row) Misses() []string {
 	var m []string
 	if se := math.Sqrt(GoalFalseRate * (1 - GoalFalseRate) / float64(row.Trials)); row.FalseRate > GoalFalseRate+mcZ*se {
 		m = append(m, fmt.Sprintf("A/A false verdicts %.1f%% > %.0f%%", 100*row.FalseRate, 100*GoalFalseRate))
 	}
+	return append(m, row.coverage(func(c, se float64) bool { return c < GoalCoverageMin-mcZ*se }, "<", GoalCoverageMin)...)
+}
+
+// Wide lists the coverages above 97% of a design whose intervals are not
+// repeated ones: intervals wider than their level needs, which cost power
+// but claim nothing false.
+func (row Row) Wide() []string {
+	if row.Repeated {
+		return nil
+	}
+	return row.coverage(func(c, se float64) bool { return c > GoalCoverageMax+mcZ*se }, ">", GoalCoverageMax)
+}
+
+// coverage lists the coverages for which miss says so, against goal.
+func (row Row) coverage(miss func(c, se float64) bool, op string, goal float64) []string {
+	var m []string
 	for _, c := range []struct {
 		what  string
 		share Share
 	}{{"coverage", row.Cover}, {"coverage at a change", row.CoverChange}, {"coverage at no change", row.CoverNoChange}} {
-		if miss := row.coverageMiss(c.share); miss != "" {
-			m = append(m, c.what+" "+miss)
+		if c.share.N == 0 {
+			continue
+		}
+		rate := c.share.Rate()
+		if miss(rate, math.Sqrt(math.Max(rate*(1-rate), 0.01)/float64(c.share.N))) {
+			m = append(m, fmt.Sprintf("%s %.1f%% %s %.0f%%", c.what, 100*rate, op, 100*goal))
 		}
 	}
 	return m
-}
-
-// coverageMiss says how a coverage share misses its goal ("" when not, or
-// when it counts no interval).
-func (row Row) coverageMiss(s Share) string {
-	if s.N == 0 {
-		return ""
-	}
-	c := s.Rate()
-	se := math.Sqrt(math.Max(c*(1-c), 0.01) / float64(s.N))
-	switch {
-	case c < GoalCoverageMin-mcZ*se:
-		return fmt.Sprintf("%.1f%% < %.0f%%", 100*c, 100*GoalCoverageMin)
-	case !row.Repeated && c > GoalCoverageMax+mcZ*se:
-		return fmt.Sprintf("%.1f%% > %.0f%%", 100*c, 100*GoalCoverageMax)
-	}
-	return ""
 }
 
 // Validate simulates trials campaigns per effect of one model (seeded by

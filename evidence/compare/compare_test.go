@@ -97,7 +97,7 @@ func TestPairsRemoveAllocationNoise(t *testing.T) {
 	}
 	paired := Compare(campaignRuns(blocks, nil, 0, len(blocks)), Options{Effect: 1})
 	d := paired.Deltas[0]
-	if !d.Paired || d.Method != decide.CrossoverT || d.N != 5 || paired.Verdict != Improved {
+	if !d.Paired || d.Method != "paired-t" || d.N != 5 || paired.Verdict != Improved {
 		t.Fatalf("paired: %s by %s over %d (%s)", paired.Verdict, d.Method, d.N, d.Why)
 	}
 	var base, treat []float64
