@@ -17,8 +17,8 @@ func (e *CensoredError) Error() string { return e.Msg }
 // Calibrate derives the A/A noise of metric (empty: the runs' headline
 // metric) from a calibration campaign's runs, in plan order and so in
 // pairs, plans a comparison at the smallest effect of opts (0: the
-// scenario's), and writes calibration.json into its directory. Every run
-// must be accepted.
+// default compare decides by), and writes calibration.json into its
+// directory. Every run must be accepted.
 func Calibrate(r *Result, arm string, opts compare.Options, runs []compare.Run) (*compare.Calibration, string, error) {
 	metric := opts.Metric
 	if metric == "" && len(runs) > 0 && runs[0].Evidence != nil {
@@ -29,9 +29,6 @@ func Calibrate(r *Result, arm string, opts compare.Options, runs []compare.Run) 
 	for _, run := range runs {
 		if run.Evidence == nil || !run.Evidence.Accepted {
 			return nil, "", &CensoredError{fmt.Sprintf("calibration run %s: evidence not accepted: a calibration needs every run accepted", run.Path)}
-		}
-		if effect == 0 {
-			effect = run.Evidence.NoiseThreshold
 		}
 		if t := run.Evidence.Throughput; t != nil {
 			if v, ok := t.Metrics[metric]; ok {

@@ -2,9 +2,13 @@ package decide
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func near(t *testing.T, what string, got, want, tol float64) {
@@ -149,7 +153,9 @@ func TestHolm(t *testing.T) {
 }
 
 // The per-look level keeps the chance of any false verdict over all looks
-// at alpha, checked with other random numbers than the level was made with.
+// at alpha, checked through CrossoverLogs itself with other random numbers
+// than the level was made with: 100,000 paths put the rate within 0.0021
+// (three standard errors) of 0.05.
 func TestLookAlphaHoldsOverall(t *testing.T) {
 	seq, err := NewSequential(3, 10, 0.05)
 	if err != nil {
@@ -162,34 +168,31 @@ func TestLookAlphaHoldsOverall(t *testing.T) {
 		t.Error("one look is tested at alpha itself")
 	}
 	rng := rand.New(rand.NewPCG(99, 7))
-	const paths = 20000
+	const paths = 100000
 	var naive, held int
+	d := make([]float64, 10)
 	for range paths {
-		d := make([]float64, 10)
 		for i := range d {
 			d[i] = rng.NormFloat64()
 		}
-		anyAt := func(a float64) bool {
-			for n := 3; n <= 10; n++ {
-				if p := *PairedLogs(d[:n], Rule{Method: T, Alpha: a, Effect: 1e-9}).P; p <= a {
-					return true
-				}
-			}
-			return false
+		smallest := 1.0 // the smallest p over the looks
+		for n := 3; n <= 10; n++ {
+			smallest = math.Min(smallest, *CrossoverLogs(d[:n], ABBA(n), Rule{Method: T, Effect: 1e-9}).P)
 		}
-		if anyAt(0.05) {
+		if smallest <= 0.05 {
 			naive++
 		}
-		if anyAt(seq.LookAlpha) {
+		if smallest <= seq.LookAlpha {
 			held++
 		}
 	}
 	rate := float64(held) / paths
-	if rate > 0.055 || rate < 0.045 {
-		t.Errorf("overall false rate at the per-look level %.4f: %.3f, want 0.05", seq.LookAlpha, rate)
+	t.Logf("%d paths: %.4f at the per-look level %.5f, %.4f at 0.05 every look", paths, rate, seq.LookAlpha, float64(naive)/paths)
+	if se := math.Sqrt(0.05 * 0.95 / paths); math.Abs(rate-0.05) > 3*se {
+		t.Errorf("overall false rate at the per-look level %.4f: %.4f, want 0.05 ± %.4f", seq.LookAlpha, rate, 3*se)
 	}
-	if float64(naive)/paths < 0.10 {
-		t.Errorf("looking at 0.05 each time gave only %.3f: the test cannot tell", float64(naive)/paths)
+	if n := float64(naive) / paths; n < 0.16 || n > 0.20 {
+		t.Errorf("looking at 0.05 each time gave %.3f, want about 0.18", n)
 	}
 	if _, err := NewSequential(2, 10, 0.05); err == nil {
 		t.Error("two pairs accepted as a first look")
@@ -269,19 +272,21 @@ func TestDrift(t *testing.T) {
 func TestValidationGoals(t *testing.T) {
 	rule := Rule{Effect: 1, HigherIsBetter: true}
 	seq, _ := NewSequential(3, 10, 0.05)
+	designs := []Design{Fixed(2), Fixed(3), Fixed(6), SequentialDesign(seq)}
 	for i, m := range Models {
-		for _, pairs := range []int{2, 3, 6} {
-			row := Validate(m, pairs, nil, rule, 1000, uint64(i*100+pairs))
+		for _, row := range Validate(m, designs, rule, 1000, uint64(i)) {
 			for _, miss := range row.Misses() {
 				t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
 			}
-		}
-		row := Validate(m, 0, seq, rule, 1000, uint64(i))
-		for _, miss := range row.Misses() {
-			t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
-		}
-		if m.Name == "normal, CV 1%" && row.MeanRuns > 8.2 {
-			t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 8", row.MeanRuns)
+			// Known and said in docs/statistics.md: below 6 pairs an
+			// order has fewer than CrossoverFrom pairs, the crossover does
+			// not apply, and a period effect widens the interval.
+			if wide := row.Wide(); len(wide) > 0 && !strings.Contains(m.Name, "order effect") {
+				t.Errorf("%s, %s: %s", row.Model, row.Design, strings.Join(wide, "; "))
+			}
+			if m.Name == "normal, CV 1%" && row.Repeated && row.MeanRuns[4] > 8.2 {
+				t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 8", row.MeanRuns[4])
+			}
 		}
 	}
 }
@@ -348,5 +353,72 @@ func TestNewSequentialNamesTheBound(t *testing.T) {
 	}
 	if _, err := NewSequential(MaxLookPairs, MaxLookPairs, 0); err != nil {
 		t.Errorf("a design of the most pairs: %v", err)
+	}
+}
+
+// With every default (the sequential design of 3 to 10 pairs, the default
+// rule), a real +2% at 1% run-to-run noise is called improved in at least
+// 80% of campaigns; a smallest effect of 3% found it in about one of ten.
+func TestDefaultsFindTwoPercentAtOnePercentNoise(t *testing.T) {
+	seq, err := NewSequential(MinLookPairs, 10, DefaultRule.Alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(2, 1))
+	const campaigns = 400
+	found := 0
+	for range campaigns {
+		d := make([]float64, seq.MaxPairs)
+		for i := range d {
+			d[i] = math.Log1p(0.02) + 0.01*(rng.NormFloat64()-rng.NormFloat64())
+		}
+		if dec, _ := seq.Decide(d, ABBA(len(d)), Rule{HigherIsBetter: true}); dec.Verdict == Improved {
+			found++
+		}
+	}
+	if rate := float64(found) / campaigns; rate < 0.8 {
+		t.Errorf("+2%% at 1%% noise: improved in %.1f%% of default campaigns, want >= 80%%", 100*rate)
+	}
+}
+
+func TestMeaningOfEveryVerdict(t *testing.T) {
+	for _, v := range []string{Improved, Regressed, NoChange, Inconclusive, Descriptive} {
+		if m := Meaning(v, 2, 0.05); !strings.HasPrefix(m, v+" means ") {
+			t.Errorf("%s: %q", v, m)
+		}
+	}
+	if m := Meaning(NoChange, 2, 0.05); !strings.Contains(m, "±2.00%") {
+		t.Errorf("no-change does not name its margin: %q", m)
+	}
+	seq, _ := NewSequential(MinLookPairs, 10, 0.05)
+	dec, _ := seq.Decide([]float64{0.1, 0.11, 0.1, 0.105}, ABBA(4), Rule{HigherIsBetter: true})
+	if dec.Verdict != Improved || !strings.Contains(dec.Meaning, "at most 5% of the time") {
+		t.Errorf("a sequential verdict's meaning names the per-look level, not the overall one: %q", dec.Meaning)
+	}
+}
+
+// TTestPower is the noncentral t's two tails, checked against numerical
+// integration over the chi-square of the standard deviation: P(|T| > q)
+// for T = (Z + ncp) / sqrt(V/df), and R's power.t.test(n = 10, delta = 1,
+// sd = 1, type = "one.sample"): 0.8030962.
+func TestTTestPowerIsTheNoncentralT(t *testing.T) {
+	near(t, "power.t.test n=10", TTestPower(10, 1, 1, 0.05), 0.8030962, 1e-6)
+	for _, c := range []struct {
+		n         int
+		sd, shift float64
+	}{{3, 0.01, 0.02}, {3, 0.014, 0.01}, {5, 0.02, 0.01}, {8, 0.014, 0.02}} {
+		df := float64(c.n - 1)
+		q := TQuantile(0.975, df)
+		ncp := c.shift * math.Sqrt(float64(c.n)) / c.sd
+		chi := distuv.ChiSquared{K: df}
+		const steps = 200000
+		top := 60 + 20*df
+		var power float64
+		for i := range steps { // the midpoint rule over V
+			v := (float64(i) + 0.5) * top / steps
+			s := q * math.Sqrt(v/df)
+			power += chi.Prob(v) * (1 - distuv.UnitNormal.CDF(s-ncp) + distuv.UnitNormal.CDF(-s-ncp)) * top / steps
+		}
+		near(t, fmt.Sprintf("power at %d pairs, sd %g, shift %g", c.n, c.sd, c.shift), TTestPower(c.n, c.sd, c.shift, 0.05), power, 2e-4)
 	}
 }

@@ -1,11 +1,6 @@
 package decide
 
-import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-	"sync"
-)
+import "fmt"
 
 // Sequential is a design that looks at the data after every pair from
 // MinPairs to MaxPairs and stops at the first decided verdict. Each look
@@ -62,96 +57,48 @@ func (s *Sequential) Rule(r Rule) Rule {
 	return r
 }
 
-// Decide runs the design over the pairs' log ratios d (up to MaxPairs of
-// them): the decision at the first look that decides, or at the last look
-// there is. The verdict is the per-look test's; the interval reported is
-// the ordinary 1-Alpha one at that look, so it reads like any other (the
-// wider per-look interval decided no-change, and lies within it).
-func (s *Sequential) Decide(d []float64, r Rule) (Decision, int) {
-	var dec Decision
-	n := 0
-	for n = s.MinPairs; n <= min(s.MaxPairs, len(d)); n++ {
-		dec = PairedLogs(d[:n], s.Rule(r))
+// ABBA is the order of n pairs in abba order: pair i ran its baseline
+// first when i is even.
+func ABBA(n int) []bool {
+	baseFirst := make([]bool, n)
+	for i := range baseFirst {
+		baseFirst[i] = i%2 == 0
+	}
+	return baseFirst
+}
+
+// Looks are the design's looks over the pairs' log ratios d in block
+// order (baseFirst: the pairs whose baseline ran first), each decided at
+// the per-look level, up to the first that decides.
+func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
+	var looks []Decision
+	for n := s.MinPairs; n <= min(s.MaxPairs, len(d)); n++ {
+		dec := CrossoverLogs(d[:n], baseFirst[:n], s.Rule(r))
+		looks = append(looks, dec)
 		if dec.Decided() {
 			break
 		}
 	}
-	n = min(n, s.MaxPairs, len(d))
-	if n < s.MinPairs {
-		return PairedLogs(d, r), len(d)
-	}
-	dec = PairedLogs(d[:n], s.Rule(r))
-	if dec.Verdict != Improved && dec.Verdict != Regressed {
-		dec.Interval = PairedLogs(d[:n], r).Interval
-	}
-	return dec, n
+	return looks
 }
 
-type lookKey struct {
-	min, max int
-	alpha    float64
-}
-
-var lookCache sync.Map
-
-// lookPaths is the number of simulated A/A campaigns behind a per-look
-// level: its error is about sqrt(alpha/paths), 0.0015 at 0.05.
-const lookPaths = 20000
-
-// LookAlpha is the constant per-look level of paired t-tests at every
-// pair count from minPairs to maxPairs that keeps the overall false
-// verdict rate of normal A/A pairs at alpha. The t statistic does not
-// depend on the noise's scale, so one simulation (fixed seed: the same
-// design always gets the same level) serves every metric.
-func LookAlpha(minPairs, maxPairs int, alpha float64) float64 {
-	if minPairs >= maxPairs {
-		return alpha
+// Decide runs the design over the pairs (up to MaxPairs of them): the
+// decision at the first look that decides, or at the last look there is,
+// and its pairs. Its interval, whatever the verdict, is the one at the
+// per-look level: a repeated confidence interval (Jennison and Turnbull),
+// which holds the true change with 1-Alpha confidence at every look at
+// once, and so at whichever look the campaign stopped. The ordinary
+// 1-Alpha interval at the stopping look does not: after an early
+// no-change it covered 91-93%.
+func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
+	looks := s.Looks(d, baseFirst, r)
+	if len(looks) == 0 {
+		return CrossoverLogs(d, baseFirst, r), len(d)
 	}
-	key := lookKey{minPairs, maxPairs, alpha}
-	if v, ok := lookCache.Load(key); ok {
-		return v.(float64)
+	dec := looks[len(looks)-1]
+	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
+	if dec.Interval != nil {
+		dec.Meaning += fmt.Sprintf("; its interval is the repeated %s one, which holds the true change with %s confidence at whichever look the campaign stops", IntervalLevel(s.LookAlpha), IntervalLevel(s.Alpha))
 	}
-	rng := rand.New(rand.NewPCG(0x5e9, uint64(minPairs*1000+maxPairs)))
-	looks := maxPairs - minPairs + 1
-	ts := make([]float64, lookPaths*looks) // |t| of each path at each look
-	for p := range lookPaths {
-		var sum, sumSq float64
-		for n := 1; n <= maxPairs; n++ {
-			x := rng.NormFloat64()
-			sum += x
-			sumSq += x * x
-			if n >= minPairs {
-				mean := sum / float64(n)
-				v := (sumSq - float64(n)*mean*mean) / float64(n-1)
-				ts[p*looks+n-minPairs] = math.Abs(mean) / math.Sqrt(v/float64(n))
-			}
-		}
-	}
-	rate := func(a float64) float64 {
-		crit := make([]float64, looks)
-		for i := range crit {
-			crit[i] = TQuantile(1-a/2, float64(minPairs+i-1))
-		}
-		hits := 0
-		for p := range lookPaths {
-			for i := range looks {
-				if ts[p*looks+i] > crit[i] {
-					hits++
-					break
-				}
-			}
-		}
-		return float64(hits) / lookPaths
-	}
-	lo, hi := alpha/float64(looks), alpha // Bonferroni is too strict, alpha too lax
-	for range 30 {
-		mid := (lo + hi) / 2
-		if rate(mid) > alpha {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	lookCache.Store(key, lo)
-	return lo
+	return dec, dec.N
 }

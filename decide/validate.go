@@ -19,106 +19,103 @@ type Model struct {
 	Draw func(r *rand.Rand, runs int) []float64
 }
 
-func normalNoise(cv float64) func(*rand.Rand, int) []float64 {
-	return func(r *rand.Rand, runs int) []float64 {
-		e := make([]float64, runs)
-		for i := range e {
-			e[i] = cv * r.NormFloat64()
-		}
-		return e
+// Effects are the true changes (percent) the suite injects: 0 is A/A.
+var Effects = []float64{0, 1, 2, 3, 5}
+
+// CampaignPairs is how many pairs a simulated campaign draws: every
+// design decides from the same runs, a fixed design of fewer pairs from
+// the first of them.
+const CampaignPairs = 10
+
+// Campaign is one simulated campaign.
+type Campaign struct {
+	// D are the pairs' log ratios in block order, BaseFirst says in which
+	// the baseline ran first.
+	D         []float64
+	BaseFirst []bool
+	// Base and Treat are the arms' values, pair by pair (the runs an
+	// unpaired comparison such as benchstat's takes).
+	Base, Treat []float64
+}
+
+// Outcome is what a design made of a campaign: its verdict, its interval
+// in percent (nil when it gives none) and the runs it used.
+type Outcome struct {
+	Verdict  string
+	Interval *[2]float64
+	Runs     int
+}
+
+// A Design decides simulated campaigns. Repeated says its intervals are
+// repeated confidence intervals, which hold at every look at once: at
+// the look a campaign stopped they hold more often than their level, so
+// only the lower coverage goal applies.
+type Design struct {
+	Name     string
+	Repeated bool
+	Decide   func(c Campaign, r Rule) Outcome
+}
+
+// Fixed is the design of pairs pairs, decided once.
+func Fixed(pairs int) Design {
+	return Design{Name: fmt.Sprintf("%d pairs", pairs), Decide: func(c Campaign, r Rule) Outcome {
+		dec := CrossoverLogs(c.D[:pairs], c.BaseFirst[:pairs], r)
+		return Outcome{dec.Verdict, dec.Interval, 2 * pairs}
+	}}
+}
+
+// SequentialDesign is seq, as abbench run applies it.
+func SequentialDesign(seq *Sequential) Design {
+	return Design{Name: fmt.Sprintf("sequential %d-%d pairs", seq.MinPairs, seq.MaxPairs), Repeated: true, Decide: func(c Campaign, r Rule) Outcome {
+		dec, n := seq.Decide(c.D[:seq.MaxPairs], c.BaseFirst[:seq.MaxPairs], r)
+		return Outcome{dec.Verdict, dec.Interval, 2 * n}
+	}}
+}
+
+// Share is a count of hits out of N.
+type Share struct{ Hits, N int }
+
+// Rate is the share, 0 when there is none.
+func (s Share) Rate() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return float64(s.Hits) / float64(s.N)
+}
+
+func (s *Share) add(hit bool) {
+	s.N++
+	if hit {
+		s.Hits++
 	}
 }
 
-// Models are the suite's noise models; each has a run-to-run spread of
-// about 1% unless its name says otherwise.
-var Models = []Model{
-	{"normal, CV 0.5%", normalNoise(0.005)},
-	{"normal, CV 1%", normalNoise(0.01)},
-	{"normal, CV 3%", normalNoise(0.03)},
-	{"lognormal (shape 0.5, right-skewed), CV 1%", func(r *rand.Rand, runs int) []float64 {
-		const shape = 0.5
-		mean := math.Exp(shape * shape / 2)
-		sd := math.Sqrt((math.Exp(shape*shape) - 1) * math.Exp(shape*shape))
-		e := make([]float64, runs)
-		for i := range e {
-			e[i] = math.Log1p(0.01 * (math.Exp(shape*r.NormFloat64()) - mean) / sd)
-		}
-		return e
-	}},
-	{"Student t, 3 df, scale 1%", func(r *rand.Rand, runs int) []float64 {
-		e := make([]float64, runs)
-		for i := range e {
-			var chi float64
-			for range 3 {
-				z := r.NormFloat64()
-				chi += z * z
-			}
-			e[i] = 0.01 / math.Sqrt(3) * r.NormFloat64() / math.Sqrt(chi/3)
-		}
-		return e
-	}},
-	{"5% of runs 20% slow, CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
-		for i := range e {
-			if r.Float64() < 0.05 {
-				e[i] += math.Log(0.8)
-			}
-		}
-		return e
-	}},
-	{"linear drift 0.2%/run, CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
-		for i := range e {
-			e[i] += 0.002 * float64(i)
-		}
-		return e
-	}},
-	{"two machine states 3% apart, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.005)(r, runs)
-		for i := range e {
-			if r.IntN(2) == 1 {
-				e[i] += math.Log(0.97)
-			}
-		}
-		return e
-	}},
-	{"2% allocation effect per pair, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.005)(r, runs)
-		for i := 0; i < runs; i += 2 {
-			a := 0.02 * r.NormFloat64()
-			e[i] += a
-			if i+1 < runs {
-				e[i+1] += a
-			}
-		}
-		return e
-	}},
-}
-
-// Effects are the true changes (percent) the suite injects: 0 is A/A.
-var Effects = []float64{0, 1, 3, 5}
-
 // Row is one cell of the validation table: a model under a design.
 type Row struct {
-	Model  string
-	Design string
+	Model, Design string
+	Repeated      bool
+	Trials        int
 	// FalseRate is the share of A/A campaigns that said improved or
 	// regressed.
 	FalseRate float64
 	// Power is the share that said improved, per effect of Effects[1:].
 	Power []float64
-	// MeanRuns is the mean number of runs (both arms) a campaign took at
-	// the largest effect (fixed designs: always the same).
-	MeanRuns float64
-	// Coverage is the share of intervals that held the true change, over
-	// every effect.
-	Coverage  float64
-	Intervals int // how many intervals Coverage counts
-	Trials    int
+	// MeanRuns is the mean number of runs (both arms) a campaign took,
+	// per effect of Effects.
+	MeanRuns []float64
+	// Cover is the share of intervals that held the true change, over
+	// every effect; CoverChange over the effects that are a change,
+	// CoverNoChange over the A/A campaigns. (Not by verdict: a no-change
+	// interval lies within the smallest effect, so it cannot hold a true
+	// change beyond it, and an interval picked for being significant at
+	// low power lies further from zero than the truth.)
+	Cover, CoverChange, CoverNoChange Share
 }
 
 // The goals of every cell: at most 5% false verdicts, and intervals that
-// hold the true change between 93% and 97% of the time.
+// hold the true change at least 93% of the time, over every effect, at a
+// change and at no change; at most 97% too for intervals that are not
+// repeated ones, or the cell is marked wide.
 const (
 	GoalFalseRate   = 0.05
 	GoalCoverageMin = 0.93
@@ -130,93 +127,117 @@ const (
 // explains (a test exactly at 5% shows 5.2% in half of its cells).
 const mcZ = 2.326
 
-// Misses lists the goals the row misses, each with its figure.
+// Misses lists the goals the row misses, each with its figure: false
+// verdicts above 5%, intervals that hold the true change less than 93% of
+// the time.
 func (row Row) Misses() []string {
 	var m []string
 	if se := math.Sqrt(GoalFalseRate * (1 - GoalFalseRate) / float64(row.Trials)); row.FalseRate > GoalFalseRate+mcZ*se {
 		m = append(m, fmt.Sprintf("A/A false verdicts %.1f%% > %.0f%%", 100*row.FalseRate, 100*GoalFalseRate))
 	}
-	if row.Intervals > 0 {
-		c := row.Coverage
-		se := math.Sqrt(math.Max(c*(1-c), 0.01) / float64(row.Intervals))
-		if c > GoalCoverageMax+mcZ*se || c < GoalCoverageMin-mcZ*se {
-			m = append(m, fmt.Sprintf("coverage %.1f%% outside %.0f-%.0f%%", 100*c, 100*GoalCoverageMin, 100*GoalCoverageMax))
+	return append(m, row.coverage(func(c, se float64) bool { return c < GoalCoverageMin-mcZ*se }, "<", GoalCoverageMin)...)
+}
+
+// Wide lists the coverages above 97% of a design whose intervals are not
+// repeated ones: intervals wider than their level needs, which cost power
+// but claim nothing false.
+func (row Row) Wide() []string {
+	if row.Repeated {
+		return nil
+	}
+	return row.coverage(func(c, se float64) bool { return c > GoalCoverageMax+mcZ*se }, ">", GoalCoverageMax)
+}
+
+// coverage lists the coverages for which miss says so, against goal.
+func (row Row) coverage(miss func(c, se float64) bool, op string, goal float64) []string {
+	var m []string
+	for _, c := range []struct {
+		what  string
+		share Share
+	}{{"coverage", row.Cover}, {"coverage at a change", row.CoverChange}, {"coverage at no change", row.CoverNoChange}} {
+		if c.share.N == 0 {
+			continue
+		}
+		rate := c.share.Rate()
+		if miss(rate, math.Sqrt(math.Max(rate*(1-rate), 0.01)/float64(c.share.N))) {
+			m = append(m, fmt.Sprintf("%s %.1f%% %s %.0f%%", c.what, 100*rate, op, 100*goal))
 		}
 	}
 	return m
 }
 
-// Validate simulates trials campaigns per effect of one model under a
-// fixed design of pairs (seq nil) or a sequential one.
-func Validate(m Model, pairs int, seq *Sequential, rule Rule, trials int, seed uint64) Row {
+// Validate simulates trials campaigns per effect of one model (seeded by
+// seed) and decides each with every design: one row per design, from the
+// same runs.
+func Validate(m Model, designs []Design, rule Rule, trials int, seed uint64) []Row {
 	rng := rand.New(rand.NewPCG(seed, 0xab))
-	row := Row{Model: m.Name, Trials: trials, Design: fmt.Sprintf("%d pairs", pairs)}
-	if seq != nil {
-		row.Design = fmt.Sprintf("sequential %d-%d pairs", seq.MinPairs, seq.MaxPairs)
-		pairs = seq.MaxPairs
+	rows := make([]Row, len(designs))
+	for i, d := range designs {
+		rows[i] = Row{Model: m.Name, Design: d.Name, Repeated: d.Repeated, Trials: trials}
 	}
-	var covered, intervals int
 	for ei, effect := range Effects {
-		var says, runs int
+		says := make([]int, len(designs))
+		runs := make([]int, len(designs))
 		for range trials {
-			dec, n := decideRun(pairLogs(m, rng, pairs, effect), pairs, seq, rule)
-			runs += 2 * n
-			if counts(dec, effect) {
-				says++
-			}
-			if dec.Interval != nil {
-				intervals++
-				if dec.Interval[0] <= effect && effect <= dec.Interval[1] {
-					covered++
+			c := simulate(m, rng, effect)
+			for i, d := range designs {
+				out := d.Decide(c, rule)
+				runs[i] += out.Runs
+				if counts(out.Verdict, effect) {
+					says[i]++
 				}
+				rows[i].cover(out, effect)
 			}
 		}
-		rate := float64(says) / float64(trials)
-		if ei == 0 {
-			row.FalseRate = rate
-		} else {
-			row.Power = append(row.Power, rate)
-		}
-		if ei == len(Effects)-1 {
-			row.MeanRuns = float64(runs) / float64(trials)
+		for i := range rows {
+			rate := float64(says[i]) / float64(trials)
+			if ei == 0 {
+				rows[i].FalseRate = rate
+			} else {
+				rows[i].Power = append(rows[i].Power, rate)
+			}
+			rows[i].MeanRuns = append(rows[i].MeanRuns, float64(runs[i])/float64(trials))
 		}
 	}
-	row.Intervals = intervals
-	if intervals > 0 {
-		row.Coverage = float64(covered) / float64(intervals)
-	}
-	return row
+	return rows
 }
 
-// pairLogs draws one simulated campaign of pairs in abba order whose true
-// change is effect percent: the pairs' log ratios.
-func pairLogs(m Model, rng *rand.Rand, pairs int, effect float64) []float64 {
-	e := m.Draw(rng, 2*pairs)
-	d := make([]float64, pairs)
-	for i := range d {
-		a, b := e[2*i], e[2*i+1] // plan order
-		if i%2 == 1 {
-			a, b = b, a // BA: the baseline ran second
-		}
-		d[i] = math.Log1p(effect/100) + b - a
+// cover counts whether an outcome's interval held the true change.
+func (row *Row) cover(out Outcome, effect float64) {
+	if out.Interval == nil {
+		return
 	}
-	return d
-}
-
-// counts says whether a decision at a true change of effect counts for
-// its row: a false verdict at no change, an improvement at a change.
-func counts(dec Decision, effect float64) bool {
+	held := out.Interval[0] <= effect && effect <= out.Interval[1]
+	row.Cover.add(held)
 	if effect == 0 {
-		return dec.Verdict == Improved || dec.Verdict == Regressed
+		row.CoverNoChange.add(held)
+	} else {
+		row.CoverChange.add(held)
 	}
-	return effect > 0 && dec.Verdict == Improved
 }
 
-// decideRun decides one simulated campaign: at its end (fixed design) or
-// at the first decided look; it returns the decision and the pairs used.
-func decideRun(d []float64, pairs int, seq *Sequential, rule Rule) (Decision, int) {
-	if seq == nil {
-		return PairedLogs(d, rule), pairs
+// simulate draws one campaign of CampaignPairs pairs in abba order whose
+// true change is effect percent.
+func simulate(m Model, rng *rand.Rand, effect float64) Campaign {
+	e := m.Draw(rng, 2*CampaignPairs)
+	c := Campaign{D: make([]float64, CampaignPairs), BaseFirst: ABBA(CampaignPairs)}
+	for i := range c.D {
+		base, treat := e[2*i], e[2*i+1] // plan order
+		if !c.BaseFirst[i] {
+			base, treat = treat, base
+		}
+		treat += math.Log1p(effect / 100)
+		c.D[i] = treat - base
+		c.Base, c.Treat = append(c.Base, math.Exp(base)), append(c.Treat, math.Exp(treat))
 	}
-	return seq.Decide(d, rule)
+	return c
+}
+
+// counts says whether a verdict at a true change of effect counts for its
+// row: a false verdict at no change, an improvement at a change.
+func counts(verdict string, effect float64) bool {
+	if effect == 0 {
+		return verdict == Improved || verdict == Regressed
+	}
+	return effect > 0 && verdict == Improved
 }

@@ -179,7 +179,8 @@ type Sequential struct {
 
 // StopRule is what a sequential campaign's looks compare ("" and 0 are
 // the defaults compare takes from the runs: the scenario's baseline arm,
-// headline metric and noise_threshold, the auto method).
+// headline metric, decide.DefaultRule's smallest effect, the auto
+// method).
 type StopRule struct {
 	Baseline string  `json:"baseline,omitempty"`
 	Metric   string  `json:"metric,omitempty"`

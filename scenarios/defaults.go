@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/records"
 )
 
@@ -14,6 +13,12 @@ import (
 // none of its own (records.DefaultMetric): the one place it is spelled (a
 // test holds every other package to it).
 const DefaultMetric = "output_throughput"
+
+// DefaultNoiseThreshold is the noise_threshold of a scenario that states
+// none: how much, in percent, one allocation's runs are expected to differ
+// from another's. It is recorded with the evidence; no verdict depends on
+// it (the smallest effect of interest is decide.DefaultRule's).
+const DefaultNoiseThreshold = 3
 
 // ApplyDefaults fills in what a scenario leaves out, so that validation,
 // and everything after it, reads one completed scenario. It reads no
@@ -65,7 +70,7 @@ func ApplyDefaults(s *Scenario) {
 	}
 	applyHookDefaults(s)
 	if s.NoiseThreshold == 0 {
-		s.NoiseThreshold = decide.DefaultRule.Effect
+		s.NoiseThreshold = DefaultNoiseThreshold
 	}
 }
 

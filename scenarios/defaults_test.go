@@ -43,8 +43,8 @@ func TestApplyDefaults(t *testing.T) {
 		t.Errorf("metric %q, want %q", s.Evidence.Throughput.Metric, DefaultMetric)
 	case s.Deadlines.Ready != Duration(5*time.Second) || s.Deadlines.Client != DefaultDeadlines.Client || s.Deadlines.KillGrace != DefaultDeadlines.KillGrace:
 		t.Errorf("deadlines %+v", s.Deadlines)
-	case s.NoiseThreshold != decide.DefaultRule.Effect:
-		t.Errorf("noise threshold %v, want the smallest effect of decide.DefaultRule", s.NoiseThreshold)
+	case s.NoiseThreshold != DefaultNoiseThreshold:
+		t.Errorf("noise threshold %v, want DefaultNoiseThreshold", s.NoiseThreshold)
 	}
 	again := *s
 	ApplyDefaults(&again)

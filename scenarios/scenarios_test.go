@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/abbench/abbench/decide"
 )
 
 const base = `name: t
@@ -60,7 +58,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	if s.Workload.Rounds != 1 || s.Workload.Algorithm != "sha256-length-prefixed-prompt-sha256-v1" || s.PromptsDigest.Count != 2 {
 		t.Errorf("workload defaults: %+v %v", s.Workload, s.PromptsDigest)
 	}
-	if s.NoiseThreshold != decide.DefaultRule.Effect {
+	if s.NoiseThreshold != DefaultNoiseThreshold {
 		t.Errorf("noise threshold %v", s.NoiseThreshold)
 	}
 }

@@ -76,7 +76,7 @@ func newPlanCmd() *cobra.Command {
 	fs.StringVar(&c.Out, "out", "", "directory for plan.json (required; new or empty): keep it for the stages")
 	fs.StringVar(&opts.rule.Baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
 	fs.StringVar(&opts.rule.Metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
-	fs.Float64Var(&opts.rule.Effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.rule.Effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default 1)")
 	fs.Float64Var(&opts.rule.Alpha, "alpha", decide.DefaultRule.Alpha, "with --max-pairs: the level all its looks together hold")
 	cli.AddFormat(fs, &opts.format, "table", "json")
 	return cmd

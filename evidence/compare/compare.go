@@ -67,8 +67,8 @@ type Options struct {
 	// Metric is a throughput record metric; default the scenario's headline
 	// metric (output_throughput unless it names another).
 	Metric string
-	// Effect is the smallest effect of interest in percent; 0 takes the
-	// scenario's noise_threshold (3 when it has none).
+	// Effect is the smallest effect of interest in percent; 0 takes
+	// decide.DefaultRule's.
 	Effect float64
 	// Alpha is the tests' level (0: decide.DefaultRule's).
 	Alpha float64

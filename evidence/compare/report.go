@@ -157,6 +157,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		out.Printf("\ndesign: %s\n", r.DesignLine())
 		for _, d := range r.Deltas {
 			out.Printf("%s: %s\n", d.Arm, d.How())
+			if d.Meaning != "" {
+				out.Printf("%s: %s\n", d.Arm, d.Meaning)
+			}
 		}
 	}
 	r.writeStored(out)

@@ -3,6 +3,7 @@ package compare
 import (
 	"time"
 
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/reason"
@@ -79,6 +80,13 @@ type Delta struct {
 	EffectOf string  `json:"effect_source"`
 	Verdict  string  `json:"verdict"`
 	Why      string  `json:"why"`
+	// Meaning says what the verdict lets a reader conclude.
+	Meaning string `json:"meaning,omitempty"`
+	// Period is the period (order) effect of pairs run in both orders.
+	Period *decide.Period `json:"period,omitempty"`
+	// StopBias is how far a sequential campaign's decided change is
+	// biased away from zero at its noise.
+	StopBias *decide.Bias `json:"stop_bias,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -57,36 +58,39 @@ func counted(run Run) bool {
 	return c == nil || c.Warmup == 0 || c.Block(c.Index) >= c.Warmup
 }
 
-// pairs are the baseline and treatment values of each block, in block order.
-func (g *gate) pairs(base, treat string) (b, t []float64) {
-	byBlock := map[int]*[2]*float64{}
+// pairs are the baseline and treatment values of each block, in block
+// order, and whether the baseline ran first in it (its plan index is the
+// lower).
+func (g *gate) pairs(base, treat string) (b, t []float64, baseFirst []bool) {
+	type pair struct {
+		v   [2]*float64
+		idx [2]int
+	}
+	byBlock := map[int]*pair{}
 	var blocks []int
 	for _, run := range g.runs {
 		if !counted(run) || run.Campaign == nil {
 			continue
 		}
 		blk := run.Campaign.Block(run.Campaign.Index)
-		v := metricOf(run.Evidence, g.opts.Metric)
 		p, ok := byBlock[blk]
 		if !ok {
-			p = &[2]*float64{}
+			p = &pair{}
 			byBlock[blk] = p
 			blocks = append(blocks, blk)
 		}
-		switch run.Evidence.Arm {
-		case base:
-			p[0] = v
-		case treat:
-			p[1] = v
+		arm := map[string]int{base: 0, treat: 1}
+		if i, ok := arm[run.Evidence.Arm]; ok {
+			p.v[i], p.idx[i] = metricOf(run.Evidence, g.opts.Metric), run.Campaign.Index
 		}
 	}
 	slices.Sort(blocks)
 	for _, blk := range blocks {
-		if p := byBlock[blk]; p[0] != nil && p[1] != nil {
-			b, t = append(b, *p[0]), append(t, *p[1])
+		if p := byBlock[blk]; p.v[0] != nil && p.v[1] != nil {
+			b, t, baseFirst = append(b, *p.v[0]), append(t, *p.v[1]), append(baseFirst, p.idx[0] < p.idx[1])
 		}
 	}
-	return b, t
+	return b, t, baseFirst
 }
 
 func (g *gate) statistics() {
@@ -129,6 +133,8 @@ func (g *gate) statistics() {
 		d := deltaOf(r.Deltas, treatments[i])
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
+		d.Meaning = dec.Meaning
+		d.Period, d.StopBias = dec.Period, dec.StopBias
 		switch dec.Verdict {
 		case Improved, Regressed:
 			d.Display = fmt.Sprintf("%+.2f%%", pct)
@@ -192,7 +198,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		dec, err := decide.Unpaired(base.Values, treat.Values, rule)
 		return dec, nil, err
 	}
-	b, t := g.pairs(base.Name, treat.Name)
+	b, t, baseFirst := g.pairs(base.Name, treat.Name)
 	d := make([]float64, len(b))
 	for i := range b {
 		if !(b[i] > 0) || !(t[i] > 0) {
@@ -202,37 +208,36 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 	}
 	seq := design.Sequential
 	if seq == nil {
-		return decide.PairedLogs(d, rule), nil, nil
+		g.pairChecks(treat.Name, base.Name, d, baseFirst)
+		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
 	s := &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
 	rule.Alpha = seq.Alpha
 	var looks []rundir.Look
-	for n := s.MinPairs; n <= min(len(d), s.MaxPairs); n++ {
-		dec := decide.PairedLogs(d[:n], s.Rule(rule))
+	for _, dec := range s.Looks(d, baseFirst, rule) {
 		est := dec.Estimate
-		look := rundir.Look{Pairs: n, Verdict: dec.Verdict, Delta: &est, Alpha: s.LookAlpha}
+		look := rundir.Look{Pairs: dec.N, Verdict: dec.Verdict, Delta: &est, Alpha: s.LookAlpha}
 		if dec.Decided() {
 			look.P = dec.P
 		}
 		looks = append(looks, look)
-		if dec.Decided() {
-			break
-		}
 	}
-	dec, n := s.Decide(d, rule)
+	dec, n := s.Decide(d, baseFirst, rule)
+	dec.StopBias = s.StopBias(d, baseFirst, dec, rule)
+	g.pairChecks(treat.Name, base.Name, d[:n], baseFirst[:n])
 	if n < len(d) {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: the sequential design decided at pair %d; the %d pair(s) after it are left out", treat.Name, base.Name, n, len(d)-n))
 	}
 	return dec, looks, nil
 }
 
-// effect is the smallest effect of interest and where it came from.
+// effect is the smallest effect of interest and where it came from. The
+// scenario's noise_threshold is not it: how much one allocation differs
+// from another says nothing of the least change worth claiming, and
+// taking it for that hid every real change below it.
 func (g *gate) effect() (float64, string) {
 	if g.opts.Effect > 0 {
 		return g.opts.Effect, "--smallest-effect"
-	}
-	if len(g.runs) > 0 && g.runs[0].Evidence.NoiseThreshold > 0 {
-		return g.runs[0].Evidence.NoiseThreshold, "the scenario's noise_threshold"
 	}
 	return decide.DefaultRule.Effect, "default"
 }
@@ -246,6 +251,14 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 	}
 	if !d.Paired && base.N != treat.N && min(base.N, treat.N) > 1 {
 		w("unequal arm sizes %d+%d: compared unpaired with Welch's t (its degrees of freedom follow the smaller, noisier arm)", base.N, treat.N)
+	}
+	if pe := d.Period; pe != nil && pe.P <= cmp.Or(g.opts.Alpha, decide.DefaultRule.Alpha) {
+		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], p=%.3g); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
+			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], pe.P)
+	}
+	if b := d.StopBias; b != nil {
+		w("the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd %.2f%%), campaigns of its design that stop %s overstate a true change of %+.2f%% (the estimate) by %.2f points on average, and one of %+.2f%% (the smallest effect) by %.2f",
+			b.PairSD, d.Verdict, *d.Pct, points(b.AtEstimate), math.Copysign(d.Effect, *d.Pct), points(b.AtEffect))
 	}
 	if d.Method == decide.SignedRank && g.opts.Method != decide.Robust {
 		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the signed-rank test and the Hodges-Lehmann estimate", decide.OutlierZ)
@@ -276,7 +289,11 @@ func (g *gate) drift() {
 	for i := range vals {
 		vals[i] -= means[armsOf[i]] / float64(counts[armsOf[i]])
 	}
-	if d, ok := decide.DriftOf(pos, vals); ok && d.P < 0.01 {
+	if d, ok := decide.DriftOf(pos, vals); ok && d.P < driftP {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("run-order drift: the metric moved %+.2f%% per run through the campaign (%s); pairs in abba order keep it out of the delta, but it widens the interval", d.PctPerRun, numfmt.PEquals(d.P)))
 	}
 }
+
+// points rounds percentage points to the hundredths a report prints, so a
+// bias of -0.001 reads 0.00, not -0.00.
+func points(x float64) float64 { return math.Round(100*x)/100 + 0 }

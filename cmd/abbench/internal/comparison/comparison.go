@@ -46,7 +46,7 @@ func AddFlags(cmd *cobra.Command, opts *Options) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier campaign of the same scenario (its abbench run --out directory, or one run: an arm directory or bundle archive) each arm is also compared with")
 	fs.StringVar(&opts.Metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
-	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default 1; the scenario's noise_threshold is not it)")
 	fs.Float64Var(&opts.Effect, "threshold", 0, "the old name of --smallest-effect")
 	if err := fs.MarkHidden("threshold"); err != nil {
 		panic(err) // the flag is defined just above: a bug here

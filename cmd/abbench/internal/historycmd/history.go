@@ -62,7 +62,7 @@ func newHistoryAddCmd() *cobra.Command {
 	fs.StringVar(&store, "store", "", "the history store (JSON Lines, append-only; created when missing)")
 	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
 	fs.StringVar(&opts.Metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
-	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent (default: the scenario's noise_threshold, else 3)")
+	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent (default 1)")
 	fs.Float64Var(&opts.Alpha, "alpha", decide.DefaultRule.Alpha, "level of the comparison's tests")
 	signing.AddTrustFlags(fs, &opts.Trust, "verify every run's bundle against this allowed_signers file first; entries then say signed")
 	return cmd
