@@ -45,6 +45,9 @@ func ApplyDefaults(s *Scenario) {
 		if r.Log == "" {
 			r.Log = r.defaultLog()
 		}
+		if r.Container != nil && r.Container.Runtime == "" {
+			r.Container.Runtime = RuntimeDocker
+		}
 	}
 	if t := s.Evidence.Throughput; t != nil {
 		t.Metric = t.Headline()

@@ -159,6 +159,8 @@ type Role struct {
 	User string `yaml:"user" json:"user,omitempty"`
 	// Slurm places the role's ranks inside a Slurm allocation.
 	Slurm RoleSlurm `yaml:"slurm" json:"slurm"`
+	// Container runs each rank in a container (local launcher).
+	Container *Container `yaml:"container" json:"container,omitempty"`
 }
 
 // RoleSlurm places one role's srun step inside the allocation.
