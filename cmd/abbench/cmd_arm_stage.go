@@ -159,12 +159,6 @@ func newGuardCmd() *cobra.Command {
 
 func newRankExecCmd() *cobra.Command {
 	return newInternalCmd("rank-exec -- COMMAND [ARG...]", "register a rank in its coordination namespace, then exec its command", cobra.MinimumNArgs(1), func(args []string) error {
-		var err error
-		if len(args) == 3 && args[0] == "--launch" {
-			err = rankwrap.ExecLaunched(args[1], args[2])
-		} else {
-			err = rankwrap.Exec(args)
-		}
-		return &cli.Error{Code: 127, Err: err}
+		return &cli.Error{Code: 127, Err: rankwrap.Main(args)}
 	})
 }
