@@ -61,7 +61,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 			launches = append(launches, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: lp.p.log})
 		case lp.startErr != nil:
 			if failed == nil {
-				c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, lp.startErr).At(c.arm, r.Name, rank))
+				c.fail(c.startFailure(r.Name, rank, lp.startErr))
 				failed = errAbort
 			}
 			continue
@@ -98,7 +98,7 @@ func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
 			for rank := range next {
 				lp := c.prepareRank(r, rank, known)
 				if lp.err == nil && c.opts.Ranks != RanksSrun {
-					lp.startErr = startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
+					lp.startErr = c.startLocal(r, lp)
 				}
 				preps[rank] = lp
 			}
@@ -128,18 +128,22 @@ type rankLaunch struct {
 func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Values) (lp rankLaunch) {
 	lp.secrets = slices.Clone(known)
 	d := c.data(r, rank)
-	lp.argv = make([]string, len(r.Command))
-	for i, a := range r.Command {
-		if lp.argv[i], lp.err = scenarios.ExpandSecrets(a, d, &lp.secrets); lp.err != nil {
+	inherited, selfDir, entrypoint := c.rankBase(r)
+	lp.argv = make([]string, len(entrypoint), len(entrypoint)+len(r.Command))
+	copy(lp.argv, entrypoint)
+	for _, a := range r.Command {
+		arg, err := scenarios.ExpandSecrets(a, d, &lp.secrets)
+		if lp.err = err; err != nil {
 			return lp
 		}
+		lp.argv = append(lp.argv, arg)
 	}
 	logRel, err := scenarios.Expand(r.Log, d)
 	if err != nil {
 		lp.err = err
 		return lp
 	}
-	if lp.env, lp.kept, lp.err = rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
+	if lp.env, lp.kept, lp.err = rankEnv(inherited, selfDir, c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
 		return lp
 	}
 	// The wrapper records the command with every secret redacted: it

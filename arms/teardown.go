@@ -56,6 +56,7 @@ func (c *controller) finish() {
 		c.fail(reason.New(reason.WriteFailed, "removing the ranks' launch files (their argv and environment, mode 0600): %v: remove them by hand", err))
 	}
 	c.status.Swept = sweep(c.opts.Token)
+	c.removeContainers()
 	// Every rank is gone: nothing writes there any more. What a failed
 	// removal leaves is a directory of the temporary directory named by
 	// the token, which nothing reads.
@@ -77,4 +78,5 @@ func (c *controller) stopAll() {
 	grace, limit := time.Duration(c.s.Deadlines.KillGrace), time.Duration(c.s.Deadlines.Teardown)
 	stopAll(c.procs, grace, limit)
 	c.stopSteps(grace, limit)
+	c.stopContainers(grace, limit)
 }

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -53,16 +51,7 @@ func TestIsDigest(t *testing.T) {
 // entrypoint /x, and returns its tag and ID.
 func testImage(t *testing.T) (string, string) {
 	t.Helper()
-	testdaemon.RequireDocker(t)
-	dir := t.TempDir()
-	if err := testdaemon.StaticBuild(dir, "../cmd/abbench-rank"); err != nil {
-		t.Fatal(err)
-	}
-	df := "FROM scratch\nCOPY abbench-rank /x\nENV MODE=image\nENTRYPOINT [\"/x\", \"--\"]\n"
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(df), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return testdaemon.Image(t, "container", dir)
+	return testdaemon.StaticImage(t, "container", "FROM scratch\nCOPY abbench-rank /x\nENV MODE=image\nENTRYPOINT [\"/x\", \"--\"]\n", "../cmd/abbench-rank")
 }
 
 func TestPinResolvesTheImageHere(t *testing.T) {

@@ -148,12 +148,16 @@ func newInternalCmd(use, short string, args cobra.PositionalArgs, run func(args 
 }
 
 func newGuardCmd() *cobra.Command {
-	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID", "outlive a controller and stop what its run left", cobra.ExactArgs(3), func(args []string) error {
+	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID [DOCKER]", "outlive a controller and stop what its run left", cobra.RangeArgs(3, 4), func(args []string) error {
 		pid, err := strconv.Atoi(args[2])
 		if err != nil {
 			return cli.Usage(err, "")
 		}
-		return arms.Guard(args[0], args[1], pid)
+		docker := ""
+		if len(args) == 4 {
+			docker = args[3]
+		}
+		return arms.Guard(args[0], args[1], pid, docker)
 	})
 }
 

@@ -106,3 +106,20 @@ func Image(t testing.TB, what, dir string) (tag, id string) {
 	})
 	return tag, id
 }
+
+// StaticImage builds, for t, an image of dockerfile (FROM scratch) whose
+// build context holds each package directory of pkgs built statically
+// (StaticBuild), and removes it when t ends; it returns the tag and ID.
+// Without a docker daemon t is skipped, or fails in CI.
+func StaticImage(t testing.TB, what, dockerfile string, pkgs ...string) (tag, id string) {
+	t.Helper()
+	RequireDocker(t)
+	dir := t.TempDir()
+	if err := StaticBuild(dir, pkgs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Image(t, what, dir)
+}
