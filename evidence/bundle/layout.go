@@ -65,6 +65,9 @@ type Provenance struct {
 	// Machines are the facts of the hosts the run ran on (package
 	// machine): compare censors runs of different hardware classes.
 	Machines []machine.Facts `json:"machines,omitempty"`
+	// Containers are the images the run's container roles ran, each by
+	// the digest it was pinned to before the campaign's first run.
+	Containers []rundir.ContainerImage `json:"containers,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.
