@@ -82,6 +82,15 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
+	var pins []rundir.ContainerImage
+	if opts.plan != "" {
+		if pins, err = planPins(opts.plan); err != nil {
+			return err
+		}
+	}
+	if err := pinImages(ctx, s, pins); err != nil {
+		return err
+	}
 	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {
 		return cli.Usagef("plan again with this scenario (abbench plan), or run the scenario the plan was made from",
 			"%s was planned for matched digest %.12s, %s has %.12s: every stage of a plan runs the scenario it was planned with", opts.plan, ref.MatchedDigest, path, s.MatchedDigest())

@@ -101,10 +101,17 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts runOptions, path
 	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
+	if err := containersOnLauncher(s, cfg.Launcher); err != nil {
+		return err
+	}
+	if err := pinImages(ctx, s, nil); err != nil {
+		return err
+	}
 	res, err := campaign.Plan(cfg)
 	if err != nil {
 		return planError(err, runFlags)
 	}
+	res.Plan.Containers = s.Pinned() // every run starts its containers from these
 	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
 		return err
 	}
