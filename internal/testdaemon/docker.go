@@ -31,7 +31,7 @@ func RequireDocker(t testing.TB) {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no docker daemon answers in CI (.ci/run starts one): %v", err)
 		}
-		t.Skipf("no docker daemon answers: %v", err)
+		t.Skipf("no docker daemon answers (start one: sudo scripts/docker-daemon.sh up): %v", err)
 	}
 }
 
