@@ -161,21 +161,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	c := s.Constant
 	var roles []string
 	for _, r := range c.Roles {
-		desc := fmt.Sprintf("%s x%d", r.Name, r.Ranks)
-		var tags []string
-		if r.ArmEnv {
-			tags = append(tags, "arm env")
-		}
-		if r.Client {
-			tags = append(tags, "client")
-		}
-		if r.Image != "" {
-			tags = append(tags, "in image "+r.Image)
-		}
-		if len(tags) > 0 {
-			desc += " (" + strings.Join(tags, ", ") + ")"
-		}
-		roles = append(roles, desc)
+		roles = append(roles, r.describe())
 	}
 	out.Printf("\nheld constant:\n")
 	out.Printf("  roles:      %s\n", strings.Join(roles, ", "))
@@ -200,4 +186,23 @@ func (s Summary) WriteText(w io.Writer) error {
 	d := c.Deadlines
 	out.Printf("  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
 	return out.Err()
+}
+
+// describe is the role as the summary lists it: NAME xRANKS (tags).
+func (r RoleSummary) describe() string {
+	desc := fmt.Sprintf("%s x%d", r.Name, r.Ranks)
+	var tags []string
+	if r.ArmEnv {
+		tags = append(tags, "arm env")
+	}
+	if r.Client {
+		tags = append(tags, "client")
+	}
+	if r.Image != "" {
+		tags = append(tags, "in image "+r.Image)
+	}
+	if len(tags) > 0 {
+		desc += " (" + strings.Join(tags, ", ") + ")"
+	}
+	return desc
 }
