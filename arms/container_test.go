@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,9 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// containerScenario runs the ctx ranks in containers of image %[1]s;
-// gen, the frontend and the client stay on the host.
+// containerScenario runs the ctx ranks in the container %[1]s and the
+// frontend in %[3]s (inImage, or none); gen and the client stay on the
+// host.
 const containerScenario = `name: sim
 arms:
   async: {env: {DISAGGSIM_TERMINAL: "1"}}
@@ -25,16 +27,19 @@ baseline: blocking
 env: {DISAGGSIM_PEER_READY: "1", DISAGGSIM_LINK_DELAY: 1ms}
 workload: {prompts: %[2]s}
 roles:
-  - {name: ctx, ranks: 2, arm_env: true, ready: {log: 'ready rank='}, container: {image: "%[1]s"},
+  - {name: ctx, ranks: 2, arm_env: true, ready: {log: 'ready rank='}, %[1]s
      command: [disaggsim, ctx, --rank, "{{.Rank}}", --ranks, "2", --gen-ranks, "1", --coord, "{{.Coord}}"]}
   - {name: gen, ready: {log: 'ready rank='}, command: [disaggsim, gen, --coord, "{{.Coord}}"]}
-  - {name: frontend, after: [ctx, gen], ready: {log: 'ready addr='}, command: [disaggsim, frontend, --coord, "{{.Coord}}", --ctx-ranks, "2", --gen-ranks, "1"]}
+  - {name: frontend, %[3]s after: [ctx, gen], ready: {log: 'ready addr='}, command: [disaggsim, frontend, --coord, "{{.Coord}}", --ctx-ranks, "2", --gen-ranks, "1"]}
   - {name: client, client: true, after_ready: true,
      command: [disaggsim, client, --coord, "{{.Coord}}", --prompts, %[2]s, --requests, "64", --concurrency, "8", --out, "{{.Out}}/throughput.json"]}
 evidence:
   mode: {role: ctx, pattern: 'mode rank=(?P<rank>\d+) phase=\S+ terminal=(?P<DISAGGSIM_TERMINAL>\S+)'}
 deadlines: {ready: 30s, client: 60s, drain: 2s, teardown: 10s, kill_grace: 2s}
 `
+
+// inImage is the container: of a role of containerScenario.
+func inImage(image string) string { return `container: {image: "` + image + `"},` }
 
 // resetEntrypoint is an image's entrypoint that sets DISAGGSIM_TERMINAL
 // to 0 whatever it was given, then execs its arguments.
@@ -78,7 +83,7 @@ func simImage(t *testing.T, reset bool) string {
 func pinnedScenario(t *testing.T, image string) *scenarios.Scenario {
 	t.Helper()
 	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
-	s := loadScenario(t, fmt.Sprintf(containerScenario, image, prompts))
+	s := loadScenario(t, fmt.Sprintf(containerScenario, inImage(image), prompts, ""))
 	if err := container.Pin(context.Background(), container.Docker{}, s, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +154,7 @@ exit 0
 func TestContainerOfAnotherImageIsNotStarted(t *testing.T) {
 	pinned, other := "sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("b", 64)
 	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
-	s := loadScenario(t, fmt.Sprintf(containerScenario, "sim:1", prompts))
+	s := loadScenario(t, fmt.Sprintf(containerScenario, inImage("sim:1"), prompts, ""))
 	s.Roles[0].Container.Digest = pinned
 	docker := filepath.Join(t.TempDir(), "docker")
 	os.WriteFile(docker, []byte(fmt.Sprintf(fakeDocker, other)), 0o755)
@@ -176,12 +181,28 @@ func TestContainerOfAnotherImageIsNotStarted(t *testing.T) {
 
 func TestContainerRolesNeedAPinAndLocalRanks(t *testing.T) {
 	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
-	s := loadScenario(t, fmt.Sprintf(containerScenario, "sim:1", prompts))
+	s := loadScenario(t, fmt.Sprintf(containerScenario, inImage("sim:1"), prompts, ""))
 	if _, err := Run(context.Background(), s, "async", Options{Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "is not pinned to a digest") {
 		t.Errorf("an unpinned image: %v", err)
 	}
 	s.Roles[0].Container.Digest = "sha256:" + strings.Repeat("a", 64)
 	if _, err := Run(context.Background(), s, "async", Options{Out: t.TempDir(), Ranks: RanksSrun}); err == nil || !strings.Contains(err.Error(), "launcher.slurm.container_image") {
 		t.Errorf("container ranks under srun: %v", err)
+	}
+}
+
+// TestInheritedNamesTheHostRanksBase: a role in a container started last
+// (the frontend) inherits none of the host's environment, and the status
+// still names what the host ranks inherited.
+func TestInheritedNamesTheHostRanksBase(t *testing.T) {
+	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
+	s := loadScenario(t, fmt.Sprintf(containerScenario, "", prompts, inImage(simImage(t, false))))
+	if err := container.Pin(context.Background(), container.Docker{}, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := runArm(t, context.Background(), s, "async", true)
+	noContainerOf(t, st)
+	if st.State != rundir.StateSucceeded || !slices.Contains(st.Inherited, "PATH") {
+		t.Fatalf("%s %v: inherited %v, want the host ranks' PATH", st.State, st.Reasons, st.Inherited)
 	}
 }
