@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -163,7 +164,8 @@ func (c *controller) startContainer(r *scenarios.Role, lp rankLaunch) error {
 	}
 	start := c.docker.Start(spec.Name)
 	// The token marks the attached client, so that every sweep finds it.
-	return startRank(p, nil, start.Args, append(c.docker.Env, rankwrap.EnvToken+"="+c.opts.Token), c.dir, c.exited)
+	env := append(slices.Clip(c.docker.Env), rankwrap.EnvToken+"="+c.opts.Token) // a new array: ranks start at once
+	return startRank(p, nil, start.Args, env, c.dir, c.exited)
 }
 
 // containerSpec is the container of rank of r.
