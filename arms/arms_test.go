@@ -46,9 +46,13 @@ func TestMain(m *testing.M) {
 		Run(context.Background(), s, os.Args[3], Options{Out: os.Args[4]})
 		os.Exit(0)
 	}
-	if len(os.Args) == 5 && os.Args[1] == "guard" {
+	if len(os.Args) >= 5 && os.Args[1] == "guard" {
 		pid, _ := strconv.Atoi(os.Args[4])
-		Guard(os.Args[2], os.Args[3], pid)
+		docker := ""
+		if len(os.Args) == 6 {
+			docker = os.Args[5]
+		}
+		Guard(os.Args[2], os.Args[3], pid, docker)
 		os.Exit(0)
 	}
 	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
@@ -31,6 +32,9 @@ type Options struct {
 	// Ranks says how ranks start: RanksLocal (default), or RanksSrun, one
 	// srun step per role inside the Slurm allocation abbench runs in.
 	Ranks string
+	// Docker is the docker client that runs the ranks of roles with
+	// container: (default docker, on PATH).
+	Docker string
 }
 
 // Event is a phase change of a run.
@@ -64,6 +68,10 @@ type controller struct {
 	secrets redact.Values
 	// slices are the node slices of roles that take nodes of their own (srun).
 	slices map[string][]string
+	// docker runs the containers of container roles; rankBinary is the
+	// static abbench-rank mounted into each as its entrypoint.
+	docker     container.Docker
+	rankBinary string
 	// statusErr is the error of status.json's latest write (nil once one
 	// works again); statusFailed says a write failed, and its reason is
 	// in the status.

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -26,7 +27,11 @@ const guardSweep = 5 * time.Second
 // abbench's variables, so neither the controller's sweep nor its launcher's
 // kills it before it is done; it ends by itself within guardSweep.
 func (c *controller) startGuard() error {
-	cmd := exec.Command(c.self, "guard", c.opts.Token, c.dir, strconv.Itoa(os.Getpid()))
+	args := []string{"guard", c.opts.Token, c.dir, strconv.Itoa(os.Getpid())}
+	if c.s.HasContainers() {
+		args = append(args, c.docker.Command().Path) // it removes the run's containers too
+	}
+	cmd := exec.Command(c.self, args...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ABBENCH_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -42,11 +47,12 @@ func (c *controller) startGuard() error {
 	return nil
 }
 
-// Guard is the body of abbench guard TOKEN ATTEMPT CONTROLLER-PID: wait for
-// the controller to end, then sweep the run's processes and mark the
+// Guard is the body of abbench guard TOKEN ATTEMPT CONTROLLER-PID [DOCKER]:
+// wait for the controller to end, then sweep the run's processes (and,
+// given the docker client, remove the run's containers) and mark the
 // attempt interrupted if it never said how it ended. The error is a
 // write-failed reason when that mark could not be written.
-func Guard(token, attempt string, controller int) error {
+func Guard(token, attempt string, controller int, docker string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	for os.Getppid() == controller {
@@ -57,6 +63,10 @@ func Guard(token, attempt string, controller int) error {
 	}
 	swept := len(Survivors(token))
 	left := survivorsAfter(token, guardSweep)
+	var containers []string
+	if docker != "" {
+		containers = removeRunContainers(container.Docker{Program: docker}, token)
+	}
 	_ = os.RemoveAll(rundir.Scratch(token)) // a killed controller left it; what stays is litter nothing reads
 	st, err := rundir.ReadStatus(attempt)
 	if err != nil || st.State != rundir.StateRunning {
@@ -68,6 +78,10 @@ func Guard(token, attempt string, controller int) error {
 	if len(left) > 0 {
 		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.UncleanShutdown, Arm: st.Arm,
 			Detail: fmt.Sprintf("processes %v of the run survived SIGKILL for %s", left, guardSweep)})
+	}
+	if len(containers) > 0 {
+		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.UncleanShutdown, Arm: st.Arm,
+			Detail: fmt.Sprintf("containers of the run are left: %s", strings.Join(containers, "; "))})
 	}
 	st.Swept = swept
 	st.Ended = time.Now().UTC()

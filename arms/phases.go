@@ -104,7 +104,9 @@ func (c *controller) startWave(o *startOrder) (progressed bool, err error) {
 		if err != nil {
 			return progressed, err
 		}
-		o.inherited = kept
+		if r.Container == nil {
+			o.inherited = kept // a container rank inherits nothing of the host's
+		}
 		o.started[r.Name] = true
 		progressed = true
 	}

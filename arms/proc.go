@@ -31,6 +31,8 @@ type rankProc struct {
 	killed   bool
 	// step is the srun step running this rank (--ranks srun), else nil.
 	step *srunStep
+	// container names the rank's container (a role with container:).
+	container string
 	// ready and mode follow the rank's log for its readiness probe and
 	// its mode line, each reading only what the log gained.
 	ready, mode *follower
@@ -64,8 +66,8 @@ func (p *rankProc) cleanStop() bool {
 	if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return p.stopping && ws.Signal() == syscall.SIGTERM
 	}
-	if p.step != nil && p.stopping && p.state.ExitCode() == 128+int(syscall.SIGTERM) {
-		return true // srun reports tasks ended by the SIGTERM of teardown so
+	if (p.step != nil || p.container != "") && p.stopping && p.state.ExitCode() == 128+int(syscall.SIGTERM) {
+		return true // srun and a container's init report ranks ended by the SIGTERM of teardown so
 	}
 	return p.state.ExitCode() == 0
 }
@@ -146,7 +148,7 @@ func (p *rankProc) signalGroup(sig syscall.Signal) {
 // SIGKILLs what is left and waits for it (bounded by limit).
 func stopAll(procs []*rankProc, grace, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	procs = slices.DeleteFunc(slices.Clone(procs), func(p *rankProc) bool { return p.step != nil })
+	procs = slices.DeleteFunc(slices.Clone(procs), func(p *rankProc) bool { return p.step != nil || p.container != "" })
 	for _, p := range procs {
 		p.stopping = true
 		if !p.exited() {

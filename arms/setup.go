@@ -45,6 +45,9 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	}
 	c.dir = rundir.Attempt(opts.Out, opts.Token)
 	c.coord = rundir.Coord(c.dir)
+	if err := c.prepareContainers(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -108,7 +111,7 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 	}
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: c.s.Name, MatchedDigest: c.s.MatchedDigest(), Arm: c.arm, Token: c.opts.Token, Dir: c.dir,
-		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}, Ranks: []rundir.RankStatus{}}
+		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}, Ranks: []rundir.RankStatus{}, Containers: c.s.Pinned()}
 	if c.writeStatus(); c.statusErr != nil {
 		return nil, c.statusErr
 	}

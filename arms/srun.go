@@ -72,13 +72,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 		return err
 	}
 	for i, l := range launches {
-		data, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
-		// The launch file holds the rank's whole environment, secrets too:
-		// readable by its owner only, and removed at teardown.
-		if err := atomicfile.Publish(rundir.LaunchPath(c.coord, r.Name, ranks[i].rank), data, 0o600); err != nil {
+		if err := writeLaunch(c.coord, r.Name, ranks[i].rank, l); err != nil {
 			return err
 		}
 	}
@@ -121,6 +115,21 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 		}
 	}()
 	return nil
+}
+
+// writeLaunch writes the launch file of rank of role, in the launch
+// directory of coord, which it makes. The file holds the rank's whole
+// environment, secrets too: readable by its owner only, and removed at
+// teardown.
+func writeLaunch(coord, role string, rank int, l rundir.Launch) error {
+	if err := os.MkdirAll(rundir.LaunchDirOf(coord), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	return atomicfile.Publish(rundir.LaunchPath(coord, role, rank), data, 0o600)
 }
 
 // stepID is the Slurm step id of a role, from its ranks' registrations.

@@ -61,7 +61,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 			launches = append(launches, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: lp.p.log})
 		case lp.startErr != nil:
 			if failed == nil {
-				c.fail(reason.New(reason.LaunchFailed, "starting %s rank %d: %v", r.Name, rank, lp.startErr).At(c.arm, r.Name, rank))
+				c.fail(c.startFailure(r.Name, rank, lp.startErr))
 				failed = errAbort
 			}
 			continue
@@ -98,7 +98,7 @@ func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
 			for rank := range next {
 				lp := c.prepareRank(r, rank, known)
 				if lp.err == nil && c.opts.Ranks != RanksSrun {
-					lp.startErr = startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
+					lp.startErr = c.startLocal(r, lp)
 				}
 				preps[rank] = lp
 			}
@@ -128,7 +128,10 @@ type rankLaunch struct {
 func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Values) (lp rankLaunch) {
 	lp.secrets = slices.Clone(known)
 	d := c.data(r, rank)
+	inherited, selfDir, entrypoint := c.rankBase(r)
 	command := r.Command
+	lp.argv = make([]string, len(entrypoint), len(entrypoint)+len(command))
+	copy(lp.argv, entrypoint)
 	if r.OpenAI != nil { // abbench's own client: this very executable's load
 		lp.argv, command = []string{c.self}, c.s.LoadArgs(r)
 	}
@@ -144,7 +147,7 @@ func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Value
 		lp.err = err
 		return lp
 	}
-	if lp.env, lp.kept, lp.err = rankEnv(c.opts.Inherited, filepath.Dir(c.self), c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
+	if lp.env, lp.kept, lp.err = rankEnv(inherited, selfDir, c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
 		return lp
 	}
 	// The wrapper records the command with every secret redacted: it

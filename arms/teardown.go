@@ -63,6 +63,7 @@ func (c *controller) finish() {
 		c.status.State = rundir.StateFailed
 	}
 	c.status.Swept = sweep(c.opts.Token)
+	c.removeContainers()
 	// Every rank is gone: nothing writes there any more. What a failed
 	// removal leaves is a directory of the temporary directory named by
 	// the token, which nothing reads.
@@ -84,4 +85,5 @@ func (c *controller) stopAll() {
 	grace, limit := time.Duration(c.s.Deadlines.KillGrace), time.Duration(c.s.Deadlines.Teardown)
 	stopAll(c.procs, grace, limit)
 	c.stopSteps(grace, limit)
+	c.stopContainers(grace, limit)
 }

@@ -223,7 +223,7 @@ func hopeless(run *Run) string {
 	first := reason.Group(run.Status.Reasons)[0]
 	d := strings.ToLower(first.Detail)
 	switch {
-	case first.Code == reason.LaunchFailed:
+	case first.Code == reason.LaunchFailed || first.Code == reason.ImageMismatch:
 		return first.String()
 	case first.Code == reason.RankExited && (strings.Contains(d, "exited with status 127") || strings.Contains(d, "exited with status 126")):
 		return first.String() + " (127: command not found, 126: not executable)"

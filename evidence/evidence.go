@@ -131,6 +131,9 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	if st.Arm != arm {
 		return nil, fmt.Errorf("%s is a run of arm %q, not %q", dir, st.Arm, arm)
 	}
+	// A scenario read again (replay, a bundle's) knows no digest of its
+	// images: it is held to those the run recorded.
+	s = s.WithPins(st.Containers)
 	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
 		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}

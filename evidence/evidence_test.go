@@ -66,6 +66,10 @@ type run struct {
 	cfg    string
 	offset int64
 	yaml   string // the scenario, when not scenarioYAML
+	// pins are the images the run ran (its matched digest is theirs);
+	// recorded says its status records them.
+	pins     []rundir.ContainerImage
+	recorded bool
 }
 
 func goodRun() *run {
@@ -92,7 +96,10 @@ func (r *run) collect(t *testing.T) *Evidence {
 	}
 	dir := filepath.Join(root, "run")
 	os.Mkdir(dir, 0o755)
-	st := rundir.Status{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: "async", Token: "tok", Dir: dir, State: r.state, Reasons: r.extra}
+	st := rundir.Status{Scenario: s.Name, MatchedDigest: s.WithPins(r.pins).MatchedDigest(), Arm: "async", Token: "tok", Dir: dir, State: r.state, Reasons: r.extra}
+	if r.recorded {
+		st.Containers = r.pins
+	}
 	for rank := range 2 {
 		name := fmt.Sprintf("ctx-%d.log", rank)
 		if content, ok := r.logs[name]; ok {
@@ -371,5 +378,22 @@ func TestUnreadableRecordIsTheRootCause(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestContainerRunHeldToTheImagesItRecorded: a scenario read again knows
+// no digest of its images; the run's evidence is derived with the digests
+// its status recorded, and a run that recorded none does not match.
+func TestContainerRunHeldToTheImagesItRecorded(t *testing.T) {
+	r := goodRun()
+	r.yaml = strings.Replace(scenarioYAML, "{name: ctx, ranks: 2,", `{name: ctx, ranks: 2, container: {image: "srv:1"},`, 1)
+	r.pins = []rundir.ContainerImage{{Role: "ctx", Runtime: "docker", Image: "srv:1", Digest: "sha256:" + strings.Repeat("c", 64)}}
+	r.recorded = true
+	if e := r.collect(t); !e.Accepted {
+		t.Fatalf("the run's own images: %v", e.Reasons)
+	}
+	r.recorded = false
+	if e := r.collect(t); e.Accepted || e.Reasons[0].Code != reason.ConfigMismatch {
+		t.Fatalf("a run that recorded no image: accepted %v, %v", e.Accepted, e.Reasons)
 	}
 }

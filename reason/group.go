@@ -11,7 +11,8 @@ import (
 var stopping = map[Code]bool{
 	ArmEnvMissing: true, ArmEnvLeak: true, ArmModeMismatch: true, RankMissing: true, BuildMismatch: true,
 	LaunchFailed: true, RankExited: true, DeadlineExceeded: true, Interrupted: true, ControllerFailed: true,
-	SetupFailed: true,
+	SetupFailed:   true,
+	ImageMismatch: true,
 }
 
 // consequences are the codes that, in a stopped run, only report what it

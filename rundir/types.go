@@ -40,6 +40,20 @@ type Status struct {
 	Builds []BuildFact `json:"builds,omitempty"`
 	// Hooks are the setup and teardown hooks that ran, in order.
 	Hooks []HookStatus `json:"hooks,omitempty"`
+	// Containers are the images the roles that run in containers ran,
+	// each pinned to its content digest before the run started.
+	Containers []ContainerImage `json:"containers,omitempty"`
+}
+
+// ContainerImage is the image a role's ranks run in: as the scenario names
+// it, and the content digest (the image ID, sha256:...) it was pinned to
+// before a campaign's first run. plan.json records the pins; every run's
+// status.json and provenance record what it ran.
+type ContainerImage struct {
+	Role    string `json:"role"`
+	Runtime string `json:"runtime"`
+	Image   string `json:"image"`
+	Digest  string `json:"digest"`
 }
 
 // HookStatus is how one hook of a run ended.
@@ -150,8 +164,12 @@ type Plan struct {
 	// Sequential, when set, says the campaign looks after every block from
 	// MinPairs on and stops at the first decided verdict; Runs then lists
 	// every run up to MaxPairs, and those after the stop never run.
-	Sequential *Sequential  `json:"sequential,omitempty"`
-	Runs       []PlannedRun `json:"runs"`
+	Sequential *Sequential `json:"sequential,omitempty"`
+	// Containers pin every container role's image to a digest before the
+	// first run: each run starts its containers from these, whatever the
+	// image's name names by then.
+	Containers []ContainerImage `json:"containers,omitempty"`
+	Runs       []PlannedRun     `json:"runs"`
 	// Looks are the sequential design's looks, as they were taken.
 	Looks []Look `json:"looks,omitempty"`
 	// Decided says why a sequential campaign stopped before MaxPairs.

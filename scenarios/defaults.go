@@ -59,6 +59,9 @@ func ApplyDefaults(s *Scenario) {
 				s.Evidence.Throughput = &Throughput{File: OpenAIResult, Format: "vllm"}
 			}
 		}
+		if r.Container != nil && r.Container.Runtime == "" {
+			r.Container.Runtime = RuntimeDocker
+		}
 	}
 	if t := s.Evidence.Throughput; t != nil {
 		t.Metric = t.Headline()

@@ -178,6 +178,8 @@ type Role struct {
 	// OpenAI makes the role abbench's own load client of an
 	// OpenAI-compatible server, in place of a command (openai.go).
 	OpenAI *OpenAIClient `yaml:"openai" json:"openai,omitempty"`
+	// Container runs each rank in a container (local launcher).
+	Container *Container `yaml:"container" json:"container,omitempty"`
 }
 
 // RoleSlurm places one role's srun step inside the allocation.

@@ -47,6 +47,9 @@ type RoleSummary struct {
 	Ranks  int    `json:"ranks"`
 	ArmEnv bool   `json:"arm_env"`
 	Client bool   `json:"client"`
+	// Image is the image its ranks run in (container:), as named: run
+	// pins it to a digest, validate does not resolve it.
+	Image string `json:"image,omitempty"`
 }
 
 // WorkloadSummary is the workload of a Summary.
@@ -85,7 +88,11 @@ func (s *Scenario) Summary() Summary {
 	sum.DifferingKeys, sum.EqualArmKeys = s.ArmDiff()
 	c := &sum.Constant
 	for _, r := range s.Roles {
-		c.Roles = append(c.Roles, RoleSummary{r.Name, r.Ranks, r.ArmEnv, r.Client})
+		rs := RoleSummary{Name: r.Name, Ranks: r.Ranks, ArmEnv: r.ArmEnv, Client: r.Client}
+		if r.Container != nil {
+			rs.Image = r.Container.Image
+		}
+		c.Roles = append(c.Roles, rs)
 	}
 	c.Workload = WorkloadSummary{"", int(s.Workload.Requests), s.Workload.Concurrency, s.Workload.Rounds}
 	if s.Workload.Prompts != "" {
@@ -154,18 +161,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	c := s.Constant
 	var roles []string
 	for _, r := range c.Roles {
-		desc := fmt.Sprintf("%s x%d", r.Name, r.Ranks)
-		var tags []string
-		if r.ArmEnv {
-			tags = append(tags, "arm env")
-		}
-		if r.Client {
-			tags = append(tags, "client")
-		}
-		if len(tags) > 0 {
-			desc += " (" + strings.Join(tags, ", ") + ")"
-		}
-		roles = append(roles, desc)
+		roles = append(roles, r.describe())
 	}
 	out.Printf("\nheld constant:\n")
 	out.Printf("  roles:      %s\n", strings.Join(roles, ", "))
@@ -190,4 +186,23 @@ func (s Summary) WriteText(w io.Writer) error {
 	d := c.Deadlines
 	out.Printf("  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
 	return out.Err()
+}
+
+// describe is the role as the summary lists it: NAME xRANKS (tags).
+func (r RoleSummary) describe() string {
+	desc := fmt.Sprintf("%s x%d", r.Name, r.Ranks)
+	var tags []string
+	if r.ArmEnv {
+		tags = append(tags, "arm env")
+	}
+	if r.Client {
+		tags = append(tags, "client")
+	}
+	if r.Image != "" {
+		tags = append(tags, "in image "+r.Image)
+	}
+	if len(tags) > 0 {
+		desc += " (" + strings.Join(tags, ", ") + ")"
+	}
+	return desc
 }

@@ -72,6 +72,9 @@ func (v *validator) role(rp []any, r *Role) {
 	if r.Ready != nil {
 		v.ready(append(rp, "ready"), r.Name, r.Ready)
 	}
+	if r.Container != nil {
+		v.container(append(rp, "container"), r)
+	}
 }
 
 // ready checks a role's ready probe: a log pattern or a port, one of them.

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,24 @@ var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "S
 // comes after them, so an arm that sets one of them wins.
 var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES"}
 
+// Main is the wrapper's command line, after its "--": COMMAND [ARG...];
+// or --launch DIR ROLE, a rank srun started (ExecLaunched); or --launch
+// DIR ROLE RANK, a rank in a container (ExecInContainer). It returns only
+// on error.
+func Main(args []string) error {
+	if len(args) == 4 && args[0] == "--launch" {
+		rank, err := strconv.Atoi(args[3])
+		if err != nil || rank < 0 {
+			return fmt.Errorf("rank wrapper: --launch %s %s %s: the rank is a whole number", args[1], args[2], args[3])
+		}
+		return ExecInContainer(args[1], args[2], rank)
+	}
+	if len(args) == 3 && args[0] == "--launch" {
+		return ExecLaunched(args[1], args[2])
+	}
+	return Exec(args)
+}
+
 // ExecLaunched is the wrapper of a rank started by srun: it reads its launch
 // file (by SLURM_PROCID), takes that environment, appends its output to its
 // log, registers, and execs the rank's command.
@@ -73,14 +92,6 @@ func ExecLaunched(dir, role string) error {
 	rank, err := strconv.Atoi(os.Getenv("SLURM_PROCID"))
 	if err != nil {
 		return fmt.Errorf("rank wrapper: a rank srun launches needs SLURM_PROCID (start it with srun): %v", err)
-	}
-	data, err := os.ReadFile(rundir.LaunchFile(dir, role, rank))
-	if err != nil {
-		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
-	}
-	var l rundir.Launch
-	if err := json.Unmarshal(data, &l); err != nil {
-		return fmt.Errorf("rank wrapper: launch file of %s rank %d: %w", role, rank, err)
 	}
 	var env []string
 	for _, kv := range os.Environ() {
@@ -91,7 +102,34 @@ func ExecLaunched(dir, role string) error {
 			}
 		}
 	}
-	env = append(env, l.Env...)
+	return execLaunch(dir, role, rank, env, false)
+}
+
+// ExecInContainer is the wrapper of a rank in a container, its launch file
+// named by its rank: the image's own environment comes first, as the
+// inherited base does on the host, and without any arm key (a host rank's
+// base has none); then the launch file's, so the arm's values win over
+// the image's.
+func ExecInContainer(dir, role string, rank int) error {
+	return execLaunch(dir, role, rank, os.Environ(), true)
+}
+
+// execLaunch takes base and then the launch file's environment (base's
+// arm keys dropped first, with dropArmKeys), appends the rank's output to
+// its log, registers, and execs the rank's command.
+func execLaunch(dir, role string, rank int, base []string, dropArmKeys bool) error {
+	data, err := os.ReadFile(rundir.LaunchFile(dir, role, rank))
+	if err != nil {
+		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
+	}
+	var l rundir.Launch
+	if err := json.Unmarshal(data, &l); err != nil {
+		return fmt.Errorf("rank wrapper: launch file of %s rank %d: %w", role, rank, err)
+	}
+	if dropArmKeys {
+		base = withoutArmKeys(base, l.Env)
+	}
+	env := append(base, l.Env...)
 	os.Clearenv()
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -113,6 +151,24 @@ func ExecLaunched(dir, role string) error {
 		}
 	}
 	return Exec(l.Argv)
+}
+
+// withoutArmKeys is base without the arm keys the launch environment
+// names (EnvArmKeys).
+func withoutArmKeys(base, launch []string) []string {
+	var keys []string
+	for _, kv := range launch {
+		if v, ok := strings.CutPrefix(kv, EnvArmKeys+"="); ok && v != "" {
+			keys = strings.Split(v, ",")
+		}
+	}
+	var out []string
+	for _, kv := range base {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(keys, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Exec is the rank wrapper: it registers the rank in the coordination

@@ -23,13 +23,7 @@ func main() {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	var err error
-	if len(args) == 3 && args[0] == "--launch" {
-		// abbench-rank -- --launch DIR ROLE: a rank started by srun.
-		err = rankwrap.ExecLaunched(args[1], args[2])
-	} else {
-		err = rankwrap.Exec(args)
-	}
+	err := rankwrap.Main(args)
 	fmt.Fprintf(os.Stderr, "abbench-rank: %v\n", err)
 	os.Exit(127)
 }

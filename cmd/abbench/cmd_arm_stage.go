@@ -82,6 +82,15 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err != nil {
 		return err
 	}
+	var pins []rundir.ContainerImage
+	if opts.plan != "" {
+		if pins, err = planPins(opts.plan); err != nil {
+			return err
+		}
+	}
+	if err := pinImages(ctx, s, pins); err != nil {
+		return err
+	}
 	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {
 		return cli.Usagef("plan again with this scenario (abbench plan), or run the scenario the plan was made from",
 			"%s was planned for matched digest %.12s, %s has %.12s: every stage of a plan runs the scenario it was planned with", opts.plan, ref.MatchedDigest, path, s.MatchedDigest())
@@ -148,23 +157,21 @@ func newInternalCmd(use, short string, args cobra.PositionalArgs, run func(args 
 }
 
 func newGuardCmd() *cobra.Command {
-	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID", "outlive a controller and stop what its run left", cobra.ExactArgs(3), func(args []string) error {
+	return newInternalCmd("guard TOKEN ATTEMPT CONTROLLER-PID [DOCKER]", "outlive a controller and stop what its run left", cobra.RangeArgs(3, 4), func(args []string) error {
 		pid, err := strconv.Atoi(args[2])
 		if err != nil {
 			return cli.Usage(err, "")
 		}
-		return arms.Guard(args[0], args[1], pid)
+		docker := ""
+		if len(args) == 4 {
+			docker = args[3]
+		}
+		return arms.Guard(args[0], args[1], pid, docker)
 	})
 }
 
 func newRankExecCmd() *cobra.Command {
 	return newInternalCmd("rank-exec -- COMMAND [ARG...]", "register a rank in its coordination namespace, then exec its command", cobra.MinimumNArgs(1), func(args []string) error {
-		var err error
-		if len(args) == 3 && args[0] == "--launch" {
-			err = rankwrap.ExecLaunched(args[1], args[2])
-		} else {
-			err = rankwrap.Exec(args)
-		}
-		return &cli.Error{Code: 127, Err: err}
+		return &cli.Error{Code: 127, Err: rankwrap.Main(args)}
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -105,10 +106,14 @@ func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path
 	if changed("max-pairs") { // a sequential design, of no fixed count
 		cfg.Until, cfg.Repeat = campaign.UntilConclusive, 0
 	}
+	if err := pinImages(context.Background(), s, nil); err != nil {
+		return err
+	}
 	res, err := campaign.Plan(cfg)
 	if err != nil {
 		return planError(err, planFlags)
 	}
+	res.Plan.Containers = s.Pinned() // every stage starts its containers from these
 	if err := claimOut(res, "choose a new --out directory: a plan is made once"); err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 
 // beginRun plans the campaign of the scenario at path, claims its --out
 // directory and takes its lock.
-func beginRun(stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
+func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
 	if err := opts.compare.Complete(); err != nil {
 		return nil, nil, err
 	}
@@ -108,10 +108,17 @@ func beginRun(stderr io.Writer, opts *runOptions, path string) (*campaign.Result
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
 	cfg.Flags = recordedFlags(opts.flags, cfg.Seed)
+	if err := containersOnLauncher(s, cfg.Launcher); err != nil {
+		return nil, nil, err
+	}
+	if err := pinImages(ctx, s, nil); err != nil {
+		return nil, nil, err
+	}
 	res, err := campaign.Plan(cfg)
 	if err != nil {
 		return nil, nil, planError(err, runFlags)
 	}
+	res.Plan.Containers = s.Pinned() // every run starts its containers from these
 	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
 		return nil, nil, err
 	}
@@ -132,7 +139,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	if opts.resume != "" {
 		begin = resumeRun
 	}
-	res, release, err := begin(stderr, opts, path)
+	res, release, err := begin(ctx, stderr, opts, path)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/testdaemon"
 	"github.com/abbench/abbench/launcher/slurm"
 )
 
@@ -36,6 +37,10 @@ var docNeeds = map[string]*docNeed{
 		return ok, "redis-server, redis-cli or redis-benchmark is missing (apt-get install redis-server redis-tools)"
 	}, requiredInCI: true},
 	"root": {check: func() (bool, string) { return os.Geteuid() == 0, "not root" }, requiredInCI: true},
+	"docker": {check: func() (bool, string) {
+		err := testdaemon.DockerAnswers()
+		return err == nil, fmt.Sprintf("no docker daemon answers (sudo scripts/docker-daemon.sh up): %v", err)
+	}, requiredInCI: true},
 	// The NCCL scenarios: two GPUs and PyTorch; CI has neither.
 	"gpu": {check: func() (bool, string) {
 		out, err := exec.Command("nvidia-smi", "-L").Output()

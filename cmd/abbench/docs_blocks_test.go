@@ -182,7 +182,7 @@ func TestDocBlocksParse(t *testing.T) {
 
 	for _, bad := range []struct{ doc, want string }{
 		{"```sh\necho\n", "d.md:1: the fence ``` is never closed"},
-		{"<!-- docs-test: needs gpus -->\n```sh\necho\n```", `d.md:1: needs "gpus": known are cosign, gpu, redis, root, slurm`},
+		{"<!-- docs-test: needs gpus -->\n```sh\necho\n```", `d.md:1: needs "gpus": known are cosign, docker, gpu, redis, root, slurm`},
 		{"<!-- docs-test: expect 3 -->\n```sh\necho\n```", `d.md:1: unknown docs-test directive "expect 3"`},
 		{"<!-- docs-test: stdout regressed -->\n```sh\necho\n```", "d.md:1: stdout regressed: want a double-quoted"},
 		{"<!-- docs-test: needs redis -->\ntext\n```sh\necho\n```", "d.md:1: a docs-test marker not followed by a shell block"},

@@ -69,12 +69,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", repo)
 			env.Setenv("MAINSIM", mainSim)
 			env.Setenv("SLOWSIM", slowSim)
+			env.Setenv("IMAGETAG", imageTag())
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"rundir-tree": cmdRundirTree,
-			"tmpfs":       cmdTmpfs,
-			"jsonschema":  cmdJSONSchema(filepath.Join(repo, "docs", "schema")),
+			"rundir-tree":  cmdRundirTree,
+			"tmpfs":        cmdTmpfs,
+			"jsonschema":   cmdJSONSchema(filepath.Join(repo, "docs", "schema")),
+			"static-bin":   cmdStaticBin,
+			"docker-image": cmdDockerImage,
 		},
 		Condition: scriptCondition,
 	})
@@ -171,10 +174,12 @@ func cmdJSONSchema(schemas string) func(ts *testscript.TestScript, neg bool, arg
 	}
 }
 
-// scriptCondition answers the scripts' own conditions: [redis], [root] and
-// [slurm]. In CI (CI set) each must hold: .ci/run provides them.
+// scriptCondition answers the scripts' own conditions: [redis], [root],
+// [slurm] and [docker]. In CI (CI set) each must hold: .ci/run provides them.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
+	case "docker":
+		return dockerCondition()
 	case "redis":
 		return realRedis()
 	case "root":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -64,7 +66,7 @@ func restoreFlags(fs *pflag.FlagSet, recorded map[string]string) error {
 
 // resumeRun reopens the campaign in --resume DIR under its lock: the
 // flags its plan records, the scenario it names, the runs left.
-func resumeRun(stderr io.Writer, opts *runOptions, _ string) (*campaign.Result, func(), error) {
+func resumeRun(ctx context.Context, stderr io.Writer, opts *runOptions, _ string) (*campaign.Result, func(), error) {
 	dir, cfg := opts.resume, &opts.cfg
 	if opts.changed("out") && cfg.Out != dir {
 		return nil, nil, cli.Usagef("leave --out out: a resumed campaign stays in its directory", "--out %s and --resume %s: a campaign is resumed in its own directory", cfg.Out, dir)
@@ -77,7 +79,7 @@ func resumeRun(stderr io.Writer, opts *runOptions, _ string) (*campaign.Result, 
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := reopen(stderr, opts, p.Resume.ScenarioFile, p.Resume.Flags)
+	res, err := reopen(ctx, stderr, opts, p.Resume.ScenarioFile, p.Resume.Flags, p.Containers)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -88,7 +90,7 @@ func resumeRun(stderr io.Writer, opts *runOptions, _ string) (*campaign.Result, 
 
 // reopen completes the campaign's configuration from its recorded flags
 // and scenario file, and reopens it.
-func reopen(stderr io.Writer, opts *runOptions, scenarioFile string, flags map[string]string) (*campaign.Result, error) {
+func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFile string, flags map[string]string, pins []rundir.ContainerImage) (*campaign.Result, error) {
 	cfg := &opts.cfg
 	if err := restoreFlags(opts.flags, flags); err != nil {
 		return nil, cli.Usage(err, "the plan.json of the campaign was edited: resume it as it was, or begin a new campaign")
@@ -99,6 +101,10 @@ func reopen(stderr io.Writer, opts *runOptions, scenarioFile string, flags map[s
 	}
 	s, err := scenarios.Load(scenarioFile)
 	if err != nil {
+		return nil, err
+	}
+	// The images the campaign began with, not what their names name now.
+	if err := pinImages(ctx, s, pins); err != nil {
 		return nil, err
 	}
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)

@@ -68,6 +68,9 @@ type Provenance struct {
 	// NCCL is the NCCL version each rank's bundled log reports
 	// (NCCL_DEBUG=INFO or VERSION prints it), by ROLE-RANK.
 	NCCL map[string]string `json:"nccl,omitempty"`
+	// Containers are the images the run's container roles ran, each by
+	// the digest it was pinned to before the campaign's first run.
+	Containers []rundir.ContainerImage `json:"containers,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.

@@ -25,7 +25,7 @@ func (w *writer) provenance(in Input, regs []rundir.Registration) Provenance {
 	prov := Provenance{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: w.environments(),
 		Machines: w.machines(in.Machine), Source: sourceRevision(in.Scenario), Image: redact.URL(in.Scenario.Source.Image), Campaign: in.Campaign,
-		NCCL: w.ncclVersions()}
+		NCCL: w.ncclVersions(), Containers: st.Containers}
 	for _, reg := range regs {
 		if !slices.Contains(prov.Hosts, reg.Host) {
 			prov.Hosts = append(prov.Hosts, reg.Host)

@@ -70,6 +70,7 @@ func (g *gate) check() {
 	g.workloads()
 	g.builds()
 	g.sources()
+	g.images()
 	g.campaigns()
 	g.machines()
 	g.r.Machine = g.machineLine()

@@ -1,0 +1,272 @@
+package arms
+
+import (
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/container"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// Ranks of a role with container: run each in a container of the role's
+// pinned image: created from the pinned digest and checked to be of it
+// before it starts, the rank wrapper (this host's static abbench-rank,
+// mounted read-only) its entrypoint, the run directory and the scratch
+// directory mounted at their own paths. The wrapper reads the rank's
+// launch file (as under srun), so the arm's values win over the image's
+// ENV. The client that starts a container stays attached: it is the
+// rank's process here, and exits with the container's status.
+
+// prepareContainers checks, before anything is made, what container
+// ranks need: the local ranks, a pinned digest for every container role,
+// and a static rank wrapper to mount.
+func (c *controller) prepareContainers() error {
+	if !c.s.HasContainers() {
+		return nil
+	}
+	if c.opts.Ranks == RanksSrun {
+		return errors.New("roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image")
+	}
+	for _, r := range c.s.Roles {
+		if r.Container != nil && !container.IsDigest(r.Container.Digest) {
+			return fmt.Errorf("role %s: image %s is not pinned to a digest (container.Pin): every run starts its containers from the pinned digest", r.Name, r.Container.Image)
+		}
+	}
+	w, err := staticWrapper(c.self)
+	if err != nil {
+		return err
+	}
+	c.rankBinary = w
+	c.docker = container.Docker{Program: c.opts.Docker, Env: dockerEnv()}
+	return nil
+}
+
+// staticWrapper is the abbench-rank to mount into containers: beside
+// abbench, else on PATH; statically linked, as an image may have no libc.
+func staticWrapper(self string) (string, error) {
+	candidates := []string{filepath.Join(filepath.Dir(self), "abbench-rank")}
+	if p, err := exec.LookPath("abbench-rank"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, p := range candidates {
+		if abs, err := filepath.Abs(p); err == nil && isExecutable(abs) && isStatic(abs) {
+			return abs, nil
+		}
+	}
+	return "", fmt.Errorf("roles with container: the rank wrapper inside each container is this host's abbench-rank, statically linked, beside abbench or on PATH; none is (looked at %s): build one with CGO_ENABLED=0 go build ./cmd/abbench-rank", strings.Join(candidates, ", "))
+}
+
+// isStatic says whether the ELF executable at path asks for no program
+// interpreter (a dynamic loader the image may not have).
+func isStatic(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = f.Close() }() // read only
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return false
+		}
+	}
+	return true
+}
+
+// dockerEnv is the docker client's environment: this process's (its
+// DOCKER_HOST, its HOME's client configuration) without abbench's own
+// variables; the client passes none of it into a container.
+func dockerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ABBENCH_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// rankBase is what a rank of r starts from: on the host, the inherited
+// base keys and abbench's directory first in PATH; in a container, none
+// of the host's (the image's environment stands there), and the image's
+// entrypoint before the rank's command.
+func (c *controller) rankBase(r *scenarios.Role) (inherited []string, selfDir string, entrypoint []string) {
+	if r.Container != nil {
+		return nil, "", r.Container.Entrypoint
+	}
+	return c.opts.Inherited, filepath.Dir(c.self), nil
+}
+
+// startLocal starts a prepared rank on this host: a process, or a
+// container.
+func (c *controller) startLocal(r *scenarios.Role, lp rankLaunch) error {
+	if r.Container == nil {
+		return startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
+	}
+	return c.startContainer(r, lp)
+}
+
+// imageMismatchError is a rank's container made from another image than
+// the run pinned.
+type imageMismatchError struct {
+	container, pinned, got string
+}
+
+func (e *imageMismatchError) Error() string {
+	return fmt.Sprintf("container %s was created from image %s, but the run pinned %s: it was not started", e.container, e.got, e.pinned)
+}
+
+// startFailure is the reason a rank that could not start stops the run
+// with: image-mismatch for a container of another image, else
+// launch-failed.
+func (c *controller) startFailure(role string, rank int, err error) reason.Reason {
+	var mismatch *imageMismatchError
+	if errors.As(err, &mismatch) {
+		return reason.New(reason.ImageMismatch, "%s rank %d: %v", role, rank, err).At(c.arm, role, rank)
+	}
+	return reason.New(reason.LaunchFailed, "starting %s rank %d: %v", role, rank, err).At(c.arm, role, rank)
+}
+
+// startContainer writes the rank's launch file, creates its container,
+// checks it is of the pinned image, and starts it attached.
+func (c *controller) startContainer(r *scenarios.Role, lp rankLaunch) error {
+	p := lp.p
+	if err := writeLaunch(c.coord, r.Name, p.rank, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: p.log}); err != nil {
+		return err
+	}
+	spec, err := c.containerSpec(r, p.rank)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background() // every call of the driver has its own deadline
+	if err := c.docker.Create(ctx, spec); err != nil {
+		return err
+	}
+	p.container = spec.Name
+	got, err := c.docker.ImageOf(ctx, spec.Name)
+	if err != nil {
+		return err
+	}
+	if got != spec.Image {
+		return &imageMismatchError{container: spec.Name, pinned: spec.Image, got: got}
+	}
+	start := c.docker.Start(spec.Name)
+	// The token marks the attached client, so that every sweep finds it.
+	env := append(slices.Clip(c.docker.Env), rankwrap.EnvToken+"="+c.opts.Token) // a new array: ranks start at once
+	return startRank(p, nil, start.Args, env, c.dir, c.exited)
+}
+
+// containerSpec is the container of rank of r.
+func (c *controller) containerSpec(r *scenarios.Role, rank int) (container.Spec, error) {
+	scratch := rundir.Scratch(c.opts.Token)
+	mounts := []container.Mount{{Source: c.dir, Target: c.dir}, {Source: scratch, Target: scratch},
+		{Source: c.rankBinary, Target: container.WrapperPath, ReadOnly: true}}
+	for _, m := range r.Container.Mounts {
+		mt, err := c.s.ParseMount(m)
+		if err != nil {
+			return container.Spec{}, err
+		}
+		mounts = append(mounts, container.Mount{Source: mt.Source, Target: mt.Target, ReadOnly: mt.ReadOnly})
+	}
+	return container.Spec{
+		Name:   containerName(c.opts.Token, r.Name, rank),
+		Image:  r.Container.Digest,
+		Labels: map[string]string{container.LabelToken: c.opts.Token, container.LabelRole: r.Name, container.LabelRank: strconv.Itoa(rank)},
+		User:   fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), Workdir: c.dir, Mounts: mounts,
+		Env:        []string{rankwrap.EnvToken + "=" + c.opts.Token},
+		Entrypoint: container.WrapperPath,
+		Args:       []string{"--", "--launch", rundir.LaunchDirOf(c.coord), r.Name, strconv.Itoa(rank)},
+	}, nil
+}
+
+// containerName names a rank's container after its run.
+func containerName(token, role string, rank int) string {
+	return "abbench-" + token + "-" + rundir.RankName(role, rank)
+}
+
+// stopContainers is teardown for container ranks: SIGTERM to each running
+// container, the grace, then SIGKILL to those still running (marked
+// killed), and the attached client killed should it outlive its
+// container.
+func (c *controller) stopContainers(grace, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	var live []*rankProc
+	var names []string
+	for _, p := range c.procs {
+		if p.container == "" {
+			continue
+		}
+		p.stopping = true
+		if !p.exited() {
+			live, names = append(live, p), append(names, p.container)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx := context.Background()
+	// Best effort: a container that ended meanwhile fails its kill, the
+	// others are signalled; one that missed it is killed after the grace.
+	_ = c.docker.Signal(ctx, "TERM", names...)
+	graceEnd := time.Now().Add(min(grace, limit))
+	names = names[:0]
+	for _, p := range live {
+		select {
+		case <-p.done:
+		case <-time.After(time.Until(graceEnd)):
+		}
+		if !p.exited() {
+			p.killed = true
+			names = append(names, p.container)
+		}
+	}
+	_ = c.docker.Signal(ctx, "KILL", names...) // what this misses, removeContainers removes
+	for _, p := range live {
+		select {
+		case <-p.done:
+		case <-time.After(max(time.Until(deadline), time.Second)):
+			p.signalGroup(syscall.SIGKILL)
+		}
+	}
+}
+
+// removeContainers removes every container of the run, by its label; one
+// left is unclean-shutdown, and how to remove it by hand.
+func (c *controller) removeContainers() {
+	if !c.s.HasContainers() {
+		return
+	}
+	if left := removeRunContainers(c.docker, c.opts.Token); len(left) > 0 {
+		c.fail(reason.New(reason.UncleanShutdown, "containers of the run are left: %s: remove them with docker rm --force $(docker ps --all --quiet --filter label=%s=%s)",
+			strings.Join(left, "; "), container.LabelToken, c.opts.Token))
+		c.status.State = rundir.StateFailed
+	}
+}
+
+// removeRunContainers removes every container of token's run and says
+// what is left: the names of those still listed, or why none could be
+// listed.
+func removeRunContainers(d container.Docker, token string) []string {
+	ctx := context.Background()
+	_, rmErr := d.RemoveRun(ctx, token)
+	left, err := d.OfRun(ctx, token)
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("they could not be listed (%v)", err)}
+	case len(left) > 0 && rmErr != nil:
+		return append(left, fmt.Sprintf("removing them: %v", rmErr))
+	}
+	return left
+}
