@@ -5,6 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/digestcmd"
+	"github.com/abbench/abbench/cmd/abbench/internal/loadcmd"
+	"github.com/abbench/abbench/cmd/abbench/internal/validatecmd"
+	"github.com/abbench/abbench/cmd/abbench/internal/verifycmd"
+
 	"github.com/spf13/cobra"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
@@ -45,7 +50,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cli.Usage(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(newValidateCmd(), newDigestCmd(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), newVerifyCmd(), newReplayCmd(), newLoadCmd(), historycmd.New(), newRankExecCmd(), newGuardCmd())
+	root.AddCommand(validatecmd.New(), digestcmd.New(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), newRankExecCmd(), newGuardCmd())
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {

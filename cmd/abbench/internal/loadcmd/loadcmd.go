@@ -1,4 +1,5 @@
-package main
+// Package loadcmd is abbench load: the built-in OpenAI-compatible load client as a command.
+package loadcmd
 
 import (
 	"errors"
@@ -25,7 +26,8 @@ type loadOptions struct {
 	allowFailures bool
 }
 
-func newLoadCmd() *cobra.Command {
+// New is the command.
+func New() *cobra.Command {
 	var opts loadOptions
 	cmd := &cobra.Command{
 		Use:     "load --url URL --model NAME --prompts FILE --out FILE",

@@ -1,4 +1,5 @@
-package main
+// Package validatecmd is abbench validate: load scenarios and say what each holds constant and what its arms change.
+package validatecmd
 
 import (
 	"errors"
@@ -17,7 +18,8 @@ type validateOptions struct {
 	format cli.Format
 }
 
-func newValidateCmd() *cobra.Command {
+// New is the command.
+func New() *cobra.Command {
 	var opts validateOptions
 	cmd := &cobra.Command{
 		Use:     "validate SCENARIO...",

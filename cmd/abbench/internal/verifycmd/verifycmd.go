@@ -1,4 +1,5 @@
-package main
+// Package verifycmd is abbench verify: every bundle a path leads to, verified.
+package verifycmd
 
 import (
 	"fmt"
@@ -18,7 +19,8 @@ type verifyOptions struct {
 	format cli.Format
 }
 
-func newVerifyCmd() *cobra.Command {
+// New is the command.
+func New() *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
 		Use:     "verify PATH... --allowed-signers FILE",

@@ -1,4 +1,5 @@
-package main
+// Package digestcmd is abbench digest: prompt-content digests of a prompts file or a client's inputs.json, and their explanations.
+package digestcmd
 
 import (
 	"encoding/json"
@@ -24,7 +25,8 @@ type digestOptions struct {
 	format    cli.Format
 }
 
-func newDigestCmd() *cobra.Command {
+// New is the command.
+func New() *cobra.Command {
 	var opts digestOptions
 	cmd := &cobra.Command{
 		Use:     "digest FILE | digest --explain A.records B.records",
