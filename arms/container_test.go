@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/container/containertest"
+
 	"github.com/abbench/abbench/container"
-	"github.com/abbench/abbench/internal/testdaemon"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -75,7 +76,7 @@ func simImage(t *testing.T, reset bool) string {
 		pkgs = append(pkgs, src)
 		df += "COPY reset /reset\nENTRYPOINT [\"/reset\"]\n"
 	}
-	tag, _ := testdaemon.StaticImage(t, "sim", df, pkgs...)
+	tag, _ := containertest.StaticImage(t, "sim", df, pkgs...)
 	return tag
 }
 

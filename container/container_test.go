@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/container/containertest"
+
 	"github.com/abbench/abbench/container"
-	"github.com/abbench/abbench/internal/testdaemon"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -51,7 +52,7 @@ func TestIsDigest(t *testing.T) {
 // entrypoint /x, and returns its tag and ID.
 func testImage(t *testing.T) (string, string) {
 	t.Helper()
-	return testdaemon.StaticImage(t, "container", "FROM scratch\nCOPY abbench-rank /x\nENV MODE=image\nENTRYPOINT [\"/x\", \"--\"]\n", "../cmd/abbench-rank")
+	return containertest.StaticImage(t, "container", "FROM scratch\nCOPY abbench-rank /x\nENV MODE=image\nENTRYPOINT [\"/x\", \"--\"]\n", "../cmd/abbench-rank")
 }
 
 func TestPinResolvesTheImageHere(t *testing.T) {

@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/abbench/abbench/container/containertest"
 
-	"github.com/abbench/abbench/internal/testdaemon"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // dockerCondition answers [docker]: a docker daemon answers here. In CI
 // (CI set) one must: .ci/run starts it.
 func dockerCondition() (bool, error) {
-	err := testdaemon.DockerAnswers()
+	err := containertest.DockerAnswers()
 	if err != nil && os.Getenv("CI") != "" {
 		return false, fmt.Errorf("no docker daemon answers in CI (.ci/run starts one): %v", err)
 	}
@@ -41,7 +41,7 @@ func cmdStaticBin(ts *testscript.TestScript, neg bool, args []string) {
 	for _, p := range args[1:] {
 		pkgs = append(pkgs, ts.MkAbs(p))
 	}
-	ts.Check(testdaemon.StaticBuild(dir, pkgs...))
+	ts.Check(containertest.StaticBuild(dir, pkgs...))
 }
 
 // cmdDockerImage is docker-image TAG DIR [VAR]: the build context DIR
@@ -51,10 +51,10 @@ func cmdDockerImage(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
 		ts.Fatalf("usage: docker-image TAG DIR [VAR]")
 	}
-	id, err := testdaemon.BuildImage(args[0], ts.MkAbs(args[1]))
+	id, err := containertest.BuildImage(args[0], ts.MkAbs(args[1]))
 	ts.Check(err)
 	ts.Defer(func() {
-		if err := testdaemon.RemoveImages(args[0], id); err != nil {
+		if err := containertest.RemoveImages(args[0], id); err != nil {
 			ts.Logf("%v", err)
 		}
 	})

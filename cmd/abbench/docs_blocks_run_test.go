@@ -13,7 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/abbench/abbench/internal/testdaemon"
+	"github.com/abbench/abbench/container/containertest"
+
 	"github.com/abbench/abbench/launcher/slurm"
 )
 
@@ -38,7 +39,7 @@ var docNeeds = map[string]*docNeed{
 	}, requiredInCI: true},
 	"root": {check: func() (bool, string) { return os.Geteuid() == 0, "not root" }, requiredInCI: true},
 	"docker": {check: func() (bool, string) {
-		err := testdaemon.DockerAnswers()
+		err := containertest.DockerAnswers()
 		return err == nil, fmt.Sprintf("no docker daemon answers (sudo scripts/docker-daemon.sh up): %v", err)
 	}, requiredInCI: true},
 	// The NCCL scenarios: two GPUs and PyTorch; CI has neither.

@@ -1,4 +1,6 @@
-package testdaemon
+// Package containertest builds and removes the images tests run containers
+// of, and says whether a docker daemon answers here.
+package containertest
 
 import (
 	"bytes"
