@@ -157,6 +157,9 @@ func TestHolm(t *testing.T) {
 // than the level was made with: 100,000 paths put the rate within 0.0021
 // (three standard errors) of 0.05.
 func TestLookAlphaHoldsOverall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
+	}
 	seq, err := NewSequential(3, 10, 0.05)
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +273,9 @@ func TestDrift(t *testing.T) {
 // The fast subset of the validation suite: every goal in every cell at
 // the designs CI can afford to simulate.
 func TestValidationGoals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
+	}
 	rule := Rule{Effect: 1, HigherIsBetter: true}
 	seq, _ := NewSequential(3, 10, 0.05)
 	designs := []Design{Fixed(2), Fixed(3), Fixed(6), SequentialDesign(seq)}
