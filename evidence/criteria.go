@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/records"
@@ -138,7 +139,7 @@ func (c *collector) validRecord(fail func(reason.Reason)) string {
 	if v, ok := r.Metrics[scenarios.DefaultMetric]; ok {
 		return fmt.Sprintf("%s record valid, output %.1f tok/s", r.Format, v)
 	}
-	return fmt.Sprintf("%s record valid, %s %.4g", r.Format, c.e.HeadlineMetric, r.Metrics[c.e.HeadlineMetric])
+	return fmt.Sprintf("%s record valid, %s %s", r.Format, c.e.HeadlineMetric, numfmt.Value(r.Metrics[c.e.HeadlineMetric]))
 }
 
 func (c *collector) modes(fail func(reason.Reason)) string {

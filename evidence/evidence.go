@@ -24,7 +24,9 @@ const Schema = "abbench-evidence-v1"
 //	2: a record says its unit of work, its tool's verdict, and whether it
 //	   could be read; an unreadable record is censored throughput-invalid
 //	   first, not requests-failed.
-const RulesVersion = 2
+//	3: the headline in a criterion's detail is written for people
+//	   (10,414, not 1.041e+04).
+const RulesVersion = 3
 
 // Evidence is what one arm run proves.
 type Evidence struct {

@@ -210,22 +210,34 @@ func Class(hosts []Facts) string {
 func (f Facts) RankReported() bool { return strings.HasPrefix(f.ReportedBy, rankPrefix) }
 
 // Soft lists the softer facts: they may differ between runs, with a
-// warning (driver and CUDA versions, clocks, ECC, power limit, MIG,
-// kernel, governor, memory, image).
-func Soft(hosts []Facts) string {
-	var parts []string
-	for _, h := range hosts {
-		p := "kernel " + h.Kernel + ", governor " + h.Governor + ", memory " + strconv.FormatInt(h.MemoryMiB, 10) + " MiB"
-		for _, f := range [][2]string{{"image", h.Image}, {"image digest", h.ImageDigest}, {"CUDA driver", h.CUDADriver}, {"CUDA runtime", h.CUDARuntime}} {
+// warning (driver and CUDA versions, application clocks, ECC, power limit,
+// MIG, kernel, governor, memory, image). The GPUs' current clocks are not
+// among them: read as a run starts they say whether the GPU was idle a
+// moment before (345 MHz, then 1980 once it works), not how the machine is
+// set, and a warning every run would teach reviewers to skip warnings.
+func Soft(hosts []Facts) string { return strings.Join(SoftItems(hosts), ", ") }
+
+// SoftItems are Soft's facts one by one (each host's, in host order), so a
+// warning can name only those that differ.
+func SoftItems(hosts []Facts) []string {
+	var items []string
+	sorted := slices.Clone(hosts)
+	slices.SortFunc(sorted, func(a, b Facts) int { return strings.Compare(a.Host+a.Node, b.Host+b.Node) })
+	for _, h := range sorted {
+		host := ""
+		if len(hosts) > 1 {
+			host = h.Host + ": "
+		}
+		items = append(items, host+"kernel "+h.Kernel)
+		for _, f := range [][2]string{{"governor", h.Governor}, {"image", h.Image}, {"image digest", h.ImageDigest}, {"CUDA driver", h.CUDADriver}, {"CUDA runtime", h.CUDARuntime}} {
 			if f[1] != "" {
-				p += ", " + f[0] + " " + f[1]
+				items = append(items, host+f[0]+" "+f[1])
 			}
 		}
+		items = append(items, host+"memory "+strconv.FormatInt(h.MemoryMiB, 10)+" MiB")
 		for _, g := range h.GPUs {
-			p += ", " + describeGPU(g) + ", clocks " + strconv.Itoa(g.SMClockMHz) + "/" + strconv.Itoa(g.MemClockMHz) + " MHz"
+			items = append(items, host+describeGPU(g))
 		}
-		parts = append(parts, p)
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, " | ")
+	return items
 }

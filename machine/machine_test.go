@@ -14,10 +14,17 @@ func TestParseGPUs(t *testing.T) {
 	if len(g) != 2 || g[0] != (GPU{Name: "NVIDIA H200", Driver: "580.159.04", MemoryMiB: 143771, SMClockMHz: 1980, MemClockMHz: 3201, Persistence: "Enabled"}) || g[1].SMClockMHz != 345 {
 		t.Fatalf("%+v", g)
 	}
-	// The class holds the models, not the clocks.
+	// The class holds the models, not the clocks; the softer facts hold
+	// the application clocks (how the GPU is set), not the current ones
+	// (whether it was idle as the run started).
 	a, b := []Facts{{CPUModel: "x", GPUs: g[:1]}}, []Facts{{CPUModel: "x", GPUs: g[1:]}}
-	if Class(a) != Class(b) || Soft(a) == Soft(b) {
-		t.Errorf("class %q/%q soft %q/%q", Class(a), Class(b), Soft(a), Soft(b))
+	if Class(a) != Class(b) || Soft(a) != Soft(b) {
+		t.Errorf("current clocks: class %q/%q soft %q/%q", Class(a), Class(b), Soft(a), Soft(b))
+	}
+	set := []Facts{{CPUModel: "x", GPUs: []GPU{g[1]}}}
+	set[0].GPUs[0].AppClockMHz, set[0].GPUs[0].AppMemClockMHz = 1500, 3201
+	if Class(a) != Class(set) || Soft(a) == Soft(set) {
+		t.Errorf("application clocks: class %q/%q soft %q/%q", Class(a), Class(set), Soft(a), Soft(set))
 	}
 }
 

@@ -394,6 +394,11 @@ func TestMachineMismatch(t *testing.T) {
 	if r.Verdict == Censored || !strings.Contains(strings.Join(r.Warnings, "\n"), "softer facts") {
 		t.Fatalf("another driver: %s %v", r.Verdict, r.Warnings)
 	}
+	// The warning names what differs, each variant with its runs, and
+	// nothing the runs share.
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "NVIDIA H200 (driver 580.1) in 3 run(s)") || !strings.Contains(w, "NVIDIA H200 (driver 590.2) in 3 run(s)") || strings.Contains(w, "kernel 6.8") {
+		t.Fatalf("another driver, the warning: %s", w)
+	}
 	r = Compare(with(h200), Options{})
 	if r.Verdict == Censored || strings.Contains(strings.Join(r.Warnings, "\n"), "softer") {
 		t.Fatalf("the same machine: %s %v", r.Verdict, r.Warnings)

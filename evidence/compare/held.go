@@ -17,13 +17,16 @@ import (
 // differences (drivers, clocks, kernel, governor, memory, image).
 func (g *gate) machines() {
 	var ref *Run
-	softSeen := map[string]bool{}
+	softSeen := map[string][]string{}
+	softRuns := map[string]int{}
 	for i := range g.runs {
 		run := &g.runs[i]
 		if len(run.Machines) == 0 {
 			continue
 		}
-		softSeen[machine.Soft(run.Machines)] = true
+		soft := machine.Soft(run.Machines)
+		softSeen[soft] = machine.SoftItems(run.Machines)
+		softRuns[soft]++
 		if ref == nil {
 			ref = run
 			continue
@@ -36,7 +39,7 @@ func (g *gate) machines() {
 		}
 	}
 	if len(softSeen) > 1 {
-		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory or image): %s", strings.Join(slices.Sorted(maps.Keys(softSeen)), "; ")))
+		g.r.Warnings = append(g.r.Warnings, "the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory or image): "+softDifference(softSeen, softRuns))
 	}
 }
 
@@ -94,4 +97,30 @@ func (g *gate) builds() {
 	for _, arm := range slices.Sorted(maps.Keys(byArm)) {
 		g.r.Builds = append(g.r.Builds, byArm[arm])
 	}
+}
+
+// softDifference says, for each variant of the runs' softer facts, the
+// facts not shared by every variant and how many runs had it: only what
+// differs, so a reviewer sees "driver 580.1 in 3 runs; driver 590.2 in 3".
+func softDifference(variants map[string][]string, runs map[string]int) string {
+	shared := map[string]int{}
+	for _, items := range variants {
+		for _, it := range slices.Compact(slices.Sorted(slices.Values(items))) {
+			shared[it]++
+		}
+	}
+	var parts []string
+	for _, key := range slices.Sorted(maps.Keys(variants)) {
+		var own []string
+		for _, it := range variants[key] {
+			if shared[it] < len(variants) {
+				own = append(own, it)
+			}
+		}
+		if len(own) == 0 {
+			own = []string{"(the same facts, on fewer hosts)"}
+		}
+		parts = append(parts, fmt.Sprintf("%s in %d run(s)", strings.Join(own, ", "), runs[key]))
+	}
+	return strings.Join(parts, "; ")
 }
