@@ -24,7 +24,8 @@ const Schema = "abbench-evidence-v1"
 //	2: a record says its unit of work, its tool's verdict, and whether it
 //	   could be read; an unreadable record is censored throughput-invalid
 //	   first, not requests-failed.
-const RulesVersion = 2
+//	3: an nccl-tests record lists the message sizes it swept (sweep).
+const RulesVersion = 3
 
 // Evidence is what one arm run proves.
 type Evidence struct {
