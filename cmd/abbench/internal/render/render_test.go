@@ -7,6 +7,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -74,6 +75,7 @@ func TestSummaryCensorsARunWhoseControllerFailed(t *testing.T) {
 	p := &rundir.Plan{Scenario: "s", Order: "abba", Seed: 1, Runs: []rundir.PlannedRun{
 		{Index: 1, Arm: "a", Dir: "out/s/runs/1-a", Result: never},
 		{Index: 2, Arm: "b", Result: &rundir.Outcome{State: "succeeded", Started: start, Ended: start.Add(time.Second)}},
+		{Index: 3, Arm: "b", Result: &rundir.Outcome{State: "failed", ExitCode: 1, Started: start, Ended: start.Add(time.Second)}},
 	}}
 	r := &campaign.Result{Out: "out/s", Plan: p, Runs: make([]campaign.Run, len(p.Runs))}
 	for i := range p.Runs {
@@ -81,18 +83,26 @@ func TestSummaryCensorsARunWhoseControllerFailed(t *testing.T) {
 		r.Runs[i].Status = &rundir.Status{State: rundir.StateSucceeded}
 		r.Runs[i].Evidence = measured(42)
 	}
+	// A failed controller that left no evidence: its status says why.
+	r.Runs[2].Status = &rundir.Status{State: rundir.StateFailed, Reasons: []reason.Reason{reason.New(reason.LaunchFailed, "srun: no such partition")}}
+	r.Runs[2].Evidence = nil
 	var b strings.Builder
 	if err := WriteSummary(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	var row1, row2 string
+	var row1, row2, row3 string
 	for _, l := range strings.Split(b.String(), "\n") {
 		switch {
 		case strings.HasPrefix(l, "| 1 "):
 			row1 = l
 		case strings.HasPrefix(l, "| 2 "):
 			row2 = l
+		case strings.HasPrefix(l, "| 3 "):
+			row3 = l
 		}
+	}
+	if !strings.Contains(row3, "no such partition") {
+		t.Errorf("run 3's row: %q, want its status's reason", row3)
 	}
 	for _, want := range []string{"cancelled", "censored", "it never ran again", "status -1"} {
 		if !strings.Contains(row1, want) {

@@ -59,8 +59,9 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 // summaryRow is one run's row: its state, evidence, time, headline metric
 // and first reason. A run whose controller failed (rundir.Outcome's
 // ControllerFailed: a requeued job that never ran again, most often) is
-// censored whatever its directory's newest attempt says, as compare
-// censors it: that attempt is no result of this run.
+// censored whatever evidence its directory's newest attempt holds, as
+// compare censors it: that attempt is no result of this run. Without
+// evidence, its status says why, as compare says.
 func summaryRow(run campaign.Run) []string {
 	pr := run.Planned
 	state, took, ev, headline, why := "not run", "-", "-", Headline(run.Evidence), ""
@@ -71,7 +72,7 @@ func summaryRow(run campaign.Run) []string {
 		took = pr.Result.Ended.Sub(pr.Result.Started).Round(10 * time.Millisecond).String()
 	}
 	switch {
-	case pr.Result.ControllerFailed():
+	case run.Evidence != nil && pr.Result.ControllerFailed():
 		state, ev, headline, why = pr.Result.State, "censored", "-", controllerFailure(pr)
 	case run.Evidence != nil && run.Evidence.Accepted:
 		ev = "accepted"
