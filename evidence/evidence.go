@@ -25,7 +25,8 @@ const Schema = "abbench-evidence-v1"
 //	   could be read; an unreadable record is censored throughput-invalid
 //	   first, not requests-failed.
 //	3: the headline in a criterion's detail is written for people
-//	   (10,414, not 1.041e+04).
+//	   (10,414, not 1.041e+04), and an nccl-tests record lists the message
+//	   sizes it swept (sweep).
 const RulesVersion = 3
 
 // Evidence is what one arm run proves.

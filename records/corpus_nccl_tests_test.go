@@ -68,3 +68,23 @@ func TestNCCLTestsOneRunAFile(t *testing.T) {
 		t.Errorf("unreadable %v, problems %q", r.Unreadable, r.Problems)
 	}
 }
+
+// The record lists the message sizes the run swept, in its order, so a
+// comparison can hold the sweep equal: the published two-node run swept
+// 8 B to 8 GiB, doubling (-b 8 -e 8G -f 2).
+func TestNCCLTestsSweep(t *testing.T) {
+	const rel = "nccl-tests/h100x16-two-node-all-reduce-validated.txt"
+	r := Parse(realRecord(t, rel), rel, Spec{Format: "nccl-tests", Metric: "bus_bandwidth"})
+	var want []uint64
+	for size := uint64(8); size <= 8<<30; size *= 2 {
+		want = append(want, size)
+	}
+	if !slices.Equal(r.Sweep, want) {
+		t.Fatalf("sweep %v, want %v", r.Sweep, want)
+	}
+	// A row the output lacks is a sweep of its own.
+	r = Parse(realRecordEdited(t, rel, "\n        1024", "\n#       1024", 1), rel, Spec{Format: "nccl-tests", Metric: "bus_bandwidth"})
+	if len(r.Sweep) != len(want)-1 || slices.Contains(r.Sweep, 1024) {
+		t.Fatalf("sweep without its 1024 B row: %v", r.Sweep)
+	}
+}

@@ -17,8 +17,8 @@ var (
 
 // ncclRun is what one nccl-tests run printed.
 type ncclRun struct {
-	countsWrong  bool // the columns are #wrong (counts), not error (magnitudes)
-	sizes        int
+	countsWrong  bool     // the columns are #wrong (counts), not error (magnitudes)
+	sizes        []uint64 // each row's message size in bytes, in order
 	unchecked    int      // sizes whose results were not checked (N/A)
 	wrong        []string // the sizes with wrong values, as said
 	failed       int
@@ -52,14 +52,14 @@ func (r *Record) parseNCCLTests(data []byte, _ Spec) {
 	case len(run.outOfBounds) > 0:
 		r.verdict(false, "Out of bounds values : "+run.outOfBounds[0])
 	}
-	if run.sizes > 0 {
-		r.Requested, r.Failed, r.Completed = run.sizes, run.failed, run.sizes-run.failed
+	if n := len(run.sizes); n > 0 {
+		r.Requested, r.Failed, r.Completed, r.Sweep = n, run.failed, n-run.failed, run.sizes
 	}
 	for _, w := range run.wrong {
 		r.problem("%s", w)
 	}
 	if run.unchecked > 0 {
-		r.problem("%d of %d sizes were not checked (#wrong N/A: validation off): nccl-tests did not check the results; run it with -c 1", run.unchecked, run.sizes)
+		r.problem("%d of %d sizes were not checked (#wrong N/A: validation off): nccl-tests did not check the results; run it with -c 1", run.unchecked, len(run.sizes))
 	}
 	if len(run.avgLines) == 1 {
 		if v, err := strconv.ParseFloat(run.avgLines[0], 64); err == nil {
@@ -68,7 +68,7 @@ func (r *Record) parseNCCLTests(data []byte, _ Spec) {
 			r.problem("# Avg bus bandwidth %q is not a number", run.avgLines[0])
 		}
 	}
-	if run.sizes > 0 {
+	if len(run.sizes) > 0 {
 		r.Metrics["peak_bus_bandwidth"] = run.peak
 	}
 }
@@ -103,7 +103,8 @@ func (run *ncclRun) row(f []string) {
 	if len(f) < 11 {
 		return
 	}
-	if _, err := strconv.ParseUint(f[0], 10, 64); err != nil {
+	size, err := strconv.ParseUint(f[0], 10, 64)
+	if err != nil {
 		return
 	}
 	cols := f[len(f)-8:]
@@ -119,7 +120,7 @@ func (run *ncclRun) row(f []string) {
 		busbw[place], _ = strconv.ParseFloat(c[2], 64)
 		wrong[place] = c[3]
 	}
-	run.sizes++
+	run.sizes = append(run.sizes, size)
 	run.peak = max(run.peak, busbw[0], busbw[1])
 	bad := false
 	for place, w := range wrong {

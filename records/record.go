@@ -46,6 +46,12 @@ type Record struct {
 	Metrics map[string]float64 `json:"metrics"`
 	// ValidityFlag is the record's own flag, nil when absent.
 	ValidityFlag *bool `json:"validity_flag"`
+	// Sweep is what a tool that sweeps a parameter ran, in its order:
+	// nccl-tests' message sizes in bytes (-b, -e, -f, -i). It is part of
+	// the matched workload (compare censors runs of other sweeps: other
+	// sizes average to another bus bandwidth); nil for tools that do not
+	// sweep.
+	Sweep []uint64 `json:"sweep,omitempty"`
 	// chose is set when the parser chose among the file's results by
 	// name (choose): a Spec.Result no parser reads is an error, not
 	// ignored.

@@ -311,3 +311,14 @@ type Outcome struct {
 	Ended        time.Time `json:"ended"`
 	Detail       string    `json:"detail,omitempty"`
 }
+
+// ControllerFailed says the allocation's controller did not end with a
+// result of its own: it failed, a signal ended it, or (-1) it never ran,
+// as a requeued Slurm job cancelled before its new attempt ran. The run
+// directory's newest attempt is then no result of this run, whatever its
+// status and evidence say: a comparison censors it and a summary says so.
+// Exit status 3 is a controller that ran and censored its evidence
+// (abbench's exit status for censored): its files are its result.
+func (o *Outcome) ControllerFailed() bool {
+	return o != nil && o.ExitCode != 0 && o.ExitCode != 3
+}

@@ -55,7 +55,7 @@ var docNeeds = map[string]*docNeed{
 	}},
 	"cosign": {check: func() (bool, string) {
 		_, err := exec.LookPath("cosign")
-		return err == nil, "cosign is not installed"
+		return err == nil, "cosign is not on PATH: .ci/run does not build it, a cold build costs more than CI's time allows (docs/bundles.md); go install github.com/sigstore/cosign/v2/cmd/cosign@v2.6.5 runs these blocks"
 	}},
 }
 

@@ -202,7 +202,7 @@ func (w *writer) copyLogs(in Input) error {
 			return err
 		}
 	}
-	return w.putJSON(ScopesFile, scopes)
+	return w.putJSON(ScopesFile, Scopes{Schema: ScopesSchema, Scopes: scopes})
 }
 
 func hasRules(s *scenarios.Scenario, role string) bool {

@@ -133,9 +133,10 @@ func TestWriteAndVerify(t *testing.T) {
 	if !bytes.HasPrefix(log, []byte("mode rank=1")) || !bytes.Contains(log, []byte("\xff\xfe")) {
 		t.Fatalf("bundled log %q", log)
 	}
-	var scopes map[string]ScopeRecord
-	data, _ := os.ReadFile(filepath.Join(b, ScopesFile))
-	json.Unmarshal(data, &scopes)
+	scopes, err := ReadScopes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if scopes["ctx-1.log"].Offset != int64(len("mode rank=9 terminal=0\nsummary rank=9 commits=0\n")) || scopes["ctx-1.log"].Bytes != int64(len(log)) {
 		t.Fatalf("scope record %+v", scopes["ctx-1.log"])
 	}

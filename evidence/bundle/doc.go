@@ -34,7 +34,7 @@
 //	  provenance.json             who ran it, where and from what (Provenance)
 //	  scopes.json                 each log's source, offset, inode, bytes and
 //	                              SHA-256, or why it could not be read
-//	                              (ScopeRecord, by log name)
+//	                              (Scopes: ScopeRecord by log name)
 //	  ROLE-RANK.log               each log's scoped bytes, verbatim, under its
 //	                              run-directory name
 //	  coord/ranks/ROLE-RANK.json  the registrations, redacted

@@ -34,9 +34,7 @@ func TestBundleKeepsTheHooksOutput(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(dest, rel)); err != nil || string(got) != out {
 		t.Fatalf("bundled hook output %q (%v), want %q", got, err, out)
 	}
-	var scopes map[string]ScopeRecord
-	data, _ := os.ReadFile(filepath.Join(dest, ScopesFile))
-	if err := json.Unmarshal(data, &scopes); err != nil || scopes[rel].Bytes != int64(len(out)) || scopes[rel].SHA256 == "" {
+	if scopes, err := ReadScopes(dest); err != nil || scopes[rel].Bytes != int64(len(out)) || scopes[rel].SHA256 == "" {
 		t.Errorf("scopes.json of the hook's output: %+v (%v)", scopes[rel], err)
 	}
 	manifest, _ := os.ReadFile(filepath.Join(dest, ManifestFile))

@@ -43,10 +43,17 @@ const (
 	// PredicateTypeV1 is the first predicate (snake_case fields): bundles
 	// made with it still verify.
 	PredicateTypeV1 = "https://github.com/abbench/abbench/evidence/v1"
+
+	// ProvenanceSchema and ScopesSchema name the formats of
+	// provenance.json and scopes.json (docs/schema). Bundles made before
+	// they were named carry none and read as these first versions.
+	ProvenanceSchema = "abbench-provenance-v1"
+	ScopesSchema     = "abbench-scopes-v1"
 )
 
 // Provenance is provenance.json: who ran the run, where and from what.
 type Provenance struct {
+	Schema       string              `json:"schema"` // ProvenanceSchema; "" in bundles made before it was named
 	Tool         string              `json:"tool"`
 	Source       *SourceRevision     `json:"source,omitempty"`
 	Image        string              `json:"image,omitempty"`
@@ -81,8 +88,15 @@ type SourceRevision struct {
 	Dirty      bool   `json:"dirty"`
 }
 
-// ScopeRecord says where a bundled log's bytes came from (scopes.json maps
-// each log's name to its record).
+// Scopes is scopes.json: each bundled log's (and hook output's) record,
+// by its name. Bundles made before its schema was named hold the map of
+// records alone (ReadScopes reads both).
+type Scopes struct {
+	Schema string                 `json:"schema"` // ScopesSchema
+	Scopes map[string]ScopeRecord `json:"scopes"`
+}
+
+// ScopeRecord says where a bundled log's bytes came from.
 type ScopeRecord struct {
 	Source     string `json:"source"`
 	Offset     int64  `json:"offset"`
@@ -108,5 +122,49 @@ func ReadProvenance(dir string) (*Provenance, error) {
 	if err := json.Unmarshal(data, &prov); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
 	}
+	if err := knownSchema(path, prov.Schema, ProvenanceSchema); err != nil {
+		return nil, err
+	}
 	return &prov, nil
+}
+
+// ReadScopes reads the scopes.json of the bundle directory dir: each
+// bundled log's record by its name, of either format (Scopes, or the map
+// of records alone that bundles made before its schema was named hold).
+func ReadScopes(dir string) (map[string]ScopeRecord, error) {
+	path := filepath.Join(dir, ScopesFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("%s does not parse: %w", path, err)
+	}
+	var schema string
+	if json.Unmarshal(top["schema"], &schema) != nil { // absent, or a log named "schema": the older map
+		var scopes map[string]ScopeRecord
+		if err := json.Unmarshal(data, &scopes); err != nil {
+			return nil, fmt.Errorf("%s does not parse: %w", path, err)
+		}
+		return scopes, nil
+	}
+	var sc Scopes
+	if err := json.Unmarshal(data, &sc); err != nil {
+		return nil, fmt.Errorf("%s does not parse: %w", path, err)
+	}
+	if err := knownSchema(path, sc.Schema, ScopesSchema); err != nil {
+		return nil, err
+	}
+	return sc.Scopes, nil
+}
+
+// knownSchema refuses a file of another schema than want: a newer format
+// this abbench cannot read. "" is a bundle made before the schema was
+// named, of its first version.
+func knownSchema(path, got, want string) error {
+	if got != "" && got != want {
+		return fmt.Errorf("%s has schema %q; this abbench reads %s: read it with the abbench that made it, or a newer one", path, got, want)
+	}
+	return nil
 }

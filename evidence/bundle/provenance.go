@@ -22,7 +22,7 @@ import (
 // environments.
 func (w *writer) provenance(in Input, regs []rundir.Registration) Provenance {
 	st := in.Status
-	prov := Provenance{Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
+	prov := Provenance{Schema: ProvenanceSchema, Tool: in.Tool, Token: st.Token, Started: st.Started, Ended: st.Ended, Prompts: promptsOf(in.Scenario),
 		Hosts: []string{}, Allocations: []string{}, Environment: w.environments(),
 		Machines: w.machines(in.Machine), Source: sourceRevision(in.Scenario), Image: redact.URL(in.Scenario.Source.Image), Campaign: in.Campaign,
 		NCCL: w.ncclVersions(), Containers: st.Containers}

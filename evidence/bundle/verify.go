@@ -301,13 +301,9 @@ func judgmentDifference(made, again *evidence.Evidence) string {
 // Recollect derives the evidence of a bundle from its bundled log bytes and
 // records (its logs hold only their scopes), as verify and replay do.
 func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, error) {
-	var scopes map[string]ScopeRecord
-	data, err := os.ReadFile(filepath.Join(dir, ScopesFile))
+	scopes, err := ReadScopes(dir)
 	if err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &scopes); err != nil {
-		return nil, fmt.Errorf("%s does not parse: %v", ScopesFile, err)
 	}
 	unreadable := map[string]string{}
 	for name, rec := range scopes {

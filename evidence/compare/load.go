@@ -118,7 +118,7 @@ func loadRun(f rundir.Found) (Run, error) {
 		run.prov = prov
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
 	}
-	if pr := f.Planned; pr != nil && pr.Result != nil && pr.Result.ExitCode != 0 && pr.Result.ExitCode != 3 {
+	if pr := f.Planned; pr != nil && pr.Result.ControllerFailed() {
 		run.censor(controllerReason(f, ""))
 	}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/evidence"
@@ -50,6 +51,48 @@ func (g *gate) workloads() {
 				run.Evidence.Arm, run.Path, w.Algorithm, w.Count, short(w.Hex), ref.Evidence.Arm, ref.Path, rw.Algorithm, rw.Count, short(rw.Hex), explain(ref, run)))
 		}
 	}
+	g.sweeps()
+}
+
+// sweeps requires every accepted run's record to have swept what the
+// first one's did (nccl-tests' message sizes): for a tool that sweeps,
+// the sweep is the matched workload, and other sizes average to another
+// bus bandwidth whatever either arm changed. A run whose record lists no
+// sweep beside one that does (evidence derived before records listed
+// theirs) cannot be shown to have run the same sweep.
+func (g *gate) sweeps() {
+	var ref *Run
+	for i := range g.runs {
+		run := &g.runs[i]
+		if !run.Evidence.Accepted || run.Evidence.Throughput == nil {
+			continue // a censored run's own reasons say why
+		}
+		if ref == nil {
+			ref = run
+			continue
+		}
+		s, rs := run.Evidence.Throughput.Sweep, ref.Evidence.Throughput.Sweep
+		if slices.Equal(s, rs) {
+			continue
+		}
+		g.add(reason.New(reason.DigestArmMismatch, "arm %s (run %s) swept %s, arm %s (run %s) %s: the sweep is the matched workload (run both arms with the same -b, -e, -f or -i)",
+			run.Evidence.Arm, run.Path, sweepText(s, rs), ref.Evidence.Arm, ref.Path, sweepText(rs, s)))
+	}
+}
+
+// sweepText says what sweep s holds, and where it first differs from
+// other.
+func sweepText(s, other []uint64) string {
+	if len(s) == 0 {
+		return "no sizes its record lists (derived by older evidence rules: run it again)"
+	}
+	text := fmt.Sprintf("%d sizes from %d B to %d B", len(s), s[0], s[len(s)-1])
+	for i, v := range s {
+		if i >= len(other) || other[i] != v {
+			return fmt.Sprintf("%s (size %d: %d B)", text, i+1, v)
+		}
+	}
+	return text
 }
 
 func hasActivation(e *evidence.Evidence) bool {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -60,5 +61,58 @@ func TestSummaryRowsAndWhyTheRestDidNotRun(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A Slurm job requeued and cancelled before its new attempt ran leaves its
+// earlier attempt's status and accepted evidence in the run directory; the
+// summary must say what compare says of it (censored, its controller
+// failed), not show the stale attempt as an accepted success.
+func TestSummaryCensorsARunWhoseControllerFailed(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	never := &rundir.Outcome{State: "cancelled", ExitCode: -1, Started: start, Ended: start.Add(time.Second),
+		Detail: "slurm job 7 CANCELLED; requeued (restart 1); it never ran again, so no attempt of it has a result"}
+	p := &rundir.Plan{Scenario: "s", Order: "abba", Seed: 1, Runs: []rundir.PlannedRun{
+		{Index: 1, Arm: "a", Dir: "out/s/runs/1-a", Result: never},
+		{Index: 2, Arm: "b", Result: &rundir.Outcome{State: "succeeded", Started: start, Ended: start.Add(time.Second)}},
+		{Index: 3, Arm: "b", Result: &rundir.Outcome{State: "failed", ExitCode: 1, Started: start, Ended: start.Add(time.Second)}},
+	}}
+	r := &campaign.Result{Out: "out/s", Plan: p, Runs: make([]campaign.Run, len(p.Runs))}
+	for i := range p.Runs {
+		r.Runs[i].Planned = &p.Runs[i]
+		r.Runs[i].Status = &rundir.Status{State: rundir.StateSucceeded}
+		r.Runs[i].Evidence = measured(42)
+	}
+	// A failed controller that left no evidence: its status says why.
+	r.Runs[2].Status = &rundir.Status{State: rundir.StateFailed, Reasons: []reason.Reason{reason.New(reason.LaunchFailed, "srun: no such partition")}}
+	r.Runs[2].Evidence = nil
+	var b strings.Builder
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var row1, row2, row3 string
+	for _, l := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "| 1 "):
+			row1 = l
+		case strings.HasPrefix(l, "| 2 "):
+			row2 = l
+		case strings.HasPrefix(l, "| 3 "):
+			row3 = l
+		}
+	}
+	if !strings.Contains(row3, "no such partition") {
+		t.Errorf("run 3's row: %q, want its status's reason", row3)
+	}
+	for _, want := range []string{"cancelled", "censored", "it never ran again", "status -1"} {
+		if !strings.Contains(row1, want) {
+			t.Errorf("run 1's row lacks %q: %q\n%s", want, row1, b.String())
+		}
+	}
+	if strings.Contains(row1, "accepted") || strings.Contains(row1, "succeeded") {
+		t.Errorf("run 1's row shows its stale attempt as a success: %q", row1)
+	}
+	if !strings.Contains(row2, "succeeded") || !strings.Contains(row2, "accepted") {
+		t.Errorf("run 2's row: %q, want it succeeded and accepted", row2)
 	}
 }

@@ -36,30 +36,10 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		last--
 	}
 	for _, run := range r.Runs[:last] {
-		pr := run.Planned
-		state, took, ev, why := "not run", "-", "-", ""
-		if run.Status != nil {
-			state = run.Status.State
+		if run.Evidence != nil && run.Evidence.HeadlineMetric != "" {
+			metric = run.Evidence.HeadlineMetric
 		}
-		if pr.Result != nil {
-			took = pr.Result.Ended.Sub(pr.Result.Started).Round(10 * time.Millisecond).String()
-		}
-		if run.Evidence != nil {
-			ev = "accepted"
-			if !run.Evidence.Accepted {
-				ev, why = "censored", runReason(run)
-			}
-			if run.Evidence.HeadlineMetric != "" {
-				metric = run.Evidence.HeadlineMetric
-			}
-		} else if pr.Result != nil {
-			why = runReason(run)
-		}
-		arm := pr.Arm
-		if pr.Warmup {
-			arm += " (warm-up)"
-		}
-		rows = append(rows, []string{fmt.Sprint(pr.Index), arm, state, ev, took, Headline(run.Evidence), why})
+		rows = append(rows, summaryRow(run))
 	}
 	if last < len(r.Runs) {
 		why := "the campaign was interrupted"
@@ -74,6 +54,44 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
 	return texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
+}
+
+// summaryRow is one run's row: its state, evidence, time, headline metric
+// and first reason. A run whose controller failed (rundir.Outcome's
+// ControllerFailed: a requeued job that never ran again, most often) is
+// censored whatever evidence its directory's newest attempt holds, as
+// compare censors it: that attempt is no result of this run. Without
+// evidence, its status says why, as compare says.
+func summaryRow(run campaign.Run) []string {
+	pr := run.Planned
+	state, took, ev, headline, why := "not run", "-", "-", Headline(run.Evidence), ""
+	if run.Status != nil {
+		state = run.Status.State
+	}
+	if pr.Result != nil {
+		took = pr.Result.Ended.Sub(pr.Result.Started).Round(10 * time.Millisecond).String()
+	}
+	switch {
+	case run.Evidence != nil && pr.Result.ControllerFailed():
+		state, ev, headline, why = pr.Result.State, "censored", "-", controllerFailure(pr)
+	case run.Evidence != nil && run.Evidence.Accepted:
+		ev = "accepted"
+	case run.Evidence != nil:
+		ev, why = "censored", runReason(run)
+	case pr.Result != nil:
+		why = runReason(run)
+	}
+	arm := pr.Arm
+	if pr.Warmup {
+		arm += " (warm-up)"
+	}
+	return []string{fmt.Sprint(pr.Index), arm, state, ev, took, headline, why}
+}
+
+// controllerFailure says a run's controller failed, with what its
+// allocation said.
+func controllerFailure(pr *rundir.PlannedRun) string {
+	return fmt.Sprintf("%s: controller exited with status %d (see %s)", pr.Result.Detail, pr.Result.ExitCode, pr.Dir)
 }
 
 // runReason is the first reason a run was not accepted, what its
@@ -91,7 +109,7 @@ func runReason(run campaign.Run) string {
 		return run.Status.Reasons[0].String()
 	}
 	if pr.Result != nil {
-		return fmt.Sprintf("%s: controller exited with status %d (see %s)", pr.Result.Detail, pr.Result.ExitCode, pr.Dir)
+		return controllerFailure(pr)
 	}
 	return "not run"
 }
