@@ -233,7 +233,11 @@ func hopeless(run *Run) string {
 	return ""
 }
 
-// collect reads what the run left: its newest attempt's status and evidence.
+// collect reads what the run left: its newest attempt's status and
+// evidence. A run whose controller failed (a requeued Slurm job cancelled
+// before its new attempt ran) has no evidence of its own: the newest
+// attempt's files are an older attempt's, which neither the calibration,
+// the looks, plan.json nor the progress line may take for this run's.
 func (run *Run) collect() {
 	st, err := rundir.LatestStatus(run.Planned.Dir)
 	if err != nil {
@@ -241,6 +245,9 @@ func (run *Run) collect() {
 	}
 	run.Status = st
 	run.Planned.Token = st.Token
+	if run.Planned.Result.ControllerFailed() {
+		return
+	}
 	var ev evidence.Evidence
 	if rundir.ReadJSON(filepath.Join(st.Dir, rundir.EvidenceFile), &ev) == nil {
 		run.Evidence = &ev

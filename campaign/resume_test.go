@@ -276,3 +276,28 @@ func TestExecuteAttachesToLiveAllocations(t *testing.T) {
 		t.Errorf("run 2's earlier attempt is gone: %v", err)
 	}
 }
+
+// A run whose controller failed (a requeued job that never ran again: exit
+// -1) takes no evidence from the attempt its directory still holds.
+func TestCollectTakesNoEvidenceOfAFailedController(t *testing.T) {
+	cfg := begun(t, 3)
+	p, err := rundir.ReadPlan(cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	pr := &p.Runs[0]
+	attempt(t, pr, "t1", rundir.StateSucceeded, &yes)
+	pr.Result = &rundir.Outcome{State: launcher.Cancelled, ExitCode: -1}
+	run := &Run{Planned: pr}
+	run.collect()
+	if run.Evidence != nil || pr.Accepted != nil {
+		t.Errorf("evidence %+v, accepted %v: a failed controller's run took an older attempt's evidence", run.Evidence, pr.Accepted)
+	}
+	pr.Result = &rundir.Outcome{State: launcher.Failed, ExitCode: 3} // censored by its own controller
+	run = &Run{Planned: pr}
+	run.collect()
+	if run.Evidence == nil {
+		t.Error("a controller that ran and censored: its evidence is its result")
+	}
+}
