@@ -122,6 +122,9 @@ type Decision struct {
 	// Period is the period effect of pairs run in both orders (nil
 	// otherwise: see CrossoverLogs).
 	Period *Period `json:"period,omitempty"`
+	// Futile says a sequential design's look ended the campaign
+	// undecided (Sequential.Futile).
+	Futile bool `json:"futile,omitempty"`
 	// StopBias is the early-stop bias of a sequential design's decided
 	// change (Sequential.StopBias; nil otherwise).
 	StopBias *Bias `json:"stop_bias,omitempty"`
@@ -257,6 +260,10 @@ func IntervalLevel(alpha float64) string {
 func (dec Decision) Decided() bool {
 	return dec.Verdict == Improved || dec.Verdict == Regressed || dec.Verdict == NoChange
 }
+
+// Ends says whether a sequential look ends the campaign: decided, or
+// futile.
+func (dec Decision) Ends() bool { return dec.Decided() || dec.Futile }
 
 func (r Rule) defaults() Rule {
 	if r.Alpha <= 0 || r.Alpha >= 1 {
