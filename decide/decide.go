@@ -110,8 +110,10 @@ type Decision struct {
 	// none can be given (one run per arm, too few pairs for SignedRank).
 	Interval *[2]float64 `json:"interval"`
 	// P is the test's p (adjusted for several treatments when Holm says so).
-	P     *float64 `json:"p"`
-	Alpha float64  `json:"alpha"`
+	P *float64 `json:"p"`
+	// Alpha is the level of the test and its interval; at a spending
+	// design's stop, the interval's (Sequential.Decide).
+	Alpha float64 `json:"alpha"`
 	// Effect is the smallest effect of interest it was held to, in percent.
 	Effect  float64 `json:"effect_pct"`
 	Verdict string  `json:"verdict"`

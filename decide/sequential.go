@@ -75,6 +75,18 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 		LookAlphas: OBFLevels(minPairs, maxPairs, alpha), Futility: DefaultFutility}, nil
 }
 
+// Describe says the design in a report's words.
+func (s *Sequential) Describe() string {
+	if s.Boundary != OBFSpending {
+		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %.2g)", s.MinPairs, s.MaxPairs, s.LookAlpha, s.Alpha)
+	}
+	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %.2g to %.3g (overall %.2g)", s.MinPairs, s.MaxPairs, s.LevelAt(s.MinPairs), s.LevelAt(s.MaxPairs), s.Alpha)
+	if s.Futility > 0 {
+		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %.2g", FutilityFrom, s.Futility)
+	}
+	return d
+}
+
 // LevelAt is the level the look at n pairs tests at.
 func (s *Sequential) LevelAt(n int) float64 {
 	if i := n - s.MinPairs; s.Boundary == OBFSpending && i >= 0 && i < len(s.LookAlphas) {
@@ -121,7 +133,10 @@ func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 // Decide runs the design over the pairs (up to MaxPairs of them): the
 // decision at the first look that ends the campaign, or at the last look
 // there is, and its pairs. Its interval, whatever the verdict, is the
-// one StopInterval says.
+// one at the look's level for a Pocock design (a repeated confidence
+// interval) and, for a spending design, the ordinary one at
+// StopIntervalFactor times Alpha, whose level its Alpha then says (the
+// look's level is in its Why).
 func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
 	looks := s.Looks(d, baseFirst, r)
 	if len(looks) == 0 {
@@ -138,7 +153,7 @@ func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, in
 	}
 	level := StopIntervalFactor * s.Alpha
 	if at := CrossoverLogs(d[:dec.N], baseFirst[:dec.N], Rule{Alpha: level, Effect: r.Effect, HigherIsBetter: r.HigherIsBetter, Method: r.Method}); at.Interval != nil {
-		dec.Interval, dec.lo, dec.hi = at.Interval, at.lo, at.hi
+		dec.Interval, dec.lo, dec.hi, dec.Period, dec.Alpha = at.Interval, at.lo, at.hi, at.Period, level
 		dec.Meaning += fmt.Sprintf("; its interval is the %s one at the stopping look, which with this design's stops holds the true change in about %s of campaigns", IntervalLevel(level), IntervalLevel(s.Alpha))
 	}
 	return dec, dec.N
