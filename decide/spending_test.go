@@ -91,3 +91,21 @@ func TestFutileEndsOnlyHopelessLooks(t *testing.T) {
 		t.Errorf("a Pocock design stopped for futility at %d pairs", n)
 	}
 }
+
+// A look whose share to spend is less than one simulated campaign (the
+// first of 3 to 40 pairs spends about 5e-13) tests at a tiny level, never
+// at 0: a Rule's Alpha of 0 means the default 0.05.
+func TestOBFLevelsBelowTheSimulationStayTiny(t *testing.T) {
+	seq, err := NewSequential(MinLookPairs, 40, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := seq.LevelAt(MinLookPairs)
+	if !(first > 0 && first < 1e-6) {
+		t.Fatalf("first look of 3 to 40 pairs at %g, want in (0, 1e-6)", first)
+	}
+	d := []float64{0.05, 0.051, 0.049}
+	if dec := CrossoverLogs(d, ABBA(3), seq.Rule(Rule{}, MinLookPairs)); dec.Alpha != first || dec.Verdict == Improved || dec.Verdict == Regressed {
+		t.Errorf("the first look tested at %g (%s), want %g", dec.Alpha, dec.Verdict, first)
+	}
+}
