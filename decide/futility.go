@@ -14,7 +14,7 @@ import (
 const FutilityFrom = 2 * CrossoverFrom
 
 // Futile says whether an undecided look dec at len(d) pairs ends the
-// campaign inconclusive, and when it does says why in dec: its
+// campaign inconclusive (Looks then says why in its reasons): its
 // conditional power, the chance that the pairs up to MaxPairs cross the
 // last look's boundary if the true change is the estimate (the normal
 // approximation of Jennison and Turnbull's stochastic curtailment), is
@@ -37,10 +37,8 @@ func (s *Sequential) Futile(d []float64, baseFirst []bool, dec Decision, r Rule)
 	z := math.Abs(dec.est) / (sd / math.Sqrt(nf))
 	last := distuv.UnitNormal.Quantile(1 - s.LevelAt(s.MaxPairs)/2)
 	power := distuv.UnitNormal.Survival((last*math.Sqrt(m) - z*m/math.Sqrt(nf)) / math.Sqrt(m-nf))
-	if power >= s.Futility || math.Abs(dec.est)+last*sd/math.Sqrt(m) < math.Log1p(r.Effect/100) {
-		return false
-	}
-	return true
+	noChangeInReach := math.Abs(dec.est)+last*sd/math.Sqrt(m) < math.Log1p(r.Effect/100)
+	return power < s.Futility && !noChangeInReach
 }
 
 // futileWhy is the reason of a look that Futile ended.
