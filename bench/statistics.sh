@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The statistical validation suite, in full: every noise model under fixed
-# designs of 2 to 10 pairs and the sequential design, from the same
-# simulated campaigns (fixed seeds: the same table every time), 4,000 per
-# cell and effect unless --campaigns says otherwise. Prints the Markdown
-# table of docs/statistics.md; exits 1 when a cell misses a goal. The fast
-# subset runs in go test (decide.TestValidationGoals).
+# designs of 2 to 10 pairs, the sequential design of abbench run and the
+# one it replaced, and benchstat, from the same simulated campaigns (fixed
+# seeds: the same table every time), 4,000 per cell and effect unless
+# --campaigns says otherwise. Prints the Markdown tables of
+# docs/statistics.md; exits 1 when a cell misses a goal. The fast subset
+# runs in go test (decide.TestValidationGoals).
 #
-#   bench/statistics.sh [--campaigns N] [--effect PCT] [--pairs 2,3,...]
+#   bench/statistics.sh [--campaigns N] [--effect PCT] [--pairs 2,3,...] [--candidates]
 #
 # --effect is the smallest effect of interest (default: decide's, 1%);
-# --pairs the fixed designs (default 2,3,4,5,6,8,10).
+# --pairs the fixed designs (default 2,3,4,5,6,8,10); --candidates adds
+# the sequential designs the default was chosen from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=()
@@ -20,8 +22,12 @@ while [ $# -gt 0 ]; do
 		args+=("-${1#--}" "$2")
 		shift 2
 		;;
+	--candidates)
+		args+=(-candidates)
+		shift
+		;;
 	*)
-		echo "statistics.sh: unknown argument $1 (use --campaigns N, --effect PCT, --pairs LIST)" >&2
+		echo "statistics.sh: unknown argument $1 (use --campaigns N, --effect PCT, --pairs LIST, --candidates)" >&2
 		exit 2
 		;;
 	esac

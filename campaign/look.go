@@ -41,7 +41,10 @@ func (c *Config) look(r *Result, done int) bool {
 		look.Verdict = res.Verdict
 	}
 	if res != nil && len(res.Deltas) > 0 {
-		look.Delta, look.Alpha = res.Deltas[0].Pct, p.Sequential.LookAlpha
+		look.Delta = res.Deltas[0].Pct
+		if ls := res.Deltas[0].Looks; len(ls) > 0 {
+			look.Alpha = ls[len(ls)-1].Alpha // the level of the look just taken
+		}
 		if res.Verdict == compare.Improved || res.Verdict == compare.Regressed {
 			look.P = res.Deltas[0].P
 		}

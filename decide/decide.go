@@ -110,8 +110,10 @@ type Decision struct {
 	// none can be given (one run per arm, too few pairs for SignedRank).
 	Interval *[2]float64 `json:"interval"`
 	// P is the test's p (adjusted for several treatments when Holm says so).
-	P     *float64 `json:"p"`
-	Alpha float64  `json:"alpha"`
+	P *float64 `json:"p"`
+	// Alpha is the level of the test and its interval; at a spending
+	// design's stop, the interval's (Sequential.Decide).
+	Alpha float64 `json:"alpha"`
 	// Effect is the smallest effect of interest it was held to, in percent.
 	Effect  float64 `json:"effect_pct"`
 	Verdict string  `json:"verdict"`
@@ -122,6 +124,9 @@ type Decision struct {
 	// Period is the period effect of pairs run in both orders (nil
 	// otherwise: see CrossoverLogs).
 	Period *Period `json:"period,omitempty"`
+	// Futile says a sequential design's look ended the campaign
+	// undecided (Sequential.Futile).
+	Futile bool `json:"futile,omitempty"`
 	// StopBias is the early-stop bias of a sequential design's decided
 	// change (Sequential.StopBias; nil otherwise).
 	StopBias *Bias `json:"stop_bias,omitempty"`
@@ -257,6 +262,10 @@ func IntervalLevel(alpha float64) string {
 func (dec Decision) Decided() bool {
 	return dec.Verdict == Improved || dec.Verdict == Regressed || dec.Verdict == NoChange
 }
+
+// Ends says whether a sequential look ends the campaign: decided, or
+// futile.
+func (dec Decision) Ends() bool { return dec.Decided() || dec.Futile }
 
 func (r Rule) defaults() Rule {
 	if r.Alpha <= 0 || r.Alpha >= 1 {

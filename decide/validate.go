@@ -22,10 +22,10 @@ type Model struct {
 // Effects are the true changes (percent) the suite injects: 0 is A/A.
 var Effects = []float64{0, 1, 2, 3, 5}
 
-// CampaignPairs is how many pairs a simulated campaign draws: every
-// design decides from the same runs, a fixed design of fewer pairs from
-// the first of them.
-const CampaignPairs = 10
+// CampaignPairs is how many pairs a simulated campaign draws (the
+// default sequential design's most): every design decides from the same
+// runs, a design of fewer pairs from the first of them.
+const CampaignPairs = DefaultMaxPairs
 
 // Campaign is one simulated campaign.
 type Campaign struct {
@@ -64,12 +64,20 @@ func Fixed(pairs int) Design {
 	}}
 }
 
-// SequentialDesign is seq, as abbench run applies it.
-func SequentialDesign(seq *Sequential) Design {
-	return Design{Name: fmt.Sprintf("sequential %d-%d pairs", seq.MinPairs, seq.MaxPairs), Repeated: true, Decide: func(c Campaign, r Rule) Outcome {
+// SequentialDesign is seq, as abbench run applies it; name says which
+// boundary it is.
+func SequentialDesign(name string, seq *Sequential) Design {
+	return Design{Name: name, Repeated: seq.Boundary != OBFSpending, Decide: func(c Campaign, r Rule) Outcome {
 		dec, n := seq.Decide(c.D[:seq.MaxPairs], c.BaseFirst[:seq.MaxPairs], r)
 		return Outcome{dec.Verdict, dec.Interval, 2 * n}
 	}}
+}
+
+// PocockDesign is the sequential design of minPairs to maxPairs pairs at
+// one constant per-look level and no futility stop: abbench run's before
+// the spending boundary, which plans made then keep.
+func PocockDesign(minPairs, maxPairs int, alpha float64) *Sequential {
+	return &Sequential{MinPairs: minPairs, MaxPairs: maxPairs, Alpha: alpha, LookAlpha: LookAlpha(minPairs, maxPairs, alpha)}
 }
 
 // Share is a count of hits out of N.
@@ -110,6 +118,25 @@ type Row struct {
 	// change beyond it, and an interval picked for being significant at
 	// low power lies further from zero than the truth.)
 	Cover, CoverChange, CoverNoChange Share
+	// CoverIf are the same shares by the verdict said, over every effect:
+	// improved or regressed, no-change, inconclusive (VerdictKinds).
+	CoverIf [3]Share
+}
+
+// VerdictKinds name CoverIf's shares.
+var VerdictKinds = [3]string{"a change", "no-change", "inconclusive"}
+
+// verdictKind is a verdict's index in VerdictKinds (-1 for descriptive).
+func verdictKind(verdict string) int {
+	switch verdict {
+	case Improved, Regressed:
+		return 0
+	case NoChange:
+		return 1
+	case Inconclusive:
+		return 2
+	}
+	return -1
 }
 
 // The goals of every cell: at most 5% false verdicts, and intervals that
@@ -209,6 +236,9 @@ func (row *Row) cover(out Outcome, effect float64) {
 	}
 	held := out.Interval[0] <= effect && effect <= out.Interval[1]
 	row.Cover.add(held)
+	if k := verdictKind(out.Verdict); k >= 0 {
+		row.CoverIf[k].add(held)
+	}
 	if effect == 0 {
 		row.CoverNoChange.add(held)
 	} else {

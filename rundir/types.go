@@ -180,13 +180,19 @@ type Plan struct {
 }
 
 // Sequential is a sequential design as plan.json and each run's signed
-// campaign reference record it: the looks, and the constant level each
-// look tests at (chosen so that all looks together hold Alpha).
+// campaign reference record it: the looks, and the level each look tests
+// at (chosen so that all looks together hold Alpha): LookAlpha at every
+// look, or with Boundary "obf-spending" (decide.OBFSpending) LookAlphas
+// one by one, and Futility the conditional power below which a look ends
+// the campaign undecided (decide.Sequential says what each means).
 type Sequential struct {
-	MinPairs  int     `json:"min_pairs"`
-	MaxPairs  int     `json:"max_pairs"`
-	Alpha     float64 `json:"alpha"`
-	LookAlpha float64 `json:"look_alpha"`
+	MinPairs   int       `json:"min_pairs"`
+	MaxPairs   int       `json:"max_pairs"`
+	Alpha      float64   `json:"alpha"`
+	LookAlpha  float64   `json:"look_alpha"`
+	Boundary   string    `json:"boundary,omitempty"`
+	LookAlphas []float64 `json:"look_alphas,omitempty"`
+	Futility   float64   `json:"futility,omitempty"`
 	// Rule is the comparison every look makes, fixed with the plan before
 	// any run: whether a look decided, and so whether the runs after it
 	// were needed, is judged by it whatever options a later compare is

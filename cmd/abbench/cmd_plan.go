@@ -70,7 +70,7 @@ func newPlanCmd() *cobra.Command {
 	fs, c := cmd.Flags(), &opts.cfg
 	fs.IntVar(&c.Repeat, "repeat", 5, "blocks (one run of every arm each, in abba pairs), all compared")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "with --max-pairs: the first pair count the sequential design looks at")
-	fs.IntVar(&c.MaxPairs, "max-pairs", 10, "plan a sequential design of at most this many pairs instead (compare takes the first look that decides)")
+	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "plan a sequential design of at most this many pairs instead (compare takes the first look that decides)")
 	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
 	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")

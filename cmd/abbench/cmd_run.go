@@ -18,6 +18,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
+	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/reason"
@@ -56,7 +57,7 @@ func newRunCmd() *cobra.Command {
 	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration: A/A pairs")
 	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")
-	fs.IntVar(&c.MaxPairs, "max-pairs", 10, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
+	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
 	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
 	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")

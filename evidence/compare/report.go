@@ -58,7 +58,7 @@ func (r *Result) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
-		s += fmt.Sprintf("; sequential %d-%d pairs, each look at level %.4f (overall %.2g)", q.MinPairs, q.MaxPairs, q.LookAlpha, q.Alpha)
+		s += "; " + sequentialOf(q).Describe()
 		for _, d := range r.Deltas {
 			var looks []string
 			for _, l := range d.Looks {

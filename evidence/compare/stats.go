@@ -143,7 +143,7 @@ func (g *gate) statistics() {
 		default:
 			d.Display = "~"
 		}
-		if !dec.Decided() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
+		if !dec.Ends() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
 			// Fewer pairs than the design's first look decide nothing of
 			// the design: a campaign cut short before it looked did not
 			// stop by its rule.
@@ -156,6 +156,12 @@ func (g *gate) statistics() {
 	if g.opts.Stored != nil {
 		g.stored(rule, effect, effectOf)
 	}
+}
+
+// sequentialOf is the design a campaign's signed reference records.
+func sequentialOf(seq *rundir.Sequential) *decide.Sequential {
+	return &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha,
+		Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility}
 }
 
 func deltaOf(ds []Delta, arm string) *Delta {
@@ -211,12 +217,12 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
-	s := &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha}
+	s := sequentialOf(seq)
 	rule.Alpha = seq.Alpha
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {
 		est := dec.Estimate
-		look := rundir.Look{Pairs: dec.N, Verdict: dec.Verdict, Delta: &est, Alpha: s.LookAlpha}
+		look := rundir.Look{Pairs: dec.N, Verdict: dec.Verdict, Delta: &est, Alpha: s.LevelAt(dec.N)}
 		if dec.Decided() {
 			look.P = dec.P
 		}

@@ -1,0 +1,47 @@
+package decide
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// FutilityFrom is the first look a futility stop may end: the first at
+// which the crossover estimates the noise within each order (6 pairs in
+// abba order); before it a few pairs' spread says too little of the noise
+// to give up on.
+const FutilityFrom = 2 * CrossoverFrom
+
+// Futile says whether an undecided look dec at len(d) pairs ends the
+// campaign inconclusive (Looks then says why in its reasons): its
+// conditional power, the chance that the pairs up to MaxPairs cross the
+// last look's boundary if the true change is the estimate (the normal
+// approximation of Jennison and Turnbull's stochastic curtailment), is
+// below Futility, and no-change is out of reach (the last look's
+// interval, at the noise the pairs show, would still reach beyond the
+// smallest effect). It stops only campaigns that the remaining pairs are
+// unlikely to decide, so it can only lower the false-verdict rate; what
+// it costs is the power of the few that would have crossed late.
+func (s *Sequential) Futile(d []float64, baseFirst []bool, dec Decision, r Rule) bool {
+	n := len(d)
+	if s.Futility <= 0 || n < FutilityFrom || n >= s.MaxPairs || dec.Interval == nil {
+		return false
+	}
+	sd := pairSD(d, baseFirst)
+	if sd == 0 {
+		return false
+	}
+	r = r.defaults()
+	nf, m := float64(n), float64(s.MaxPairs)
+	z := math.Abs(dec.est) / (sd / math.Sqrt(nf))
+	last := distuv.UnitNormal.Quantile(1 - s.LevelAt(s.MaxPairs)/2)
+	power := distuv.UnitNormal.Survival((last*math.Sqrt(m) - z*m/math.Sqrt(nf)) / math.Sqrt(m-nf))
+	noChangeInReach := math.Abs(dec.est)+last*sd/math.Sqrt(m) < math.Log1p(r.Effect/100)
+	return power < s.Futility && !noChangeInReach
+}
+
+// futileWhy is the reason of a look that Futile ended.
+func (s *Sequential) futileWhy(dec Decision) string {
+	return fmt.Sprintf("%s; the %d pairs left to %d are unlikely to decide (conditional power below %.2g at the estimate, and no-change out of reach): the campaign stops here", dec.Why, s.MaxPairs-dec.N, s.MaxPairs, s.Futility)
+}

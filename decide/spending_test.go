@@ -1,0 +1,111 @@
+package decide
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The spending boundary holds alpha over all its looks, and by each look
+// has spent what O'Brien-Fleming's function says, checked through
+// CrossoverLogs itself with other random numbers than the levels were
+// made with: 100,000 paths put the overall rate within 0.0021 (three
+// standard errors) of 0.05. The futility stop, which only ends campaigns
+// undecided, leaves it no higher.
+func TestOBFLevelsHoldOverall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
+	}
+	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := seq.MinPairs + 1; n <= seq.MaxPairs; n++ {
+		if seq.LevelAt(n) <= seq.LevelAt(n-1) || seq.LevelAt(n) >= 0.05 {
+			t.Fatalf("levels %v: not rising from look to look below alpha", seq.LookAlphas)
+		}
+	}
+	rng := rand.New(rand.NewPCG(99, 8))
+	const paths = 100000
+	crossedBy := make([]int, seq.MaxPairs+1) // the paths that said changed by each look, no futility
+	var withFutility int
+	d := make([]float64, seq.MaxPairs)
+	r := Rule{Method: T, Effect: 1e-9} // no no-change: every path runs to its crossing
+	for range paths {
+		for i := range d {
+			d[i] = rng.NormFloat64()
+		}
+		first := 0
+		for n := seq.MinPairs; n <= seq.MaxPairs && first == 0; n++ {
+			if *CrossoverLogs(d[:n], ABBA(n), seq.Rule(r, n)).P <= seq.LevelAt(n) {
+				first = n
+			}
+		}
+		for n := first; first > 0 && n <= seq.MaxPairs; n++ {
+			crossedBy[n]++
+		}
+		if dec, _ := seq.Decide(d, ABBA(len(d)), Rule{Method: T, Effect: 1e-9}); dec.Verdict == Improved || dec.Verdict == Regressed {
+			withFutility++
+		}
+	}
+	se := math.Sqrt(0.05 * 0.95 / paths)
+	for _, n := range []int{8, 11, seq.MaxPairs} {
+		want := obfSpent(0.05, float64(n)/float64(seq.MaxPairs))
+		if got := float64(crossedBy[n]) / paths; math.Abs(got-want) > 3*se {
+			t.Errorf("spent by pair %d: %.4f, want %.4f ± %.4f", n, got, want, 3*se)
+		}
+	}
+	t.Logf("%d paths: %.4f overall, %.4f with the futility stop; levels %.3g", paths, float64(crossedBy[seq.MaxPairs])/paths, float64(withFutility)/paths, seq.LookAlphas)
+	if withFutility > crossedBy[seq.MaxPairs] {
+		t.Errorf("the futility stop raised the false-verdict rate: %d > %d", withFutility, crossedBy[seq.MaxPairs])
+	}
+}
+
+// A look whose estimate is near zero at high noise is futile: the pairs
+// left are unlikely to cross the last boundary, and no-change is out of
+// reach. The same pairs at a tenth of the noise are not: no-change is in
+// reach. Nor is a look before FutilityFrom, nor a design without a
+// futility stop (the Pocock plans made before it).
+func TestFutileEndsOnlyHopelessLooks(t *testing.T) {
+	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Rule{Effect: 1, HigherIsBetter: true}
+	noisy := []float64{0.05, -0.06, -0.04, 0.07, 0.01, -0.03, 0.02, -0.02}
+	quiet := make([]float64, len(noisy))
+	for i, x := range noisy {
+		quiet[i] = x / 10
+	}
+	dec, n := seq.Decide(noisy, ABBA(len(noisy)), r)
+	if !dec.Futile || dec.Verdict != Inconclusive || n != FutilityFrom || !dec.Ends() {
+		t.Fatalf("noisy pairs around zero: %s at %d pairs (futile %v): %s", dec.Verdict, n, dec.Futile, dec.Why)
+	}
+	if dec, n := seq.Decide(quiet, ABBA(len(quiet)), r); dec.Futile || n != len(quiet) {
+		t.Errorf("quiet pairs around zero, no-change in reach: futile %v at %d pairs: %s", dec.Futile, n, dec.Why)
+	}
+	if seq.Futile(noisy[:FutilityFrom-1], ABBA(FutilityFrom-1), CrossoverLogs(noisy[:FutilityFrom-1], ABBA(FutilityFrom-1), seq.Rule(r, FutilityFrom-1)), r) {
+		t.Error("futile before FutilityFrom pairs")
+	}
+	if dec, n := PocockDesign(MinLookPairs, 10, 0.05).Decide(noisy, ABBA(len(noisy)), r); dec.Futile || n != len(noisy) {
+		t.Errorf("a Pocock design stopped for futility at %d pairs", n)
+	}
+}
+
+// A look whose share to spend is less than one simulated campaign (the
+// first of 3 to 40 pairs spends about 5e-13) tests at a tiny level, never
+// at 0: a Rule's Alpha of 0 means the default 0.05.
+func TestOBFLevelsBelowTheSimulationStayTiny(t *testing.T) {
+	seq, err := NewSequential(MinLookPairs, 40, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := seq.LevelAt(MinLookPairs)
+	if !(first > 0 && first < 1e-6) {
+		t.Fatalf("first look of 3 to 40 pairs at %g, want in (0, 1e-6)", first)
+	}
+	d := []float64{0.05, 0.051, 0.049}
+	if dec := CrossoverLogs(d, ABBA(3), seq.Rule(Rule{}, MinLookPairs)); dec.Alpha != first || dec.Verdict == Improved || dec.Verdict == Regressed {
+		t.Errorf("the first look tested at %g (%s), want %g", dec.Alpha, dec.Verdict, first)
+	}
+}
