@@ -6,10 +6,8 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 )
@@ -78,19 +76,16 @@ func Read(path string) (entries []Entry, torn string, err error) {
 // length in bytes: everything after it is an unfinished line.
 func parse(path string, data []byte) (entries []Entry, complete int, err error) {
 	complete = bytes.LastIndexByte(data, '\n') + 1
-	for i, line := range bytes.Split(data[:complete], []byte("\n")) {
+	dec := newEntryDecoder()
+	entries = make([]Entry, 0, bytes.Count(data[:complete], []byte("\n")))
+	for i, rest := 0, data[:complete]; len(rest) > 0; i++ {
+		end := bytes.IndexByte(rest, '\n')
+		line := rest[:end]
+		rest = rest[end+1:]
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		derr := dec.Decode(&e)
-		if _, more := dec.Token(); derr == nil && more != io.EOF {
-			// Two entries run together (or anything after one) would
-			// lose all but the first: the line is not an entry.
-			derr = errors.New("more than one JSON value on the line")
-		}
+		e, derr := dec.decode(line)
 		if derr == nil && e.Schema != Schema {
 			derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
 		}
