@@ -1,10 +1,10 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 	"time"
@@ -34,17 +34,13 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 	}
 	// Closing the file releases the lock too; unlocking first says so.
 	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
-	data, err := io.ReadAll(f)
+	data, err := readAll(f)
 	if err != nil {
 		return 0, "", fmt.Errorf("reading %s: %w", path, err)
 	}
-	held, complete, err := parse(path, data)
+	have, complete, err := storedKeys(path, data, entries)
 	if err != nil {
 		return 0, "", err
-	}
-	have := map[string]bool{}
-	for _, e := range held {
-		have[e.Kind+" "+e.Key] = true
 	}
 	var lines []byte
 	for _, e := range entries {
@@ -71,6 +67,18 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 		removed += ": removed"
 	}
 	return added, removed, nil
+}
+
+// readAll reads the whole store into a buffer of its size (growing one
+// would copy a store of years several times).
+func readAll(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // tailFile is what replaceTail needs of the store (an *os.File; a test

@@ -85,17 +85,26 @@ func parse(path string, data []byte) (entries []Entry, complete int, err error) 
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		e, derr := dec.decode(line)
-		if derr == nil && e.Schema != Schema {
-			derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
-		}
-		if derr != nil {
-			return nil, 0, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
-				"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, i+1, derr, i+1, path)
+		e, err := dec.entry(path, i+1, line)
+		if err != nil {
+			return nil, 0, err
 		}
 		entries = append(entries, e)
 	}
 	return entries, complete, nil
+}
+
+// entry decodes line n of the store; an error names it and how to mend it.
+func (d *entryDecoder) entry(path string, n int, line []byte) (Entry, error) {
+	e, err := d.decode(line)
+	if err == nil && e.Schema != Schema {
+		err = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
+	}
+	if err != nil {
+		return e, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
+			"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, n, err, n, path)
+	}
+	return e, nil
 }
 
 // tornNote says where an unfinished last line is, or "" when there is none.
