@@ -1,11 +1,11 @@
 package history
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -34,11 +34,20 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 	}
 	// Closing the file releases the lock too; unlocking first says so.
 	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
-	data, err := readAll(f)
+	data, release, err := mapStore(f)
 	if err != nil {
 		return 0, "", fmt.Errorf("reading %s: %w", path, err)
 	}
-	have, complete, err := storedKeys(path, data, entries)
+	defer release()
+	var have map[string]bool
+	var complete int
+	var oldTail []byte // the mapping shows the bytes written over it
+	err = readMapped(path, func() (err error) {
+		if have, complete, err = storedKeys(path, data, entries); err == nil {
+			removed, oldTail = tornNote(path, data, complete), slices.Clone(data[complete:])
+		}
+		return err
+	})
 	if err != nil {
 		return 0, "", err
 	}
@@ -56,29 +65,16 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 		lines = append(append(lines, line...), '\n')
 		added++
 	}
-	removed = tornNote(path, data, complete)
 	if added == 0 && removed == "" {
 		return 0, "", nil
 	}
-	if err := replaceTail(f, path, data, int64(complete), lines); err != nil {
+	if err := replaceTail(f, path, int64(complete), oldTail, lines); err != nil {
 		return 0, "", fmt.Errorf("appending to %s: %w", path, err)
 	}
 	if removed != "" {
 		removed += ": removed"
 	}
 	return added, removed, nil
-}
-
-// readAll reads the whole store into a buffer of its size (growing one
-// would copy a store of years several times).
-func readAll(f *os.File) ([]byte, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
-	_, err = buf.ReadFrom(f)
-	return buf.Bytes(), err
 }
 
 // tailFile is what replaceTail needs of the store (an *os.File; a test
@@ -89,11 +85,12 @@ type tailFile interface {
 	Sync() error
 }
 
-// replaceTail makes the store's content old[:at] followed by lines, synced.
+// replaceTail makes the store's content its first at bytes followed by
+// lines, synced (oldTail: the bytes it held after at).
 // When that fails it writes back what it overwrote, truncates the store to
 // its old size and syncs it, so the store is old again; the error says
 // whether that worked and, if not, how to mend the store by hand.
-func replaceTail(f tailFile, path string, old []byte, at int64, lines []byte) error {
+func replaceTail(f tailFile, path string, at int64, oldTail, lines []byte) error {
 	_, err := f.WriteAt(lines, at)
 	if err == nil {
 		err = f.Truncate(at + int64(len(lines))) // the old tail may be longer
@@ -104,8 +101,8 @@ func replaceTail(f tailFile, path string, old []byte, at int64, lines []byte) er
 	if err == nil {
 		return nil
 	}
-	_, rerr := f.WriteAt(old[at:], at)
-	if terr := f.Truncate(int64(len(old))); rerr == nil {
+	_, rerr := f.WriteAt(oldTail, at)
+	if terr := f.Truncate(at + int64(len(oldTail))); rerr == nil {
 		rerr = terr
 	}
 	if serr := f.Sync(); rerr == nil {
