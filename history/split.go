@@ -31,6 +31,7 @@ type rankSplitter struct {
 	total   float64   // the sum of distances over all pairs
 	count   []float64 // the Fenwick tree (1-based): points on the left by rank
 	sum     []float64 // and their values' sum
+	weights []splitWeights
 }
 
 func newRankSplitter(xs []float64, minSize int) scorer {
@@ -60,6 +61,10 @@ func newRankSplitter(xs []float64, minSize int) scorer {
 		below += v
 	}
 	s.total /= 2
+	s.weights = make([]splitWeights, n)
+	for tau := minSize; tau <= n-minSize; tau++ {
+		s.weights[tau] = weightsOf(tau, n)
+	}
 	return s
 }
 
@@ -94,7 +99,7 @@ func (s *rankSplitter) best() (int, float64) {
 		if tau < s.minSize {
 			continue
 		}
-		if q := sums.energy(tau, n); q > best {
+		if q := sums.energy(s.weights[tau]); q > best {
 			best, bestTau = q, tau
 		}
 	}
@@ -115,11 +120,19 @@ func (s *splitSums) move(toLeft, toRight float64) {
 	s.right -= toRight
 }
 
-// energy is the scaled statistic of the split tau | n - tau.
-func (s *splitSums) energy(tau, n int) float64 {
+// splitWeights turn a split's sums into its scaled energy statistic: the
+// sums' weights for the split tau | n - tau, the same for every shuffle.
+type splitWeights struct{ between, left, right float64 }
+
+func weightsOf(tau, n int) splitWeights {
 	m, r := float64(tau), float64(n-tau)
-	e := 2*s.between/(m*r) - s.left/(m*(m-1)/2) - s.right/(r*(r-1)/2)
-	return m * r / (m + r) * e
+	scale := m * r / (m + r)
+	return splitWeights{between: scale * 2 / (m * r), left: scale / (m * (m - 1) / 2), right: scale / (r * (r - 1) / 2)}
+}
+
+// energy is the scaled statistic of the split whose weights are w.
+func (s *splitSums) energy(w splitWeights) float64 {
+	return w.between*s.between - w.left*s.left - w.right*s.right
 }
 
 // below is how many points on the left rank below r, and their sum.

@@ -46,7 +46,7 @@ func (s *quadraticSplitter) best() (int, float64) {
 		}
 		sums.move(toLeft, toRight)
 		if tau >= s.minSize {
-			if q := sums.energy(tau, n); q > best {
+			if q := sums.energy(weightsOf(tau, n)); q > best {
 				best, bestTau = q, tau
 			}
 		}

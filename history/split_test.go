@@ -93,3 +93,14 @@ func TestPermutationStopsEarlyWithTheSameDecision(t *testing.T) {
 		t.Fatal("no test stopped early")
 	}
 }
+
+// BenchmarkFind1000 searches a series of 1,000 runs (a few years of
+// nightly runs) with a 3% step and one without; bench/history.sh times
+// the whole history show.
+func BenchmarkFind1000(b *testing.B) {
+	stepped, flat := series(1, 1000, 0.01, 0.03, 700), series(2, 1000, 0.01, 0, 0)
+	for b.Loop() {
+		Detector{Seed: 1}.Find(stepped)
+		Detector{Seed: 1}.Find(flat)
+	}
+}
