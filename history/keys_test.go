@@ -31,28 +31,3 @@ func TestAppendFindsKeysInLinesOfAnyForm(t *testing.T) {
 		t.Fatalf("added %q, want decoy", last.Key)
 	}
 }
-
-// Whatever the line, the key its frame gives is the key encoding/json
-// reads, or the frame gives none.
-func FuzzFrameKey(f *testing.F) {
-	for _, line := range storeLines(f) {
-		f.Add(line)
-		for _, edit := range [][2]string{
-			{`"key":"k"`, `"key":"k","key":"j"`}, {`"key":"t0k3n"`, `"key":"t\"0"`}, {`"key":"`, `"kex":"`},
-			{`"kind":"run"`, `"kind":"run","kind":"comparison"`}, {`"scenario":"s"`, `"scenario":"a,\"key\":\"decoy"`},
-			{`"arm":"b"`, `"arm":"b","KEY":"x"`}, {`"metric":`, `"key":"x","metric":`},
-		} {
-			f.Add(strings.Replace(line, edit[0], edit[1], 1))
-		}
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		kindKey, ok := frameKey([]byte(line), nil)
-		if !ok {
-			return
-		}
-		e, err := decodeStrictly([]byte(line))
-		if err == nil && string(kindKey) != e.Kind+" "+e.Key {
-			t.Fatalf("the frame gives %q, encoding/json %q of %s", kindKey, e.Kind+" "+e.Key, line)
-		}
-	})
-}
