@@ -12,6 +12,8 @@
 # since other work on the machine stretches wall time. The change points
 # found are counted: on the stepped series and on the flat ones.
 #   bench/history.sh            SERIES=10 POINTS=100 bench/history.sh
+# With ABBENCH_BIN=DIR, DIR holds abbench, abbench-rank, disaggsim and
+# genhistory, built CGO_ENABLED=0 (no Go on the machine).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 series=${SERIES:-100} points=${POINTS:-1000}
