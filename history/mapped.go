@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -21,7 +22,11 @@ func mapStore(f *os.File) (data []byte, release func(), err error) {
 	}
 	data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
 	if err != nil {
-		return nil, nil, err
+		// A file system that maps no files (some network and FUSE
+		// ones) is read instead.
+		buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+		_, err = buf.ReadFrom(f)
+		return buf.Bytes(), func() {}, err
 	}
 	return data, func() { _ = syscall.Munmap(data) }, nil
 }

@@ -47,3 +47,22 @@ func TestEmptyStoreMapsToNothing(t *testing.T) {
 		release()
 	}
 }
+
+// A file that cannot be mapped (sysfs maps none) is read instead.
+func TestUnmappableStoreIsRead(t *testing.T) {
+	const unmappable = "/sys/devices/system/cpu/online"
+	want, err := os.ReadFile(unmappable)
+	if err != nil {
+		t.Skipf("no %s here: %v", unmappable, err)
+	}
+	f, err := os.Open(unmappable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	data, release, err := mapStore(f)
+	if err != nil || string(data) != string(want) {
+		t.Fatalf("mapStore = %q, %v; want the file read, %q", data, err, want)
+	}
+	release()
+}
