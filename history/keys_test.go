@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,5 +30,32 @@ func TestAppendFindsKeysInLinesOfAnyForm(t *testing.T) {
 	entries, _, _ := Read(store)
 	if last := entries[len(entries)-1]; last.Key != "decoy" {
 		t.Fatalf("added %q, want decoy", last.Key)
+	}
+}
+
+// BenchmarkAppendLargeStore adds 7 entries to a store of 100,000 (100
+// series of 1,000 runs, as bench/history.sh builds it), a fresh batch each
+// time.
+func BenchmarkAppendLargeStore(b *testing.B) {
+	store := filepath.Join(b.TempDir(), "h.jsonl")
+	var entries []Entry
+	for i := range 100_000 {
+		e := runEntry(fmt.Sprintf("%032x", i), float64(i%1000))
+		e.Arm, e.Machine = fmt.Sprintf("arm-%d", i/1000), "1x AMD EPYC 9654 96-Core Processor + 8x NVIDIA H100 80GB HBM3"
+		entries = append(entries, e)
+	}
+	if _, _, err := Append(store, entries); err != nil {
+		b.Fatal(err)
+	}
+	batch := 0
+	for b.Loop() {
+		var add []Entry
+		for i := range 7 {
+			add = append(add, runEntry(fmt.Sprintf("new-%d-%d", batch, i), 1))
+		}
+		batch++
+		if n, _, err := Append(store, add); err != nil || n != 7 {
+			b.Fatalf("added %d, %v", n, err)
+		}
 	}
 }
