@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 )
@@ -34,17 +34,22 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 	}
 	// Closing the file releases the lock too; unlocking first says so.
 	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
-	data, err := io.ReadAll(f)
+	data, release, err := mapStore(f)
 	if err != nil {
 		return 0, "", fmt.Errorf("reading %s: %w", path, err)
 	}
-	held, complete, err := parse(path, data)
+	defer release()
+	var have map[string]bool
+	var complete int
+	var oldTail []byte // the mapping shows the bytes written over it
+	err = readMapped(path, func() (err error) {
+		if have, complete, err = storedKeys(path, data, entries); err == nil {
+			removed, oldTail = tornNote(path, data, complete), slices.Clone(data[complete:])
+		}
+		return err
+	})
 	if err != nil {
 		return 0, "", err
-	}
-	have := map[string]bool{}
-	for _, e := range held {
-		have[e.Kind+" "+e.Key] = true
 	}
 	var lines []byte
 	for _, e := range entries {
@@ -60,11 +65,10 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 		lines = append(append(lines, line...), '\n')
 		added++
 	}
-	removed = tornNote(path, data, complete)
 	if added == 0 && removed == "" {
 		return 0, "", nil
 	}
-	if err := replaceTail(f, path, data, int64(complete), lines); err != nil {
+	if err := replaceTail(f, path, int64(complete), oldTail, lines); err != nil {
 		return 0, "", fmt.Errorf("appending to %s: %w", path, err)
 	}
 	if removed != "" {
@@ -81,11 +85,12 @@ type tailFile interface {
 	Sync() error
 }
 
-// replaceTail makes the store's content old[:at] followed by lines, synced.
+// replaceTail makes the store's content its first at bytes followed by
+// lines, synced (oldTail: the bytes it held after at).
 // When that fails it writes back what it overwrote, truncates the store to
 // its old size and syncs it, so the store is old again; the error says
 // whether that worked and, if not, how to mend the store by hand.
-func replaceTail(f tailFile, path string, old []byte, at int64, lines []byte) error {
+func replaceTail(f tailFile, path string, at int64, oldTail, lines []byte) error {
 	_, err := f.WriteAt(lines, at)
 	if err == nil {
 		err = f.Truncate(at + int64(len(lines))) // the old tail may be longer
@@ -96,8 +101,8 @@ func replaceTail(f tailFile, path string, old []byte, at int64, lines []byte) er
 	if err == nil {
 		return nil
 	}
-	_, rerr := f.WriteAt(old[at:], at)
-	if terr := f.Truncate(int64(len(old))); rerr == nil {
+	_, rerr := f.WriteAt(oldTail, at)
+	if terr := f.Truncate(at + int64(len(oldTail))); rerr == nil {
 		rerr = terr
 	}
 	if serr := f.Sync(); rerr == nil {

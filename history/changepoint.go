@@ -60,7 +60,13 @@ func (d Detector) defaults() Detector {
 
 // Find returns the change points of xs, in index order.
 func (d Detector) Find(xs []float64) []ChangePoint {
-	d = d.defaults()
+	return d.defaults().find(xs, newRankSplitter, true)
+}
+
+// find is Find with the scorer of a segment made by newScorer; stopEarly
+// ends a permutation test as soon as its p must exceed MaxP (the test's
+// decision is the same; only a kept split's p needs every shuffle).
+func (d Detector) find(xs []float64, newScorer func(xs []float64, minSize int) scorer, stopEarly bool) []ChangePoint {
 	rng := rand.New(rand.NewPCG(d.Seed, 0x5eed))
 	var found []ChangePoint
 	// Bisection: a stack of segments [lo, hi) still to search.
@@ -69,11 +75,12 @@ func (d Detector) Find(xs []float64) []ChangePoint {
 		seg := segments[len(segments)-1]
 		segments = segments[:len(segments)-1]
 		part := xs[seg[0]:seg[1]]
-		tau, score := bestSplit(part, d.MinSize)
+		sc := newScorer(part, d.MinSize)
+		tau, score := sc.best()
 		if tau < 0 {
 			continue
 		}
-		p := d.permutationP(part, score, rng)
+		p := d.permutationP(sc, score, rng, stopEarly)
 		if p > d.MaxP {
 			continue
 		}
@@ -93,62 +100,25 @@ func (d Detector) Find(xs []float64) []ChangePoint {
 	return found
 }
 
-// permutationP is the share of shuffles of xs (the observed order among
-// them) whose best split scores at least score.
-func (d Detector) permutationP(xs []float64, score float64, rng *rand.Rand) float64 {
-	shuffled := slices.Clone(xs)
+// permutationP is the share of shuffles of the segment (the observed order
+// among them) whose best split scores at least score. With stopEarly it
+// returns as soon as that share is above MaxP whatever the shuffles left
+// would give: a segment without a change (most of them, in a long series)
+// costs a few shuffles, not all.
+func (d Detector) permutationP(sc scorer, score float64, rng *rand.Rand, stopEarly bool) float64 {
 	atLeast := 1
-	for range d.Permutations {
-		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		if _, s := bestSplit(shuffled, d.MinSize); s >= score {
+	for i := range d.Permutations {
+		sc.shuffle(rng)
+		if _, s := sc.best(); s >= score {
 			atLeast++
+			if stopEarly && float64(atLeast)/float64(d.Permutations+1) > d.MaxP {
+				// The share so far is at least the final one, so above
+				// MaxP too.
+				return float64(atLeast) / float64(i+2)
+			}
 		}
 	}
 	return float64(atLeast) / float64(d.Permutations+1)
-}
-
-// bestSplit is the split tau (xs[:tau] | xs[tau:]) maximising the scaled
-// energy statistic Q = (m n / (m + n)) * (2 E|X-Y| - E|X-X'| - E|Y-Y'|),
-// with at least minSize points a side; -1 when xs is too short.
-func bestSplit(xs []float64, minSize int) (int, float64) {
-	n := len(xs)
-	if n < 2*minSize {
-		return -1, 0
-	}
-	// within[i][j] partial sums would cost n^2 memory; the sums are kept
-	// incrementally instead: moving tau right by one moves one point from
-	// the right side to the left.
-	var left, right, between float64
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			right += math.Abs(xs[i] - xs[j])
-		}
-	}
-	best, bestTau := math.Inf(-1), -1
-	for tau := 1; tau < n-minSize+1; tau++ {
-		k := tau - 1 // the point moving from right to left
-		var toLeft, toRight float64
-		for j := range k {
-			toLeft += math.Abs(xs[k] - xs[j])
-		}
-		for j := k + 1; j < n; j++ {
-			toRight += math.Abs(xs[k] - xs[j])
-		}
-		// Pairs (j<k, k) were between; they become left. Pairs (k, j>k)
-		// were right; they become between.
-		between += toRight - toLeft
-		left += toLeft
-		right -= toRight
-		if tau < minSize {
-			continue
-		}
-		m, r := float64(tau), float64(n-tau)
-		e := 2*between/(m*r) - left/(m*(m-1)/2) - right/(r*(r-1)/2)
-		if q := m * r / (m + r) * e; q > best {
-			best, bestTau = q, tau
-		}
-	}
-	return bestTau, best
 }
 
 func mean(xs []float64) float64 {

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -51,12 +52,29 @@ func TestChangePointNone(t *testing.T) {
 // level is 1%; the bisection adds a little).
 func TestChangePointRates(t *testing.T) {
 	const seeds = 200
-	var missed, off1, off3, falses int
+	r := detectionRates(seeds, 30, 20, func(xs []float64, seed uint64) []ChangePoint { return Detector{Seed: seed}.Find(xs) })
+	t.Logf("%d series: %s", seeds, r)
+	if r.missed > 0 || r.off1 > seeds*7/100 || r.off3 > seeds/100 || r.falses > seeds*3/100 {
+		t.Fatalf("%s: the detector lost power or its level", r)
+	}
+}
+
+// rates counts, over seeds series of n points at noise 1% with a 3% step at
+// at, those where find found no change, none within 1 or 3 points of the
+// step; and over as many series without a step, those where it found one.
+type rates struct{ missed, off1, off3, falses int }
+
+func (r rates) String() string {
+	return fmt.Sprintf("missed %d, off by more than 1: %d, by more than 3: %d; without a step, a change in %d", r.missed, r.off1, r.off3, r.falses)
+}
+
+func detectionRates(seeds uint64, n, at int, find func(xs []float64, seed uint64) []ChangePoint) rates {
+	var r rates
 	for seed := uint64(1); seed <= seeds; seed++ {
-		cps := Detector{Seed: seed}.Find(series(seed, 30, 0.01, -0.03, 20))
+		cps := find(series(seed, n, 0.01, -0.03, at), seed)
 		near := func(d int) bool {
 			for _, c := range cps {
-				if c.Index >= 20-d && c.Index <= 20+d {
+				if c.Index >= at-d && c.Index <= at+d {
 					return true
 				}
 			}
@@ -64,20 +82,42 @@ func TestChangePointRates(t *testing.T) {
 		}
 		switch {
 		case len(cps) == 0:
-			missed++
+			r.missed++
 		case !near(3):
-			off3++
+			r.off3++
 			fallthrough
 		case !near(1):
-			off1++
+			r.off1++
 		}
-		if len(Detector{Seed: seed}.Find(series(seed+1000, 30, 0.01, 0, 0))) > 0 {
-			falses++
+		if len(find(series(seed+1000, n, 0.01, 0, 0), seed)) > 0 {
+			r.falses++
 		}
 	}
-	t.Logf("%d series: missed %d, off by more than 1: %d, by more than 3: %d; without a step, a change in %d", seeds, missed, off1, off3, falses)
-	if missed > 0 || off1 > seeds*7/100 || off3 > seeds/100 || falses > seeds*3/100 {
-		t.Fatalf("missed %d, off1 %d, off3 %d, false %d of %d: the detector lost power or its level", missed, off1, off3, falses, seeds)
+	return r
+}
+
+// The fast search (rank scorer, permutation tests that stop once they must
+// fail) against the search before it (quadratic scorer, every test run to
+// its end), on the same series: 30 points as TestChangePointRates, and 200
+// (the step at 140; 1,000 points would take the quadratic search minutes).
+// Its rates are no worse.
+func TestChangePointRatesAgainstQuadratic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the quadratic search of 200-point series takes seconds")
+	}
+	for _, c := range []struct {
+		seeds uint64
+		n, at int
+	}{{200, 30, 20}, {50, 200, 140}} {
+		before := detectionRates(c.seeds, c.n, c.at, func(xs []float64, seed uint64) []ChangePoint {
+			return Detector{Seed: seed}.defaults().find(xs, newQuadraticSplitter, false)
+		})
+		after := detectionRates(c.seeds, c.n, c.at, func(xs []float64, seed uint64) []ChangePoint { return Detector{Seed: seed}.Find(xs) })
+		t.Logf("%d series of %d points, before: %s", c.seeds, c.n, before)
+		t.Logf("%d series of %d points, after:  %s", c.seeds, c.n, after)
+		if after.missed > before.missed || after.off1 > before.off1 || after.off3 > before.off3 || after.falses > before.falses {
+			t.Errorf("%d points: the fast search's rates are worse", c.n)
+		}
 	}
 }
 
@@ -101,7 +141,7 @@ func TestChangePointTwoStepsAndMinPct(t *testing.T) {
 // The incremental split statistic equals the definition computed directly.
 func TestBestSplitMatchesDefinition(t *testing.T) {
 	xs := series(9, 17, 0.05, 0.1, 8)
-	tau, q := bestSplit(xs, 3)
+	tau, q := newRankSplitter(xs, 3).best()
 	bestTau, bestQ := -1, -1e300
 	for k := 3; k <= len(xs)-3; k++ {
 		l, r := xs[:k], xs[k:]
@@ -128,7 +168,7 @@ func TestBestSplitMatchesDefinition(t *testing.T) {
 		}
 	}
 	if tau != bestTau || abs(q-bestQ) > 1e-9*abs(bestQ) {
-		t.Fatalf("bestSplit = %d, %g; the definition gives %d, %g", tau, q, bestTau, bestQ)
+		t.Fatalf("best split = %d, %g; the definition gives %d, %g", tau, q, bestTau, bestQ)
 	}
 }
 

@@ -3,8 +3,11 @@ package history
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Series is one scenario's arm's metric over time: its runs in the order
@@ -54,6 +57,7 @@ func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
 		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), strings.Compare(a[2], b[2]))
 	})
 	out := make([]Series, 0, len(keys))
+	valuesOf := make([][]float64, 0, len(keys))
 	for _, k := range keys {
 		s := byKey[k]
 		slices.SortStableFunc(s.Points, func(a, b Entry) int { return a.Time.Compare(b.Time) })
@@ -71,12 +75,29 @@ func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
 				s.Confounds = append(s.Confounds, fmt.Sprintf("point %d: the matched digest changed (the scenario, workload or harness: %.12s, was %.12s)", i, p.MatchedDigest, prev.MatchedDigest))
 			}
 		}
-		if found := d.Find(values); found != nil {
-			s.Changes = found
-		}
 		out = append(out, *s)
+		valuesOf = append(valuesOf, values)
 	}
+	findEach(out, valuesOf, d)
 	return out
+}
+
+// findEach finds each series' change points from its values, the series
+// spread over the cores (each search is seeded alone, so the result is the
+// same however they are spread).
+func findEach(series []Series, valuesOf [][]float64, d Detector) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(series)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(series); i = int(next.Add(1)) - 1 {
+				if found := d.Find(valuesOf[i]); found != nil {
+					series[i].Changes = found
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func orNone(s string) string {

@@ -6,10 +6,8 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 )
@@ -78,29 +76,35 @@ func Read(path string) (entries []Entry, torn string, err error) {
 // length in bytes: everything after it is an unfinished line.
 func parse(path string, data []byte) (entries []Entry, complete int, err error) {
 	complete = bytes.LastIndexByte(data, '\n') + 1
-	for i, line := range bytes.Split(data[:complete], []byte("\n")) {
+	dec := newEntryDecoder()
+	entries = make([]Entry, 0, bytes.Count(data[:complete], []byte("\n")))
+	for i, rest := 0, data[:complete]; len(rest) > 0; i++ {
+		end := bytes.IndexByte(rest, '\n')
+		line := rest[:end]
+		rest = rest[end+1:]
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		derr := dec.Decode(&e)
-		if _, more := dec.Token(); derr == nil && more != io.EOF {
-			// Two entries run together (or anything after one) would
-			// lose all but the first: the line is not an entry.
-			derr = errors.New("more than one JSON value on the line")
-		}
-		if derr == nil && e.Schema != Schema {
-			derr = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
-		}
-		if derr != nil {
-			return nil, 0, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
-				"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, i+1, derr, i+1, path)
+		e, err := dec.entry(path, i+1, line)
+		if err != nil {
+			return nil, 0, err
 		}
 		entries = append(entries, e)
 	}
 	return entries, complete, nil
+}
+
+// entry decodes line n of the store; an error names it and how to mend it.
+func (d *entryDecoder) entry(path string, n int, line []byte) (Entry, error) {
+	e, err := d.decode(line)
+	if err == nil && e.Schema != Schema {
+		err = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
+	}
+	if err != nil {
+		return e, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
+			"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, n, err, n, path)
+	}
+	return e, nil
 }
 
 // tornNote says where an unfinished last line is, or "" when there is none.

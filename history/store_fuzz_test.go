@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -121,4 +122,64 @@ func readsBackTheSame(t *testing.T, entries []Entry) {
 	if a, b := enc(entries), enc(back); err != nil || torn != "" || a != b {
 		t.Fatalf("written again, the entries read back differ (%v, %q):\n%s\n%s", err, torn, a, b)
 	}
+}
+
+// Whatever the line, the scanner gives what encoding/json gives, or gives
+// up: it never accepts a line encoding/json refuses, nor reads one
+// otherwise.
+func FuzzDecodeEntry(f *testing.F) {
+	for _, line := range storeLines(f) {
+		f.Add(line)
+		for _, edit := range [][2]string{
+			{`"kind":`, `"kind" :`}, {`"kind"`, `"KIND"`}, {`"arm":"b"`, `"arm":"b\u00e9"`}, {`"arm":"b"`, `"arm":"b","arm":"c"`},
+			{`"n":12`, `"n":012`}, {`"n":12`, `"n":1.0`}, {`"n":12`, `"n":1e1`}, {`-3.25`, `-3.`}, {`-3.25`, `-`}, {`-3.25`, `1e999`},
+			{`-3.25`, `null`}, {`[-5.5,`, `[1,2,`}, {`"signed":false`, `"signed":nul`}, {`+00:00"`, `+24:00"`}, {`"Z"`, `"z"`},
+			{`"arm":"b"`, `"arm":"b","x":1`}, {`"scenario":"s"`, `"scenario":"\"s"`},
+		} {
+			f.Add(strings.Replace(line, edit[0], edit[1], 1))
+		}
+		f.Add(line + `{}`)
+		f.Add(line + ` `)
+	}
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		scanned, ok := newEntryDecoder().scan([]byte(line))
+		if !ok {
+			return
+		}
+		strict, err := decodeStrictly([]byte(line))
+		if err != nil {
+			t.Fatalf("the scanner read a line encoding/json refuses (%v): %s", err, line)
+		}
+		a, _ := json.Marshal(scanned)
+		b, _ := json.Marshal(strict)
+		if string(a) != string(b) {
+			t.Fatalf("the scanner read %s\nas %s\nencoding/json as %s", line, a, b)
+		}
+	})
+}
+
+// Whatever the line, the key its frame gives is the key encoding/json
+// reads, or the frame gives none.
+func FuzzFrameKey(f *testing.F) {
+	for _, line := range storeLines(f) {
+		f.Add(line)
+		for _, edit := range [][2]string{
+			{`"key":"k"`, `"key":"k","key":"j"`}, {`"key":"t0k3n"`, `"key":"t\"0"`}, {`"key":"`, `"kex":"`},
+			{`"kind":"run"`, `"kind":"run","kind":"comparison"`}, {`"scenario":"s"`, `"scenario":"a,\"key\":\"decoy"`},
+			{`"arm":"b"`, `"arm":"b","KEY":"x"`}, {`"metric":`, `"key":"x","metric":`},
+		} {
+			f.Add(strings.Replace(line, edit[0], edit[1], 1))
+		}
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		kindKey, ok := frameKey([]byte(line), nil)
+		if !ok {
+			return
+		}
+		e, err := decodeStrictly([]byte(line))
+		if err == nil && string(kindKey) != e.Kind+" "+e.Key {
+			t.Fatalf("the frame gives %q, encoding/json %q of %s", kindKey, e.Kind+" "+e.Key, line)
+		}
+	})
 }

@@ -170,7 +170,7 @@ func TestFailedWriteLeavesTheStoreAsItWas(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			err = replaceTail(&failingFile{File: f, limit: int64(len(old) + tc.room), failSync: tc.failSync}, store, []byte(old), int64(len(old)-len(tc.tail)), []byte(lines))
+			err = replaceTail(&failingFile{File: f, limit: int64(len(old) + tc.room), failSync: tc.failSync}, store, int64(len(old)-len(tc.tail)), []byte(tc.tail), []byte(lines))
 			if err == nil || !strings.Contains(err.Error(), "the store is as it was") {
 				t.Fatalf("replaceTail: %v", err)
 			}

@@ -35,6 +35,8 @@ sshsig FuzzAllowedSigners
 sshsig FuzzPrincipalPattern
 dsse FuzzEnvelope
 history FuzzRead
+history FuzzDecodeEntry
+history FuzzFrameKey
 digest FuzzReadPrompts
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
