@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/abbench/abbench/arms"
@@ -30,8 +31,10 @@ type Event struct {
 	// Look is set for a sequential campaign's look (State "look").
 	Look *rundir.Look
 	// Ended marks a run's end state; Evidence is then what the run's
-	// evidence.json says (nil without one).
+	// evidence.json says (nil without one), and Left the planned runs
+	// that have not ended (runs of a block end in any order).
 	Ended    bool
+	Left     int
 	Evidence *evidence.Evidence
 	// Decided is set with the look that stopped a sequential campaign.
 	Decided string
@@ -51,6 +54,9 @@ type Result struct {
 	// Decided, when set, says which look of a sequential campaign decided
 	// (or found the comparison censored) before its last planned block.
 	Decided string
+	// Together says, for a concurrent campaign, how the runs of each block
+	// ran: at the same time or not, on nodes of their own or not.
+	Together []Together
 	// AfterAll says how each after_all hook that failed ended.
 	AfterAll []string
 	// Unrecorded, when set, is the write of plan.json that failed (a
@@ -82,21 +88,25 @@ type Run struct {
 	kept bool // a resumed campaign's run that had ended: not run again
 }
 
-// Execute runs the planned runs one at a time, each in a fresh allocation,
+// Execute runs the planned runs one at a time (with Config.Concurrent,
+// the runs of each block at the same time), each in a fresh allocation,
 // and records each one's allocation, result, status and evidence in
 // plan.json as it ends. A run past its deadline is cancelled and the
-// campaign goes on; when ctx ends, the run in progress is torn down (its
-// files kept, the run marked interrupted) and Execute returns with
-// Interrupted set. A campaign Reopen returned keeps the runs that ended
-// and runs the others, waiting for an allocation still queued or running
-// instead of starting it again. The scenario's before_all hooks run
-// first and its after_all hooks last, whatever happened. The error is
-// non-nil only when a before_all hook failed (*HookError) or a run could
-// not be started at all.
+// campaign goes on; when ctx ends, the runs in progress are torn down
+// (their files kept, the runs marked interrupted) and Execute returns
+// with Interrupted set. A campaign Reopen returned keeps the runs that
+// ended and runs the others, waiting for an allocation still queued or
+// running instead of starting it again. The scenario's before_all hooks
+// run first and its after_all hooks last, whatever happened. The error
+// is non-nil only when a before_all hook failed (*HookError) or a run
+// could not be started at all.
 func Execute(ctx context.Context, c *Config, r *Result) error {
-	c.total = len(r.Runs)
+	c.total, c.serial = len(r.Runs), &sync.Mutex{}
 	l, ranks := newLauncher(c)
 	runDeadline := deadline(c.Scenario)
+	if c.Concurrent {
+		defer func() { r.Together = c.together(r) }()
+	}
 	if r.Plan.Decided != "" || r.Left() == 0 { // a resumed campaign that had ended: nothing is left to run
 		r.Decided = r.Plan.Decided
 		return nil
@@ -105,33 +115,62 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 	if err := c.beforeAll(ctx, r); err != nil {
 		return err
 	}
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		if !run.kept {
+	for _, group := range c.groups(len(r.Runs)) {
+		if r.left(group) {
 			if ctx.Err() != nil {
 				r.Interrupted = true
 				break
 			}
-			if err := c.runOne(ctx, l, ranks, r, i, runDeadline); err != nil {
+			if err := c.runGroup(ctx, l, ranks, r, group, runDeadline); err != nil {
 				return err
 			}
-			if !r.record(fmt.Sprintf("after run %d (arm %s) ended", run.Planned.Index, run.Planned.Arm)) || r.Interrupted {
+			if r.Unrecorded != nil || r.Interrupted {
 				break
 			}
 		}
-		if c.stopAfter(r, i) {
+		if c.stopAfterGroup(r, group) {
 			break
 		}
 	}
 	return nil
 }
 
-// runOne makes run i of r: it starts it (or, resumed, finds its
-// allocation still queued or running), waits for it within deadline and
-// collects what it left.
-func (c *Config) runOne(ctx context.Context, l launcher.Launcher, ranks string, r *Result, i int, runDeadline time.Duration) error {
-	run := &r.Runs[i]
-	pr := run.Planned
+// unended counts the planned runs that have not ended.
+func (r *Result) unended() int {
+	n := 0
+	for _, run := range r.Runs {
+		if run.Planned.Result == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// left says whether any run of group is left to run.
+func (r *Result) left(group []int) bool {
+	for _, i := range group {
+		if !r.Runs[i].kept {
+			return true
+		}
+	}
+	return false
+}
+
+// stopAfterGroup says whether the campaign stops after group, judged run
+// by run in plan order as stopAfter judges one.
+func (c *Config) stopAfterGroup(r *Result, group []int) bool {
+	for _, i := range group {
+		if c.stopAfter(r, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// start starts run i of r (or, resumed, finds its allocation still
+// queued or running) and records its allocation in plan.json.
+func (c *Config) start(ctx context.Context, l launcher.Launcher, ranks string, r *Result, i int) (launcher.Run, error) {
+	pr := r.Runs[i].Planned
 	spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
 		Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
 			"--plan", filepath.Join(r.Out, rundir.PlanFile), "--run-index", strconv.Itoa(pr.Index)}, c.Sign.args()...)}
@@ -142,29 +181,40 @@ func (c *Config) runOne(ctx context.Context, l launcher.Launcher, ranks string, 
 	c.event(pr, "starting", 0, false)
 	lr, err := c.startOrAttach(ctx, l, spec, pr)
 	if err != nil {
-		return fmt.Errorf("run %s: %w", spec.ID, err)
+		return nil, fmt.Errorf("run %s: %w", spec.ID, err)
 	}
 	pr.Allocation, pr.Result, pr.Accepted, pr.Interrupted = lr.AllocationID(), nil, nil, false
 	// The run goes on either way: the plan is written again when it
 	// ends, and the campaign stops if that fails too.
 	r.record(fmt.Sprintf("after run %d (arm %s) started", pr.Index, pr.Arm))
+	return lr, nil
+}
+
+// await waits for a started run within its deadline; one interrupted
+// (ctx ended) or past its deadline is torn down, what it wrote kept. It
+// reads only what no other goroutine changes while it waits (the run's
+// index, arm and directory).
+func (c *Config) await(ctx context.Context, lr launcher.Run, pr *rundir.PlannedRun, runDeadline time.Duration) (res rundir.Outcome, interrupted bool) {
 	res, werr := c.wait(ctx, lr, pr, runDeadline)
-	if werr != nil { // interrupted or past its deadline: tear the run down, keep what it wrote
-		cerr := lr.Cancel()
-		res, _ = lr.Wait(context.Background())
-		if errors.Is(werr, errPastDeadline) {
-			res.Detail = fmt.Sprintf("cancelled: %v; %s", werr, res.Detail)
-		} else {
-			r.Interrupted, pr.Interrupted = true, true
-		}
-		if cerr != nil {
-			res.Detail = fmt.Sprintf("%s; cancelling: %v", res.Detail, cerr)
-		}
+	switch {
+	case werr == nil:
+		return res, false
+	case errors.Is(werr, errPastDeadline):
+		return c.stop(lr, werr), false
 	}
-	pr.Result = &res
+	return c.stop(lr, nil), true
+}
+
+// finish records how a run ended and collects what it left.
+func (c *Config) finish(r *Result, e ended) {
+	run := &r.Runs[e.i]
+	pr := run.Planned
+	if e.interrupted {
+		r.Interrupted, pr.Interrupted = true, true
+	}
+	pr.Result = &e.res
 	run.collect()
-	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: string(res.State), Elapsed: res.Ended.Sub(res.Started), Ended: true, Evidence: run.Evidence})
-	return nil
+	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: e.res.State, Elapsed: e.res.Ended.Sub(e.res.Started), Ended: true, Evidence: run.Evidence, Left: r.unended()})
 }
 
 // startOrAttach starts the run of spec; in a resumed campaign it first
@@ -201,10 +251,7 @@ func (c *Config) stopAfter(r *Result, i int) bool {
 // block's later runs (nil for a first run, or a first run that registered
 // no rank).
 func (c *Config) blockNodes(r *Result, i int) []string {
-	k := len(c.Scenario.ArmOrder)
-	if c.Calibrate != "" {
-		k = 2 // A/A pairs
-	}
+	k := c.blockSize()
 	first := r.Runs[i-i%k]
 	if i%k == 0 || first.Status == nil {
 		return nil
@@ -259,10 +306,17 @@ func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duratio
 	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
 }
 
+// progress tells Progress of e; the runs of a block waited for at once
+// tell it one at a time.
 func (c *Config) progress(e Event) {
-	if c.Progress != nil {
-		c.Progress(e)
+	if c.Progress == nil {
+		return
 	}
+	if c.serial != nil {
+		c.serial.Lock()
+		defer c.serial.Unlock()
+	}
+	c.Progress(e)
 }
 
 func newLauncher(c *Config) (launcher.Launcher, string) {
@@ -275,7 +329,7 @@ func newLauncher(c *Config) (launcher.Launcher, string) {
 	// teardown hooks', each bounded.
 	grace := time.Duration(d.Teardown) + time.Duration(d.KillGrace) + s.HooksTime(scenarios.HookTeardown) + 5*time.Second
 	if c.Launcher == "slurm" {
-		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace}, arms.RanksSrun
+		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace, Exclusive: c.Concurrent}, arms.RanksSrun
 	}
 	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
 }

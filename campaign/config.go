@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/abbench/abbench/decide"
@@ -70,6 +71,11 @@ type Config struct {
 	// its hardware, and the comparison within it does not see the
 	// difference between nodes.
 	PairNodes bool
+	// Concurrent runs the runs of each block at the same time, each in an
+	// allocation of its own (see blocks): under Slurm on nodes no other
+	// job shares, locally only where the scenario says its runs share
+	// nothing (launcher.local.concurrent_safe).
+	Concurrent bool
 	// Stages plans runs that CI stages make, one abbench arm each (abbench
 	// plan); nothing runs the plan here.
 	Stages bool
@@ -78,6 +84,7 @@ type Config struct {
 	Flags map[string]string
 
 	total    int               // runs in the plan, for events
+	serial   *sync.Mutex       // one event at a time (Execute makes it)
 	launcher launcher.Launcher // tests: the backend Launcher would name
 }
 
@@ -125,6 +132,9 @@ func (s Signing) args() []string {
 // design of a campaign with Until (nil without).
 func (c *Config) validate() (*decide.Sequential, error) {
 	if err := c.validateDesign(); err != nil {
+		return nil, err
+	}
+	if err := c.validateConcurrent(); err != nil {
 		return nil, err
 	}
 	if c.Calibrate != "" {

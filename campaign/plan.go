@@ -52,7 +52,7 @@ func Plan(c *Config) (*Result, error) {
 	if c.Calibrate != "" {
 		armNames = []string{c.Calibrate}
 	}
-	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup}
+	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup, Concurrent: c.Concurrent}
 	if c.Stages {
 		p.Launcher = LauncherStages
 	} else {

@@ -161,6 +161,10 @@ type Plan struct {
 	// Warmup is the number of warm-up blocks (one run of every arm each)
 	// at the start: run and recorded, left out of the statistics.
 	Warmup int `json:"warmup,omitempty"`
+	// Concurrent says the runs of each block ran at the same time, each in
+	// an allocation of its own (abbench run --concurrent); each run's
+	// status.json says when it started and ended.
+	Concurrent bool `json:"concurrent,omitempty"`
 	// Sequential, when set, says the campaign looks after every block from
 	// MinPairs on and stops at the first decided verdict; Runs then lists
 	// every run up to MaxPairs, and those after the stop never run.

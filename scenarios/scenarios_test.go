@@ -89,6 +89,8 @@ func TestLoadRejects(t *testing.T) {
 		{"expression", "  - {requests: all}", "  - {activation: requests*users}", 14, `"users" is neither`},
 		{"ready both", "arm_env: true,", "arm_env: true, ready: {log: x, port: \"1\"},", 8, "not both"},
 		{"cpus", "  - {requests: all}", "  - {requests: all}\nlauncher: {local: {cpus: 'all'}}", 15, `cpus "all"`},
+		{"concurrent with cpus", "  - {requests: all}", "  - {requests: all}\nlauncher: {local: {cpus: '0-1', concurrent_safe: true}}", 15, `concurrent_safe with cpus "0-1"`},
+		{"concurrent_safe not a bool", "  - {requests: all}", "  - {requests: all}\nlauncher: {local: {concurrent_safe: maybe}}", 15, `"maybe" where true or false is expected`},
 		{"not a mapping", base, "- a\n- b\n", 1, "a scenario is a mapping"},
 		{"two documents", base, base + "---\nname: u\n", 0, "more than one YAML document"},
 		{"empty", base, "", 1, "empty scenario"},

@@ -370,6 +370,11 @@ type Launcher struct {
 type LocalOptions struct {
 	// CPUs pins each run to a CPU list such as "0-3" or "0,2".
 	CPUs string `yaml:"cpus" json:"cpus"`
+	// ConcurrentSafe says the arms' runs share nothing on this machine
+	// that one run could slow for the other (no fixed port, file, device
+	// or cache; CPUs and memory to spare for both), so that abbench run
+	// --concurrent may run a block's runs at the same time here.
+	ConcurrentSafe bool `yaml:"concurrent_safe" json:"concurrent_safe"`
 }
 
 // SlurmOptions configure the Slurm backend.

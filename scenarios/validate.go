@@ -236,6 +236,9 @@ func (v *validator) launcher() {
 	if l.Local.CPUs != "" && !regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`).MatchString(l.Local.CPUs) {
 		v.at(p("launcher", "local", "cpus"), "cpus %q: a CPU list such as 0-3 or 0,2", l.Local.CPUs)
 	}
+	if l.Local.CPUs != "" && l.Local.ConcurrentSafe {
+		v.at(p("launcher", "local", "concurrent_safe"), "concurrent_safe with cpus %q: every run is pinned to those CPUs, so runs at the same time would share them (leave one out)", l.Local.CPUs)
+	}
 	if l.Slurm.Nodes < 0 {
 		v.at(p("launcher", "slurm", "nodes"), "nodes %d: must be at least 1", l.Slurm.Nodes)
 	}

@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"jsonschema":   cmdJSONSchema(filepath.Join(repo, "docs", "schema")),
 			"static-bin":   cmdStaticBin,
 			"docker-image": cmdDockerImage,
+			"overlap":      cmdOverlap,
 		},
 		Condition: scriptCondition,
 	})

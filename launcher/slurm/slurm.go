@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,9 @@ type Launcher struct {
 	Grace time.Duration
 	// Env is the environment sbatch runs in (nil: a clean one, see cleanEnv).
 	Env []string
+	// Exclusive asks for nodes no other job shares (sbatch --exclusive):
+	// runs submitted at the same time then run on disjoint nodes.
+	Exclusive bool
 }
 
 var _ launcher.Launcher = (*Launcher)(nil)
@@ -97,6 +101,9 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	}
 	if len(spec.Nodes) > 0 {
 		directive("--nodelist=%s", strings.Join(spec.Nodes, ","))
+	}
+	if l.Exclusive && !slices.Contains(o.ExtraSbatch, "--exclusive") {
+		directive("--exclusive")
 	}
 	for _, a := range o.ExtraSbatch {
 		directive("%s", a)

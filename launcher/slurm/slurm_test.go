@@ -10,6 +10,7 @@ import (
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/launcher/launchertest"
+	"github.com/abbench/abbench/scenarios"
 )
 
 // needCluster skips under -short, and without a reachable Slurm cluster
@@ -59,5 +60,21 @@ func TestScriptQuotesAnyValue(t *testing.T) {
 	out, err := exec.Command("bash", "-c", "export A='a,b c=d \"q\" '\\''r'\\''\nnext ü'; printf %s \"$A\"").Output()
 	if err != nil || string(out) != "a,b c=d \"q\" 'r'\nnext ü" {
 		t.Fatalf("shell read %q (%v)", out, err)
+	}
+}
+
+// Runs that must not share nodes ask Slurm for nodes of their own, once
+// (also when the scenario's extra_sbatch asks too); other runs do not.
+func TestScriptAsksForNodesOfItsOwnWhenExclusive(t *testing.T) {
+	spec := launcher.Spec{ID: "1-a", Dir: "/shared/run", Command: []string{"abbench"}}
+	for _, c := range []struct {
+		exclusive bool
+		extra     []string
+		want      int
+	}{{false, nil, 0}, {true, nil, 1}, {true, []string{"--exclusive"}, 1}} {
+		l := &Launcher{Options: scenarios.SlurmOptions{ExtraSbatch: c.extra}, Exclusive: c.exclusive}
+		if got := strings.Count(l.Script(spec, "m"), "#SBATCH --exclusive\n"); got != c.want {
+			t.Errorf("exclusive %v, extra_sbatch %v: %d --exclusive directives, want %d", c.exclusive, c.extra, got, c.want)
+		}
 	}
 }

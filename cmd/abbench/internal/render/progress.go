@@ -59,7 +59,7 @@ func (p *Progress) Event(e campaign.Event) {
 		p.ran += e.Elapsed
 		p.ended++
 		line += "  " + Headline(e.Evidence)
-		if left := e.Total - e.Index; left > 0 {
+		if left := e.Left; left > 0 {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.
 			eta := p.ran / time.Duration(p.ended) * time.Duration(left)

@@ -24,8 +24,8 @@ func TestProgressLines(t *testing.T) {
 	p := NewProgress(&b)
 	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: time.Second})
 	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: 2 * time.Second, Tick: true})
-	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "succeeded", Elapsed: 10 * time.Second, Ended: true, Evidence: measured(1234.5678)})
-	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "failed", Elapsed: 20 * time.Second, Ended: true})
+	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "succeeded", Elapsed: 10 * time.Second, Ended: true, Evidence: measured(1234.5678), Left: 2})
+	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "failed", Elapsed: 20 * time.Second, Ended: true, Left: 1})
 	p.Done()
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	if len(lines) != 3 {
@@ -114,5 +114,23 @@ func TestSummaryCensorsARunWhoseControllerFailed(t *testing.T) {
 	}
 	if !strings.Contains(row2, "succeeded") || !strings.Contains(row2, "accepted") {
 		t.Errorf("run 2's row: %q, want it succeeded and accepted", row2)
+	}
+}
+
+// A concurrent campaign's summary says how many of its blocks ran side
+// by side, and names each block that did not or that shared a node.
+func TestSummarySaysWhichBlocksRanSideBySide(t *testing.T) {
+	p := &rundir.Plan{Scenario: "s", Order: "abba", Concurrent: true}
+	r := &campaign.Result{Plan: p, Together: []campaign.Together{
+		{Runs: []int{1, 2}, Overlapped: true}, {Runs: []int{3, 4}}, {Runs: []int{5, 6}, Overlapped: true, Shared: []string{"c2"}}}}
+	var b strings.Builder
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"abba order, the runs of each block side by side", "the runs of 2 of 3 blocks that ended overlapped in time",
+		"runs 3 4 did not overlap in time", "runs 5 6 shared node c2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -27,6 +27,9 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 	if p.Warmup > 0 {
 		design += fmt.Sprintf(", %d warm-up block(s)", p.Warmup)
 	}
+	if p.Concurrent {
+		design += ", the runs of each block side by side"
+	}
 	out := textout.New(w)
 	out.Printf("scenario %s, %d runs planned (%s, seed %d) in %s\n\n", p.Scenario, len(p.Runs), design, p.Seed, r.Out)
 	var rows [][]string
@@ -53,7 +56,13 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
-	return texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows)
+	if err := texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows); err != nil {
+		return err
+	}
+	if p.Concurrent {
+		writeTogether(out, r.Together)
+	}
+	return out.Err()
 }
 
 // summaryRow is one run's row: its state, evidence, time, headline metric
