@@ -18,6 +18,9 @@ type rule struct {
 	// countOnly rules (a counter without a value group) need no groups:
 	// whether a line matches is all, found without building them.
 	countOnly bool
+	// plain decides lines without the regular expression, for patterns of
+	// literals and byte classes (plainmatch.go); nil for others.
+	plain *plainMatcher
 }
 
 // matchedOnly is the groups of a count-only rule's match: none, but not nil.
@@ -25,7 +28,7 @@ var matchedOnly = map[string]string{}
 
 func newRule(name, pattern string) rule {
 	re := regexp.MustCompile(pattern)
-	return rule{name: name, re: re, literal: requiredLiteral(pattern)}
+	return rule{name: name, re: re, literal: requiredLiteral(pattern), plain: newPlainMatcher(pattern)}
 }
 
 // requiredLiteral is the longest literal a match of pattern must contain
@@ -61,11 +64,12 @@ func matchLine(rules []rule, line []byte, matched []map[string]string) []map[str
 	hit := false
 	for i, r := range rules {
 		matched[i] = nil
-		if r.literal != nil && !bytes.Contains(line, r.literal) {
+		known, ok := r.decide(line)
+		if known && !ok {
 			continue
 		}
 		if r.countOnly {
-			if r.re.Match(line) {
+			if known || r.re.Match(line) {
 				matched[i], hit = matchedOnly, true
 			}
 			continue
@@ -86,6 +90,19 @@ func matchLine(rules []rule, line []byte, matched []map[string]string) []map[str
 		return nil
 	}
 	return matched
+}
+
+// decide is whether line matches r when that is known without the regular
+// expression: known false when a fast test cannot tell.
+func (r *rule) decide(line []byte) (known, ok bool) {
+	if r.plain != nil {
+		ok, done := r.plain.match(line)
+		return done, ok
+	}
+	if r.literal != nil && !bytes.Contains(line, r.literal) {
+		return true, false
+	}
+	return false, false
 }
 
 // anchor is one byte the block search stops at, and the rule needles
