@@ -117,9 +117,9 @@ type anchor struct {
 // of the literal from a byte that seldom occurs in this log (judged on a
 // sample), so the search seldom stops in vain. Every line holding the
 // literal holds its needle too. Rules share an anchor byte where another
-// pass would cost more than the extra stops: a pass over a block costs
-// about as much as stopping at one byte in 600 (IndexByte runs at memory
-// speed; each stop compares a needle).
+// pass would cost more than the extra stops (anchorBytes): a pass over a
+// block costs about as much as stopping at one byte in 600 (IndexByte runs
+// at memory speed; each stop compares a needle).
 func planAnchors(rules []rule, sample []byte) []anchor {
 	sample = sample[:min(len(sample), 64<<10)]
 	var freq [256]int
@@ -127,23 +127,20 @@ func planAnchors(rules []rule, sample []byte) []anchor {
 		freq[b]++
 	}
 	passCost := len(sample)/600 + 1
+	lits := make([][]byte, len(rules))
+	for i, r := range rules {
+		lits[i] = r.literal
+	}
+	set := anchorBytes(lits, &freq, passCost)
 	var out []anchor
 	find := func(b byte) int {
 		return slices.IndexFunc(out, func(a anchor) bool { return a.b == b })
 	}
-	for _, r := range rules {
-		lit := r.literal
-		best, bestCost := -1, 0
-		for i := range lit {
-			if len(lit)-i < min(len(lit), 4) {
-				break
-			}
-			cost := freq[lit[i]]
-			if find(lit[i]) < 0 {
-				cost += passCost
-			}
-			if best < 0 || cost < bestCost {
-				best, bestCost = i, cost
+	for _, lit := range lits {
+		best := -1
+		for i, b := range lit[:needleStarts(lit)] {
+			if slices.Contains(set, b) && (best < 0 || freq[b] < freq[lit[best]]) {
+				best = i
 			}
 		}
 		needle := lit[best:]
