@@ -292,9 +292,28 @@ func TestRequestsFromRecord(t *testing.T) {
 // measured offsets and the activation come out the same.
 func TestScopeReadInParts(t *testing.T) {
 	y := strings.Replace(scenarioYAML, "  counters:\n", "  counters:\n    votes: {role: ctx, pattern: 'vote rank=(?P<rank>\\d+) id=\\d+'}\n", 1)
-	before := strings.Repeat("an earlier attempt's line, vote rank=9 id=1\n", 7) // before the offset
-	log := func(rank int) string { return votingLog(rank, before, [4]int{40, 300, 50, 20}) }
-	offset := int64(len(before))
+	log := func(rank int) string {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("an earlier attempt's line, vote rank=9 id=1\n", 7)) // before the offset
+		noise := func(n int) {
+			for i := range n {
+				fmt.Fprintf(&b, "INFO step=%d %s\n", i, strings.Repeat("x", i%37))
+				if i%5 == 0 {
+					fmt.Fprintf(&b, "DEBUG vote rank=%d id=%d\n", rank, i)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "mode rank=%d terminal=1\n", rank)
+		noise(40)
+		fmt.Fprintf(&b, "summary rank=%d commits=0\nmode rank=%d terminal=1\n", rank, rank)
+		noise(300)
+		fmt.Fprintf(&b, "activation rank=%d count=4 digest=%s algorithm=%s\n", rank, hex64, alg)
+		noise(50)
+		fmt.Fprintf(&b, "summary rank=%d commits=4\n", rank)
+		noise(20)
+		return b.String()
+	}
+	offset := int64(len(strings.Repeat("an earlier attempt's line, vote rank=9 id=1\n", 7)))
 	r := goodRun()
 	r.yaml, r.offset = y, offset
 	r.logs = map[string]string{"ctx-0.log": log(0), "ctx-1.log": log(1)}
@@ -331,31 +350,6 @@ func TestScopeReadInParts(t *testing.T) {
 			t.Fatalf("line by line, %d part(s):\n%s\nwant:\n%s", parts, got, want)
 		}
 	}
-}
-
-// votingLog is a rank's log of vote lines among noise: before, then its
-// profiling and measured lifecycles, with noise[0] to noise[3] lines of
-// noise between their lines (and after), a vote in every fifth.
-func votingLog(rank int, before string, noise [4]int) string {
-	var b strings.Builder
-	b.WriteString(before)
-	lines := func(n int) {
-		for i := range n {
-			fmt.Fprintf(&b, "INFO step=%d %s\n", i, strings.Repeat("x", i%37))
-			if i%5 == 0 {
-				fmt.Fprintf(&b, "DEBUG vote rank=%d id=%d\n", rank, i)
-			}
-		}
-	}
-	fmt.Fprintf(&b, "mode rank=%d terminal=1\n", rank)
-	lines(noise[0])
-	fmt.Fprintf(&b, "summary rank=%d commits=0\nmode rank=%d terminal=1\n", rank, rank)
-	lines(noise[1])
-	fmt.Fprintf(&b, "activation rank=%d count=4 digest=%s algorithm=%s\n", rank, hex64, alg)
-	lines(noise[2])
-	fmt.Fprintf(&b, "summary rank=%d commits=4\n", rank)
-	lines(noise[3])
-	return b.String()
 }
 
 // TestUnreadableRecordIsTheRootCause: a record abbench cannot read shows

@@ -83,14 +83,6 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 		return 0, err
 	}
 	defer readonly.Close(f)
-	if keep == nil {
-		if n, ok, err := readMapped(f, s.Offset, fn); ok {
-			if se, stale := err.(*StaleError); stale {
-				se.Scope = s
-			}
-			return n, err
-		}
-	}
 	var src io.Reader = f
 	if keep != nil {
 		src = io.TeeReader(f, keep)
