@@ -79,9 +79,18 @@ rg_args "$work/many/s.yaml"
 cat "$work"/many/run/ctx-*.log >/dev/null
 # five rounds, abbench then ripgrep in each: the best wall time and the
 # least CPU time (user and system) of each, and abbench's peak memory
+# (wall time from bash's clock, in microseconds: time's is in hundredths)
+timed() { # OUT COMMAND...: "wall user system rss" of COMMAND into OUT
+	local out=$1 t0 t1
+	shift
+	t0=${EPOCHREALTIME/./}
+	/usr/bin/time -f '%U %S %M' -o "$out" "$@" >/dev/null || true
+	t1=${EPOCHREALTIME/./}
+	echo "$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.6f", d / 1e6 }') $(tail -1 "$out")" >"$out"
+}
 for i in 1 2 3 4 5; do
-	/usr/bin/time -f '%e %U %S %M' -o "$work/a$i" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json >/dev/null
-	/usr/bin/time -f '%e %U %S %M' -o "$work/r$i" rg -c "${args[@]}" "$work/many/run" >/dev/null || true
+	timed "$work/a$i" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json
+	timed "$work/r$i" rg -c "${args[@]}" "$work/many/run"
 done
 least() { for f in "$@"; do tail -1 "$f"; done | awk -v k="$col" 'NR == 1 || $k + 0 < m { m = $k + 0 } END { print m }'; }
 col=1 t_many=$(least "$work"/a?) t_rgm=$(least "$work"/r?)
