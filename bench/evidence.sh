@@ -5,9 +5,12 @@
 #     against the same scope with no prefix;
 #  2. extraction throughput on the scoped bytes against ripgrep with the
 #     same patterns (goal: abbench >= 0.5x ripgrep);
-#  3. 1,024 rank logs of 8 MiB: CPU use (both cores) and peak memory
-#     (goal <= 128 MiB).
+#  3. 1,024 rank logs of 8 MiB against ripgrep over the same files (goal:
+#     abbench >= 1x ripgrep), wall and CPU seconds of each, interleaved so
+#     both see the same load, and peak memory (goal <= 128 MiB).
 #   bench/evidence.sh [--quick]   (--quick: 256 MiB prefix and 64 ranks)
+#   bench/evidence.sh --many [RANKS]   (part 3 alone, with RANKS logs,
+#     64 by default: the row for 16 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${1:-}
@@ -24,6 +27,7 @@ fi
 abb="$work/bin/abbench" gen="$work/bin/genlogs"
 prefix=$((4 << 30)) ranks=1024
 if [ "$quick" = --quick ]; then prefix=$((256 << 20)) ranks=64; fi
+if [ "$quick" = --many ]; then ranks=${2:-64}; fi
 
 best() { # best wall seconds of 5 runs of "$@", output discarded
 	local b="" t0 t1 t
@@ -39,6 +43,14 @@ best() { # best wall seconds of 5 runs of "$@", output discarded
 replay() { "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
 replay_cmd() { echo "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
 
+# ripgrep's patterns: the scenario's, without group names
+rg_args() {
+	local p
+	args=()
+	while IFS= read -r p; do args+=(-e "$p"); done < <(sed -n "s/.*pattern: '\(.*\)'}.*/\1/p" "$1" | sed 's/(?P<[A-Za-z_]*>/(/g')
+}
+
+if [ "$quick" != --many ]; then
 echo "== 1. scope of 64 MiB at the end of a $((prefix >> 20)) MiB log"
 "$gen" -dir "$work/big" -ranks 1 -prefix "$prefix" -scope $((64 << 20)) -sparse
 "$gen" -dir "$work/small" -ranks 1 -prefix 0 -scope $((64 << 20))
@@ -51,8 +63,7 @@ awk -v r="$read_bytes" -v tb="$t_big" -v ts="$t_small" 'BEGIN {
 
 echo "== 2. extraction on one 256 MiB scope against ripgrep (same patterns)"
 "$gen" -dir "$work/one" -ranks 1 -prefix 0 -scope $((256 << 20))
-patterns=$(sed -n "s/.*pattern: '\(.*\)'}.*/\1/p" "$work/one/s.yaml" | sed 's/(?P<[A-Za-z_]*>/(/g')
-args=(); while IFS= read -r p; do args+=(-e "$p"); done <<<"$patterns"
+rg_args "$work/one/s.yaml"
 cat "$work/one/scope-0.log" >/dev/null
 t_rg=$(best rg -c -j1 "${args[@]}" "$work/one/scope-0.log")
 t_abb=$(best $(replay_cmd "$work/one"))
@@ -60,14 +71,35 @@ awk -v tr="$t_rg" -v ta="$t_abb" 'BEGIN {
 	printf "ripgrep %.4fs (%.0f MiB/s), abbench replay %.4fs (%.0f MiB/s): abbench/ripgrep throughput %.2f (goal >= 0.7)\n", tr, 256/tr, ta, 256/ta, tr/ta
 }'
 
+fi
+
 echo "== 3. $ranks rank logs of 8 MiB, against ripgrep over the same files"
 "$gen" -dir "$work/many" -ranks "$ranks" -prefix 0 -scope $((8 << 20))
+rg_args "$work/many/s.yaml"
 cat "$work"/many/run/ctx-*.log >/dev/null
-/usr/bin/time -f '%e %M %P' -o "$work/t" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json >/dev/null
-read -r secs rss cpu < <(tail -1 "$work/t")
-t_many=$(best "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json)
-t_rgm=$(best rg -c "${args[@]}" "$work/many/run")
-awk -v s="$t_many" -v r="$t_rgm" -v m="$rss" -v c="$cpu" -v n="$ranks" 'BEGIN {
-	printf "%d ranks, %d MiB: abbench replay %.2fs (%.0f MiB/s, CPU %s of %d cores), ripgrep %.2fs: abbench/ripgrep throughput %.2f (goal >= 1)\n", n, n*8, s, n*8/s, c, '"$(nproc)"', r, r/s
+# five rounds, abbench then ripgrep in each: the best wall time and the
+# least CPU time (user and system) of each, and abbench's peak memory
+# (wall time from bash's clock, in microseconds: time's is in hundredths)
+timed() { # OUT COMMAND...: "wall user system rss" of COMMAND into OUT
+	local out=$1 t0 t1
+	shift
+	t0=${EPOCHREALTIME/./}
+	/usr/bin/time -f '%U %S %M' -o "$out" "$@" >/dev/null || true
+	t1=${EPOCHREALTIME/./}
+	echo "$(awk -v d=$((t1 - t0)) 'BEGIN { printf "%.6f", d / 1e6 }') $(tail -1 "$out")" >"$out"
+}
+for i in 1 2 3 4 5; do
+	timed "$work/a$i" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json
+	timed "$work/r$i" rg -c "${args[@]}" "$work/many/run"
+done
+least() { for f in "$@"; do tail -1 "$f"; done | awk -v k="$col" 'NR == 1 || $k + 0 < m { m = $k + 0 } END { print m }'; }
+col=1 t_many=$(least "$work"/a?) t_rgm=$(least "$work"/r?)
+cpu() { for f in "$@"; do tail -1 "$f"; done | awk 'NR == 1 || $2 + $3 < m { m = $2 + $3 } END { print m }'; }
+c_many=$(cpu "$work"/a?) c_rgm=$(cpu "$work"/r?)
+rss=$(for f in "$work"/a?; do tail -1 "$f"; done | awk '$4 > m { m = $4 } END { print m }')
+awk -v s="$t_many" -v r="$t_rgm" -v cs="$c_many" -v cr="$c_rgm" -v m="$rss" -v n="$ranks" -v cores="$(nproc)" 'BEGIN {
+	printf "%d ranks, %d MiB, %d cores\n", n, n*8, cores
+	printf "abbench replay %.3fs wall (%.0f MiB/s), %.3fs CPU; ripgrep %.3fs wall, %.3fs CPU\n", s, n*8/s, cs, r, cr
+	printf "abbench/ripgrep throughput %.2f by wall (goal >= 1), %.2f by CPU\n", r/s, cr/cs
 	printf "peak memory %.1f MiB (goal <= 128)\n", m/1024
 }'

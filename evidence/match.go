@@ -18,6 +18,9 @@ type rule struct {
 	// countOnly rules (a counter without a value group) need no groups:
 	// whether a line matches is all, found without building them.
 	countOnly bool
+	// plain decides lines without the regular expression, for patterns of
+	// literals and byte classes (plainmatch.go); nil for others.
+	plain *plainMatcher
 }
 
 // matchedOnly is the groups of a count-only rule's match: none, but not nil.
@@ -25,7 +28,7 @@ var matchedOnly = map[string]string{}
 
 func newRule(name, pattern string) rule {
 	re := regexp.MustCompile(pattern)
-	return rule{name: name, re: re, literal: requiredLiteral(pattern)}
+	return rule{name: name, re: re, literal: requiredLiteral(pattern), plain: newPlainMatcher(pattern)}
 }
 
 // requiredLiteral is the longest literal a match of pattern must contain
@@ -61,11 +64,12 @@ func matchLine(rules []rule, line []byte, matched []map[string]string) []map[str
 	hit := false
 	for i, r := range rules {
 		matched[i] = nil
-		if r.literal != nil && !bytes.Contains(line, r.literal) {
+		known, ok := r.decide(line)
+		if known && !ok {
 			continue
 		}
 		if r.countOnly {
-			if r.re.Match(line) {
+			if known || r.re.Match(line) {
 				matched[i], hit = matchedOnly, true
 			}
 			continue
@@ -88,6 +92,19 @@ func matchLine(rules []rule, line []byte, matched []map[string]string) []map[str
 	return matched
 }
 
+// decide is whether line matches r when that is known without the regular
+// expression: known false when a fast test cannot tell.
+func (r *rule) decide(line []byte) (known, ok bool) {
+	if r.plain != nil {
+		ok, done := r.plain.match(line)
+		return done, ok
+	}
+	if r.literal != nil && !bytes.Contains(line, r.literal) {
+		return true, false
+	}
+	return false, false
+}
+
 // anchor is one byte the block search stops at, and the rule needles
 // that start with it: one pass of IndexByte (memory speed) per anchor,
 // however many rules share it.
@@ -100,9 +117,9 @@ type anchor struct {
 // of the literal from a byte that seldom occurs in this log (judged on a
 // sample), so the search seldom stops in vain. Every line holding the
 // literal holds its needle too. Rules share an anchor byte where another
-// pass would cost more than the extra stops: a pass over a block costs
-// about as much as stopping at one byte in 600 (IndexByte runs at memory
-// speed; each stop compares a needle).
+// pass would cost more than the extra stops (anchorBytes): a pass over a
+// block costs about as much as stopping at one byte in 600 (IndexByte runs
+// at memory speed; each stop compares a needle).
 func planAnchors(rules []rule, sample []byte) []anchor {
 	sample = sample[:min(len(sample), 64<<10)]
 	var freq [256]int
@@ -110,23 +127,20 @@ func planAnchors(rules []rule, sample []byte) []anchor {
 		freq[b]++
 	}
 	passCost := len(sample)/600 + 1
+	lits := make([][]byte, len(rules))
+	for i, r := range rules {
+		lits[i] = r.literal
+	}
+	set := anchorBytes(lits, &freq, passCost)
 	var out []anchor
 	find := func(b byte) int {
 		return slices.IndexFunc(out, func(a anchor) bool { return a.b == b })
 	}
-	for _, r := range rules {
-		lit := r.literal
-		best, bestCost := -1, 0
-		for i := range lit {
-			if len(lit)-i < min(len(lit), 4) {
-				break
-			}
-			cost := freq[lit[i]]
-			if find(lit[i]) < 0 {
-				cost += passCost
-			}
-			if best < 0 || cost < bestCost {
-				best, bestCost = i, cost
+	for _, lit := range lits {
+		best := -1
+		for i, b := range lit[:needleStarts(lit)] {
+			if slices.Contains(set, b) && (best < 0 || freq[b] < freq[lit[best]]) {
+				best = i
 			}
 		}
 		needle := lit[best:]

@@ -2,7 +2,6 @@ package proctree
 
 import (
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"testing"
@@ -14,15 +13,7 @@ import (
 // kill them.
 func TestWithEnvMatchesWholeEntries(t *testing.T) {
 	token := "tok-" + strconv.Itoa(os.Getpid())
-	start := func(env ...string) int {
-		cmd := exec.Command("sleep", "60")
-		cmd.Env = env
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd.Process.Pid
-	}
+	start := func(env ...string) int { return startSleep(t, false, env...) }
 	suffixed := start("FOO_ABBENCH_TOKEN=" + token)
 	longer := start("ABBENCH_TOKEN=" + token + "2")
 	prefixed := start("A=1", "XABBENCH_TOKEN="+token, "B=2")

@@ -79,7 +79,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if grace <= 0 {
 		grace = 10 * time.Second
 	}
-	r := &run{spec: spec, cmd: cmd, marker: marker, grace: grace, done: make(chan struct{}), started: time.Now()}
+	r := &run{spec: spec, cmd: cmd, marker: marker, grace: grace, done: make(chan struct{}), started: time.Now(), since: proctree.StartTime(cmd.Process.Pid)}
 	go r.wait()
 	return r, nil
 }
@@ -88,6 +88,7 @@ type run struct {
 	spec      launcher.Spec
 	cmd       *exec.Cmd
 	marker    string
+	since     uint64 // the leader's start (proctree.StartTime): no process of the run started before
 	grace     time.Duration
 	started   time.Time
 	done      chan struct{}
@@ -191,11 +192,5 @@ func Alive(r launcher.Run) []int {
 	if !ok {
 		return nil
 	}
-	pids := proctree.InSession(lr.cmd.Process.Pid)
-	for _, p := range proctree.WithEnv(EnvAllocation, lr.marker) {
-		if !slices.Contains(pids, p) {
-			pids = append(pids, p)
-		}
-	}
-	return pids
+	return proctree.Allocation(lr.cmd.Process.Pid, lr.since, EnvAllocation, lr.marker)
 }
