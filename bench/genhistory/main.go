@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/history"
+	"github.com/abbench/abbench/scenarios"
 )
 
 func main() {
@@ -55,7 +56,7 @@ func main() {
 				Kind: history.KindRun, Key: token(s, i), Added: t.Add(time.Hour), Time: t,
 				Scenario: fmt.Sprintf("nightly-%02d", s/4), Arm: fmt.Sprintf("arm-%d", s%4),
 				MatchedDigest: digest(s / 4),
-				Metric:        "output_throughput", HigherBetter: true,
+				Metric:        scenarios.DefaultMetric, HigherBetter: true,
 				Machine: "1x AMD EPYC 9654 96-Core Processor + 8x NVIDIA H100 80GB HBM3",
 				Source:  token(-3, i)[:40], Signed: true, Value: &v,
 			})
