@@ -46,7 +46,8 @@ func HolmAdjust(ps []*float64, m int) []*float64 {
 // naming the family in each reason: so that asking m questions at once
 // (the cells of a sweep) does not mean m chances of a false verdict. A
 // decision is rebuilt from what it reports (estimate and interval in
-// percent), so a decision read back from a report decides as it did.
+// percent) at its own level and smallest effect (r's where it has none),
+// so a decision read back from a report decides as it did.
 func HolmFamily(ds []Decision, m int, r Rule, family string) []Decision {
 	r = r.defaults()
 	ps := make([]*float64, len(ds))
@@ -65,7 +66,14 @@ func HolmFamily(ds []Decision, m int, r Rule, family string) []Decision {
 			d.lo, d.hi = math.Log1p(d.Interval[0]/100), math.Log1p(d.Interval[1]/100)
 		}
 		d.P = adj[i]
-		out[i] = d.finish(r, d.Interval != nil)
+		own := r // each decision at its own level and smallest effect, as it was made
+		if d.Alpha > 0 {
+			own.Alpha = d.Alpha
+		}
+		if d.Effect > 0 {
+			own.Effect = d.Effect
+		}
+		out[i] = d.finish(own, d.Interval != nil)
 		out[i].Why += fmt.Sprintf(" (p Holm-adjusted for %d %s)", max(m, len(ds)), family)
 	}
 	return out
