@@ -107,7 +107,7 @@ func Execute(ctx context.Context, c *Config, r *Result) error {
 	}
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		if !run.kept {
+		if !run.kept && !r.cellStopped(i) {
 			if ctx.Err() != nil {
 				r.Interrupted = true
 				break

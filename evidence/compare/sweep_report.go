@@ -46,7 +46,7 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	for _, c := range sw.Cells {
 		rows = append(rows, c.rows()...)
 	}
-	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta", "interval", "raw p", "holm p", "verdict"}, rows); err != nil {
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta", sw.intervalHeader(), "raw p", "holm p", "verdict"}, rows); err != nil {
 		return err
 	}
 	if len(sw.Reasons) > 0 {
@@ -62,6 +62,26 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	}
 	out.Printf("sweep: %s (Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included)\n", sw.Verdict, sw.Family)
 	return out.Err()
+}
+
+// intervalHeader labels the interval column with the level every cell's
+// intervals share, else "interval".
+func (sw *Sweep) intervalHeader() string {
+	header := ""
+	for _, c := range sw.Cells {
+		if c.Comparison.Verdict == Censored {
+			continue
+		}
+		h := c.Comparison.IntervalHeader()
+		if header != "" && h != header {
+			return "interval"
+		}
+		header = h
+	}
+	if header == "" {
+		return "interval"
+	}
+	return header
 }
 
 // rows are the cell's arms as the sweep's table lists them.

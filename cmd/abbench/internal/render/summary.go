@@ -59,6 +59,7 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		if pr.Warmup {
 			arm += " (warm-up)"
 		}
+		arm, why = cellRun(p, pr, arm, why)
 		rows = append(rows, []string{fmt.Sprint(pr.Index), arm, state, ev, took, Headline(run.Evidence), why})
 	}
 	if last < len(r.Runs) {
