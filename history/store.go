@@ -34,12 +34,12 @@ type Entry struct {
 	Time          time.Time `json:"time"`
 	Scenario      string    `json:"scenario"`
 	MatchedDigest string    `json:"matched_digest"`
-	// Cell is a sweep's cell the entry is of ("" outside a sweep): part
-	// of the series key, so each cell is a series of its own.
-	Cell string `json:"cell,omitempty"`
 	Arm           string    `json:"arm"`
 	Metric        string    `json:"metric"`
 	HigherBetter  bool      `json:"higher_is_better"`
+	// Cell is a sweep's cell the entry is of ("" outside a sweep): part
+	// of the series key, so each cell is a series of its own.
+	Cell string `json:"cell,omitempty"`
 	// Key identifies the entry: a run's token, a comparison's arms and
 	// tokens hashed; add skips keys already stored.
 	Key string `json:"key"`
