@@ -79,8 +79,8 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 		}
 	}
 	res := compare.Compare(mine, c.Compare)
-	look.Verdict, look.undecided = res.Verdict, res.Unfinished
-	if res.Unfinished {
+	look.Verdict, look.undecided = res.Verdict, res.Unfinished || !c.holdsForFamily(res, r.Plan)
+	if look.undecided {
 		look.Verdict = compare.Inconclusive
 	}
 	if len(res.Deltas) > 0 {
@@ -97,4 +97,22 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 func (r *Result) cellStopped(i int) bool {
 	cell := r.Plan.Runs[i].Cell
 	return cell != "" && r.Plan.CellsDecided[cell] != ""
+}
+
+// holdsForFamily says whether a look's change would hold for the whole
+// sweep: each deciding p times the family's size (every treatment of
+// every cell) within the look's level. Holm's adjusted p is at most that,
+// so a cell stopped for a change keeps its verdict after the sweep's
+// adjustment; one that would not goes on to its next look.
+func (c *Config) holdsForFamily(res *compare.Result, p *rundir.Plan) bool {
+	if res.Verdict != compare.Improved && res.Verdict != compare.Regressed {
+		return true // no change and censored do not rest on a p
+	}
+	family := float64(len(p.Cells) * max(len(c.Scenario.ArmOrder)-1, 1))
+	for _, d := range res.Deltas {
+		if (d.Verdict == compare.Improved || d.Verdict == compare.Regressed) && d.P != nil && *d.P*family > p.Sequential.LookAlpha {
+			return false
+		}
+	}
+	return true
 }
