@@ -159,3 +159,44 @@ func TestSweepIsComparedWhole(t *testing.T) {
 		t.Errorf("a run of no cell: %s %v", sw.Verdict, sw.Reasons)
 	}
 }
+
+// A sequential sweep's cell that stopped at its look: the planned runs it
+// did not need are its own cell's after its last run, not the whole
+// plan's after it (which miscounted, even below zero).
+func TestSweepStopCountsTheCellsRunsNotNeeded(t *testing.T) {
+	cells := []string{"c=1", "c=2"}
+	seq := &rundir.Sequential{MinPairs: 3, MaxPairs: 10, Alpha: 0.05, LookAlpha: 0.0111, Rule: &rundir.StopRule{}}
+	p := &rundir.Plan{Scenario: "s", Order: "abba", Sequential: seq}
+	for _, c := range cells {
+		p.Cells = append(p.Cells, rundir.PlannedCell{Name: c, MatchedDigest: "m-" + c})
+	}
+	for b := range 10 {
+		for _, c := range cells {
+			arms := []string{"blocking", "async"}
+			if b%2 == 1 {
+				arms[0], arms[1] = arms[1], arms[0]
+			}
+			for _, arm := range arms {
+				p.Runs = append(p.Runs, rundir.PlannedRun{Index: len(p.Runs) + 1, Arm: arm, Cell: c})
+			}
+		}
+	}
+	var runs []Run
+	for _, pr := range p.Runs[:12] { // three blocks of both cells: each decided at its first look
+		v := map[string]float64{"blocking": 1000 + float64(pr.Index%3), "async": 1100 + float64(pr.Index%2)}[pr.Arm]
+		e := ev(pr.Arm, fmt.Sprint("t", pr.Index), v)
+		e.Cell, e.MatchedDigest = pr.Cell, "m-"+pr.Cell
+		ref := p.Ref(pr.Index)
+		runs = append(runs, Run{Path: rundir.RunID(pr.Index, pr.Arm), Evidence: e, Campaign: &ref})
+	}
+	sw := CompareSweep(runs, Options{})
+	for _, c := range sw.Cells {
+		st := c.Comparison.Stopped
+		if st == nil || st.Pairs != 3 {
+			t.Fatalf("cell %s: %s, stopped %+v (%v), want stopped at its look at pair 3", c.Cell, c.Comparison.Verdict, st, c.Comparison.Reasons)
+		}
+		if st.NotNeeded != 14 {
+			t.Errorf("cell %s: %d run(s) not needed, want 14 (its 20 planned, 6 made)", c.Cell, st.NotNeeded)
+		}
+	}
+}
