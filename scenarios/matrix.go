@@ -104,16 +104,32 @@ func (s *Scenario) Cells() []Cell { return s.Matrix.Cells() }
 
 // IsSweep says whether the scenario has more than one cell: it is then
 // run, compared and stored cell by cell, never as one scenario.
-func (s *Scenario) IsSweep() bool { return len(s.Cells()) > 1 }
+func (s *Scenario) IsSweep() bool { return s.Matrix.size() > 1 }
+
+// size is the number of cells, counted without making them (a matrix
+// validation refuses may have very many).
+func (m Matrix) size() int {
+	if len(m) == 0 {
+		return 0
+	}
+	n := 1
+	for _, a := range m {
+		n *= len(a.Values)
+		if n > MaxCells {
+			return MaxCells + 1
+		}
+	}
+	return n
+}
 
 // CellName is the name of the scenario's cell when it is one cell of a
 // sweep (ForCell made it, or its matrix has one value per axis), "" when
 // it has no matrix.
 func (s *Scenario) CellName() string {
-	if cells := s.Cells(); len(cells) == 1 {
-		return cells[0].Name
+	if s.Matrix.size() != 1 {
+		return ""
 	}
-	return ""
+	return s.Cells()[0].Name
 }
 
 // CellNames lists the cells' names, in cell order.
@@ -173,9 +189,11 @@ func (s *Scenario) ForCell(name string) (*Scenario, error) {
 // a sweep's whole scenario its first cell's (validation's sample only:
 // nothing runs the whole scenario of a sweep).
 func (s *Scenario) cellValues() map[string]string {
-	cells := s.Cells()
-	if len(cells) == 0 {
-		return map[string]string{}
+	first := map[string]string{}
+	for _, a := range s.Matrix {
+		if len(a.Values) > 0 {
+			first[a.Name] = a.Values[0]
+		}
 	}
-	return cells[0].Values
+	return first
 }

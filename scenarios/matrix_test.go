@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,18 @@ func TestUnknownAxisInATemplateIsRefused(t *testing.T) {
 	_, err := load(t, strings.Replace(base, "--rank, \"{{.Rank}}\"", "--tier, \"{{.Matrix.tier}}\"", 1)+"matrix: {size: [a]}\n")
 	if err == nil || !strings.Contains(err.Error(), `s.yaml:8: template "{{.Matrix.tier}}"`) {
 		t.Errorf("got %v, want the role's command line refused for an axis the matrix has not", err)
+	}
+}
+
+// A matrix of very many cells is refused without making them: 2^40
+// cells would never fit in memory.
+func TestMatrixOfTooManyCellsIsRefusedCheaply(t *testing.T) {
+	var axes []string
+	for i := range 40 {
+		axes = append(axes, fmt.Sprintf("a%d: [x, y]", i))
+	}
+	_, err := load(t, base+"matrix: {"+strings.Join(axes, ", ")+"}\n")
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:15: the matrix has more than 64 cells") {
+		t.Errorf("got %v", err)
 	}
 }

@@ -75,14 +75,12 @@ func (v *validator) matrix() {
 		return
 	}
 	armKeys := v.s.ArmKeys()
-	cells := 1
 	for _, a := range m {
 		v.axisName(a.Name, armKeys)
 		v.axisValues(a)
-		cells *= max(len(a.Values), 1)
 	}
-	if cells > MaxCells {
-		v.atKey(p("matrix"), "the matrix has %d cells, more than %d: sweep fewer values (each cell is a campaign's worth of runs)", cells, MaxCells)
+	if m.size() > MaxCells {
+		v.atKey(p("matrix"), "the matrix has more than %d cells: sweep fewer values (each cell is a campaign's worth of runs)", MaxCells)
 	}
 }
 
