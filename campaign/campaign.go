@@ -149,12 +149,16 @@ func (r *Result) unended() int {
 // left says whether any run of group is left to run.
 func (r *Result) left(group []int) bool {
 	for _, i := range group {
-		if !r.Runs[i].kept {
+		if r.toRun(i) {
 			return true
 		}
 	}
 	return false
 }
+
+// toRun says whether run i is still to be made: not kept from before a
+// resume, and not of a sweep cell a look already stopped.
+func (r *Result) toRun(i int) bool { return !r.Runs[i].kept && !r.cellStopped(i) }
 
 // stopAfterGroup says whether the campaign stops after group, judged run
 // by run in plan order as stopAfter judges one.

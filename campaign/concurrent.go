@@ -84,7 +84,7 @@ func (c *Config) runGroup(ctx context.Context, l launcher.Launcher, ranks string
 	var runs []started
 	var startErr error
 	for _, i := range group {
-		if r.Runs[i].kept {
+		if !r.toRun(i) {
 			continue
 		}
 		lr, err := c.start(ctx, l, ranks, r, i)

@@ -137,6 +137,9 @@ func (c *Config) validate() (*decide.Sequential, error) {
 	if err := c.validateConcurrent(); err != nil {
 		return nil, err
 	}
+	if err := c.validateSweep(); err != nil {
+		return nil, err
+	}
 	if c.Calibrate != "" {
 		if err := c.validateCalibration(); err != nil {
 			return nil, err

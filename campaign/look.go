@@ -14,6 +14,9 @@ import (
 // plan.json, and says whether to stop: a decided verdict, or a comparison
 // censored for a reason more runs cannot remove.
 func (c *Config) look(r *Result, done int) bool {
+	if len(r.Plan.Cells) > 0 {
+		return c.lookCell(r, done)
+	}
 	p := r.Plan
 	k := len(c.Scenario.ArmOrder)
 	pairs := done/k - p.Warmup

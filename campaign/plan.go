@@ -67,8 +67,12 @@ func Plan(c *Config) (*Result, error) {
 			Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility, Rule: &rundir.StopRule{Baseline: c.Compare.Baseline, Metric: c.Compare.Metric, Effect: c.Compare.Effect, Method: c.Compare.Method}}
 		blocks = seq.MaxPairs
 	}
-	for i, arm := range Order(armNames, c.Warmup+blocks, c.Order, c.Seed) {
-		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm), Warmup: i < c.Warmup*len(armNames)})
+	if s.Matrix != nil {
+		p.Cells, p.Runs = c.sweepRuns(armNames, blocks, out)
+	} else {
+		for i, arm := range Order(armNames, c.Warmup+blocks, c.Order, c.Seed) {
+			p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm), Warmup: i < c.Warmup*len(armNames)})
+		}
 	}
 	r := &Result{Out: out, Plan: p, Runs: make([]Run, len(p.Runs)), given: c.Out}
 	for i := range p.Runs {

@@ -281,36 +281,32 @@ func (r Rule) defaults() Rule {
 }
 
 // Holm adjusts the p of several treatments against one baseline (Holm's
-// step-down method) and decides each again at the family's level, so that
-// more treatments do not mean more false verdicts.
+// step-down method, HolmAdjust) and decides each again at the family's
+// level, so that more treatments do not mean more false verdicts.
 func Holm(ds []Decision, r Rule) []Decision {
 	r = r.defaults()
-	idx := make([]int, 0, len(ds))
-	for i, d := range ds {
+	tested := 0
+	for _, d := range ds {
 		if d.P != nil {
-			idx = append(idx, i)
+			tested++
 		}
 	}
-	if len(idx) < 2 {
+	if tested < 2 {
 		return ds
 	}
-	// Sort the tested decisions by p, ascending (few treatments: insertion).
-	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && *ds[idx[j]].P < *ds[idx[j-1]].P; j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
+	ps := make([]*float64, len(ds))
+	for i := range ds {
+		ps[i] = ds[i].P
 	}
+	adj := HolmAdjust(ps, tested)
 	out := append([]Decision(nil), ds...)
-	m := len(idx)
-	running := 0.0
-	for k, i := range idx {
-		adj := math.Min(1, float64(m-k)**ds[i].P)
-		running = math.Max(running, adj)
-		p := running
-		d := out[i]
-		d.P = &p
+	for i, d := range ds {
+		if adj[i] == nil {
+			continue
+		}
+		d.P = adj[i]
 		out[i] = d.finish(r, d.Interval != nil)
-		out[i].Why += fmt.Sprintf(" (p Holm-adjusted for %d treatments)", m)
+		out[i].Why += fmt.Sprintf(" (p Holm-adjusted for %d treatments)", tested)
 	}
 	return out
 }

@@ -39,6 +39,9 @@ type Evidence struct {
 	MatchedDigest string            `json:"matched_digest"`
 	Arm           string            `json:"arm"`
 	ArmEnv        map[string]string `json:"arm_env"`
+	// Cell is the run's cell of a sweep (the scenario's matrix:), ""
+	// outside one: compare compares a sweep cell by cell.
+	Cell string `json:"cell,omitempty"`
 	// Arms are every arm of the scenario, so a comparison can say which is missing.
 	Arms []string `json:"arms"`
 	// Baseline is the scenario's baseline arm.
@@ -138,7 +141,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	// images: it is held to those the run recorded.
 	s = s.WithPins(st.Containers)
 	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
-		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
+		Cell: s.CellName(), Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}
 	if st.MatchedDigest != e.MatchedDigest {
 		e.reason(reason.New(reason.ConfigMismatch, "the run was made with matched digest %s, but this scenario's is %s", st.MatchedDigest, e.MatchedDigest))

@@ -61,7 +61,7 @@ func seriesPanel(d *svgplot.Doc, s Series, y0 float64) {
 	if !s.HigherBetter {
 		dir = "lower is better"
 	}
-	d.Text(f.Left, y0+20, fmt.Sprintf("%s / %s / %s", s.Scenario, s.Arm, s.Metric), `font-size="14" font-weight="bold"`)
+	d.Text(f.Left, y0+20, s.Name(), `font-size="14" font-weight="bold"`)
 	d.Text(f.Left, y0+36, fmt.Sprintf("%d run(s), %s to %s, %d change point(s); %s", n, day(s.Points[0].Time), day(s.Points[n-1].Time), len(s.Changes), dir), "")
 	d.ValueAxis(f, compare.MetricLabel(s.Metric))
 	runAxis(d, f, s.Points, x)

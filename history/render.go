@@ -27,7 +27,7 @@ func Text(w io.Writer, series []Series, d Detector) error {
 			dir = "lower is better"
 		}
 		first, last := s.Points[0], s.Points[len(s.Points)-1]
-		out.Printf("%s / %s / %s (%s): %d run(s), %s to %s, latest %s\n", s.Scenario, s.Arm, s.Metric, dir,
+		out.Printf("%s (%s): %d run(s), %s to %s, latest %s\n", s.Name(), dir,
 			len(s.Points), day(first.Time), day(last.Time), numfmt.Value(*last.Value))
 		if len(s.Changes) == 0 {
 			out.Printf("  no change point (E-Divisive means, p <= %s, at least %d runs a side)\n", numfmt.Value(d.MaxP), d.MinSize)
@@ -89,6 +89,9 @@ func PerfDB(w io.Writer, entries []Entry, f Filter) error {
 		}
 		if e.Value != nil {
 			rec["d_value"] = *e.Value
+		}
+		if e.Cell != "" {
+			rec["s_cell"] = e.Cell
 		}
 		if e.Kind == KindComparison {
 			rec["s_baseline"], rec["s_verdict"], rec["s_method"], rec["l_n"] = e.Baseline, e.Verdict, e.Method, e.N

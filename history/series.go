@@ -16,6 +16,7 @@ import (
 // a step without the system under test.
 type Series struct {
 	Scenario     string        `json:"scenario"`
+	Cell         string        `json:"cell,omitempty"` // a sweep's cell
 	Arm          string        `json:"arm"`
 	Metric       string        `json:"metric"`
 	HigherBetter bool          `json:"higher_is_better"`
@@ -35,26 +36,26 @@ func (f Filter) match(e Entry) bool {
 	return (f.Scenario == "" || f.Scenario == e.Scenario) && (f.Arm == "" || f.Arm == e.Arm) && (f.Metric == "" || f.Metric == e.Metric)
 }
 
-// BuildSeries groups the run entries into series (sorted by scenario, arm,
-// metric) and finds each one's change points with d.
+// BuildSeries groups the run entries into series (sorted by scenario,
+// cell, arm, metric) and finds each one's change points with d.
 func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
-	byKey := map[[3]string]*Series{}
-	var keys [][3]string
+	byKey := map[[4]string]*Series{}
+	var keys [][4]string
 	for _, e := range entries {
 		if e.Kind != KindRun || e.Value == nil || !f.match(e) {
 			continue
 		}
-		k := [3]string{e.Scenario, e.Arm, e.Metric}
+		k := [4]string{e.Scenario, e.Cell, e.Arm, e.Metric}
 		s := byKey[k]
 		if s == nil {
-			s = &Series{Scenario: e.Scenario, Arm: e.Arm, Metric: e.Metric, HigherBetter: e.HigherBetter, Changes: []ChangePoint{}, Confounds: []string{}}
+			s = &Series{Scenario: e.Scenario, Cell: e.Cell, Arm: e.Arm, Metric: e.Metric, HigherBetter: e.HigherBetter, Changes: []ChangePoint{}, Confounds: []string{}}
 			byKey[k] = s
 			keys = append(keys, k)
 		}
 		s.Points = append(s.Points, e)
 	}
-	slices.SortFunc(keys, func(a, b [3]string) int {
-		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), strings.Compare(a[2], b[2]))
+	slices.SortFunc(keys, func(a, b [4]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), strings.Compare(a[2], b[2]), strings.Compare(a[3], b[3]))
 	})
 	out := make([]Series, 0, len(keys))
 	valuesOf := make([][]float64, 0, len(keys))

@@ -35,6 +35,9 @@ type Entry struct {
 	Arm           string    `json:"arm"`
 	Metric        string    `json:"metric"`
 	HigherBetter  bool      `json:"higher_is_better"`
+	// Cell is a sweep's cell the entry is of ("" outside a sweep): part
+	// of the series key, so each cell is a series of its own.
+	Cell string `json:"cell,omitempty"`
 	// Key identifies the entry: a run's token, a comparison's arms and
 	// tokens hashed; add skips keys already stored.
 	Key string `json:"key"`

@@ -181,6 +181,11 @@ type Plan struct {
 	// Resume is what abbench run --resume holds the campaign to; it is
 	// no part of the fixed plan Ref digests.
 	Resume *Resumable `json:"resume,omitempty"`
+	// Cells are a sweep's cells, in cell order (cells.go).
+	Cells []PlannedCell `json:"cells,omitempty"`
+	// CellsDecided are the cells of a sweep a sequential look decided:
+	// their later runs are not run.
+	CellsDecided map[string]string `json:"cells_decided,omitempty"`
 }
 
 // Sequential is a sequential design as plan.json and each run's signed
@@ -224,6 +229,7 @@ type Look struct {
 	Delta   *float64 `json:"delta_pct,omitempty"`
 	P       *float64 `json:"p,omitempty"` // only where the look decided
 	Alpha   float64  `json:"alpha,omitempty"`
+	Cell    string   `json:"cell,omitempty"` // the sweep's cell the look compared
 }
 
 // CampaignRef is what a run's signed bundle says of the campaign it
@@ -245,14 +251,19 @@ type CampaignRef struct {
 	Arms       int         `json:"arms,omitempty"`
 	Warmup     int         `json:"warmup,omitempty"`
 	Sequential *Sequential `json:"sequential,omitempty"`
+	// Cell is this run's cell of a sweep, Cells every cell of the plan
+	// (cells.go); Runs and MatchedDigest are then the cell's.
+	Cell  string   `json:"cell,omitempty"`
+	Cells []string `json:"cells,omitempty"`
 }
 
-// Block is the block (0-based) run index (1-based) belongs to.
+// Block is the block (0-based) run index (1-based) belongs to: a block
+// holds a run of every arm of every cell.
 func (c *CampaignRef) Block(index int) int {
 	if c.Arms <= 0 {
 		return -1
 	}
-	return (index - 1) / c.Arms
+	return (index - 1) / (c.Arms * max(len(c.Cells), 1))
 }
 
 // Ref is the campaign reference of run index of the plan.
@@ -261,10 +272,10 @@ func (p *Plan) Ref(index int) CampaignRef {
 		Warmup: p.Warmup, Sequential: p.Sequential}
 	arms := map[string]bool{}
 	for _, r := range p.Runs {
-		ref.Runs = append(ref.Runs, RunID(r.Index, r.Arm))
 		arms[r.Arm] = true
 	}
 	ref.Arms = len(arms)
+	ref.Runs = p.cellRuns(&ref)
 	// The design's fields join the digest only when set, so the digests of
 	// plans made before they existed stay what their bundles signed.
 	fixed, _ := json.Marshal(struct {
@@ -274,7 +285,9 @@ func (p *Plan) Ref(index int) CampaignRef {
 		Arms                           int         `json:",omitempty"`
 		Warmup                         int         `json:",omitempty"`
 		Sequential                     *Sequential `json:",omitempty"`
-	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs, designArms(p, ref.Arms), ref.Warmup, ref.Sequential})
+		Cell                           string      `json:",omitempty"`
+		Cells                          []string    `json:",omitempty"`
+	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs, designArms(p, ref.Arms), ref.Warmup, ref.Sequential, ref.Cell, ref.Cells})
 	sum := sha256.Sum256(fixed)
 	ref.PlanDigest = hex.EncodeToString(sum[:])
 	return ref
@@ -309,6 +322,8 @@ type PlannedRun struct {
 	// the run ran: its attempt is kept, and abbench run --resume runs it
 	// again as a new attempt.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Cell is the run's cell of a sweep ("" outside one).
+	Cell string `json:"cell,omitempty"`
 }
 
 // Outcome is how a run's allocation ended, as its launcher said: what a

@@ -33,6 +33,9 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Matrix sweeps named axes; each cell is its own matched A/B
+	// (matrix.go, docs/scenario.md).
+	Matrix Matrix `yaml:"matrix" json:"matrix"`
 	// Setup, Teardown, BeforeAll and AfterAll are the hook lists
 	// (hooks.go, docs/scenario.md).
 	Setup     []Hook `yaml:"setup" json:"setup"`

@@ -28,6 +28,12 @@ type Summary struct {
 	DifferingKeys []string     `json:"differing_keys"`
 	EqualArmKeys  []string     `json:"equal_arm_keys"`
 	Constant      Constant     `json:"constant"`
+	// Cells are a matrix's cells, each its own matched A/B (none
+	// without a matrix).
+	Cells []CellSummary `json:"cells,omitempty"`
+	// Swept are the workload keys the matrix sets per cell: the workload
+	// held constant says so.
+	Swept []string `json:"swept_workload_keys,omitempty"`
 }
 
 // Constant is what every arm shares.
@@ -109,6 +115,7 @@ func (s *Scenario) Summary() Summary {
 	if s.Evidence.Throughput != nil {
 		c.Throughput = s.Evidence.Throughput.Format
 	}
+	sum.Cells, sum.Swept = s.cellSummaries(), s.sweptWorkloadKeys()
 	return sum
 }
 
@@ -169,7 +176,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	if c.Workload.Requests == int(FromRecord) {
 		requests = "the client's count (" + FromRecordName + ")"
 	}
-	out.Printf("  workload:   %s requests, concurrency %d, %d round(s)\n", requests, c.Workload.Concurrency, c.Workload.Rounds)
+	out.Printf("  workload:   %s requests, concurrency %d, %d round(s)%s\n", requests, c.Workload.Concurrency, c.Workload.Rounds, sweptNote(s.Swept))
 	if c.Workload.Prompts != "" {
 		out.Printf("  prompts:    %s\n", c.Workload.Prompts)
 	} else {
@@ -185,6 +192,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	out.Printf(", noise threshold %g%%\n", c.Threshold)
 	d := c.Deadlines
 	out.Printf("  deadlines:  ready %s, client %s, drain %s, teardown %s, kill grace %s\n", d["ready"], d["client"], d["drain"], d["teardown"], d["kill_grace"])
+	writeCells(out, s.Cells)
 	return out.Err()
 }
 

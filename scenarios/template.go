@@ -26,6 +26,9 @@ type TemplateData struct {
 	Host     string       // the host the rank runs on
 	Build    string       // the arm's build (arms: NAME: build: binary:), absolute
 	Workload WorkloadData // the workload, declared once in the scenario
+	// Matrix is the cell's value of every matrix axis, by axis name:
+	// {{.Matrix.concurrency}}.
+	Matrix map[string]string
 
 	ports *Ports
 }
@@ -73,7 +76,7 @@ type Place struct {
 func (s *Scenario) TemplateData(p Place) TemplateData {
 	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank, ports: p.Ports,
 		Workload: WorkloadData{Requests: s.Workload.Requests.Count(), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds,
-			Rate: s.Workload.Rate, Burstiness: s.Workload.Burstiness, Seed: s.Workload.Seed}}
+			Rate: s.Workload.Rate, Burstiness: s.Workload.Burstiness, Seed: s.Workload.Seed}, Matrix: s.cellValues()}
 	if p.Out != "" {
 		d.Coord = rundir.Coord(p.Out)
 	}
@@ -107,7 +110,7 @@ func (s *Scenario) sampleData() TemplateData {
 }
 
 // templateFields names what templates may use, for error messages.
-const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts .Workload.Rate .Workload.Burstiness .Workload.Seed, and env "NAME"`
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts .Workload.Rate .Workload.Burstiness .Workload.Seed .Matrix.AXIS, and env "NAME"`
 
 // templateFuncs are the functions templates may call: env NAME reads the
 // controller's environment when the rank starts, so a secret reaches a rank

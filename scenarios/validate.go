@@ -53,6 +53,7 @@ func (v *validator) run() {
 	v.arms()
 	v.env(p("env"), s.Env, true)
 	v.workload()
+	v.matrix()
 	v.roles()
 	v.evidence()
 	v.acceptance()

@@ -29,6 +29,7 @@ type armOptions struct {
 	plan     string
 	runIndex int
 	arm      string
+	cell     string
 	out      string
 	ranks    string
 	sign     signing.Sign
@@ -48,6 +49,7 @@ func newArmCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm to run (required without --plan; with it, the plan's arm for --run-index)")
+	cmd.Flags().StringVar(&opts.cell, "cell", "", "the cell of a sweep to run (the scenario's matrix:; abbench validate lists them); with --plan, the plan's")
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench plan writes one for CI stages; abbench run passes its own); recorded in the signed provenance")
 	cmd.Flags().IntVar(&opts.runIndex, "run-index", 0, "with --plan: this run's index in the plan")
@@ -80,6 +82,9 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	}
 	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
+		return err
+	}
+	if s, err = armCell(s, ref, opts.cell); err != nil {
 		return err
 	}
 	var pins []rundir.ContainerImage

@@ -36,6 +36,9 @@ type Stage struct {
 	// Block is the run's block (1-based): an abba pair's runs share one.
 	Block  int  `json:"block"`
 	Warmup bool `json:"warmup,omitempty"`
+	// Cell is the run's cell of a sweep (the plan names it; the stage's
+	// abbench arm reads it there).
+	Cell string `json:"cell,omitempty"`
 	// Command is the stage's command, as it runs from the checkout.
 	Command []string `json:"command"`
 }
@@ -119,9 +122,9 @@ func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path
 	}
 	planFile := filepath.Join(cfg.Out, rundir.PlanFile)
 	sp := StagePlan{Schema: stagesSchema, Plan: planFile, Scenario: path, Stages: []Stage{}}
-	arms := len(s.ArmOrder)
+	perBlock := len(s.ArmOrder) * max(len(res.Plan.Cells), 1) // a sweep's block holds every cell's runs
 	for _, r := range res.Plan.Runs {
-		sp.Stages = append(sp.Stages, Stage{RunIndex: r.Index, Arm: r.Arm, Block: (r.Index-1)/arms + 1, Warmup: r.Warmup,
+		sp.Stages = append(sp.Stages, Stage{RunIndex: r.Index, Arm: r.Arm, Block: (r.Index-1)/perBlock + 1, Warmup: r.Warmup, Cell: r.Cell,
 			Command: []string{"abbench", "arm", path, "--plan", planFile, "--run-index", strconv.Itoa(r.Index), "--out", fmt.Sprintf("stage-%d", r.Index)}})
 	}
 	if opts.format.Value == "json" {
@@ -164,6 +167,9 @@ func writeStages(w io.Writer, sp StagePlan, p *rundir.Plan) error {
 		arm := st.Arm
 		if st.Warmup {
 			arm += " (warm-up)"
+		}
+		if st.Cell != "" {
+			arm += " " + st.Cell
 		}
 		rows = append(rows, []string{strconv.Itoa(st.RunIndex), arm, strconv.Itoa(st.Block)})
 	}

@@ -15,6 +15,7 @@ import (
 
 type replayOptions struct {
 	arm    string
+	cell   string
 	from   string
 	write  bool
 	format cli.Format
@@ -34,6 +35,7 @@ func newReplayCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.arm, "arm", "", "the arm the run belongs to (default: the one its status.json, or its bundle's evidence, records)")
 	cmd.Flags().StringVar(&opts.from, "from", "", "the run's directory (required)")
+	cmd.Flags().StringVar(&opts.cell, "cell", "", "the cell of a sweep the run is of (the scenario's matrix:; its evidence.json names it)")
 	cmd.Flags().BoolVar(&opts.write, "write", false, "also write evidence.json into the run directory")
 	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
@@ -55,6 +57,9 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 	}
 	s, err := scenarios.LoadArm(path, opts.arm)
 	if err != nil {
+		return err
+	}
+	if s, err = armCell(s, nil, opts.cell); err != nil {
 		return err
 	}
 	ev, dir, err := armpipeline.Replay(s, opts.arm, opts.from, opts.write)

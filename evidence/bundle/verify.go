@@ -250,7 +250,11 @@ func (c *dirCheck) scenario() error {
 // rederive derives the evidence again from the bundled bytes alone; it
 // must equal evidence.json.
 func (c *dirCheck) rederive() error {
-	again, err := Recollect(c.bundled, c.ev.Arm, c.dir)
+	s, err := c.bundled.SweepCell(c.ev.Cell) // a sweep's run is derived by its cell's scenario
+	if err != nil {
+		return fail(StepRederive, EvidenceFile, "%s names cell %q: %w", EvidenceFile, c.ev.Cell, err)
+	}
+	again, err := Recollect(s, c.ev.Arm, c.dir)
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}

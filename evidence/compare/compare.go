@@ -55,6 +55,9 @@ type Run struct {
 	// NotRun is the plan index of a planned run that never started (0 for
 	// others): after a sequential campaign's decided look that is expected.
 	NotRun int `json:"-"`
+	// Cell is a sweep's run's cell as its campaign's plan.json names it,
+	// for a run that left no evidence to say it (CellOf).
+	Cell string `json:"-"`
 	// prov is the run's provenance, read once by LoadRuns (several checks
 	// consult it; with thousands of runs, parsing it each time showed).
 	prov *bundle.Provenance

@@ -92,6 +92,11 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 	if err := cmp.Or(errs...); err != nil {
 		return nil, err
 	}
+	for i, f := range found {
+		if f.Planned != nil {
+			runs[i].Cell = f.Planned.Cell // a sweep's run that left no evidence is still of its cell
+		}
+	}
 	return runs, nil
 }
 

@@ -135,14 +135,7 @@ func (g *gate) statistics() {
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
 		d.Meaning = dec.Meaning
 		d.Period, d.StopBias = dec.Period, dec.StopBias
-		switch dec.Verdict {
-		case Improved, Regressed:
-			d.Display = fmt.Sprintf("%+.2f%%", pct)
-		case Descriptive:
-			d.Display = fmt.Sprintf("%+.2f%% (1 run per arm)", pct)
-		default:
-			d.Display = "~"
-		}
+		d.Display = display(dec.Verdict, pct)
 		if !dec.Ends() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
 			// Fewer pairs than the design's first look decide nothing of
 			// the design: a campaign cut short before it looked did not
@@ -176,6 +169,18 @@ func deltaOf(ds []Delta, arm string) *Delta {
 // overall is the comparison's verdict from its treatments': regressed if
 // any regressed; improved or no-change when all agree; descriptive when
 // any is; inconclusive otherwise.
+// display is a delta as the reports show it: its change where a test
+// decided it (or one run per arm shows it), "~" where none did.
+func display(verdict string, pct float64) string {
+	switch verdict {
+	case Improved, Regressed:
+		return fmt.Sprintf("%+.2f%%", pct)
+	case Descriptive:
+		return fmt.Sprintf("%+.2f%% (1 run per arm)", pct)
+	}
+	return "~"
+}
+
 func overall(ds []Delta) string {
 	count := map[string]int{}
 	for _, d := range ds {

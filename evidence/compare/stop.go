@@ -61,7 +61,12 @@ func (g *gate) stoppedByRule(all []Run) (*Stop, bool) {
 			last = max(last, run.Campaign.Index)
 		}
 	}
-	notNeeded := len(ref.Runs) - last // the plan's runs after the last one made
+	notNeeded := 0 // the plan's runs after the last one made (of a sweep, of its cell)
+	for _, id := range ref.Runs {
+		if rundir.RunIndex(id) > last {
+			notNeeded++
+		}
+	}
 	return &Stop{Pairs: pairs, MaxPairs: seq.MaxPairs, NotNeeded: notNeeded, Rule: seq.Rule}, true
 }
 

@@ -116,6 +116,9 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		return err
 	}
 	co.SignaturesChecked = checked
+	if compare.IsSweep(runs) {
+		return o.runSweep(stdout, runs, co)
+	}
 	if o.Baseline != "" && !compare.IsArm(runs, o.Baseline) { // a stored baseline
 		stored, cleanup, err := compare.LoadStored(o.Baseline, runs, vo)
 		defer cleanup()

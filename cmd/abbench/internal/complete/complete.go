@@ -38,6 +38,9 @@ func Flags(root *cobra.Command) {
 				register(c, name, arms)
 			}
 		}
+		if c.Flags().Lookup("cell") != nil {
+			register(c, "cell", cells)
+		}
 	}
 }
 
@@ -51,6 +54,17 @@ func register(c *cobra.Command, name string, f cobra.CompletionFunc) {
 
 // arms lists the arms of the scenario given as the first argument.
 func arms(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	return ofScenario(args, func(s *scenarios.Scenario) []string { return s.ArmOrder })
+}
+
+// cells lists the cells of the sweep given as the first argument.
+func cells(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	return ofScenario(args, (*scenarios.Scenario).CellNames)
+}
+
+// ofScenario completes with what values says of the scenario given as
+// the first argument.
+func ofScenario(args []string, values func(*scenarios.Scenario) []string) ([]string, cobra.ShellCompDirective) {
 	if len(args) == 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -58,5 +72,5 @@ func arms(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompD
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	return s.ArmOrder, cobra.ShellCompDirectiveNoFileComp
+	return values(s), cobra.ShellCompDirectiveNoFileComp
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -78,8 +77,7 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts comparison.Optio
 		return err
 	}
 	co.SignaturesChecked = checked
-	r := compare.Compare(runs, co)
-	entries, err := history.FromComparison(r, runs, co.SignaturesChecked, time.Now())
+	r, entries, err := historyEntries(runs, co)
 	if errors.Is(err, history.ErrCensored) {
 		return &cli.Error{Code: cli.ExitCensored, Err: err, Hint: "the store keeps accepted evidence only; abbench compare lists the reasons"}
 	} else if err != nil {

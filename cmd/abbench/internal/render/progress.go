@@ -42,6 +42,9 @@ func (p *Progress) Event(e campaign.Event) {
 	}
 	if l := e.Look; l != nil {
 		line := fmt.Sprintf("abbench: look after %d pair(s): %s", l.Pairs, l.Verdict)
+		if l.Cell != "" {
+			line = fmt.Sprintf("abbench: look at cell %s after %d pair(s): %s", l.Cell, l.Pairs, l.Verdict)
+		}
 		if l.Delta != nil {
 			line += fmt.Sprintf(" (%+.2f%%)", *l.Delta)
 		}
@@ -49,7 +52,10 @@ func (p *Progress) Event(e campaign.Event) {
 			p.w.Printf("\r\033[K")
 		}
 		p.w.Println(line)
-		if e.Decided != "" {
+		switch {
+		case e.Decided != "" && l.Cell != "":
+			p.w.Printf("abbench: cell %s stopped at its %s (the other cells go on)\n", l.Cell, e.Decided)
+		case e.Decided != "":
 			p.w.Printf("abbench: sequential design stopped at its %s\n", e.Decided)
 		}
 		return

@@ -42,7 +42,7 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		if run.Evidence != nil && run.Evidence.HeadlineMetric != "" {
 			metric = run.Evidence.HeadlineMetric
 		}
-		rows = append(rows, summaryRow(run))
+		rows = append(rows, summaryRow(p, run))
 	}
 	if last < len(r.Runs) {
 		why := "the campaign was interrupted"
@@ -71,7 +71,7 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 // censored whatever evidence its directory's newest attempt holds, as
 // compare censors it: that attempt is no result of this run. Without
 // evidence, its status says why, as compare says.
-func summaryRow(run campaign.Run) []string {
+func summaryRow(p *rundir.Plan, run campaign.Run) []string {
 	pr := run.Planned
 	state, took, ev, headline, why := "not run", "-", "-", Headline(run.Evidence), ""
 	if run.Status != nil {
@@ -94,6 +94,7 @@ func summaryRow(run campaign.Run) []string {
 	if pr.Warmup {
 		arm += " (warm-up)"
 	}
+	arm, why = cellRun(p, pr, arm, why)
 	return []string{fmt.Sprint(pr.Index), arm, state, ev, took, headline, why}
 }
 

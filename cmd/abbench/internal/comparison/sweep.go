@@ -1,0 +1,54 @@
+package comparison
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/evidence/compare"
+)
+
+// runSweep compares a sweep's runs cell by cell (compare.CompareSweep),
+// reports it in its --format, and returns its exit status: censored (3)
+// when a cell or the sweep is, a --fail-on condition a cell meets (5).
+func (o *Options) runSweep(stdout io.Writer, runs []compare.Run, co compare.Options) error {
+	if !slices.Contains(compare.SweepFormats, o.Format.Value) {
+		return cli.Usagef("give --format "+strings.Join(compare.SweepFormats, " or "), "--format %s: these runs are a sweep's, reported as one table of its cells", o.Format.Value)
+	}
+	if o.Baseline != "" && !compare.IsArm(runs, o.Baseline) {
+		return cli.Usagef("give an arm of these runs as --baseline", "--baseline %s: a stored baseline is compared with one scenario's runs, and these are a sweep's cells", o.Baseline)
+	}
+	sw := compare.CompareSweep(runs, co)
+	if err := sw.Render(stdout, o.Format.Value); err != nil {
+		return err
+	}
+	if o.Plot != "" {
+		if err := sw.WriteSVGFile(o.Plot); err != nil {
+			return err
+		}
+	}
+	if sw.Verdict == compare.Censored {
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("sweep censored: %s", sweepCensor(sw)),
+			Hint: "every reason is listed above; the cells not censored stand, each with its Holm-adjusted verdict"}
+	}
+	if cell, cond := sw.FailsOn(o.FailOn); cond != "" {
+		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: cell %s", cond, cell)}
+	}
+	return nil
+}
+
+// sweepCensor is the first reason a sweep is censored: its own, else its
+// first censored cell's.
+func sweepCensor(sw *compare.Sweep) string {
+	if len(sw.Reasons) > 0 {
+		return sw.Reasons[0].String()
+	}
+	for _, c := range sw.Cells {
+		if r := c.Comparison; r.Verdict == compare.Censored && len(r.Reasons) > 0 {
+			return fmt.Sprintf("cell %s: %s", c.Cell, r.Reasons[0])
+		}
+	}
+	return "a cell is censored"
+}

@@ -1,0 +1,194 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/textout"
+	"github.com/abbench/abbench/internal/texttable"
+	"github.com/abbench/abbench/reason"
+)
+
+// SweepFormats are the report formats a sweep renders in.
+var SweepFormats = []string{"table", "json"}
+
+// Render writes the sweep's report in format (one of SweepFormats).
+func (sw *Sweep) Render(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(sw)
+	case "table":
+		return sw.WriteText(w)
+	}
+	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
+}
+
+// WriteText prints the sweep for a person: one table of every cell's
+// arms (each cell's verdict, estimate, interval, raw and Holm-adjusted
+// p), then what censored a cell or the sweep, each cell's design and
+// warnings, and each cell's verdict.
+func (sw *Sweep) WriteText(w io.Writer) error {
+	out := textout.New(w)
+	metric, baseline := "", ""
+	if len(sw.Cells) > 0 {
+		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
+	}
+	out.Printf("sweep of %s on %s, baseline %s: %d cell(s), each compared within itself; p Holm-adjusted for a family of %d test(s)\n\n",
+		sw.Scenario, metric, baseline, len(sw.Cells), sw.Family)
+	var rows [][]string
+	for _, c := range sw.Cells {
+		rows = append(rows, c.rows()...)
+	}
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta", sw.intervalHeader(), "raw p", "holm p", "verdict"}, rows); err != nil {
+		return err
+	}
+	if len(sw.Reasons) > 0 {
+		out.Printf("\nCENSORED sweep: it is not complete. Every reason:\n")
+		writeReasons(out, sw.Reasons)
+	}
+	for _, c := range sw.Cells {
+		c.writeDetail(out)
+	}
+	out.Println()
+	for _, c := range sw.Cells {
+		out.Printf("verdict %s: %s\n", c.Cell, c.headline())
+	}
+	out.Printf("sweep: %s (Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included)\n", sw.Verdict, sw.Family)
+	return out.Err()
+}
+
+// intervalHeader labels the interval column with the level every cell's
+// intervals share, else "interval".
+func (sw *Sweep) intervalHeader() string {
+	header := ""
+	for _, c := range sw.Cells {
+		if c.Comparison.Verdict == Censored {
+			continue
+		}
+		h := c.Comparison.IntervalHeader()
+		if header != "" && h != header {
+			return "interval"
+		}
+		header = h
+	}
+	if header == "" {
+		return "interval"
+	}
+	return header
+}
+
+// rows are the cell's arms as the sweep's table lists them.
+func (c SweepCell) rows() [][]string {
+	r := c.Comparison
+	var rows [][]string
+	for _, a := range r.Arms {
+		delta, interval, _, verdict := r.DeltaCells(a.Name)
+		raw, holm := "", ""
+		if p, ok := c.RawP[a.Name]; ok {
+			raw = numfmt.P(p)
+			if d := deltaByArm(r.Deltas, a.Name); d != nil && d.P != nil {
+				holm = numfmt.P(*d.P)
+			}
+		}
+		if r.Verdict == Censored && a.Name != r.Baseline {
+			verdict = Censored
+		}
+		rows = append(rows, []string{c.Cell, a.Name, fmt.Sprint(a.N), numfmt.Value(a.Median), delta, interval, raw, holm, verdict})
+	}
+	if len(r.Arms) == 0 {
+		rows = append(rows, []string{c.Cell, "", "0", "", "", "", "", "", r.Verdict})
+	}
+	return rows
+}
+
+func deltaByArm(ds []Delta, arm string) *Delta {
+	for i := range ds {
+		if ds[i].Arm == arm {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// writeDetail is what a person needs beside the table: a censored
+// cell's reasons, else its design and how each delta was decided; its
+// warnings.
+func (c SweepCell) writeDetail(out *textout.Writer) {
+	r := c.Comparison
+	out.Printf("\ncell %s:", c.Cell)
+	if r.Verdict == Censored {
+		out.Printf(" CENSORED, no delta is reported (the other cells stand). Every reason, root causes first:\n")
+		writeReasons(out, r.Reasons)
+	} else {
+		out.Printf(" design: %s\n", r.DesignLine())
+		for _, d := range r.Deltas {
+			out.Printf("  %s: %s\n", d.Arm, d.How())
+		}
+		if r.Workload != nil {
+			out.Printf("  workload: %s\n  matched:  %s\n", r.Workload, r.MatchedDigest)
+		}
+	}
+	for _, w := range r.Warnings {
+		out.Printf("  warning: %s\n", w)
+	}
+}
+
+func writeReasons(out *textout.Writer, rs []reason.Reason) {
+	for _, r := range rs {
+		for _, line := range r.Lines() {
+			out.Printf("  %s\n", line)
+		}
+	}
+}
+
+// headline is the cell's verdict line, then each treatment's raw and
+// Holm-adjusted p (the line's own p, where a test decided, is the
+// adjusted one).
+func (c SweepCell) headline() string {
+	h := c.Comparison.Headline()
+	for _, d := range c.Comparison.Deltas {
+		if raw, ok := c.RawP[d.Arm]; ok && d.P != nil {
+			h += fmt.Sprintf("; %s raw %s, Holm-adjusted %s", d.Arm, numfmt.PEquals(raw), numfmt.PEquals(*d.P))
+		}
+	}
+	return h
+}
+
+// WriteSVGFile writes the sweep's plot to path: a row per cell, each the
+// plot of one comparison (SVG), its verdict in its title.
+func (sw *Sweep) WriteSVGFile(path string) error {
+	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, sw.SVG)
+}
+
+// SVG stacks each cell's plot in a row of its own, the cell named above it.
+func (sw *Sweep) SVG(w io.Writer) error {
+	out := textout.New(w)
+	const label = 24.0
+	rowH := svgHeight + label
+	height := rowH * float64(max(len(sw.Cells), 1))
+	out.Printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Verdana, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
+	out.Printf(`<rect width="%.0f" height="%.0f" fill="white"/>`+"\n", svgWidth, height)
+	for i, c := range sw.Cells {
+		y := rowH * float64(i)
+		out.Printf(`<text x="%.0f" y="%.0f" font-size="15" font-weight="bold">cell %s</text>`+"\n", svgFrame.Left, y+18, svgEscape(c.Cell))
+		var b strings.Builder
+		if err := c.Comparison.SVG(&b); err != nil {
+			return err
+		}
+		// A nested svg is placed by its x and y: the cell's plot as it is.
+		out.Printf("%s", strings.Replace(b.String(), "<svg ", fmt.Sprintf(`<svg x="0" y="%.0f" `, y+label), 1))
+	}
+	out.Printf("</svg>\n")
+	return out.Err()
+}
+
+func svgEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
