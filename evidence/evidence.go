@@ -113,6 +113,10 @@ type Options struct {
 	// scope could not be read originally; with ScopedLogs, such a log is
 	// reported as it was then.
 	Unreadable map[string]string
+	// MatchedDigest is the scenario's MatchedDigest, from a caller that
+	// derives many runs' evidence from one parsed scenario ("": computed).
+	// A run whose recorded image pins change the scenario computes it.
+	MatchedDigest string
 }
 
 // Collect derives the evidence of the run whose attempt directory is dir
@@ -133,8 +137,13 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	}
 	// A scenario read again (replay, a bundle's) knows no digest of its
 	// images: it is held to those the run recorded.
-	s = s.WithPins(st.Containers)
-	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
+	pinned := s.WithPins(st.Containers)
+	matched := opts.MatchedDigest
+	if matched == "" || pinned != s {
+		matched = pinned.MatchedDigest()
+	}
+	s = pinned
+	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: matched, Arm: arm, ArmEnv: s.Arms[arm].Env,
 		Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}
 	if st.MatchedDigest != e.MatchedDigest {
