@@ -104,6 +104,11 @@ func ReadProvenance(dir string) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseProvenance(path, data)
+}
+
+// parseProvenance parses data, the provenance.json at path.
+func parseProvenance(path string, data []byte) (*Provenance, error) {
 	var prov Provenance
 	if err := json.Unmarshal(data, &prov); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
