@@ -39,6 +39,11 @@ type scenarioCache struct {
 	parsed map[scenarioKey]parsedScenario
 }
 
+// maxScenarios bounds the scenarios a cache holds: a comparison's runs
+// share a few (one a campaign), and runs whose scenarios all differ must
+// not keep every parse alive with them.
+const maxScenarios = 64
+
 type scenarioKey struct {
 	content    [sha256.Size]byte
 	prompts    digest.Digest
@@ -76,7 +81,9 @@ func (sc *scenarioCache) load(data []byte, path string, prompts *digest.Digest) 
 		}
 		p = parsedScenario{s: s, matched: s.MatchedDigest()}
 		sc.mu.Lock()
-		sc.parsed[key] = p
+		if len(sc.parsed) < maxScenarios {
+			sc.parsed[key] = p
+		}
 		sc.mu.Unlock()
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,15 @@ func TestScenarioCacheGivesEachBundleItsOwnPath(t *testing.T) {
 	}
 	if _, err := sc.load([]byte("name: [\n"), filepath.Join("five", ScenarioFile), four); err == nil || len(sc.parsed) != 3 {
 		t.Errorf("a scenario that does not load: %v, %d parses held", err, len(sc.parsed))
+	}
+	for i := range maxScenarios {
+		data := strings.Replace(scenarioYAML, "name: t", fmt.Sprintf("name: t%d", i), 1)
+		if p, err := sc.load([]byte(data), filepath.Join("more", ScenarioFile), four); err != nil || p.s.Name != fmt.Sprintf("t%d", i) {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+	}
+	if len(sc.parsed) != maxScenarios {
+		t.Errorf("%d parses held, want at most %d", len(sc.parsed), maxScenarios)
 	}
 }
 
