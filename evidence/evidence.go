@@ -117,6 +117,9 @@ type Options struct {
 	// derives many runs' evidence from one parsed scenario ("": computed).
 	// A run whose recorded image pins change the scenario computes it.
 	MatchedDigest string
+	// Status is the run's status.json as the caller read it (a verifier,
+	// from the bytes it hashed); nil: read from dir.
+	Status *rundir.Status
 }
 
 // Collect derives the evidence of the run whose attempt directory is dir
@@ -127,9 +130,12 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 
 // CollectWith is Collect with options.
 func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidence, error) {
-	stp, err := rundir.ReadStatus(dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading the run's status: %w", err)
+	stp := opts.Status
+	if stp == nil {
+		var err error
+		if stp, err = rundir.ReadStatus(dir); err != nil {
+			return nil, fmt.Errorf("reading the run's status: %w", err)
+		}
 	}
 	st := *stp
 	if st.Arm != arm {

@@ -3,16 +3,18 @@ package bundle
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"os"
 	"slices"
 	"sync"
 
 	"github.com/abbench/abbench/internal/readonly"
+	"github.com/abbench/abbench/rundir"
 )
 
 // keptFiles are the files the steps after the files step read.
-var keptFiles = []string{EvidenceFile, ScenarioFile, ScopesFile, ProvenanceFile}
+var keptFiles = []string{EvidenceFile, ScenarioFile, ScopesFile, ProvenanceFile, StatusFile}
 
 // hash is the SHA-256 of the bundle's file rel at path; the bytes of a
 // file a later step reads are kept for it.
@@ -48,4 +50,19 @@ func hashFile(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// status is the bundle's status.json parsed from the bytes the files step
+// hashed; nil when it holds none or they do not parse, for the
+// re-derivation to read it and say why.
+func (c *dirCheck) status() *rundir.Status {
+	data, ok := c.kept[StatusFile]
+	if !ok {
+		return nil
+	}
+	var st rundir.Status
+	if json.Unmarshal(data, &st) != nil {
+		return nil
+	}
+	return &st
 }

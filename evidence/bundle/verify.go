@@ -274,7 +274,7 @@ func (c *dirCheck) rederive() error {
 			return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 		}
 	}
-	again, err := recollect(c.bundled.s, c.ev.Arm, c.dir, scopes, c.bundled.matched)
+	again, err := recollect(c.bundled.s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: c.bundled.matched, Status: c.status()})
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
@@ -329,12 +329,12 @@ func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, erro
 	if err != nil {
 		return nil, err
 	}
-	return recollect(s, arm, dir, data, "")
+	return recollect(s, arm, dir, data, evidence.Options{})
 }
 
-// recollect is Recollect with scopes.json's bytes read, and the scenario's
-// matched digest when the caller has it ("": computed).
-func recollect(s *scenarios.Scenario, arm, dir string, data []byte, matched string) (*evidence.Evidence, error) {
+// recollect is Recollect with scopes.json's bytes read, and what the
+// caller has already read of the run (opts' MatchedDigest and Status).
+func recollect(s *scenarios.Scenario, arm, dir string, data []byte, opts evidence.Options) (*evidence.Evidence, error) {
 	var scopes map[string]ScopeRecord
 	if err := json.Unmarshal(data, &scopes); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %v", ScopesFile, err)
@@ -345,7 +345,8 @@ func recollect(s *scenarios.Scenario, arm, dir string, data []byte, matched stri
 			unreadable[name] = rec.Unreadable
 		}
 	}
-	return evidence.CollectWith(s, arm, dir, evidence.Options{ScopedLogs: true, Unreadable: unreadable, MatchedDigest: matched})
+	opts.ScopedLogs, opts.Unreadable = true, unreadable
+	return evidence.CollectWith(s, arm, dir, opts)
 }
 
 // IsBundle reports whether dir holds a bundle.
