@@ -119,6 +119,13 @@ type Options struct {
 	// scope could not be read originally; with ScopedLogs, such a log is
 	// reported as it was then.
 	Unreadable map[string]string
+	// MatchedDigest is the scenario's MatchedDigest, from a caller that
+	// derives many runs' evidence from one parsed scenario ("": computed).
+	// A run whose recorded image pins change the scenario computes it.
+	MatchedDigest string
+	// Status is the run's status.json as the caller read it (a verifier,
+	// from the bytes it hashed); nil: read from dir.
+	Status *rundir.Status
 }
 
 // Collect derives the evidence of the run whose attempt directory is dir
@@ -129,9 +136,12 @@ func Collect(s *scenarios.Scenario, arm, dir string) (*Evidence, error) {
 
 // CollectWith is Collect with options.
 func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidence, error) {
-	stp, err := rundir.ReadStatus(dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading the run's status: %w", err)
+	stp := opts.Status
+	if stp == nil {
+		var err error
+		if stp, err = rundir.ReadStatus(dir); err != nil {
+			return nil, fmt.Errorf("reading the run's status: %w", err)
+		}
 	}
 	st := *stp
 	if st.Arm != arm {
@@ -139,8 +149,13 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	}
 	// A scenario read again (replay, a bundle's) knows no digest of its
 	// images: it is held to those the run recorded.
-	s = s.WithPins(st.Containers)
-	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Arm: arm, ArmEnv: s.Arms[arm].Env,
+	pinned := s.WithPins(st.Containers)
+	matched := opts.MatchedDigest
+	if matched == "" || pinned != s {
+		matched = pinned.MatchedDigest()
+	}
+	s = pinned
+	e := &Evidence{Schema: Schema, Rules: RulesVersion, Scenario: s.Name, MatchedDigest: matched, Arm: arm, ArmEnv: s.Arms[arm].Env,
 		Cell: s.CellName(), Arms: s.ArmOrder, Baseline: s.Baseline, NoiseThreshold: s.NoiseThreshold,
 		Token: st.Token, RunState: st.State, Reasons: []reason.Reason{}, Criteria: []Criterion{}, Inputs: []string{}}
 	if st.MatchedDigest != e.MatchedDigest {

@@ -11,6 +11,9 @@ import (
 // firstDifference compares two evidence documents as JSON values and names
 // the first field that differs.
 func firstDifference(a, b any) string {
+	if reflect.DeepEqual(a, b) { // equal values encode alike: the common case, without encoding both
+		return ""
+	}
 	var x, y any
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)

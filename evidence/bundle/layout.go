@@ -118,6 +118,11 @@ func ReadProvenance(dir string) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseProvenance(path, data)
+}
+
+// parseProvenance parses data, the provenance.json at path.
+func parseProvenance(path string, data []byte) (*Provenance, error) {
 	var prov Provenance
 	if err := json.Unmarshal(data, &prov); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
@@ -137,6 +142,11 @@ func ReadScopes(dir string) (map[string]ScopeRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseScopes(path, data)
+}
+
+// parseScopes is ReadScopes of scopes.json's bytes, read from path.
+func parseScopes(path string, data []byte) (map[string]ScopeRecord, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)

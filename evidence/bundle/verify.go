@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/evidence"
-	"github.com/abbench/abbench/internal/filehash"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
 )
@@ -95,6 +94,10 @@ type Verified struct {
 	OlderRules string
 	Evidence   *evidence.Evidence
 	Statement  Statement
+	// Provenance is the bundle's provenance.json, parsed from the bytes
+	// its digest was checked on; nil when the bundle (a directory) holds
+	// none or it does not parse, which no step of verification requires.
+	Provenance *Provenance
 }
 
 // Verify checks a bundle directory, step by step (Step): the signature
@@ -102,9 +105,15 @@ type Verified struct {
 // manifest; then that every file is present with its digest and no other
 // file, link or special file is there; then that the evidence re-derived
 // from the bundled log bytes and records equals evidence.json. A failure
-// is a *VerifyError naming the step and the file.
+// is a *VerifyError naming the step and the file. A Verifier verifies
+// many bundles so, parsing each distinct bundled scenario once.
 func Verify(dir string, opts VerifyOptions) (*Verified, error) {
-	c := &dirCheck{dir: dir, manifestCheck: manifestCheck{opts: opts, v: &Verified{Dir: dir}}}
+	return NewVerifier(opts).Verify(dir)
+}
+
+// verifyDir is Verify with the scenarios parsed so far.
+func verifyDir(dir string, opts VerifyOptions, cache *scenarioCache) (*Verified, error) {
+	c := &dirCheck{dir: dir, manifestCheck: manifestCheck{opts: opts, v: &Verified{Dir: dir}}, scenarios: cache, kept: map[string][]byte{}}
 	err := runSteps(dir, []step{
 		{StepRead, c.read},
 		{StepSignature, c.signature},
@@ -117,6 +126,9 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if data, ok := c.kept[ProvenanceFile]; ok {
+		c.v.Provenance, _ = parseProvenance(c.path(ProvenanceFile), data)
 	}
 	return c.v, nil
 }
@@ -142,9 +154,14 @@ func runSteps(path string, steps []step) error {
 // what the steps before it established.
 type dirCheck struct {
 	manifestCheck
-	dir     string
-	ev      evidence.Evidence
-	bundled *scenarios.Scenario // the bundled scenario, as the scenario step loaded it
+	dir string
+	// kept are the bytes of the files later steps read (keptFiles), as
+	// the files step read and hashed them: each file is read once, and
+	// what is parsed is exactly what was hashed.
+	kept      map[string][]byte
+	scenarios *scenarioCache
+	ev        *evidence.Evidence
+	bundled   parsedScenario // the bundled scenario, as the scenario step loaded it
 }
 
 func (c *dirCheck) path(name string) string { return filepath.Join(c.dir, name) }
@@ -185,7 +202,7 @@ func (c *dirCheck) files() error {
 		if !ok {
 			return fail(StepFiles, rel, "%s is not in the manifest (a file was added)", rel)
 		}
-		got, err := filehash.SHA256(path)
+		got, err := c.hash(rel, path)
 		if err != nil {
 			return fail(StepFiles, rel, "%w", err)
 		}
@@ -224,11 +241,12 @@ func checkEntry(rel string, d fs.DirEntry) error {
 
 // evidence reads evidence.json, which must agree with the predicate.
 func (c *dirCheck) evidence() error {
-	data, _ := os.ReadFile(c.path(EvidenceFile)) // the files step found it, or the manifest does not name it
-	if err := json.Unmarshal(data, &c.ev); err != nil {
+	data := c.kept[EvidenceFile] // the files step read it, or the manifest does not name it
+	c.ev = &evidence.Evidence{}  // on its own: what Verified keeps holds nothing else of the check alive
+	if err := json.Unmarshal(data, c.ev); err != nil {
 		return fail(StepEvidence, EvidenceFile, "%s does not parse: %w", EvidenceFile, err)
 	}
-	c.v.Evidence = &c.ev
+	c.v.Evidence = c.ev
 	p := c.v.Statement.Predicate
 	if c.ev.Arm != p.Arm || c.ev.Token != p.Token || c.ev.MatchedDigest != p.MatchedDigest || c.ev.Accepted != p.Accepted {
 		return fail(StepEvidence, EvidenceFile, "the manifest's predicate does not match %s", EvidenceFile)
@@ -238,27 +256,36 @@ func (c *dirCheck) evidence() error {
 
 // scenario loads the bundled scenario with the predicate's prompts digest.
 func (c *dirCheck) scenario() error {
-	data, _ := os.ReadFile(c.path(ScenarioFile))
-	s, err := scenarios.ParseWithPrompts(data, c.path(ScenarioFile), c.v.Statement.Predicate.Prompts)
+	p, err := c.scenarios.load(c.kept[ScenarioFile], c.path(ScenarioFile), c.v.Statement.Predicate.Prompts)
 	if err != nil {
 		return fail(StepScenario, ScenarioFile, "the bundled scenario does not load: %w", err)
 	}
-	c.bundled = s
+	c.bundled = p
 	return nil
 }
 
 // rederive derives the evidence again from the bundled bytes alone; it
 // must equal evidence.json.
 func (c *dirCheck) rederive() error {
-	s, err := c.bundled.SweepCell(c.ev.Cell) // a sweep's run is derived by its cell's scenario
+	s, err := c.bundled.s.SweepCell(c.ev.Cell) // a sweep's run is derived by its cell's scenario
 	if err != nil {
 		return fail(StepRederive, EvidenceFile, "%s names cell %q: %w", EvidenceFile, c.ev.Cell, err)
 	}
-	again, err := Recollect(s, c.ev.Arm, c.dir)
+	matched := c.bundled.matched
+	if s != c.bundled.s { // a cell's scenario has a matched digest of its own
+		matched = ""
+	}
+	scopes, ok := c.kept[ScopesFile]
+	if !ok { // the manifest does not name it: reading it says why there is none
+		if scopes, err = os.ReadFile(c.path(ScopesFile)); err != nil {
+			return fail(StepRederive, "", "re-deriving the evidence: %w", err)
+		}
+	}
+	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status()})
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
-	diff := firstDifference(&c.ev, again)
+	diff := firstDifference(c.ev, again)
 	if diff == "" {
 		return nil
 	}
@@ -271,7 +298,7 @@ func (c *dirCheck) rederive() error {
 	}
 	// Older rules may word, order or fill evidence otherwise, but nothing
 	// a comparison reads may differ: the judgment and the numbers.
-	if j := judgmentDifference(&c.ev, again); j != "" {
+	if j := judgmentDifference(c.ev, again); j != "" {
 		return fail(StepRederive, EvidenceFile, "%s (derived by evidence rules %d) is judged otherwise by this abbench's rules %d: %s", EvidenceFile, made, now, j)
 	}
 	c.v.OlderRules = fmt.Sprintf("derived by evidence rules %d; this abbench's rules %d derive the same judgment, differing first at %s", made, now, diff)
@@ -305,7 +332,17 @@ func judgmentDifference(made, again *evidence.Evidence) string {
 // Recollect derives the evidence of a bundle from its bundled log bytes and
 // records (its logs hold only their scopes), as verify and replay do.
 func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, error) {
-	scopes, err := ReadScopes(dir)
+	data, err := os.ReadFile(filepath.Join(dir, ScopesFile))
+	if err != nil {
+		return nil, err
+	}
+	return recollect(s, arm, dir, data, evidence.Options{})
+}
+
+// recollect is Recollect with scopes.json's bytes read, and what the
+// caller has already read of the run (opts' MatchedDigest and Status).
+func recollect(s *scenarios.Scenario, arm, dir string, data []byte, opts evidence.Options) (*evidence.Evidence, error) {
+	scopes, err := parseScopes(filepath.Join(dir, ScopesFile), data)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +352,8 @@ func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, erro
 			unreadable[name] = rec.Unreadable
 		}
 	}
-	return evidence.CollectWith(s, arm, dir, evidence.Options{ScopedLogs: true, Unreadable: unreadable})
+	opts.ScopedLogs, opts.Unreadable = true, unreadable
+	return evidence.CollectWith(s, arm, dir, opts)
 }
 
 // IsBundle reports whether dir holds a bundle.

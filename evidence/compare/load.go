@@ -63,6 +63,7 @@ func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup 
 // thousands of runs make seconds), in their order; the first error in
 // that order is returned.
 func loadAll(found []rundir.Found) ([]Run, error) {
+	verifier := bundle.NewVerifier(bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
 	runs := make([]Run, len(found))
 	errs := make([]error, len(found))
 	var wg sync.WaitGroup
@@ -74,7 +75,7 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 			for i := range next {
 				f := found[i]
 				if f.Problem == "" {
-					runs[i], errs[i] = loadRun(f)
+					runs[i], errs[i] = loadRun(f, verifier)
 					continue
 				}
 				runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
@@ -103,39 +104,63 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 // IsBundle reports whether the run was read from a bundle.
 func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
 
-func loadRun(f rundir.Found) (Run, error) {
+// loadRun reads the run f found: a bundle is verified first, and a run
+// whose bundle verifies is read from what verification parsed (its
+// evidence and provenance, from the bytes their digests were checked on);
+// any other run is read from its files.
+func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	dir := f.EvidenceDir()
-	path := filepath.Join(dir, rundir.EvidenceFile)
-	// Only a missing evidence.json makes a run without evidence: any other
-	// failure to reach it is reading's error, below, naming the file.
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return withoutEvidence(f)
+	var verified *bundle.Verified
+	var invalid error
+	isBundle := bundle.IsBundle(dir)
+	if isBundle {
+		verified, invalid = verifier.Verify(dir)
 	}
-	var e evidence.Evidence
-	if err := rundir.ReadJSON(path, &e); err != nil {
+	run := Run{Path: f.Source, Dir: dir}
+	if verified != nil {
+		run.Evidence, run.prov = verified.Evidence, verified.Provenance
+	} else if err := readRun(f, &run); err != nil {
 		return Run{}, err
+	} else if run.Evidence == nil {
+		return run, nil // withoutEvidence's
 	}
-	if e.Schema != evidence.Schema {
-		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, e.Schema, evidence.Schema)
+	path := filepath.Join(dir, rundir.EvidenceFile)
+	if run.Evidence.Schema != evidence.Schema {
+		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, run.Evidence.Schema, evidence.Schema)
 	}
-	run := Run{Path: f.Source, Dir: dir, Evidence: &e}
-	if prov := readProvenance(dir); prov != nil {
-		run.prov = prov
+	if prov := run.prov; prov != nil {
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
 	}
 	if pr := f.Planned; pr != nil && pr.Result.ControllerFailed() {
 		run.censor(controllerReason(f, ""))
 	}
 	switch {
-	case bundle.IsBundle(dir):
-		_, err := bundle.Verify(dir, bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
-		if err != nil {
-			run.censor(reason.New(reason.BundleInvalid, "run %s: %s", f.Source, strings.ReplaceAll(err.Error(), dir, f.Source)))
-		}
-	case exists(filepath.Join(f.Dir, rundir.StatusFile)):
+	case invalid != nil:
+		run.censor(reason.New(reason.BundleInvalid, "run %s: %s", f.Source, strings.ReplaceAll(invalid.Error(), dir, f.Source)))
+	case !isBundle && exists(filepath.Join(f.Dir, rundir.StatusFile)):
 		run.censor(reason.New(reason.BundleInvalid, "run %s has no bundle: a run counts only with its complete bundle (see its %s)", f.Source, rundir.ControllerLog))
 	}
 	return run, nil
+}
+
+// readRun reads the evidence and provenance of a run that is no bundle,
+// or whose bundle does not verify, from its files into run. A run without
+// evidence comes back whole, as withoutEvidence makes it, with Evidence nil.
+func readRun(f rundir.Found, run *Run) error {
+	path := filepath.Join(run.Dir, rundir.EvidenceFile)
+	// Only a missing evidence.json makes a run without evidence: any other
+	// failure to reach it is reading's error, below, naming the file.
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		var err error
+		*run, err = withoutEvidence(f)
+		return err
+	}
+	var e evidence.Evidence
+	if err := rundir.ReadJSON(path, &e); err != nil {
+		return err
+	}
+	run.Evidence, run.prov = &e, readProvenance(run.Dir)
+	return nil
 }
 
 // withoutEvidence is a run whose attempt wrote no evidence.json: censored

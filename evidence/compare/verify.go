@@ -26,6 +26,7 @@ func VerifyRuns(runs []Run, opts bundle.VerifyOptions) error {
 
 func verifyRuns(runs []Run, opts bundle.VerifyOptions) []*Refusal {
 	var refused []*Refusal
+	verifier := bundle.NewVerifier(opts) // the runs' scenario parsed once
 	for _, run := range runs {
 		if run.Evidence == nil && len(run.Censor) > 0 {
 			continue
@@ -34,7 +35,7 @@ func verifyRuns(runs []Run, opts bundle.VerifyOptions) []*Refusal {
 			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: fmt.Errorf("%s: %w", run.Path, ErrNotBundle)})
 			continue
 		}
-		if _, err := bundle.Verify(run.Dir, opts); err != nil {
+		if _, err := verifier.Verify(run.Dir); err != nil {
 			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: asGiven{err: err, dir: run.Dir, path: run.Path}})
 		}
 	}

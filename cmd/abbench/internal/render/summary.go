@@ -81,8 +81,11 @@ func summaryRow(p *rundir.Plan, run campaign.Run) []string {
 		took = pr.Result.Ended.Sub(pr.Result.Started).Round(10 * time.Millisecond).String()
 	}
 	switch {
-	case run.Evidence != nil && pr.Result.ControllerFailed():
+	case pr.Result.ControllerFailed():
 		state, ev, headline, why = pr.Result.State, "censored", "-", controllerFailure(pr)
+		if run.Evidence == nil && run.Status != nil && len(run.Status.Reasons) > 0 {
+			why = run.Status.Reasons[0].String()
+		}
 	case run.Evidence != nil && run.Evidence.Accepted:
 		ev = "accepted"
 	case run.Evidence != nil:
