@@ -15,7 +15,7 @@ import (
 )
 
 // The launchers Config.Launcher takes.
-var Launchers = []string{"local", "slurm"}
+var Launchers = []string{"local", "slurm", "kubernetes"}
 
 // LauncherStages is the launcher plan.json names for a campaign whose runs
 // are CI stages (abbench plan): each stage makes its run with abbench arm
@@ -31,7 +31,7 @@ const UntilConclusive = "conclusive"
 type Config struct {
 	Scenario     *scenarios.Scenario
 	ScenarioPath string // the scenario file each run's controller reads (default: Scenario.File)
-	Launcher     string // local or slurm
+	Launcher     string // local, slurm or kubernetes
 	// Repeat is the number of blocks (runs per arm) of a fixed design: at
 	// least 1 without Until, 0 with it; a calibration's A/A pairs.
 	Repeat int
