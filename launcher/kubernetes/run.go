@@ -192,7 +192,7 @@ func (r *run) Collect() (string, error) {
 // writeFacts records, once the container runs, the pod, its node's facts
 // from the node object and the image by digest from the pod status.
 func (r *run) writeFacts(ctx context.Context, s *seen) {
-	facts := podFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
+	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
 	if out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json"); err == nil {
 		var n nodeObject
 		if json.Unmarshal(out, &n) == nil {
@@ -205,8 +205,9 @@ func (r *run) writeFacts(ctx context.Context, s *seen) {
 	}
 }
 
-// podFacts are PodFile's content.
-type podFacts struct {
+// PodFacts are what PodFile records: the pod, its node's facts from the
+// node object, and the image by digest from the pod status.
+type PodFacts struct {
 	Namespace string            `json:"namespace"`
 	Pod       string            `json:"pod"`
 	Node      string            `json:"node"`
