@@ -12,10 +12,14 @@ import (
 // whose activeDeadlineSeconds is the most the run may be queued and run:
 // past it the API server ends a run whose abbench was killed.
 func kubernetesLauncher(c *Config, grace time.Duration) *kubernetes.Launcher {
-	out, _ := filepath.Abs(c.Out)
-	mounts := []string{out, filepath.Dir(c.ScenarioPath)}
+	mounts := []string{c.Out, filepath.Dir(c.ScenarioPath)}
 	if p := c.Scenario.Workload.Prompts; p != "" {
 		mounts = append(mounts, filepath.Dir(c.Scenario.Path(p)))
+	}
+	for i, m := range mounts {
+		if abs, err := filepath.Abs(m); err == nil { // the scenario's paths are relative to where abbench runs
+			mounts[i] = abs
+		}
 	}
 	maxPending := c.MaxPending
 	if maxPending <= 0 {

@@ -162,6 +162,8 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	b.WriteString("set -u\n")
 	fmt.Fprintf(&b, "export %s=%s\n", EnvAllocation, shellQuote(marker))
 	fmt.Fprintf(&b, "export PATH=%s\n", shellQuote(or(l.Path, "/usr/local/bin:/bin")))
+	// The machine facts' image: pinned by digest where the image is.
+	fmt.Fprintf(&b, "export ABBENCH_IMAGE=%s\n", shellQuote(l.image()))
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))

@@ -25,8 +25,9 @@ const (
 
 type object = map[string]any
 
-// manifest is the run's Namespace and Job as one kubectl List: an indexed
-// Job of one pod that runs script (the run's launch script, on the shared
+// manifest is the run's Namespace and Job as one kubectl List: a Job of
+// one pod (not Indexed: an indexed pod's hostname is JOB-INDEX, and a
+// rank's registration should name its pod) that runs script (the run's launch script, on the shared
 // run directory) with the run directory and every mount shared from the
 // host at the same path, never restarted (a new attempt is abbench's
 // decision, not the kubelet's), ended by the API server after
@@ -41,6 +42,9 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 	}}
 	var volumes, mounts []object
 	for i, dir := range sharedDirs(spec.Dir, l.Mounts) {
+		if !filepath.IsAbs(dir) {
+			return nil, fmt.Errorf("directory %q to share into the pod is not absolute: a pod has no working directory of abbench's", dir)
+		}
 		name := fmt.Sprintf("shared-%d", i)
 		volumes = append(volumes, object{"name": name, "hostPath": object{"path": dir, "type": "Directory"}})
 		mounts = append(mounts, object{"name": name, "mountPath": dir})
@@ -71,7 +75,7 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 	}
 	job := object{"apiVersion": "batch/v1", "kind": "Job", "metadata": object{"name": jobName, "namespace": namespace, "labels": labels},
 		"spec": object{
-			"completions": 1, "parallelism": 1, "completionMode": "Indexed", "backoffLimit": 0,
+			"completions": 1, "parallelism": 1, "backoffLimit": 0,
 			"activeDeadlineSeconds":   int64(deadline.Seconds()),
 			"ttlSecondsAfterFinished": 60,
 			"template":                object{"metadata": object{"labels": labels}, "spec": pod},

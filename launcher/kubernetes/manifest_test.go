@@ -111,3 +111,10 @@ func TestScriptArmWinsAndQuotes(t *testing.T) {
 		t.Fatalf("script printed %q, want %q:\n%s", out, want, script)
 	}
 }
+
+func TestManifestRefusesARelativeMount(t *testing.T) {
+	l := &Launcher{Mounts: []string{"testdata"}}
+	if _, err := l.manifest(launcher.Spec{ID: "1-a", Dir: "/runs/1-a"}, "abbench-1", "/runs/1-a/"+ScriptFile, time.Now()); err == nil || !strings.Contains(err.Error(), `"testdata"`) {
+		t.Fatalf("err %v, want the relative directory named", err)
+	}
+}

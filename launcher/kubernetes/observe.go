@@ -122,7 +122,7 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 	switch {
 	case cs != nil && cs.State.Terminated != nil:
 		t := cs.State.Terminated
-		out := s.outcome(t.ExitCode, fmt.Sprintf("container exited %d", t.ExitCode), t.Reason)
+		out := s.outcome(t.ExitCode, fmt.Sprintf("container exited %d", t.ExitCode), joinReason(t.Reason, t.Message))
 		if t.ExitCode == 0 && s.deletion == "" {
 			out.State = launcher.Succeeded
 		}
