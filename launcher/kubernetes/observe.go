@@ -76,6 +76,7 @@ type seen struct {
 	node     string // its node
 	ran      bool   // its container was running
 	deletion string // why the pod is being deleted, once it is
+	pending  string // why the newest pod was pending, when it last was
 	imageID  string // the image by digest, from the pod status
 	notes    []string
 }
@@ -106,7 +107,7 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 	p := pods[len(pods)-1]
 	if s.pod != "" && p.Metadata.Name != s.pod {
 		s.notes = append(s.notes, fmt.Sprintf("pod %s replaced by pod %s", s.where(), p.Metadata.Name))
-		s.ran, s.deletion = false, ""
+		s.ran, s.deletion, s.pending = false, "", ""
 	}
 	s.pod, s.node = p.Metadata.Name, or(p.Spec.NodeName, s.node)
 	if p.Metadata.DeletionTimestamp != nil && s.deletion == "" {
@@ -137,7 +138,8 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 		s.ran = true
 		return "running on " + s.where(), nil
 	}
-	return "pending: " + pendingReason(p, cs), nil
+	s.pending = pendingReason(p, cs)
+	return "pending: " + s.pending, nil
 }
 
 // noPod is observe for a look that finds no pod of the run.
@@ -162,6 +164,9 @@ func (s *seen) outcome(exit int, what, why string) *rundir.Outcome {
 	}
 	if s.deletion != "" && !strings.HasPrefix(why, "deleted") {
 		d += "; the pod was " + s.deletion + " while it ran"
+	}
+	if !s.ran && s.pending != "" { // --max-pending's cancel says what the pod waited for
+		d += "; it never ran, pending: " + s.pending
 	}
 	for _, n := range s.notes {
 		d += "; " + n

@@ -92,3 +92,14 @@ func TestObserveFaultsThatNeverMend(t *testing.T) {
 		t.Fatalf("deadline: %+v", res)
 	}
 }
+
+// TestObserveAPendingPodRemovedSaysWhy: a pod removed before it ran (the
+// run cancelled after --max-pending) keeps the scheduler's reason.
+func TestObserveAPendingPodRemovedSaysWhy(t *testing.T) {
+	var s seen
+	s.observe(look(t, job, unscheduled))
+	_, res := s.observe(look(t, job))
+	if res == nil || !strings.Contains(res.Detail, "it never ran, pending: pod run-0-x7 unscheduled: Unschedulable: 0/1 nodes are available") {
+		t.Fatalf("outcome %+v, want the scheduler's reason", res)
+	}
+}
