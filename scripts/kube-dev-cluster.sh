@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # A real single-host Kubernetes cluster for abbench's tests: etcd,
-# kube-apiserver, kube-controller-manager, kube-scheduler and one kubelet
-# (node abk-node1) on a containerd of its own and runc, without systemd and
+# kube-apiserver, kube-controller-manager, kube-scheduler and kubelets,
+# each a node (abk-node1, abk-node2; ABBENCH_KUBE_NODES=1 for one), each on
+# a containerd of its own and runc, without systemd and
 # without any registry: the Kubernetes binaries are built from the pinned Go
 # module in scripts/kube (and cached), the pause and abbench images are
-# written here as OCI archives and imported into that containerd.
-#   scripts/kube-dev-cluster.sh up            build if needed, start, wait until the node is Ready
+# written here as OCI archives and imported into each containerd.
+#   scripts/kube-dev-cluster.sh up            build if needed, start, wait until every node is Ready
 #   scripts/kube-dev-cluster.sh down          stop what "up" started (pid files) and remove its state
 #   scripts/kube-dev-cluster.sh status
 #   scripts/kube-dev-cluster.sh env           the KUBECONFIG and PATH a shell needs for kubectl and abbench
 #   scripts/kube-dev-cluster.sh kubectl ARGS  kubectl against the cluster
-# Needs root. Its containerd has its own root, state, sockets and
-# configuration, so a Docker daemon's containerd beside it never meets it.
+# Needs root. Each containerd has its own root, state, sockets and
+# configuration, so a Docker daemon's containerd beside them never meets one.
 set -euo pipefail
 action=${1:-up}
 script=$(realpath "$0")
@@ -29,9 +30,9 @@ bin=$cache/bin
 state=/var/lib/abbench-kube
 run=/run/abbench-kube
 pki_dir=$state/pki
-sock=$run/containerd.sock
 api=https://127.0.0.1:16443
-node=abk-node1
+nodes=()
+for ((i = 1; i <= ${ABBENCH_KUBE_NODES:-2}; i++)); do nodes+=("abk-node$i"); done
 images=(abbench.local/pause:3.10 abbench.local/abbench:dev)
 
 log() { echo "kube-dev-cluster: $*" >&2; }
@@ -76,7 +77,10 @@ build_images() {
 	oci_image "$roots/abbench" "${images[1]}" "$roots/abbench.tar" null '["PATH=/usr/local/bin:/bin"]' /opt/abbench
 	local tar
 	for tar in "$roots/pause.tar" "$roots/abbench.tar"; do
-		ctr -a "$sock" -n k8s.io images import --no-unpack=false "$tar" >/dev/null
+		for i in "${!nodes[@]}"; do
+			use_node $((i + 1))
+			ctr -a "$sock" -n k8s.io images import "$tar" >/dev/null
+		done
 	done
 }
 
@@ -85,22 +89,25 @@ up)
 	[ "$(id -u)" = 0 ] || { log "needs root (containerd, the kubelet)"; exit 1; }
 	build
 	mkdir -p "$state/log" "$run"
-	pki "$pki_dir" "$node"
+	pki "$pki_dir" "${nodes[@]}"
 	kubeconfig "$pki_dir" admin "$api"
-	kubeconfig "$pki_dir" "$node" "$api"
+	for node in "${nodes[@]}"; do kubeconfig "$pki_dir" "$node" "$api"; done
 	start_etcd
 	start_apiserver
-	start_containerd
+	for i in "${!nodes[@]}"; do use_node $((i + 1)) && start_containerd; done
 	build_images
 	start_controllers
-	start_kubelet
-	wait_until 180 "node $node" "$state/log/kubelet.log" node_ready
+	for i in "${!nodes[@]}"; do use_node $((i + 1)) && start_kubelet; done
+	for i in "${!nodes[@]}"; do
+		use_node $((i + 1))
+		wait_until 180 "node $node" "$state/log/kubelet-$n.log" node_ready
+	done
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
-	log "up: node $node Ready; for kubectl and abbench: eval \"\$($script env)\""
+	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;
 down) down ;;
 status)
-	for d in "${daemons[@]}"; do
+	for d in $(daemons); do
 		if alive "$run/$d.pid"; then echo "$d running (pid $(cat "$run/$d.pid"))"; else echo "$d stopped"; fi
 	done
 	if [ -x "$bin/kubectl" ] && [ -f "$pki_dir/admin.kubeconfig" ]; then k get nodes 2>&1 || true; fi

@@ -1,11 +1,30 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # state, run, sock, node, bin, api, pki_dir: set by kube-dev-cluster.sh
+# shellcheck disable=SC2154 # state, run, nodes, bin, api, pki_dir: set by kube-dev-cluster.sh
 # The dev cluster's daemons: each started detached with its pid in
 # $run/NAME.pid and its log in $state/log/NAME.log, and waited for until it
 # answers a request (never for a socket or pid file alone), within a
 # deadline; down stops exactly those pids. Needs $bin, $state, $run,
-# $pki_dir, $sock, $api, $node and log() from kube-dev-cluster.sh.
-daemons=(etcd kube-apiserver containerd kube-controller-manager kube-scheduler kubelet)
+# $pki_dir, $api, nodes and log() from kube-dev-cluster.sh. Each node is a
+# kubelet on a containerd of its own (a kubelet removes the containers of
+# its runtime it does not know), with its own bridge and subnet.
+control=(etcd kube-apiserver kube-controller-manager kube-scheduler)
+
+# daemons: every daemon's name, in start order.
+daemons() {
+	local i
+	echo "${control[@]::2}"
+	for i in "${!nodes[@]}"; do echo "containerd-$((i + 1))"; done
+	echo "${control[@]:2}"
+	for i in "${!nodes[@]}"; do echo "kubelet-$((i + 1))"; done
+}
+
+# use_node N: the node of index N (from 1) is the one the functions below
+# act on: its name, directories, containerd socket, bridge and ports.
+use_node() {
+	n=$1 node=${nodes[$1 - 1]} nd=$state/node$1 nr=$run/node$1
+	sock=$nr/containerd.sock bridge=abk$(($1 - 1))
+	subnet=10.244.$(($1 - 1)).0/24 kubelet_port=$((10250 + 10 * ($1 - 1))) healthz_port=$((10248 + 10 * ($1 - 1)))
+}
 
 alive() { # alive PIDFILE: the pid file names a live process, not a zombie
 	local pid
@@ -71,24 +90,24 @@ node_address() {
 }
 
 start_containerd() {
-	mkdir -p "$state/cni" "$state/containerd"
-	cat >"$state/cni/10-abk.conflist" <<CNI
-{"cniVersion": "1.0.0", "name": "abk", "plugins": [{"type": "bridge", "bridge": "abk0", "isGateway": true, "ipMasq": false,
- "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.244.0.0/24"}]], "dataDir": "$state/cni-ipam"}}]}
+	mkdir -p "$nd/cni" "$nd/containerd" "$nr"
+	cat >"$nd/cni/10-abk.conflist" <<CNI
+{"cniVersion": "1.0.0", "name": "abk", "plugins": [{"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false,
+ "ipam": {"type": "host-local", "ranges": [[{"subnet": "$subnet"}]], "dataDir": "$nd/cni-ipam"}}]}
 CNI
-	cat >"$state/containerd/config.toml" <<TOML
+	cat >"$nd/containerd/config.toml" <<TOML
 version = 2
-root = "$state/containerd/root"
-state = "$run/containerd"
+root = "$nd/containerd/root"
+state = "$nr/containerd"
 disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
 [grpc]
   address = "$sock"
 [ttrpc]
-  address = "$run/containerd-ttrpc.sock"
+  address = "$nr/containerd-ttrpc.sock"
 [debug]
-  address = "$run/containerd-debug.sock"
+  address = "$nr/containerd-debug.sock"
 [plugins."io.containerd.internal.v1.opt"]
-  path = "$state/containerd/opt"
+  path = "$nd/containerd/opt"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "abbench.local/pause:3.10"
   stream_server_address = "127.0.0.1"
@@ -105,10 +124,10 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$state/cni"
+    conf_dir = "$nd/cni"
 TOML
-	daemon containerd containerd --config "$state/containerd/config.toml"
-	wait_until 30 containerd "$state/log/containerd.log" containerd_answers
+	daemon "containerd-$n" containerd --config "$nd/containerd/config.toml"
+	wait_until 30 "containerd of $node" "$state/log/containerd-$n.log" containerd_answers
 }
 
 start_controllers() {
@@ -119,20 +138,20 @@ start_controllers() {
 		--bind-address 127.0.0.1 --leader-elect=false
 }
 
-# start_kubelet: node abk-node1 on the cluster's containerd. Pods are not
+# start_kubelet: the node's kubelet on its containerd. Pods are not
 # put in per-QoS cgroups (cgroupsPerQOS false): this cgroup v1 machine is
 # shared, and the node's capacity is all of it. Eviction thresholds are
 # near zero and image garbage collection is off: the images come from no
 # registry, so a collected one could never come back.
 start_kubelet() {
-	mkdir -p "$state/kubelet"
-	cat >"$state/kubelet/config.yaml" <<YAML
+	mkdir -p "$nd/kubelet"
+	cat >"$nd/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $(node_address)
-port: 10250
+port: $kubelet_port
 healthzBindAddress: 127.0.0.1
-healthzPort: 10248
+healthzPort: $healthz_port
 readOnlyPort: 0
 authentication:
   anonymous: {enabled: false}
@@ -144,14 +163,14 @@ cgroupsPerQOS: false
 enforceNodeAllocatable: []
 failSwapOn: false
 containerRuntimeEndpoint: unix://$sock
-podLogsDir: $state/pod-logs
+podLogsDir: $nd/pod-logs
 evictionHard: {memory.available: "50Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 resolvConf: /etc/resolv.conf
 YAML
-	daemon kubelet "$bin/kubelet" --config "$state/kubelet/config.yaml" --kubeconfig "$pki_dir/$node.kubeconfig" \
-		--root-dir "$state/kubelet" --hostname-override "$node"
+	daemon "kubelet-$n" "$bin/kubelet" --config "$nd/kubelet/config.yaml" --kubeconfig "$pki_dir/$node.kubeconfig" \
+		--root-dir "$nd/kubelet" --hostname-override "$node"
 }
 
 # stop NAME: TERM to the pid NAME's pid file names, KILL after 15 s.
@@ -172,18 +191,29 @@ stop() {
 # and namespaces), then the daemons in reverse order, then the containers
 # and shims the cluster's containerd left, its mounts, bridge and state.
 down() {
-	if alive "$run/kubelet.pid" && alive "$run/kube-apiserver.pid"; then
+	if alive "$run/kube-apiserver.pid"; then
 		k delete pods --all --all-namespaces --force --grace-period=0 --wait=false >/dev/null 2>&1 || true
-		wait_until 60 "removing every pod" "$state/log/kubelet.log" no_containers || true
+		for i in "${!nodes[@]}"; do
+			use_node $((i + 1))
+			alive "$run/kubelet-$n.pid" || continue
+			wait_until 60 "removing every pod of $node" "$state/log/kubelet-$n.log" no_containers || true
+		done
 	fi
-	local i
-	for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do
-		[ "${daemons[i]}" = containerd ] && remove_containers
-		stop "${daemons[i]}"
+	local all i
+	mapfile -t all < <(daemons | tr ' ' '\n')
+	for ((i = ${#all[@]} - 1; i >= 0; i--)); do
+		if [[ ${all[i]} == containerd-* ]]; then
+			use_node "${all[i]#containerd-}"
+			remove_containers
+		fi
+		stop "${all[i]}"
 	done
-	kill_shims
+	for i in "${!nodes[@]}"; do
+		use_node $((i + 1))
+		kill_shims
+		if ip link show "$bridge" >/dev/null 2>&1; then ip link delete "$bridge"; fi
+	done
 	unmount_under "$state" "$run"
-	ip link show abk0 >/dev/null 2>&1 && ip link delete abk0
 	# The containers' cgroups (containerd's k8s.io namespace), once empty.
 	rmdir /sys/fs/cgroup/*/k8s.io/* /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
 	rm -rf "$state" "$run"
@@ -194,7 +224,7 @@ no_containers() { [ -z "$(ctr -a "$sock" -n k8s.io containers ls -q)" ]; }
 
 # remove_containers: whatever the kubelet did not remove, killed and removed.
 remove_containers() {
-	alive "$run/containerd.pid" || return 0
+	alive "$run/containerd-$n.pid" || return 0
 	local id
 	for id in $(ctr -a "$sock" -n k8s.io tasks ls -q 2>/dev/null); do
 		ctr -a "$sock" -n k8s.io tasks kill -s KILL "$id" >/dev/null 2>&1 || true
