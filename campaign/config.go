@@ -151,7 +151,7 @@ func (c *Config) validateDesign() error {
 	case c.Until != "" && c.Repeat != 0:
 		return &field.Error{Field: "Repeat", With: "Until", Problem: "give one (a fixed number of blocks, or pairs until a look decides)"}
 	case !slices.Contains(Launchers, c.Launcher):
-		return &field.Error{Field: "Launcher", Value: fmt.Sprintf("%q", c.Launcher), Problem: "choose local or slurm"}
+		return &field.Error{Field: "Launcher", Value: fmt.Sprintf("%q", c.Launcher), Problem: "choose local, slurm or kubernetes"}
 	case c.Repeat < 1 && c.Until == "":
 		return &field.Error{Field: "Repeat", Value: fmt.Sprint(c.Repeat), Problem: "must be at least 1"}
 	case !slices.Contains(Orders, c.Order):
