@@ -50,9 +50,10 @@ type containerStatus struct {
 		Waiting    *reasoned `json:"waiting"`
 		Running    *struct{} `json:"running"`
 		Terminated *struct {
-			ExitCode int    `json:"exitCode"`
-			Reason   string `json:"reason"`
-			Message  string `json:"message"`
+			ExitCode  int        `json:"exitCode"`
+			Reason    string     `json:"reason"`
+			Message   string     `json:"message"`
+			StartedAt *time.Time `json:"startedAt"` // the epoch for one that never started
 		} `json:"terminated"`
 	} `json:"state"`
 }
@@ -123,6 +124,8 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 	switch {
 	case cs != nil && cs.State.Terminated != nil:
 		t := cs.State.Terminated
+		// It ran, also when no look saw it running (a run shorter than a poll).
+		s.ran = s.ran || t.StartedAt != nil && t.StartedAt.Unix() > 0
 		out := s.outcome(t.ExitCode, fmt.Sprintf("container exited %d", t.ExitCode), joinReason(t.Reason, t.Message))
 		if t.ExitCode == 0 && s.deletion == "" {
 			out.State = launcher.Succeeded

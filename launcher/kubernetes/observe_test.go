@@ -103,3 +103,20 @@ func TestObserveAPendingPodRemovedSaysWhy(t *testing.T) {
 		t.Fatalf("outcome %+v, want the scheduler's reason", res)
 	}
 }
+
+// TestObserveARunShorterThanAPoll: a container no look saw running has
+// still run once it terminated after starting, and is not called pending.
+func TestObserveARunShorterThanAPoll(t *testing.T) {
+	var s seen
+	s.observe(look(t, job, unscheduled))
+	done := strings.Replace(exited(1, ""), `"reason":"Error"`, `"reason":"Error","startedAt":"2026-01-01T00:00:01Z"`, 1)
+	if _, res := s.observe(look(t, job, done)); res == nil || strings.Contains(res.Detail, "never ran") || !s.ran {
+		t.Fatalf("outcome %+v: a container that started and exited ran", res)
+	}
+	var never seen
+	never.observe(look(t, job, unscheduled))
+	startError := strings.Replace(exited(128, ""), `"reason":"Error"`, `"reason":"StartError","startedAt":"1970-01-01T00:00:00Z"`, 1)
+	if _, res := never.observe(look(t, job, startError)); res == nil || !strings.Contains(res.Detail, "never ran") {
+		t.Fatalf("outcome %+v: a container that never started did not run", res)
+	}
+}
