@@ -335,6 +335,9 @@ func newLauncher(c *Config) (launcher.Launcher, string) {
 	if c.Launcher == "slurm" {
 		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace, Exclusive: c.Concurrent}, arms.RanksSrun
 	}
+	if c.Launcher == "kubernetes" {
+		return kubernetesLauncher(c, grace), arms.RanksLocal
+	}
 	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
 }
 

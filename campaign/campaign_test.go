@@ -102,7 +102,7 @@ func TestPlanRefusesBeforeWriting(t *testing.T) {
 		field string
 		want  string
 	}{
-		{Config{Launcher: "pbs", Repeat: 1, Order: OrderInterleaved}, "Launcher", `Launcher "pbs": choose local or slurm`},
+		{Config{Launcher: "pbs", Repeat: 1, Order: OrderInterleaved}, "Launcher", `Launcher "pbs": choose local, slurm or kubernetes`},
 		{Config{Launcher: "local", Repeat: 0, Order: OrderInterleaved}, "Repeat", "Repeat 0: must be at least 1"},
 		{Config{Launcher: "local", Repeat: 1, Order: "zigzag"}, "Order", `Order "zigzag": choose abba, interleaved, random`},
 		{Config{Launcher: "local", Repeat: 1, Order: OrderABBA, Warmup: -1}, "Warmup", "Warmup -1: must be 0 or more"},

@@ -16,7 +16,7 @@ import (
 )
 
 // The launchers Config.Launcher takes.
-var Launchers = []string{"local", "slurm"}
+var Launchers = []string{"local", "slurm", "kubernetes"}
 
 // LauncherStages is the launcher plan.json names for a campaign whose runs
 // are CI stages (abbench plan): each stage makes its run with abbench arm
@@ -32,7 +32,7 @@ const UntilConclusive = "conclusive"
 type Config struct {
 	Scenario     *scenarios.Scenario
 	ScenarioPath string // the scenario file each run's controller reads (default: Scenario.File)
-	Launcher     string // local or slurm
+	Launcher     string // local, slurm or kubernetes
 	// Repeat is the number of blocks (runs per arm) of a fixed design: at
 	// least 1 without Until, 0 with it; a calibration's A/A pairs.
 	Repeat int
@@ -164,7 +164,7 @@ func (c *Config) validateDesign() error {
 	case c.Until != "" && c.Repeat != 0:
 		return &field.Error{Field: "Repeat", With: "Until", Problem: "give one (a fixed number of blocks, or pairs until a look decides)"}
 	case !slices.Contains(Launchers, c.Launcher):
-		return &field.Error{Field: "Launcher", Value: fmt.Sprintf("%q", c.Launcher), Problem: "choose local or slurm"}
+		return &field.Error{Field: "Launcher", Value: fmt.Sprintf("%q", c.Launcher), Problem: "choose local, slurm or kubernetes"}
 	case c.Repeat < 1 && c.Until == "":
 		return &field.Error{Field: "Repeat", Value: fmt.Sprint(c.Repeat), Problem: "must be at least 1"}
 	case !slices.Contains(Orders, c.Order):

@@ -53,7 +53,7 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	fs, c := cmd.Flags(), &opts.cfg
-	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each) or slurm (an sbatch job each)")
+	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each), slurm (an sbatch job each) or kubernetes (a Job each)")
 	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration: A/A pairs")
 	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")

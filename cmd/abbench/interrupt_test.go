@@ -129,6 +129,19 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// slowClient is a scenario's roles whose client takes 3 s: time to strike
+// the run's allocation from outside while it runs.
+const slowClient = `roles:
+  - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
+  - {name: client, client: true, after_ready: true,
+     command: [sh, -c, 'sleep 3; echo "{\"num_prompts\": 1, \"completed\": 1, \"failed\": 0, \"output_throughput\": 10.0, \"valid\": true}" > "{{.Out}}/t.json"']}
+evidence:
+  throughput: {file: t.json, format: vllm}
+acceptance:
+  - {throughput: valid}
+deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
+`
+
 // TestSlurmJobCancelledFromOutside scancels a run's job from outside:
 // abbench reports the run failed with Slurm's state, runs the next one,
 // and censors the comparison.
@@ -139,16 +152,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	}
 	needSlurm(t)
 	dir := t.TempDir()
-	scenario := writeTwoArmScenario(t, dir, "slow", `roles:
-  - {name: w, arm_env: true, ready: {log: up}, command: [sh, -c, 'echo up; exec sleep 60']}
-  - {name: client, client: true, after_ready: true,
-     command: [sh, -c, 'sleep 3; echo "{\"num_prompts\": 1, \"completed\": 1, \"failed\": 0, \"output_throughput\": 10.0, \"valid\": true}" > "{{.Out}}/t.json"']}
-evidence:
-  throughput: {file: t.json, format: vllm}
-acceptance:
-  - {throughput: valid}
-deadlines: {ready: 20s, client: 20s, drain: 1s, teardown: 10s, kill_grace: 2s}
-`)
+	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
 	var stdout syncBuffer

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/launcher/kubernetes"
+	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
+)
+
+// kubectl runs kubectl against the cluster the tests use.
+func kubectl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("kubectl", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// TestKubernetesQuickstart runs the quickstart campaign with every run a
+// Job of its own: accepted, every rank registered from its run's pod, and
+// no pod or namespace of the campaign left afterwards.
+func TestKubernetesQuickstart(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	kubetest.NeedCluster(t)
+	out := filepath.Join(t.TempDir(), "out")
+	scenario, _ := filepath.Abs("../../scenarios/quickstart.yaml")
+	stdout, err := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", out, "--repeat", "1").CombinedOutput()
+	if err != nil {
+		t.Fatalf("abbench run: %v\n%s", err, stdout)
+	}
+	for _, run := range []string{"1-async", "2-blocking"} {
+		facts := readPodFacts(t, filepath.Join(out, "runs", run))
+		regs, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", "coord", "ranks", "*.json"))
+		if len(regs) == 0 {
+			t.Fatalf("run %s: no registration", run)
+		}
+		for _, reg := range regs {
+			data, _ := os.ReadFile(reg)
+			if !strings.Contains(string(data), `"host": "`+facts.Pod+`"`) {
+				t.Errorf("%s does not name the run's pod %s:\n%s", reg, facts.Pod, data)
+			}
+		}
+		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
+			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
+		}
+		// Other tests' runs may have pods now: look in this run's namespace only.
+		if left := kubectl(t, "get", "pods", "-n", facts.Namespace, "-o", "name"); strings.TrimSpace(left) != "" {
+			t.Errorf("run %s: pods left: %s", run, left)
+		}
+		if ns, err := exec.Command("kubectl", "get", "namespace", facts.Namespace).CombinedOutput(); err == nil || !strings.Contains(string(ns), "NotFound") {
+			t.Errorf("run %s: its namespace is still there: %s", run, ns)
+		}
+	}
+}
+
+// TestKubernetesPodDeletedMidClient deletes a run's pod while its client
+// runs: the run fails naming the pod, and the comparison is censored.
+func TestKubernetesPodDeletedMidClient(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	kubetest.NeedCluster(t)
+	dir := t.TempDir()
+	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", out, "--repeat", "1")
+	var stdout syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "runs", "1-a")
+	waitForRegistration(t, cmd, run, "client-0")
+	pod := readPodFacts(t, run)
+	kubectl(t, "delete", "pod", "-n", pod.Namespace, pod.Pod, "--wait=false")
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitCensored {
+		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitCensored, stdout.String())
+	}
+	for _, want := range []string{"pod " + pod.Pod + " on node " + pod.Node, "CENSORED"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// readPodFacts reads the facts the launcher records of a run's pod once
+// its container runs, waiting for them a while.
+func readPodFacts(t *testing.T, run string) kubernetes.PodFacts {
+	t.Helper()
+	var facts kubernetes.PodFacts
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := os.ReadFile(filepath.Join(run, kubernetes.PodFile))
+		if err == nil && json.Unmarshal(data, &facts) == nil {
+			return facts
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no pod facts: %v", run, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,232 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
+)
+
+// unanswered is how many looks in a row may fail (the API server not
+// answering) before the run counts as lost.
+const unanswered = 25
+
+type run struct {
+	l         *Launcher
+	spec      launcher.Spec
+	namespace string
+	marker    string
+	started   time.Time
+	done      chan struct{}
+	mu        sync.Mutex
+	status    string
+	cancelled bool
+	result    rundir.Outcome
+}
+
+func (r *run) ID() string           { return r.spec.ID }
+func (r *run) AllocationID() string { return "kubernetes-" + r.namespace }
+
+// Status is the run's state as the cluster says, for progress and for
+// --max-pending ("pending: ..." while no container runs, with the
+// scheduler's reason).
+func (r *run) Status() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+func (r *run) watch() {
+	var s seen
+	failures, looks, wroteFacts := 0, 0, false
+	ctx := context.Background()
+	for {
+		out, err := r.l.kubectl(ctx, nil, "get", "jobs,pods", "-n", r.namespace, "-l", labelLauncher+"=kubernetes", "-o", "json")
+		var l list
+		if err == nil {
+			err = json.Unmarshal(out, &l)
+		}
+		if err != nil {
+			if failures++; failures >= unanswered {
+				r.end(rundir.Outcome{State: launcher.Failed, ExitCode: -1, Detail: "the cluster stopped answering: " + err.Error()}, &s)
+				return
+			}
+			time.Sleep(r.l.poll())
+			continue
+		}
+		failures = 0
+		status, res := s.observe(l)
+		if res == nil && s.ran && looks%4 == 0 {
+			res = r.nodeLost(ctx, &s)
+		}
+		looks++
+		r.mu.Lock()
+		r.status = status
+		r.mu.Unlock()
+		if s.ran && !wroteFacts {
+			r.writeFacts(ctx, &s)
+			wroteFacts = true
+		}
+		if res != nil {
+			r.end(*res, &s)
+			return
+		}
+		time.Sleep(r.l.poll())
+	}
+}
+
+// nodeLost is the outcome of a run whose pod's node is not Ready: the
+// kubelet there no longer answers for the pod, and nothing it reports can
+// be believed.
+func (r *run) nodeLost(ctx context.Context, s *seen) *rundir.Outcome {
+	out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json")
+	if err != nil {
+		return nil
+	}
+	var n item
+	if json.Unmarshal(out, &n) != nil {
+		return nil
+	}
+	if c := find(n.Status.Conditions, "Ready"); c != nil && c.Status != "True" {
+		return s.outcome(-1, "lost its node", "node "+s.node+" NotReady ("+joinReason(c.Reason, c.Message)+")")
+	}
+	return nil
+}
+
+// end tears the run down and records its outcome.
+func (r *run) end(res rundir.Outcome, s *seen) {
+	if left := r.l.teardown(r.namespace); left != "" {
+		res.Detail += "; " + left
+	}
+	if s.imageID != "" {
+		res.Detail += "; image " + s.imageID
+	}
+	r.mu.Lock()
+	if r.cancelled {
+		res.State = launcher.Cancelled
+	}
+	res.AllocationID, res.Started, res.Ended = r.AllocationID(), r.started, time.Now()
+	r.result, r.status = res, "ended"
+	r.mu.Unlock()
+	close(r.done)
+}
+
+// teardown deletes namespace with foreground propagation and waits,
+// bounded, until neither it nor any pod of it is left: "" once gone, or
+// what is left.
+func (l *Launcher) teardown(namespace string) string {
+	ctx := context.Background()
+	_, err := l.kubectl(ctx, nil, "delete", "namespace", namespace, "--ignore-not-found", "--wait=false", "--cascade=foreground")
+	deadline := time.Now().Add(l.grace() + time.Minute)
+	for {
+		_, gerr := l.kubectl(ctx, nil, "get", "namespace", namespace, "-o", "name")
+		if notFound(gerr) {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			pods, _ := l.kubectl(ctx, nil, "get", "pods", "-n", namespace, "-o", "name")
+			left := fmt.Sprintf("namespace %s still there %s after its deletion", namespace, l.grace()+time.Minute)
+			if p := strings.Fields(string(pods)); len(p) > 0 {
+				left += " with " + strings.Join(p, ", ")
+			}
+			if err != nil {
+				left += " (" + err.Error() + ")"
+			}
+			return left
+		}
+		time.Sleep(l.poll())
+	}
+}
+
+func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
+	select {
+	case <-r.done:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.result, nil
+	case <-ctx.Done():
+		return rundir.Outcome{}, ctx.Err()
+	}
+}
+
+// Cancel deletes the run's namespace: the pod's container gets SIGTERM,
+// its controller tears the ranks down within the pod's grace, then the
+// kubelet kills what is left. It returns once no pod of the run is left.
+func (r *run) Cancel() error {
+	select {
+	case <-r.done:
+		return nil
+	default:
+	}
+	r.mu.Lock()
+	r.cancelled = true
+	r.mu.Unlock()
+	if _, err := r.l.kubectl(context.Background(), nil, "delete", "namespace", r.namespace, "--ignore-not-found", "--wait=false", "--cascade=foreground"); err != nil {
+		return fmt.Errorf("kubernetes launcher: cancelling %s: %w", r.namespace, err)
+	}
+	wait := 2*r.l.grace() + 2*time.Minute
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(wait):
+		return fmt.Errorf("kubernetes launcher: namespace %s did not end within %s of its deletion", r.namespace, wait)
+	}
+}
+
+func (r *run) Collect() (string, error) {
+	select {
+	case <-r.done:
+		return r.spec.Dir, nil
+	default:
+		return "", fmt.Errorf("kubernetes launcher: run %s has not ended", r.namespace)
+	}
+}
+
+// writeFacts records, once the container runs, the pod, its node's facts
+// from the node object and the image by digest from the pod status.
+func (r *run) writeFacts(ctx context.Context, s *seen) {
+	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
+	if out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json"); err == nil {
+		var n nodeObject
+		if json.Unmarshal(out, &n) == nil {
+			facts.NodeInfo, facts.Capacity, facts.Labels = n.Status.NodeInfo, n.Status.Capacity, n.Metadata.Labels
+		}
+	}
+	data, err := json.MarshalIndent(facts, "", "  ")
+	if err == nil {
+		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, never fatal
+	}
+}
+
+// PodFacts are what PodFile records: the pod, its node's facts from the
+// node object, and the image by digest from the pod status.
+type PodFacts struct {
+	Namespace string            `json:"namespace"`
+	Pod       string            `json:"pod"`
+	Node      string            `json:"node"`
+	ImageID   string            `json:"image_id"`
+	NodeInfo  map[string]string `json:"node_info,omitempty"`
+	Capacity  map[string]string `json:"capacity,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+type nodeObject struct {
+	Metadata struct {
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Status struct {
+		NodeInfo map[string]string `json:"nodeInfo"`
+		Capacity map[string]string `json:"capacity"`
+	} `json:"status"`
+}
+
+// Marker is the value of EnvAllocation in every process of r's pod, for
+// tests that look for them.
+func Marker(r launcher.Run) string { return r.(*run).marker }
