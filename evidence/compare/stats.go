@@ -264,8 +264,8 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 		w("unequal arm sizes %d+%d: compared unpaired with Welch's t (its degrees of freedom follow the smaller, noisier arm)", base.N, treat.N)
 	}
 	if pe := d.Period; pe != nil && pe.P <= cmp.Or(g.opts.Alpha, decide.DefaultRule.Alpha) {
-		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], p=%.3g); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
-			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], pe.P)
+		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], %s); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
+			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], numfmt.PEquals(pe.P))
 	}
 	if b := d.StopBias; b != nil {
 		w("the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd %.2f%%), campaigns of its design that stop %s overstate a true change of %+.2f%% (the estimate) by %.2f points on average, and one of %+.2f%% (the smallest effect) by %.2f",
