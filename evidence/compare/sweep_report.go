@@ -14,7 +14,7 @@ import (
 )
 
 // SweepFormats are the report formats a sweep renders in.
-var SweepFormats = []string{"table", "json"}
+var SweepFormats = []string{"table", "json", "markdown"}
 
 // Render writes the sweep's report in format (one of SweepFormats).
 func (sw *Sweep) Render(w io.Writer, format string) error {
@@ -26,6 +26,8 @@ func (sw *Sweep) Render(w io.Writer, format string) error {
 		return enc.Encode(sw)
 	case "table":
 		return sw.WriteText(w)
+	case "markdown":
+		return sw.Markdown(w)
 	}
 	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
 }

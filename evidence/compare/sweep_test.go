@@ -52,6 +52,18 @@ func ofCell(runs []Run, cell string) []Run {
 
 var threeCells = []string{"concurrency=8", "concurrency=32", "concurrency=128"}
 
+// censoredCellRuns are three cells of a clear gain, cell
+// concurrency=128's async runs not accepted.
+func censoredCellRuns() []Run {
+	runs := sweepRuns(threeCells, map[string][2][]float64{"concurrency=8": clearGain(), "concurrency=32": clearGain(), "concurrency=128": clearGain()})
+	for i := range runs {
+		if runs[i].Evidence.Cell == "concurrency=128" && runs[i].Evidence.Arm == "async" {
+			runs[i].Evidence.Accepted = false
+		}
+	}
+	return runs
+}
+
 func clearGain() [2][]float64 {
 	return [2][]float64{{100, 101, 99, 100.5, 99.5}, {110, 111.5, 109, 110.2, 109.8}}
 }
@@ -114,13 +126,7 @@ func TestSweepHolmTakesBackWeakCells(t *testing.T) {
 // A cell whose arm is broken is censored alone; the others stand, still
 // adjusted for the whole family (the censored cell counts).
 func TestSweepCensoredCellLeavesTheOthersStanding(t *testing.T) {
-	runs := sweepRuns(threeCells, map[string][2][]float64{"concurrency=8": clearGain(), "concurrency=32": clearGain(), "concurrency=128": clearGain()})
-	for i := range runs {
-		if runs[i].Evidence.Cell == "concurrency=128" && runs[i].Evidence.Arm == "async" {
-			runs[i].Evidence.Accepted = false
-		}
-	}
-	sw := CompareSweep(runs, Options{})
+	sw := CompareSweep(censoredCellRuns(), Options{})
 	if sw.Verdict != Censored || len(sw.Reasons) != 0 {
 		t.Fatalf("sweep %s with reasons %v, want censored by its cell alone", sw.Verdict, sw.Reasons)
 	}
