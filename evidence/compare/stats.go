@@ -21,6 +21,10 @@ type Design struct {
 	// Warmup blocks were run and left out.
 	Warmup     int                `json:"warmup_blocks,omitempty"`
 	Sequential *rundir.Sequential `json:"sequential,omitempty"`
+	// SideBySide counts the blocks whose runs ran at the same time (abbench
+	// run --concurrent), of the Timed blocks whose runs say when they ran.
+	SideBySide int `json:"blocks_side_by_side,omitempty"`
+	Timed      int `json:"blocks_timed,omitempty"`
 	// Why says why the runs are or are not paired.
 	Why string `json:"why"`
 }
@@ -102,6 +106,10 @@ func (g *gate) statistics() {
 		r.Arms = append(r.Arms, a)
 	}
 	r.Design = g.design()
+	r.Design.SideBySide, r.Design.Timed = g.sideBySide()
+	if r.Design.SideBySide == 0 {
+		r.Design.Timed = 0 // said only of a campaign whose runs ran side by side
+	}
 	effect, effectOf := g.effect()
 	rule := decide.Rule{Alpha: g.opts.Alpha, Effect: effect, HigherIsBetter: r.HigherIsBetter, Method: g.opts.Method}
 	if rule.Alpha == 0 {
