@@ -27,15 +27,23 @@ func sweepRuns(cells []string, values map[string][2][]float64) []Run {
 			planned = append(planned, made{c, "blocking", values[c][0][i]}, made{c, "async", values[c][1][i]})
 		}
 	}
+	var vs []float64
 	for i, m := range planned {
 		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: m.arm, Cell: m.cell})
+		vs = append(vs, m.v)
 	}
+	return planRuns(p, vs)
+}
+
+// planRuns are the runs of plan p, run i of value vs[i], each with its
+// cell's signed campaign reference and its cell's matched digest.
+func planRuns(p *rundir.Plan, vs []float64) []Run {
 	var runs []Run
-	for i, m := range planned {
-		e := ev(m.arm, fmt.Sprintf("t%d", i+1), m.v)
-		e.Cell, e.MatchedDigest = m.cell, "m-"+m.cell
+	for i, pr := range p.Runs {
+		e := ev(pr.Arm, fmt.Sprintf("t%d", i+1), vs[i])
+		e.Cell, e.MatchedDigest = pr.Cell, "m-"+pr.Cell
 		ref := p.Ref(i + 1)
-		runs = append(runs, Run{Path: rundir.RunID(i+1, m.arm), Evidence: e, Campaign: &ref})
+		runs = append(runs, Run{Path: rundir.RunID(i+1, pr.Arm), Evidence: e, Campaign: &ref})
 	}
 	return runs
 }
