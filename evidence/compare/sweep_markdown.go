@@ -37,7 +37,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 	}
 	b.WriteString("\n### Verdicts\n\n")
 	for _, c := range sw.Cells {
-		fmt.Fprintf(&b, "- **%s**: %s\n", c.Cell, mdEscape(c.headline()))
+		fmt.Fprintf(&b, "- **%s**: %s\n", c.Cell, mdEscape(c.headline(sw.Family)))
 	}
 	for _, c := range sw.Cells {
 		c.mdDetail(&b)
