@@ -25,7 +25,9 @@ import (
 type Event struct {
 	Index, Total int
 	Arm, State   string
-	Elapsed      time.Duration
+	// Cell is the run's cell of a sweep ("" outside one).
+	Cell    string
+	Elapsed time.Duration
 	// Tick is true for a repeat of the same state (elapsed time only).
 	Tick bool
 	// Look is set for a sequential campaign's look (State "look").
@@ -218,7 +220,7 @@ func (c *Config) finish(r *Result, e ended) {
 	}
 	pr.Result = &e.res
 	run.collect()
-	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: e.res.State, Elapsed: e.res.Ended.Sub(e.res.Started), Ended: true, Evidence: run.Evidence, Left: r.unended()})
+	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, Cell: pr.Cell, State: e.res.State, Elapsed: e.res.Ended.Sub(e.res.Started), Ended: true, Evidence: run.Evidence, Left: r.unended()})
 }
 
 // startOrAttach starts the run of spec; in a resumed campaign it first
@@ -307,7 +309,7 @@ func (run *Run) collect() {
 }
 
 func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duration, tick bool) {
-	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, State: state, Elapsed: elapsed, Tick: tick})
+	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, Cell: pr.Cell, State: state, Elapsed: elapsed, Tick: tick})
 }
 
 // progress tells Progress of e; the runs of a block waited for at once

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
@@ -44,7 +45,7 @@ func (c *Config) lookCell(r *Result, done int) bool {
 	}
 	stop := len(p.CellsDecided) == len(p.Cells)
 	if stop {
-		p.Decided = fmt.Sprintf("looks of every cell: %d of %d cells decided", len(p.CellsDecided), len(p.Cells))
+		p.Decided = everyCellStopped(p.CellsDecided)
 		r.Decided = p.Decided
 	}
 	if !r.record(fmt.Sprintf("recording the look of cell %s at pair %d", cell, pairs)) {
@@ -54,6 +55,25 @@ func (c *Config) lookCell(r *Result, done int) bool {
 		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look.Look, Decided: p.CellsDecided[cell]})
 	}
 	return stop
+}
+
+// everyCellStopped says how a sweep's cells ended once each stopped at a
+// look: how many decided (a change, or no change) and how many stopped
+// undecided (the futility stop, or censored for a reason more runs
+// cannot remove), so no cell that stopped undecided is called decided.
+func everyCellStopped(stopped map[string]string) string {
+	decided := 0
+	for _, why := range stopped {
+		verdict := why[strings.LastIndex(why, ": ")+2:]
+		if verdict == compare.Improved || verdict == compare.Regressed || verdict == compare.NoChange {
+			decided++
+		}
+	}
+	s := fmt.Sprintf("looks of every cell: each of its %d cells stopped, %d decided", len(stopped), decided)
+	if undecided := len(stopped) - decided; undecided > 0 {
+		s += fmt.Sprintf(", %d undecided (the pairs left unlikely to decide, or censored)", undecided)
+	}
+	return s
 }
 
 // cellLook is a look and whether it left the cell undecided.

@@ -92,3 +92,16 @@ func TestSweepLookHoldsForTheFamily(t *testing.T) {
 func compareResult(p float64) *compare.Result {
 	return &compare.Result{Verdict: compare.Improved, Deltas: []compare.Delta{{Arm: "async", Verdict: compare.Improved, P: &p}}}
 }
+
+// Once every cell of a sweep stopped, the campaign's stop says how many
+// decided: a cell its futility stop ended is no decided cell.
+func TestEveryCellStoppedCountsOnlyDecidedCells(t *testing.T) {
+	got := everyCellStopped(map[string]string{
+		"c=8":   "look at pair 5 of at most 14: improved",
+		"c=32":  "look at pair 9 of at most 14: inconclusive",
+		"c=128": "look at pair 6 of at most 14: no-change",
+	})
+	if want := "looks of every cell: each of its 3 cells stopped, 2 decided, 1 undecided"; !strings.HasPrefix(got, want) {
+		t.Errorf("%q, want it to begin %q", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/abbench/abbench/internal/numfmt"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -43,5 +44,5 @@ func (s *Sequential) Futile(d []float64, baseFirst []bool, dec Decision, r Rule)
 
 // futileWhy is the reason of a look that Futile ended.
 func (s *Sequential) futileWhy(dec Decision) string {
-	return fmt.Sprintf("%s; the %d pairs left to %d are unlikely to decide (conditional power below %.2g at the estimate, and no-change out of reach): the campaign stops here", dec.Why, s.MaxPairs-dec.N, s.MaxPairs, s.Futility)
+	return fmt.Sprintf("%s; the %d pairs left to %d are unlikely to decide (conditional power below %s at the estimate, and no-change out of reach): the campaign stops here", dec.Why, s.MaxPairs-dec.N, s.MaxPairs, numfmt.Significant(s.Futility, 2))
 }

@@ -1,6 +1,10 @@
 package decide
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/abbench/abbench/internal/numfmt"
+)
 
 // Sequential is a design that looks at the data after every pair from
 // MinPairs to MaxPairs and stops at the first decided verdict, or, with a
@@ -78,11 +82,12 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 // Describe says the design in a report's words.
 func (s *Sequential) Describe() string {
 	if s.Boundary != OBFSpending {
-		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %.2g)", s.MinPairs, s.MaxPairs, s.LookAlpha, s.Alpha)
+		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %s)", s.MinPairs, s.MaxPairs, s.LookAlpha, numfmt.Significant(s.Alpha, levelDigits))
 	}
-	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %.2g to %.3g (overall %.2g)", s.MinPairs, s.MaxPairs, s.LevelAt(s.MinPairs), s.LevelAt(s.MaxPairs), s.Alpha)
+	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %s to %s (overall %s)", s.MinPairs, s.MaxPairs,
+		numfmt.Significant(s.LevelAt(s.MinPairs), 2), numfmt.Significant(s.LevelAt(s.MaxPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
 	if s.Futility > 0 {
-		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %.2g", FutilityFrom, s.Futility)
+		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %s", FutilityFrom, numfmt.Significant(s.Futility, 2))
 	}
 	return d
 }

@@ -3,6 +3,7 @@ package decide
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -107,5 +108,18 @@ func TestOBFLevelsBelowTheSimulationStayTiny(t *testing.T) {
 	d := []float64{0.05, 0.051, 0.049}
 	if dec := CrossoverLogs(d, ABBA(3), seq.Rule(Rule{}, MinLookPairs)); dec.Alpha != first || dec.Verdict == Improved || dec.Verdict == Regressed {
 		t.Errorf("the first look tested at %g (%s), want %g", dec.Alpha, dec.Verdict, first)
+	}
+}
+
+// The design line a reviewer reads says its levels as decimals: the
+// first O'Brien-Fleming look's 0.000024 is no 2.4e-05.
+func TestDescribeSaysLevelsWithoutAnExponent(t *testing.T) {
+	s, err := NewSequential(3, 14, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Describe()
+	if strings.Contains(d, "e-") || !strings.Contains(d, "looks at levels 0.000024 to 0.0273 (overall 0.05)") {
+		t.Errorf("design %q", d)
 	}
 }

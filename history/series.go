@@ -37,14 +37,16 @@ func (f Filter) match(e Entry) bool {
 }
 
 // BuildSeries groups the run entries into series (sorted by scenario,
-// cell, arm, metric) and finds each one's change points with d.
+// cell in its matrix's order, arm, metric) and finds each one's change points with d.
 func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
 	byKey := map[[4]string]*Series{}
 	var keys [][4]string
+	firstSeen := map[string]int{}
 	for _, e := range entries {
 		if e.Kind != KindRun || e.Value == nil || !f.match(e) {
 			continue
 		}
+		seeValues(e.Cell, firstSeen)
 		k := [4]string{e.Scenario, e.Cell, e.Arm, e.Metric}
 		s := byKey[k]
 		if s == nil {
@@ -55,7 +57,7 @@ func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
 		s.Points = append(s.Points, e)
 	}
 	slices.SortFunc(keys, func(a, b [4]string) int {
-		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]), strings.Compare(a[2], b[2]), strings.Compare(a[3], b[3]))
+		return cmp.Or(strings.Compare(a[0], b[0]), cellOrder(a[1], b[1], firstSeen), strings.Compare(a[2], b[2]), strings.Compare(a[3], b[3]))
 	})
 	out := make([]Series, 0, len(keys))
 	valuesOf := make([][]float64, 0, len(keys))

@@ -23,6 +23,14 @@ var consequences = map[Code]bool{
 	FactCount: true, UncleanShutdown: true, DigestRankDisagreement: true,
 }
 
+// beforeRoles are the codes of a run stopped before any role started: its
+// ranks missing and their modes unmeasured only follow from it.
+var beforeRoles = map[Code]bool{SetupFailed: true}
+
+// rolesNeverRan are the codes that, in a run stopped before its roles,
+// only say its ranks never ran.
+var rolesNeverRan = map[Code]bool{RankMissing: true, ArmModeMismatch: true}
+
 // Group orders one run's reasons root causes first. When the run was
 // stopped (a stopping code is among them), its first stopping reason comes
 // first and the reasons that only say what the run then failed to produce
@@ -31,12 +39,13 @@ var consequences = map[Code]bool{
 // counted in that one's Repeats. The other root causes keep their order.
 func Group(rs []Reason) []Reason {
 	stopped := slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] })
+	noRoles := slices.ContainsFunc(rs, func(r Reason) bool { return beforeRoles[r.Code] })
 	var roots, cons []Reason
 	index := map[string]int{}
 	seenCons := map[string]bool{}
 	for _, r := range rs {
 		k := fmt.Sprintf("%s|%s|%s|%s", r.Code, r.Arm, r.Role, rankKey(r.Rank))
-		if stopped && consequences[r.Code] {
+		if stopped && consequences[r.Code] || noRoles && rolesNeverRan[r.Code] {
 			if !seenCons[k] {
 				seenCons[k] = true
 				cons = append(cons, r)

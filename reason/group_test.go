@@ -47,3 +47,19 @@ func TestGroupRootCauseFirst(t *testing.T) {
 		t.Fatalf("unstopped run grouped %s", got)
 	}
 }
+
+// A setup hook that failed started no role: the ranks it never started
+// and their modes never measured are its consequences, not root causes
+// of their own beside it.
+func TestGroupSetupFailedHoldsTheRanksThatNeverRan(t *testing.T) {
+	rs := []Reason{
+		New(SetupFailed, "setup hook 1 exited with status 7; no role was started").At("a", "setup", 0),
+		New(ThroughputInvalid, "no record"),
+		New(RankMissing, "ctx rank 0 never started").At("a", "ctx", 0),
+		New(RankMissing, "ctx rank 1 never started").At("a", "ctx", 1),
+		New(ArmModeMismatch, "only 0 of 2 ctx ranks have a measured mode"),
+	}
+	if got := codes(Group(rs)); got != "setup-failed{throughput-invalid,rank-missing,rank-missing,arm-mode-mismatch}" {
+		t.Fatalf("grouped %s", got)
+	}
+}

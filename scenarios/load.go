@@ -149,7 +149,11 @@ func friendlyYAML(msg string) string {
 	if m := unknownField.FindStringSubmatch(msg); m != nil {
 		where := strings.ToLower(m[2])
 		if t, ok := typeNames[m[2]]; ok {
-			return fmt.Sprintf("unknown key %q in %s (allowed: %s)", m[1], where, strings.Join(yamlKeys(t), ", "))
+			keys := yamlKeys(t)
+			if near := didYouMean(m[1], keys); near != "" {
+				return fmt.Sprintf("unknown key %q in %s: did you mean %q? (allowed: %s)", m[1], where, near, strings.Join(keys, ", "))
+			}
+			return fmt.Sprintf("unknown key %q in %s (allowed: %s)", m[1], where, strings.Join(keys, ", "))
 		}
 		return fmt.Sprintf("unknown key %q in %s", m[1], where)
 	}
@@ -176,7 +180,7 @@ func friendlyYAML(msg string) string {
 	if strings.HasPrefix(msg, "mapping key") && strings.Contains(msg, "already defined") {
 		return "duplicate key: " + msg
 	}
-	return msg
+	return indentationHint(msg)
 }
 
 func yamlKeys(t reflect.Type) []string {

@@ -69,7 +69,9 @@ func TestLoadRejects(t *testing.T) {
 		line           int
 		want           string
 	}{
-		{"unknown key", "baseline: slow", "baseline: slow\nbasline: x", 6, `unknown key "basline"`},
+		{"unknown key", "baseline: slow", "baseline: slow\nbasline: x", 6, `unknown key "basline" in scenario: did you mean "baseline"?`},
+		{"unknown key far from any", "baseline: slow", "baseline: slow\nzzz: x", 6, `unknown key "zzz" in scenario (allowed: `},
+		{"wrong indentation", "baseline: slow", "baseline: slow\n  extra: x", 6, "check the indentation of this line and the one before"},
 		{"duplicate key", "baseline: slow", "baseline: slow\nbaseline: fast", 6, "duplicate key"},
 		{"no baseline", "baseline: slow\n", "", 1, "missing baseline"},
 		{"arm name", "  fast: {", "  Fast!: {", 3, `arm name "Fast!"`},

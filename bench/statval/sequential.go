@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // benchstatPairs are the runs per arm benchstat compares: 10+10, the
@@ -36,7 +37,7 @@ func sequentialDesigns(seq *decide.Sequential, candidates bool) []decide.Design 
 func levels(seq *decide.Sequential) string {
 	var s []string
 	for n := seq.MinPairs; n <= seq.MaxPairs; n++ {
-		s = append(s, fmt.Sprintf("%d: %.2g", n, seq.LevelAt(n)))
+		s = append(s, fmt.Sprintf("%d: %s", n, numfmt.Significant(seq.LevelAt(n), 2))) // 0.000024, never 2.4e-05
 	}
 	return strings.Join(s, ", ")
 }

@@ -16,7 +16,11 @@ import (
 func hookError(err error, out string) error {
 	var he *campaign.HookError
 	if errors.As(err, &he) {
-		return &cli.Error{Code: cli.ExitError, Err: err, Hint: "fix the hook and run again; the hooks' output is in " + filepath.Join(out, rundir.HooksDir)}
+		// A changed hook is a changed scenario, which --resume refuses:
+		// "run again" alone led to a directory no longer empty, whose
+		// hint pointed to a --resume that then refused the fix.
+		return &cli.Error{Code: cli.ExitError, Err: err, Hint: fmt.Sprintf("the hooks' output is in %s; once what the hook needs is fixed, abbench run --resume %s; a fixed hook changes the scenario, which --resume refuses: run it with a new --out",
+			filepath.Join(out, rundir.HooksDir), out)}
 	}
 	return err
 }

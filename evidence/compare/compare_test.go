@@ -492,3 +492,22 @@ func TestRunStillSaysRunning(t *testing.T) {
 		t.Errorf("reason %+v", rs)
 	}
 }
+
+// A campaign its futility stop ended is undecided: its report must not
+// say a look decided it.
+func TestFutilityStopIsNotCalledDecided(t *testing.T) {
+	s, err := decide.NewSequential(3, 14, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := &rundir.Sequential{MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Alpha: s.Alpha, Boundary: s.Boundary,
+		LookAlphas: s.LookAlphas, Futility: s.Futility, Rule: &rundir.StopRule{Effect: 1}}
+	noisy := [][2]float64{{1000, 1060}, {1000, 1050}, {1000, 950}, {1000, 960}, {1000, 1040}, {1000, 955}}
+	r := Compare(campaignRuns(noisy, seq, 0, 14), Options{Effect: 1})
+	if r.Stopped == nil || !r.Stopped.Futile || r.Verdict != Inconclusive {
+		t.Fatalf("a futile look at pair 6: %s, stopped %+v (%v)", r.Verdict, r.Stopped, r.Reasons)
+	}
+	if line := r.DesignLine(); strings.Contains(line, "decided by") || !strings.Contains(line, "stopped undecided at its look at pair 6") {
+		t.Errorf("design line %q", line)
+	}
+}

@@ -11,11 +11,13 @@ import (
 	"github.com/abbench/abbench/internal/textout"
 )
 
+// verdictIcon marks a report's verdict at a glance.
+var verdictIcon = map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️", SweepAccepted: "✅"}
+
 // Markdown writes a report fit to paste into a pull request.
 func (r *Result) Markdown(w io.Writer) error {
 	var b strings.Builder
-	icon := map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️"}[r.Verdict]
-	fmt.Fprintf(&b, "## abbench: %s %s\n\n", icon, r.Verdict)
+	fmt.Fprintf(&b, "## abbench: %s %s\n\n", verdictIcon[r.Verdict], r.Verdict)
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
 	if r.Verdict == Censored {
 		r.mdCensored(&b)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // pairChecks warns about what the paired tests assume and the pairs d
@@ -16,10 +17,10 @@ func (g *gate) pairChecks(treat, base string, d []float64, baseFirst []bool) {
 		g.r.Warnings = append(g.r.Warnings, fmt.Sprintf("%s vs %s: ", treat, base)+fmt.Sprintf(format, a...))
 	}
 	if s, ok := decide.SerialOf(d, baseFirst); ok && s.P <= decide.DefaultRule.Alpha {
-		w("neighbouring pairs are alike (lag-1 autocorrelation %+.2f of the pairs' ratios, permutation p=%.3g): the tests take the pairs as independent, so the interval is too narrow; find what carries over from one pair to the next (heat, caches, a queue), or space the pairs in time", s.Lag1, s.P)
+		w("neighbouring pairs are alike (lag-1 autocorrelation %+.2f of the pairs' ratios, permutation %s): the tests take the pairs as independent, so the interval is too narrow; find what carries over from one pair to the next (heat, caches, a queue), or space the pairs in time", s.Lag1, numfmt.PEquals(s.P))
 	}
 	if tr, ok := decide.ChangeTrend(d, baseFirst); ok && tr.P < driftP {
-		w("the change drifted across the campaign: %+.2f%% per pair (p=%.3g); the delta is its average over these pairs, not a constant", tr.PctPerRun, tr.P)
+		w("the change drifted across the campaign: %+.2f%% per pair (%s); the delta is its average over these pairs, not a constant", tr.PctPerRun, numfmt.PEquals(tr.P))
 	}
 }
 

@@ -75,6 +75,9 @@ func (r *Result) DesignLine() string {
 	if dsg.Warmup > 0 {
 		s += fmt.Sprintf("; %d warm-up block(s) left out", dsg.Warmup)
 	}
+	if dsg.SideBySide > 0 {
+		s += fmt.Sprintf("; the runs of %d of %d block(s) ran side by side, each in its own allocation (each started before the other ended, as the runs' own times say): what a pair shares while both run is in both", dsg.SideBySide, dsg.Timed)
+	}
 	return s
 }
 

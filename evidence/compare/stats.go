@@ -21,6 +21,10 @@ type Design struct {
 	// Warmup blocks were run and left out.
 	Warmup     int                `json:"warmup_blocks,omitempty"`
 	Sequential *rundir.Sequential `json:"sequential,omitempty"`
+	// SideBySide counts the blocks whose runs ran at the same time (abbench
+	// run --concurrent), of the Timed blocks whose runs say when they ran.
+	SideBySide int `json:"blocks_side_by_side,omitempty"`
+	Timed      int `json:"blocks_timed,omitempty"`
 	// Why says why the runs are or are not paired.
 	Why string `json:"why"`
 }
@@ -102,6 +106,10 @@ func (g *gate) statistics() {
 		r.Arms = append(r.Arms, a)
 	}
 	r.Design = g.design()
+	r.Design.SideBySide, r.Design.Timed = g.sideBySide()
+	if r.Design.SideBySide == 0 {
+		r.Design.Timed = 0 // said only of a campaign whose runs ran side by side
+	}
 	effect, effectOf := g.effect()
 	rule := decide.Rule{Alpha: g.opts.Alpha, Effect: effect, HigherIsBetter: r.HigherIsBetter, Method: g.opts.Method}
 	if rule.Alpha == 0 {
@@ -264,8 +272,8 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 		w("unequal arm sizes %d+%d: compared unpaired with Welch's t (its degrees of freedom follow the smaller, noisier arm)", base.N, treat.N)
 	}
 	if pe := d.Period; pe != nil && pe.P <= cmp.Or(g.opts.Alpha, decide.DefaultRule.Alpha) {
-		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], p=%.3g); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
-			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], pe.P)
+		w("period effect: the second run of a pair was %+.2f%% over the first whichever arm it was (%s interval [%+.2f%%, %+.2f%%], %s); the crossover analysis keeps it out of the delta and its interval, but find its cause (warm-up, heat, state a server keeps between runs)",
+			pe.Estimate, decide.IntervalLevel(d.Alpha), pe.Interval[0], pe.Interval[1], numfmt.PEquals(pe.P))
 	}
 	if b := d.StopBias; b != nil {
 		w("the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd %.2f%%), campaigns of its design that stop %s overstate a true change of %+.2f%% (the estimate) by %.2f points on average, and one of %+.2f%% (the smallest effect) by %.2f",

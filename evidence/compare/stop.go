@@ -14,6 +14,9 @@ type Stop struct {
 	MaxPairs int `json:"max_pairs"`
 	// NotNeeded counts the planned runs after it, which never ran.
 	NotNeeded int `json:"runs_not_needed"`
+	// Futile says the look stopped undecided: the pairs left were
+	// unlikely to decide (the design's futility stop).
+	Futile bool `json:"futile,omitempty"`
 	// Rule is the signed rule the look was judged by (nil for plans made
 	// before it was recorded: then by this comparison's options).
 	Rule *rundir.StopRule `json:"rule,omitempty"`
@@ -24,6 +27,9 @@ func (s *Stop) String() string {
 	by := "by this comparison's options: its plan predates a signed rule"
 	if s.Rule != nil {
 		by = "by the rule signed with its plan"
+	}
+	if s.Futile {
+		return fmt.Sprintf("the sequential design stopped undecided at its look at pair %d of at most %d: the pairs left were unlikely to decide (its futility stop, judged %s)", s.Pairs, s.MaxPairs, by)
 	}
 	return fmt.Sprintf("the sequential design stopped at its look at pair %d of at most %d, decided %s", s.Pairs, s.MaxPairs, by)
 }
@@ -67,7 +73,11 @@ func (g *gate) stoppedByRule(all []Run) (*Stop, bool) {
 			notNeeded++
 		}
 	}
-	return &Stop{Pairs: pairs, MaxPairs: seq.MaxPairs, NotNeeded: notNeeded, Rule: seq.Rule}, true
+	futile := false // a look ends undecided only by the futility stop
+	for _, d := range g.r.Deltas {
+		futile = futile || d.Verdict != Improved && d.Verdict != Regressed && d.Verdict != NoChange
+	}
+	return &Stop{Pairs: pairs, MaxPairs: seq.MaxPairs, NotNeeded: notNeeded, Futile: futile, Rule: seq.Rule}, true
 }
 
 // judgedBy says whether this comparison's options are the stop rule's, so

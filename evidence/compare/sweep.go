@@ -169,7 +169,7 @@ func (sw *Sweep) adjust(opts Options) {
 			}
 			c.RawP[d.Arm] = *d.P
 			members = append(members, member{i, j})
-			ds = append(ds, decide.Decision{Method: d.Method, N: d.N, Estimate: *d.Pct, Interval: d.Interval, P: d.P, Alpha: d.Alpha, Effect: d.Effect, Verdict: d.Verdict})
+			ds = append(ds, decide.Decision{Method: d.Method, N: d.N, Estimate: *d.Pct, Interval: d.Interval, P: d.P, Alpha: testedAt(d), Effect: d.Effect, Verdict: d.Verdict})
 		}
 	}
 	if sw.Family < 2 {
@@ -182,6 +182,11 @@ func (sw *Sweep) adjust(opts Options) {
 		rule.HigherIsBetter = r.HigherIsBetter
 		adj := decide.HolmFamily(ds, sw.Family, rule, "tests of the sweep's cells")[k]
 		d := &r.Deltas[m.delta]
+		if q := r.Design.Sequential; q != nil && adj.Verdict != d.Verdict {
+			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) // the looks together hold the design's alpha
+		} else if q != nil {
+			adj.Meaning = d.Meaning
+		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
 	}
 	for _, c := range sw.Cells {
@@ -189,6 +194,16 @@ func (sw *Sweep) adjust(opts Options) {
 			r.Verdict = overall(r.Deltas)
 		}
 	}
+}
+
+// testedAt is the level d's test was held to: a sequential delta's, its
+// stopping look's (a spending design reports its interval at another
+// level, 0.04 for 0.05, which no look tests at); else its own.
+func testedAt(d Delta) float64 {
+	if n := len(d.Looks); n > 0 && d.Looks[n-1].Alpha > 0 {
+		return d.Looks[n-1].Alpha
+	}
+	return d.Alpha
 }
 
 // FailsOn is the first cell's --fail-on condition met ("" for none), with

@@ -14,7 +14,7 @@ import (
 )
 
 // SweepFormats are the report formats a sweep renders in.
-var SweepFormats = []string{"table", "json"}
+var SweepFormats = []string{"table", "json", "markdown"}
 
 // Render writes the sweep's report in format (one of SweepFormats).
 func (sw *Sweep) Render(w io.Writer, format string) error {
@@ -26,6 +26,8 @@ func (sw *Sweep) Render(w io.Writer, format string) error {
 		return enc.Encode(sw)
 	case "table":
 		return sw.WriteText(w)
+	case "markdown":
+		return sw.Markdown(w)
 	}
 	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
 }
@@ -58,7 +60,7 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	}
 	out.Println()
 	for _, c := range sw.Cells {
-		out.Printf("verdict %s: %s\n", c.Cell, c.headline())
+		out.Printf("verdict %s: %s\n", c.Cell, c.headline(sw.Family))
 	}
 	out.Printf("sweep: %s (Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included)\n", sw.Verdict, sw.Family)
 	return out.Err()
@@ -148,14 +150,15 @@ func writeReasons(out *textout.Writer, rs []reason.Reason) {
 	}
 }
 
-// headline is the cell's verdict line, then each treatment's raw and
-// Holm-adjusted p (the line's own p, where a test decided, is the
-// adjusted one).
-func (c SweepCell) headline() string {
+// headline is the cell's verdict line, then each treatment's
+// Holm-adjusted and raw p, named so: the line's own p, where a test
+// decided, is the adjusted one, and a bare "p=" beside a raw p read as
+// the cell's own test.
+func (c SweepCell) headline(family int) string {
 	h := c.Comparison.Headline()
 	for _, d := range c.Comparison.Deltas {
 		if raw, ok := c.RawP[d.Arm]; ok && d.P != nil {
-			h += fmt.Sprintf("; %s raw %s, Holm-adjusted %s", d.Arm, numfmt.PEquals(raw), numfmt.PEquals(*d.P))
+			h += fmt.Sprintf("; %s Holm-adjusted %s for the sweep's %d tests (raw %s)", d.Arm, numfmt.PEquals(*d.P), family, numfmt.PEquals(raw))
 		}
 	}
 	return h

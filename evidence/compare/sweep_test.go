@@ -27,15 +27,23 @@ func sweepRuns(cells []string, values map[string][2][]float64) []Run {
 			planned = append(planned, made{c, "blocking", values[c][0][i]}, made{c, "async", values[c][1][i]})
 		}
 	}
+	var vs []float64
 	for i, m := range planned {
 		p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: m.arm, Cell: m.cell})
+		vs = append(vs, m.v)
 	}
+	return planRuns(p, vs)
+}
+
+// planRuns are the runs of plan p, run i of value vs[i], each with its
+// cell's signed campaign reference and its cell's matched digest.
+func planRuns(p *rundir.Plan, vs []float64) []Run {
 	var runs []Run
-	for i, m := range planned {
-		e := ev(m.arm, fmt.Sprintf("t%d", i+1), m.v)
-		e.Cell, e.MatchedDigest = m.cell, "m-"+m.cell
+	for i, pr := range p.Runs {
+		e := ev(pr.Arm, fmt.Sprintf("t%d", i+1), vs[i])
+		e.Cell, e.MatchedDigest = pr.Cell, "m-"+pr.Cell
 		ref := p.Ref(i + 1)
-		runs = append(runs, Run{Path: rundir.RunID(i+1, m.arm), Evidence: e, Campaign: &ref})
+		runs = append(runs, Run{Path: rundir.RunID(i+1, pr.Arm), Evidence: e, Campaign: &ref})
 	}
 	return runs
 }
@@ -51,6 +59,18 @@ func ofCell(runs []Run, cell string) []Run {
 }
 
 var threeCells = []string{"concurrency=8", "concurrency=32", "concurrency=128"}
+
+// censoredCellRuns are three cells of a clear gain, cell
+// concurrency=128's async runs not accepted.
+func censoredCellRuns() []Run {
+	runs := sweepRuns(threeCells, map[string][2][]float64{"concurrency=8": clearGain(), "concurrency=32": clearGain(), "concurrency=128": clearGain()})
+	for i := range runs {
+		if runs[i].Evidence.Cell == "concurrency=128" && runs[i].Evidence.Arm == "async" {
+			runs[i].Evidence.Accepted = false
+		}
+	}
+	return runs
+}
 
 func clearGain() [2][]float64 {
 	return [2][]float64{{100, 101, 99, 100.5, 99.5}, {110, 111.5, 109, 110.2, 109.8}}
@@ -114,13 +134,7 @@ func TestSweepHolmTakesBackWeakCells(t *testing.T) {
 // A cell whose arm is broken is censored alone; the others stand, still
 // adjusted for the whole family (the censored cell counts).
 func TestSweepCensoredCellLeavesTheOthersStanding(t *testing.T) {
-	runs := sweepRuns(threeCells, map[string][2][]float64{"concurrency=8": clearGain(), "concurrency=32": clearGain(), "concurrency=128": clearGain()})
-	for i := range runs {
-		if runs[i].Evidence.Cell == "concurrency=128" && runs[i].Evidence.Arm == "async" {
-			runs[i].Evidence.Accepted = false
-		}
-	}
-	sw := CompareSweep(runs, Options{})
+	sw := CompareSweep(censoredCellRuns(), Options{})
 	if sw.Verdict != Censored || len(sw.Reasons) != 0 {
 		t.Fatalf("sweep %s with reasons %v, want censored by its cell alone", sw.Verdict, sw.Reasons)
 	}
@@ -137,7 +151,7 @@ func TestSweepCensoredCellLeavesTheOthersStanding(t *testing.T) {
 	if err := sw.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cell concurrency=128: CENSORED", "verdict concurrency=8: improved", "Holm-adjusted p", "sweep: censored"} {
+	for _, want := range []string{"cell concurrency=128: CENSORED", "verdict concurrency=8: improved", "; async Holm-adjusted p", " for the sweep's 3 tests (raw p", "sweep: censored"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}

@@ -60,7 +60,11 @@ func (p *Progress) Event(e campaign.Event) {
 		}
 		return
 	}
-	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, e.Arm, e.State, e.Elapsed.Seconds())
+	arm := e.Arm
+	if e.Cell != "" {
+		arm += " " + e.Cell // as the summary's arm column says it
+	}
+	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++

@@ -38,6 +38,17 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// A sweep's run names its cell, as the summary's arm column does: three
+// runs of arm async are otherwise one line thrice.
+func TestProgressLineNamesTheCell(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b)
+	p.Event(campaign.Event{Index: 3, Total: 84, Arm: "async", Cell: "concurrency=32", State: "client", Elapsed: time.Second})
+	if got := b.String(); !strings.Contains(got, "run 3/84 async concurrency=32 client") {
+		t.Errorf("progress %q does not name the cell", got)
+	}
+}
+
 // The summary gives every run that started a row and the runs after the
 // last of them one row that says why they did not run.
 func TestSummaryRowsAndWhyTheRestDidNotRun(t *testing.T) {
