@@ -6,6 +6,7 @@
 # without any registry: the Kubernetes binaries are built from the pinned Go
 # module in scripts/kube (and cached), the pause and abbench images are
 # written here as OCI archives and imported into each containerd.
+#   scripts/kube-dev-cluster.sh build         build the Kubernetes commands if they are not cached (up does too)
 #   scripts/kube-dev-cluster.sh up            build if needed, start, wait until every node is Ready
 #   scripts/kube-dev-cluster.sh down          stop what "up" started (pid files) and remove its state
 #   scripts/kube-dev-cluster.sh status
@@ -105,6 +106,7 @@ up)
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
 	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;
+build) build ;;
 down) down ;;
 status)
 	for d in $(daemons); do
@@ -121,7 +123,7 @@ kubectl)
 	k "$@"
 	;;
 *)
-	log "unknown action $action: up, down, status, env or kubectl ARGS"
+	log "unknown action $action: build, up, down, status, env or kubectl ARGS"
 	exit 2
 	;;
 esac
