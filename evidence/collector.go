@@ -29,7 +29,7 @@ type collector struct {
 func (c *collector) data(role *scenarios.Role, rank int) scenarios.TemplateData {
 	host := ""
 	if role != nil {
-		if reg, ok, _ := rundir.ReadRegistration(rundir.Coord(c.dir), role.Name, rank); ok {
+		if reg, ok := c.registration(role.Name, rank); ok {
 			host = reg.Host
 		}
 	}
@@ -70,6 +70,9 @@ func (c *collector) readLocal(file string) (rel string, data []byte, err error) 
 	rel, err = c.local(file)
 	if err != nil {
 		return rel, nil, err
+	}
+	if held, ok := c.held(rel); ok {
+		return rel, held, nil
 	}
 	data, err = guarded.ReadFile(c.root, rel)
 	var pe *fs.PathError

@@ -126,6 +126,11 @@ type Options struct {
 	// Status is the run's status.json as the caller read it (a verifier,
 	// from the bytes it hashed); nil: read from dir.
 	Status *rundir.Status
+	// Files are files of dir (by their slash-separated paths relative to
+	// it) as the caller read them: a verifier holds the bytes it hashed,
+	// so what it derives is exactly what it hashed, read once. A file
+	// held is read from its bytes, never from dir; one not held, from dir.
+	Files map[string][]byte
 }
 
 // Collect derives the evidence of the run whose attempt directory is dir

@@ -77,7 +77,7 @@ func (c *collector) activationRecords(role *scenarios.Role, f *RankFacts) {
 	if err != nil {
 		return
 	}
-	if _, err := c.root.Stat(rel); err == nil {
+	if c.exists(rel) {
 		f.ActivationRecords = rel
 		c.input(rel)
 	}

@@ -172,6 +172,9 @@ func (c *collector) scopeToRead(s Scope) (Scope, int64, error) {
 		return Scope{}, 0, &StaleError{s, "the log is outside the run directory: evidence is read only from the run's own files"}
 	}
 	read := Scope{File: rel, Offset: s.Offset, Inode: s.Inode}.In(c.root)
+	if held, ok := c.held(rel); ok {
+		read = read.Held(held)
+	}
 	if !c.opts.ScopedLogs {
 		return read, 0, nil
 	}
@@ -185,10 +188,7 @@ func (c *collector) scopeToRead(s Scope) (Scope, int64, error) {
 // search reads the scope and applies its hits in file order: in parts
 // (scanParts) when it holds at least minPart bytes for each.
 func (c *collector) search(read Scope, rules []rule, plan *anchorPlan, parts int, apply func(hit)) (int64, error) {
-	var size int64
-	if st, err := c.root.Lstat(read.File); err == nil {
-		size = st.Size() - read.Offset
-	}
+	size := c.size(read) - read.Offset
 	parts = int(min(int64(parts), size/minPart))
 	if parts > 1 {
 		return scanParts(read, size, parts, rules, plan, apply)

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,11 +24,22 @@ type Scope struct {
 	// root, when set (In), is the run directory File is relative to: the
 	// log is opened through it, as package guarded opens files.
 	root *os.Root
+	// held, when set (Held), is the file's bytes as the caller already
+	// read them: the scope is read from them, never from the file again.
+	held *[]byte
 }
 
 // In is s read in the directory root, its File relative to root.
 func (s Scope) In(root *os.Root) Scope {
 	s.root = root
+	return s
+}
+
+// Held is s read from data, the bytes of its File as a caller read (and
+// hashed) them: what is derived is exactly those bytes, however the file
+// changes after. They hold no inode to check.
+func (s Scope) Held(data []byte) Scope {
+	s.held = &data
 	return s
 }
 
@@ -78,14 +90,13 @@ func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int
 // readBlocks is ReadBlocks whose fn may stop the reading by returning
 // false (one part of a scope read by several readers).
 func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer) (int64, error) {
-	f, err := s.openChecked()
+	src, done, err := s.source()
 	if err != nil {
 		return 0, err
 	}
-	defer readonly.Close(f)
-	var src io.Reader = f
+	defer done()
 	if keep != nil {
-		src = io.TeeReader(f, keep)
+		src = io.TeeReader(src, keep)
 	}
 	pooled := blockPool.Get().(*[]byte)
 	defer blockPool.Put(pooled)
@@ -94,12 +105,32 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 	return b.n, err
 }
 
+// source is the scope's bytes from its offset (held ones, or its file
+// opened and checked) and what to call when they are read.
+func (s Scope) source() (io.Reader, func(), error) {
+	if s.held == nil {
+		f, err := s.openChecked()
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { readonly.Close(f) }, nil
+	}
+	data := *s.held
+	if err := s.negative(); err != nil {
+		return nil, nil, err
+	}
+	if err := s.holds(int64(len(data))); err != nil {
+		return nil, nil, err
+	}
+	return bytes.NewReader(data[s.Offset:]), func() {}, nil
+}
+
 // openChecked opens the scope's file at its offset, or says why the scope
 // no longer fits it: a negative offset, a log gone, replaced or shorter
 // than the offset is stale.
 func (s Scope) openChecked() (*os.File, error) {
-	if s.Offset < 0 {
-		return nil, &StaleError{s, fmt.Sprintf("offset %d is negative", s.Offset)}
+	if err := s.negative(); err != nil {
+		return nil, err
 	}
 	f, err := s.open()
 	if errors.Is(err, os.ErrNotExist) {
@@ -126,9 +157,25 @@ func (s Scope) fits(f *os.File) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && s.Inode != 0 && st.Ino != s.Inode {
 		return &StaleError{s, fmt.Sprintf("the log was replaced (inode %d, recorded %d)", st.Ino, s.Inode)}
 	}
-	if fi.Size() < s.Offset {
-		return &StaleError{s, fmt.Sprintf("the log holds %d bytes, fewer than its recorded offset %d: it was truncated or replaced", fi.Size(), s.Offset)}
+	if err := s.holds(fi.Size()); err != nil {
+		return err
 	}
 	_, err = f.Seek(s.Offset, io.SeekStart)
 	return err
+}
+
+// negative refuses a negative offset.
+func (s Scope) negative() error {
+	if s.Offset < 0 {
+		return &StaleError{s, fmt.Sprintf("offset %d is negative", s.Offset)}
+	}
+	return nil
+}
+
+// holds refuses a log of size bytes, fewer than the offset.
+func (s Scope) holds(size int64) error {
+	if size < s.Offset {
+		return &StaleError{s, fmt.Sprintf("the log holds %d bytes, fewer than its recorded offset %d: it was truncated or replaced", size, s.Offset)}
+	}
+	return nil
 }

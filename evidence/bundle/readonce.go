@@ -5,48 +5,59 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
-	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/rundir"
 )
 
-// keptFiles are the files the steps after the files step read.
+// keptFiles are the files the steps after the files step parse: their
+// bytes are always kept.
 var keptFiles = []string{EvidenceFile, ScenarioFile, ScopesFile, ProvenanceFile, StatusFile}
 
+// The other files (logs, records, registrations) are kept for the
+// re-derivation too, each of at most maxHeldFile bytes while the bundle's
+// held bytes stay within heldBudget: the evidence is then derived from
+// exactly the bytes hashed, with no second open and read of each. A
+// larger file is hashed in pieces and read again by the re-derivation, so
+// verifying a bundle of large logs holds little of them at once.
+const (
+	maxHeldFile = 4 << 20
+	heldBudget  = 16 << 20
+)
+
 // hash is the SHA-256 of the bundle's file rel at path; the bytes of a
-// file a later step reads are kept for it.
+// file a later step reads (keptFiles, and what fits the budget) are kept
+// for it.
 func (c *dirCheck) hash(rel, path string) (string, error) {
-	if !slices.Contains(keptFiles, rel) {
-		return hashFile(path)
+	f, size, err := openRegular(path)
+	if err != nil {
+		return "", err
 	}
-	data, err := os.ReadFile(path)
+	defer f.close()
+	if !slices.Contains(keptFiles, rel) && (size > maxHeldFile || c.held+size > heldBudget) {
+		return hashReader(f)
+	}
+	data, err := readAll(f, size)
 	if err != nil {
 		return "", err
 	}
 	c.kept[rel] = data
+	c.held += int64(len(data))
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// hashBuffers are the buffers hashFile reads through: a buffer allocated
+// hashBuffers are the buffers hashReader reads through: a buffer allocated
 // for each file was most of what verifying thousands of bundles allocated.
 var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// hashFile is the SHA-256 (hex) of the file at path, read in pieces.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer readonly.Close(f)
+// hashReader is the SHA-256 (hex) of what f holds, read in pieces.
+func hashReader(f io.Reader) (string, error) {
 	buf := hashBuffers.Get().(*[]byte)
 	defer hashBuffers.Put(buf)
 	h := sha256.New()
-	// Only the Reader: an *os.File's WriteTo would allocate a buffer of its own.
-	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *buf); err != nil {
+	if _, err := io.CopyBuffer(h, f, *buf); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

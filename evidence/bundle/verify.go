@@ -113,8 +113,21 @@ func Verify(dir string, opts VerifyOptions) (*Verified, error) {
 
 // verifyDir is Verify with the scenarios parsed so far.
 func verifyDir(dir string, opts VerifyOptions, cache *scenarioCache) (*Verified, error) {
-	c := &dirCheck{dir: dir, manifestCheck: manifestCheck{opts: opts, v: &Verified{Dir: dir}}, scenarios: cache, kept: map[string][]byte{}}
-	err := runSteps(dir, []step{
+	c := newDirCheck(dir, opts, cache)
+	if err := runSteps(dir, c.steps()); err != nil {
+		return nil, err
+	}
+	return c.verified(), nil
+}
+
+// newDirCheck is the verification of the bundle directory dir, no step run.
+func newDirCheck(dir string, opts VerifyOptions, cache *scenarioCache) *dirCheck {
+	return &dirCheck{dir: dir, manifestCheck: manifestCheck{opts: opts, v: &Verified{Dir: dir}}, scenarios: cache, kept: map[string][]byte{}}
+}
+
+// steps are the checks of a bundle directory, in order.
+func (c *dirCheck) steps() []step {
+	return []step{
 		{StepRead, c.read},
 		{StepSignature, c.signature},
 		{StepEnvelope, c.envelope},
@@ -123,14 +136,15 @@ func verifyDir(dir string, opts VerifyOptions, cache *scenarioCache) (*Verified,
 		{StepEvidence, c.evidence},
 		{StepScenario, c.scenario},
 		{StepRederive, c.rederive},
-	})
-	if err != nil {
-		return nil, err
 	}
+}
+
+// verified is what the steps established, once every one passed.
+func (c *dirCheck) verified() *Verified {
 	if data, ok := c.kept[ProvenanceFile]; ok {
 		c.v.Provenance, _ = parseProvenance(c.path(ProvenanceFile), data)
 	}
-	return c.v, nil
+	return c.v
 }
 
 // step is one named check of a verification.
@@ -155,10 +169,12 @@ func runSteps(path string, steps []step) error {
 type dirCheck struct {
 	manifestCheck
 	dir string
-	// kept are the bytes of the files later steps read (keptFiles), as
-	// the files step read and hashed them: each file is read once, and
-	// what is parsed is exactly what was hashed.
+	// kept are the bytes of the files later steps read (keptFiles, and
+	// the others that fit the budget: readonce.go), as the files step
+	// read and hashed them: each file is read once, and what is parsed is
+	// exactly what was hashed.
 	kept      map[string][]byte
+	held      int64 // the bytes kept
 	scenarios *scenarioCache
 	ev        *evidence.Evidence
 	bundled   parsedScenario // the bundled scenario, as the scenario step loaded it
@@ -170,11 +186,11 @@ func (c *dirCheck) path(name string) string { return filepath.Join(c.dir, name) 
 // absent (manifestCheck's steps say whether that is allowed).
 func (c *dirCheck) read() error {
 	var err error
-	if c.manifest, err = os.ReadFile(c.path(ManifestFile)); err != nil {
+	if c.manifest, err = readRegular(c.path(ManifestFile)); err != nil {
 		return fail(StepRead, ManifestFile, "no %s: %w", ManifestFile, err)
 	}
-	c.armored, c.armoredErr = os.ReadFile(c.path(SignatureFile))
-	c.dsse, err = os.ReadFile(c.path(DSSEFile))
+	c.armored, c.armoredErr = readRegular(c.path(SignatureFile))
+	c.dsse, err = readRegular(c.path(DSSEFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fail(StepRead, DSSEFile, "%s: %w", DSSEFile, err)
 	}
@@ -281,7 +297,7 @@ func (c *dirCheck) rederive() error {
 			return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 		}
 	}
-	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status()})
+	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status(), Files: c.kept})
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
@@ -340,7 +356,8 @@ func Recollect(s *scenarios.Scenario, arm, dir string) (*evidence.Evidence, erro
 }
 
 // recollect is Recollect with scopes.json's bytes read, and what the
-// caller has already read of the run (opts' MatchedDigest and Status).
+// caller has already read of the run (opts' MatchedDigest, Status and
+// Files).
 func recollect(s *scenarios.Scenario, arm, dir string, data []byte, opts evidence.Options) (*evidence.Evidence, error) {
 	scopes, err := parseScopes(filepath.Join(dir, ScopesFile), data)
 	if err != nil {

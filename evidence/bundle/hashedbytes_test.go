@@ -1,0 +1,90 @@
+package bundle
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRederivationReadsTheBytesHashed: the evidence is derived again from
+// the bytes the files step hashed, never from the files opened again. A
+// log, a record and a registration changed on disk after their hash (a
+// writer racing the verifier) change nothing of what is derived: what
+// passes is exactly what was hashed.
+func TestRederivationReadsTheBytesHashed(t *testing.T) {
+	signer, _ := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	opts := VerifyOptions{SkipSignature: true}
+	want, err := Verify(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]string{
+		"ctx-1.log":              "mode rank=1 terminal=1\nsummary rank=1 commits=0\n",
+		"throughput.json":        `{"num_prompts": 4, "completed": 1, "failed": 3, "output_throughput": 1.5}`,
+		"coord/ranks/ctx-0.json": `{"role": "ctx", "rank": 0, "host": "elsewhere"}`,
+	}
+	c := newDirCheck(b, opts, &scenarioCache{parsed: map[scenarioKey]parsedScenario{}})
+	for _, s := range c.steps() {
+		if err := s.run(); err != nil {
+			t.Fatalf("step %s with files changed after their hash: %v", s.name, err)
+		}
+		if s.name != StepFiles {
+			continue
+		}
+		for rel, data := range changed {
+			if _, ok := c.kept[rel]; !ok {
+				t.Fatalf("%s was not kept from its hash", rel)
+			}
+			if err := os.WriteFile(filepath.Join(b, rel), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if d := firstDifference(want.Evidence, c.verified().Evidence); d != "" {
+		t.Errorf("the evidence derived after the files changed differs at %s", d)
+	}
+	if _, err := Verify(b, opts); err == nil || !strings.Contains(err.Error(), "was changed") {
+		t.Errorf("the changed bundle verified again: %v", err)
+	}
+}
+
+// TestHashRefusesWhatIsNoRegularFile: a FIFO or a link in place of a
+// bundle's file after the listing checked it (a swap racing the verifier)
+// is refused when it is opened, never followed nor waited on.
+func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ctx-0.log")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	target := filepath.Join(dir, "elsewhere.json")
+	os.WriteFile(target, []byte("{}"), 0o644)
+	link := filepath.Join(dir, EvidenceFile)
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	c := newDirCheck(dir, VerifyOptions{}, nil)
+	done := make(chan error, 2)
+	go func() {
+		_, err := c.hash("ctx-0.log", fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a FIFO hashed: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hashing a FIFO waits for a writer")
+	}
+	if _, err := c.hash(EvidenceFile, link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a link hashed: %v", err)
+	}
+	if _, ok := c.kept[EvidenceFile]; ok {
+		t.Error("a link's target was kept")
+	}
+}
