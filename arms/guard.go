@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/container"
+	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -55,14 +56,15 @@ func (c *controller) startGuard() error {
 func Guard(token, attempt string, controller int, docker string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	since := controllerStart(controller)
 	for os.Getppid() == controller {
 		select {
 		case <-sig:
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	swept := len(Survivors(token))
-	left := survivorsAfter(token, guardSweep)
+	swept := len(survivorsSince(token, since))
+	left := survivorsAfter(token, since, guardSweep)
 	var containers []string
 	if docker != "" {
 		containers = removeRunContainers(container.Docker{Program: docker}, token)
@@ -90,4 +92,19 @@ func Guard(token, attempt string, controller int, docker string) error {
 			Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running", err)}}}
 	}
 	return nil
+}
+
+// controllerStart is when the guard's controller started (proctree.StartTime):
+// every process that carries the run's token started at or after it, so
+// the guard's sweep reads only their environments, not every process's,
+// while the campaign's next run starts beside it. It is 0 (every
+// environment read) unless the controller is still the guard's parent
+// once read, so that a pid reused after the controller died is never
+// taken for it.
+func controllerStart(controller int) uint64 {
+	t := proctree.StartTime(controller)
+	if os.Getppid() != controller {
+		return 0
+	}
+	return t
 }
