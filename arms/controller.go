@@ -77,6 +77,9 @@ type controller struct {
 	// in the status.
 	statusErr    error
 	statusFailed bool
+	// durable syncs LATEST and offsets.json in the background (durable.go);
+	// nil until the first.
+	durable *pendingSyncs
 }
 
 // errAbort stops the run's phases; the reasons are in the status.

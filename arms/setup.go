@@ -109,6 +109,7 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 	if err := rundir.WriteLatest(c.opts.Out, c.opts.Token); err != nil {
 		return nil, err
 	}
+	c.syncLater(rundir.LatestPath(c.opts.Out)) // on disk before the run says it ended (durable.go)
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: c.s.Name, MatchedDigest: c.s.MatchedDigest(), Arm: c.arm, Token: c.opts.Token, Dir: c.dir,
 		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}, Ranks: []rundir.RankStatus{}, Containers: c.s.Pinned()}
@@ -136,7 +137,8 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 func (c *controller) collectMachine() (<-chan machine.Facts, error) {
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
-	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
+	// A coordination file, read by the rank wrappers only: not synced.
+	if err := rundir.PublishJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
 		return nil, err
 	}
 	facts := make(chan machine.Facts, 1) // not waited for when the run cannot start: Collect ends by itself
