@@ -63,8 +63,12 @@ func Guard(token, attempt string, controller int, docker string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	swept := len(survivorsSince(token, since))
-	left := survivorsAfter(token, since, guardSweep)
+	found := survivorsSince(token, since)
+	left := found // none found (its controller swept them): one pass over /proc, not two
+	if len(found) > 0 {
+		left = survivorsAfter(token, since, guardSweep)
+	}
+	swept := len(found)
 	var containers []string
 	if docker != "" {
 		containers = removeRunContainers(container.Docker{Program: docker}, token)

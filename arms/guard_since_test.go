@@ -21,3 +21,20 @@ func TestControllerStartOnlyOfTheParent(t *testing.T) {
 		t.Errorf("controllerStart(pid %d, not the parent) = %d, want 0", os.Getpid(), got)
 	}
 }
+
+// TestSweepsReadLaterProcessesOnlyForATokenOfTheirOwn: a controller that
+// made its token bounds its sweeps by its own start; one given a token
+// (which an earlier process may carry) reads every environment.
+func TestSweepsReadLaterProcessesOnlyForATokenOfTheirOwn(t *testing.T) {
+	c := bareController(t, unitScenario)
+	if want := proctree.StartTime(os.Getpid()); c.since != want || want == 0 {
+		t.Errorf("a controller with a token of its own sweeps from %d, want its start %d", c.since, want)
+	}
+	given, err := newController(loadScenario(t, unitScenario), "a", Options{Out: t.TempDir(), Token: NewToken(), Self: os.Args[0], Inherited: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if given.since != 0 {
+		t.Errorf("a controller given its token sweeps from %d, want 0 (every process)", given.since)
+	}
+}

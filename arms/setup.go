@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -19,8 +20,11 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	if _, ok := s.Arms[arm]; !ok {
 		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
 	}
+	// A token of its own: only processes started after this controller
+	// can carry it, so its sweeps read only their environments.
+	var since uint64
 	if opts.Token == "" {
-		opts.Token = NewToken()
+		opts.Token, since = NewToken(), proctree.StartTime(os.Getpid())
 	}
 	// Ranks run in the run directory: every path they are given must be absolute.
 	out, err := filepath.Abs(opts.Out)
@@ -31,7 +35,7 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	if opts.Inherited == nil {
 		opts.Inherited = os.Environ()
 	}
-	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self}
+	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self, since: since}
 	if c.self == "" {
 		exe, err := os.Executable()
 		if err != nil {

@@ -62,7 +62,7 @@ func (c *controller) finish() {
 	if c.status.State == rundir.StateSucceeded && len(c.status.Reasons) > 0 {
 		c.status.State = rundir.StateFailed
 	}
-	c.status.Swept = sweep(c.opts.Token)
+	c.status.Swept = sweep(c.opts.Token, c.since)
 	c.removeContainers()
 	// Every rank is gone: nothing writes there any more. What a failed
 	// removal leaves is a directory of the temporary directory named by
@@ -72,7 +72,7 @@ func (c *controller) finish() {
 	// after a bounded wait survived. A daemon a rank left behind and the
 	// sweep killed is recorded (swept_processes), not censored: nothing of
 	// it outlives the run.
-	if left := survivorsAfter(c.opts.Token, 0, sweepWait); len(left) > 0 {
+	if left := survivorsAfter(c.opts.Token, c.since, sweepWait); len(left) > 0 {
 		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL for %s", left, sweepWait))
 		c.status.State = rundir.StateFailed
 	}
