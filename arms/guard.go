@@ -63,6 +63,9 @@ func Guard(token, attempt string, controller int, docker string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	if st, err := rundir.ReadStatus(attempt); err == nil && sweptClean(st) {
+		return nil // its controller ended the run and saw nothing of it left: no scan beside the next run's start
+	}
 	found := survivorsSince(token, since)
 	left := found // none found (its controller swept them): one pass over /proc, not two
 	if len(found) > 0 {
@@ -111,4 +114,21 @@ func controllerStart(controller int) uint64 {
 		return 0
 	}
 	return t
+}
+
+// sweptClean says whether st is the status of a run whose controller
+// ended it and whose teardown's sweep saw no process of it left: the
+// end time is set only after that sweep (the state is final from the
+// teardown's start), and nothing after it starts a process. A run with
+// processes left (unclean-shutdown) is swept again.
+func sweptClean(st *rundir.Status) bool {
+	if st.State == rundir.StateRunning || st.Ended.IsZero() {
+		return false
+	}
+	for _, r := range st.Reasons {
+		if r.Code == reason.UncleanShutdown {
+			return false
+		}
+	}
+	return true
 }

@@ -177,12 +177,6 @@ func stopAll(procs []*rankProc, grace, limit time.Duration) {
 	}
 }
 
-// sweep kills every process whose environment carries the run's token
-// (of those started at or after since, survivorsSince): whatever escaped
-// its process group (a daemon that called setsid) is found by what it
-// inherited. It returns how many it signalled.
-func sweep(token string, since uint64) int { return proctree.Kill(survivorsSince(token, since)) }
-
 // sweepWait bounds the wait for swept processes to die.
 const sweepWait = 3 * time.Second
 
