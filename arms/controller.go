@@ -77,6 +77,13 @@ type controller struct {
 	// in the status.
 	statusErr    error
 	statusFailed bool
+	// since is this controller's start (proctree.StartTime) when its token
+	// is its own, else 0: the sweeps read the environments of processes
+	// started at or after it only.
+	since uint64
+	// durable syncs LATEST and offsets.json in the background (durable.go);
+	// nil until the first.
+	durable *pendingSyncs
 }
 
 // errAbort stops the run's phases; the reasons are in the status.

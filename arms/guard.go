@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/container"
+	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -55,14 +56,22 @@ func (c *controller) startGuard() error {
 func Guard(token, attempt string, controller int, docker string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	since := controllerStart(controller)
 	for os.Getppid() == controller {
 		select {
 		case <-sig:
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	swept := len(Survivors(token))
-	left := survivorsAfter(token, guardSweep)
+	if st, err := rundir.ReadStatus(attempt); err == nil && sweptClean(st) {
+		return nil // its controller ended the run and saw nothing of it left: no scan beside the next run's start
+	}
+	found := survivorsSince(token, since)
+	left := found // none found (its controller swept them): one pass over /proc, not two
+	if len(found) > 0 {
+		left = survivorsAfter(token, since, guardSweep)
+	}
+	swept := len(found)
 	var containers []string
 	if docker != "" {
 		containers = removeRunContainers(container.Docker{Program: docker}, token)
@@ -90,4 +99,36 @@ func Guard(token, attempt string, controller int, docker string) error {
 			Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running", err)}}}
 	}
 	return nil
+}
+
+// controllerStart is when the guard's controller started (proctree.StartTime):
+// every process that carries the run's token started at or after it, so
+// the guard's sweep reads only their environments, not every process's,
+// while the campaign's next run starts beside it. It is 0 (every
+// environment read) unless the controller is still the guard's parent
+// once read, so that a pid reused after the controller died is never
+// taken for it.
+func controllerStart(controller int) uint64 {
+	t := proctree.StartTime(controller)
+	if os.Getppid() != controller {
+		return 0
+	}
+	return t
+}
+
+// sweptClean says whether st is the status of a run whose controller
+// ended it and whose teardown's sweep saw no process of it left: the
+// end time is set only after that sweep (the state is final from the
+// teardown's start), and nothing after it starts a process. A run with
+// processes left (unclean-shutdown) is swept again.
+func sweptClean(st *rundir.Status) bool {
+	if st.State == rundir.StateRunning || st.Ended.IsZero() {
+		return false
+	}
+	for _, r := range st.Reasons {
+		if r.Code == reason.UncleanShutdown {
+			return false
+		}
+	}
+	return true
 }

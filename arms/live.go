@@ -223,7 +223,7 @@ func SweepDead() ([]string, error) {
 			continue
 		}
 		left := len(Survivors(e.Token))
-		survivorsAfter(e.Token, guardSweep)
+		survivorsAfter(e.Token, 0, guardSweep)
 		st, err := rundir.ReadStatus(e.Attempt) // as the sweep left it: a dying guard may have ended it
 		if err == nil && len(st.Containers) > 0 {
 			removeRunContainers(container.Docker{}, e.Token) // best effort: its processes are killed; what its containers left goes too

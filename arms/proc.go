@@ -177,20 +177,16 @@ func stopAll(procs []*rankProc, grace, limit time.Duration) {
 	}
 }
 
-// sweep kills every process whose environment carries the run's token:
-// whatever escaped its process group (a daemon that called setsid) is found
-// by what it inherited. It returns how many it signalled.
-func sweep(token string) int { return proctree.Kill(Survivors(token)) }
-
 // sweepWait bounds the wait for swept processes to die.
 const sweepWait = 3 * time.Second
 
-// survivorsAfter polls until no process carries token, for at most wait,
-// and returns those still alive then.
-func survivorsAfter(token string, wait time.Duration) []int {
+// survivorsAfter polls until no process that started at or after since
+// (survivorsSince) carries token, for at most wait, and returns those
+// still alive then.
+func survivorsAfter(token string, since uint64, wait time.Duration) []int {
 	deadline := time.Now().Add(wait)
 	for {
-		left := Survivors(token)
+		left := survivorsSince(token, since)
 		if len(left) == 0 || time.Now().After(deadline) {
 			return left
 		}
@@ -200,4 +196,12 @@ func survivorsAfter(token string, wait time.Duration) []int {
 }
 
 // Survivors lists the live processes carrying the run's token.
-func Survivors(token string) []int { return proctree.WithEnv(rankwrap.EnvToken, token) }
+func Survivors(token string) []int { return survivorsSince(token, 0) }
+
+// survivorsSince lists the live processes carrying the run's token among
+// those that started at or after since (clock ticks after boot of the
+// controller's start, proctree.StartTime; 0: every process): only a
+// process the controller or its ranks started can carry the token.
+func survivorsSince(token string, since uint64) []int {
+	return proctree.WithEnvSince(rankwrap.EnvToken, token, since)
+}

@@ -12,6 +12,9 @@ import (
 // writeStatus writes status.json as the run stands; a failed write is
 // kept in statusErr, and the first one becomes a reason.
 func (c *controller) writeStatus() {
+	if c.status.State != rundir.StateRunning {
+		c.settleSyncs()
+	}
 	// Reasons quote commands, values and errors: no secret value the
 	// templates read, and no URL's password, is written in clear.
 	for i := range c.status.Reasons {
@@ -58,5 +61,10 @@ func (c *controller) writeOffsets() error {
 		offsets[p.name()] = rundir.Offset{File: rel, Offset: p.offset, Inode: p.inode}
 	}
 	data, _ := json.MarshalIndent(offsets, "", "  ")
-	return atomicfile.WriteFile(filepath.Join(c.coord, rundir.OffsetsFile), data, 0o644)
+	path := filepath.Join(c.coord, rundir.OffsetsFile)
+	if err := atomicfile.Publish(path, data, 0o644); err != nil {
+		return err
+	}
+	c.syncLater(path) // on disk before the run says it ended (durable.go)
+	return nil
 }

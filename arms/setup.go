@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -19,8 +20,11 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	if _, ok := s.Arms[arm]; !ok {
 		return nil, fmt.Errorf("arm %q is not in scenario %s (arms: %s)", arm, s.Name, strings.Join(s.ArmOrder, ", "))
 	}
+	// A token of its own: only processes started after this controller
+	// can carry it, so its sweeps read only their environments.
+	var since uint64
 	if opts.Token == "" {
-		opts.Token = NewToken()
+		opts.Token, since = NewToken(), proctree.StartTime(os.Getpid())
 	}
 	// Ranks run in the run directory: every path they are given must be absolute.
 	out, err := filepath.Abs(opts.Out)
@@ -31,7 +35,7 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	if opts.Inherited == nil {
 		opts.Inherited = os.Environ()
 	}
-	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self}
+	c := &controller{s: s, arm: arm, opts: opts, exited: make(chan *rankProc, 4096), ready: map[string]bool{}, self: opts.Self, since: since}
 	if c.self == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -109,6 +113,7 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 	if err := rundir.WriteLatest(c.opts.Out, c.opts.Token); err != nil {
 		return nil, err
 	}
+	c.syncLater(rundir.LatestPath(c.opts.Out)) // on disk before the run says it ended (durable.go)
 	c.start = time.Now()
 	c.status = &rundir.Status{Scenario: c.s.Name, MatchedDigest: c.s.MatchedDigest(), Arm: c.arm, Token: c.opts.Token, Dir: c.dir,
 		State: rundir.StateRunning, Started: c.start.UTC(), Reasons: []reason.Reason{}, Ranks: []rundir.RankStatus{}, Containers: c.s.Pinned()}
@@ -136,7 +141,8 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 func (c *controller) collectMachine() (<-chan machine.Facts, error) {
 	here := machine.Facts{Node: os.Getenv("SLURMD_NODENAME")}
 	here.Host, _ = os.Hostname()
-	if err := rundir.WriteJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
+	// A coordination file, read by the rank wrappers only: not synced.
+	if err := rundir.PublishJSON(filepath.Join(c.coord, rundir.MachineFile), []machine.Facts{here.Redacted()}); err != nil {
 		return nil, err
 	}
 	facts := make(chan machine.Facts, 1) // not waited for when the run cannot start: Collect ends by itself

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -62,7 +63,10 @@ func (c *controller) finish() {
 	if c.status.State == rundir.StateSucceeded && len(c.status.Reasons) > 0 {
 		c.status.State = rundir.StateFailed
 	}
-	c.status.Swept = sweep(c.opts.Token)
+	// What escaped its process group (a daemon that called setsid) is
+	// found by the token it inherited.
+	found := survivorsSince(c.opts.Token, c.since)
+	c.status.Swept = proctree.Kill(found)
 	c.removeContainers()
 	// Every rank is gone: nothing writes there any more. What a failed
 	// removal leaves is a directory of the temporary directory named by
@@ -71,10 +75,13 @@ func (c *controller) finish() {
 	// A process just sent SIGKILL is not gone at once: only one still alive
 	// after a bounded wait survived. A daemon a rank left behind and the
 	// sweep killed is recorded (swept_processes), not censored: nothing of
-	// it outlives the run.
-	if left := survivorsAfter(c.opts.Token, sweepWait); len(left) > 0 {
-		c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL for %s", left, sweepWait))
-		c.status.State = rundir.StateFailed
+	// it outlives the run. None found, none to wait for: one pass over
+	// /proc, not two.
+	if len(found) > 0 {
+		if left := survivorsAfter(c.opts.Token, c.since, sweepWait); len(left) > 0 {
+			c.fail(reason.New(reason.UncleanShutdown, "processes %v of the run survived SIGKILL for %s", left, sweepWait))
+			c.status.State = rundir.StateFailed
+		}
 	}
 	c.status.Ended = time.Now().UTC()
 	c.phase("done", c.status.State)

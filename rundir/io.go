@@ -12,14 +12,21 @@ import (
 	"github.com/abbench/abbench/internal/atomicfile"
 )
 
-// WriteJSON writes v as indented JSON to path atomically: readers see the
-// whole file or the one before it.
-func WriteJSON(path string, v any) error {
+// WriteJSON writes v as indented JSON to path atomically, synced to disk
+// first: readers see the whole file or the one before it.
+func WriteJSON(path string, v any) error { return writeJSON(path, v, syncFile) }
+
+// PublishJSON writes v as indented JSON to path atomically without a
+// sync: for coordination files of coord/, which matter only while their
+// run is alive (atomicfile.Publish).
+func PublishJSON(path string, v any) error { return writeJSON(path, v, publishFile) }
+
+func writeJSON(path string, v any, write func(string, []byte, os.FileMode) error) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+	return write(path, append(data, '\n'), 0o644)
 }
 
 // ReadJSON reads path's JSON into v; errors name the file.
@@ -34,20 +41,25 @@ func ReadJSON(path string, v any) error {
 	return nil
 }
 
-// WriteLatest names token as the newest attempt of the --out directory out.
+// WriteLatest names token as the newest attempt of the --out directory
+// out, atomically but not synced: the controller syncs it while the
+// attempt runs, before its status says it ended.
 func WriteLatest(out, token string) error {
-	return atomicfile.WriteFile(filepath.Join(out, Latest), []byte(token+"\n"), 0o644)
+	return publishFile(LatestPath(out), []byte(token+"\n"), 0o644)
 }
+
+// LatestPath is the LATEST file of the --out directory out.
+func LatestPath(out string) string { return filepath.Join(out, Latest) }
 
 // LatestAttempt is the newest attempt directory of the --out directory out.
 func LatestAttempt(out string) (string, error) {
-	token, err := os.ReadFile(filepath.Join(out, Latest))
+	token, err := os.ReadFile(LatestPath(out))
 	if err != nil {
 		return "", err
 	}
 	t := strings.TrimSpace(string(token))
 	if t == "" || strings.ContainsAny(t, `/\`) || t == "." || t == ".." {
-		return "", fmt.Errorf("%s: %q is not a token", filepath.Join(out, Latest), t)
+		return "", fmt.Errorf("%s: %q is not a token", LatestPath(out), t)
 	}
 	return Attempt(out, t), nil
 }
@@ -61,11 +73,27 @@ func ReadStatus(attempt string) (*Status, error) {
 	return &st, nil
 }
 
-// WriteStatus writes an attempt's status.json atomically.
+// WriteStatus writes an attempt's status.json atomically, synced to disk
+// when it says the attempt ended (any state but running). A running
+// attempt's writes, its phases, are not synced: a crash then ends the
+// attempt interrupted whatever they said (one torn, or never on disk, is
+// censored by compare and run again by a resume, never taken for another
+// attempt's), and the write that ends it carries every phase again. So a
+// run waits for the sync of its last status only, not one per phase
+// (each up to tens of milliseconds on a shared disk).
 func WriteStatus(attempt string, st *Status) error {
 	st.Schema = StatusSchema
-	return WriteJSON(filepath.Join(attempt, StatusFile), st)
+	path := filepath.Join(attempt, StatusFile)
+	write := publishFile
+	if st.State != StateRunning {
+		write = syncFile
+	}
+	return writeJSON(path, st, write)
 }
+
+// syncFile and publishFile write a file atomically, synced to disk or
+// not (tests count which).
+var syncFile, publishFile = atomicfile.WriteFile, atomicfile.Publish
 
 // LatestStatus reads the newest attempt's status of an --out directory.
 func LatestStatus(out string) (*Status, error) {

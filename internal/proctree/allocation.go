@@ -15,8 +15,22 @@ import (
 // hundreds of processes, reading every environment (two passes, WithEnv
 // and InSession) took tens of milliseconds after each run.
 func Allocation(sid int, since uint64, key, value string) []int {
+	return scan(strconv.Itoa(sid), since, key, value)
+}
+
+// WithEnvSince is WithEnv for a marker first given to a process that
+// started at since (clock ticks after boot, StartTime; 0: any): only
+// processes started at or after it can carry the marker, so only their
+// environments are read, in one pass over /proc. A guard sweeping by
+// its controller's token reads a handful of environments, not every
+// process's, while the next run starts beside it.
+func WithEnvSince(key, value string, since uint64) []int {
+	return scan("", since, key, value)
+}
+
+// scan is Allocation's pass over /proc; session "" matches none.
+func scan(session string, since uint64, key, value string) []int {
 	entry := []byte(key + "=" + value)
-	session := strconv.Itoa(sid)
 	entries, _ := os.ReadDir("/proc")
 	buf := make([]byte, 4096)
 	var pids []int
@@ -29,7 +43,7 @@ func Allocation(sid int, since uint64, key, value string) []int {
 		if len(f) <= startField || string(f[0]) == "Z" {
 			continue // gone, or a zombie: it holds nothing
 		}
-		if string(f[3]) == session {
+		if session != "" && string(f[3]) == session {
 			pids = append(pids, pid)
 			continue
 		}

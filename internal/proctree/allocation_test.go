@@ -30,15 +30,7 @@ func startSleep(t *testing.T, setsid bool, env ...string) int {
 // is not the allocation's.
 func TestAllocationFindsSessionAndMarker(t *testing.T) {
 	marker := "m-" + strconv.Itoa(os.Getpid())
-	older := startSleep(t, true, "ABBENCH_ALLOCATION="+marker)
-	time.Sleep(30 * time.Millisecond) // a clock tick (10 ms) or more between them
-	leader := startSleep(t, true)
-	left := startSleep(t, true, "A=1", "ABBENCH_ALLOCATION="+marker)
-	other := startSleep(t, true, "ABBENCH_ALLOCATION="+marker+"2")
-	since := StartTime(leader)
-	if since == 0 {
-		t.Fatal("no start time for the leader")
-	}
+	older, leader, left, other, since := markedProcesses(t, "ABBENCH_ALLOCATION", marker)
 	got := Allocation(leader, since, "ABBENCH_ALLOCATION", marker)
 	for _, pid := range []int{leader, left} {
 		if !slices.Contains(got, pid) {
@@ -76,4 +68,37 @@ func BenchmarkInSessionAndWithEnv(b *testing.B) {
 		InSession(1)
 		WithEnv("ABBENCH_ALLOCATION", "none")
 	}
+}
+
+// TestWithEnvSinceReadsOnlyLaterProcesses: a process that carries the
+// marker and started at or after since is found, also one that left the
+// session; one that started before (it cannot have inherited the marker
+// from the run) is not; nor one with another marker, nor a process of
+// the session without the marker (no session is matched).
+func TestWithEnvSinceReadsOnlyLaterProcesses(t *testing.T) {
+	marker := "s-" + strconv.Itoa(os.Getpid())
+	older, leader, later, other, since := markedProcesses(t, "ABBENCH_TOKEN", marker)
+	got := WithEnvSince("ABBENCH_TOKEN", marker, since)
+	if !slices.Equal(got, []int{later}) {
+		t.Errorf("found %v, want only pid %d (older %d, leader %d, other marker %d)", got, later, older, leader, other)
+	}
+	if all := WithEnvSince("ABBENCH_TOKEN", marker, 0); !slices.Contains(all, older) || !slices.Contains(all, later) {
+		t.Errorf("since 0 found %v, want %d and %d", all, older, later)
+	}
+}
+
+// markedProcesses starts, each in a session of its own: older, carrying
+// key=marker; a clock tick later the leader, carrying nothing; then later,
+// carrying key=marker, and other, carrying another marker. since is the
+// leader's start.
+func markedProcesses(t *testing.T, key, marker string) (older, leader, later, other int, since uint64) {
+	older = startSleep(t, true, key+"="+marker)
+	time.Sleep(30 * time.Millisecond) // a clock tick (10 ms) or more between them
+	leader = startSleep(t, true)
+	later = startSleep(t, true, "A=1", key+"="+marker)
+	other = startSleep(t, true, key+"="+marker+"2")
+	if since = StartTime(leader); since == 0 {
+		t.Fatal("no start time for the leader")
+	}
+	return older, leader, later, other, since
 }
