@@ -25,6 +25,7 @@ scenarios FuzzParse
 evidence FuzzScope
 evidence FuzzLineSearch
 evidence FuzzRankLogs
+evidence FuzzPlainMatcher
 records FuzzRecords
 records FuzzRecordRegex
 records FuzzSentPrompts
