@@ -54,7 +54,7 @@ func (l *Launcher) Attach(spec launcher.Spec, allocation string) (launcher.Run, 
 	if c := find(job.Status.Conditions, "Complete"); c != nil && c.Status == "True" || jobFailed(&job) != "" {
 		return nil, nil // ended: the run's files say how
 	}
-	r := &run{l: l, spec: spec, namespace: namespace, started: time.Now(), done: make(chan struct{})}
+	r := &run{l: l, spec: spec, namespace: namespace, started: time.Now(), Ending: launcher.NewEnding()}
 	go r.watch()
 	return r, nil
 }

@@ -135,7 +135,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		launcher.RemoveMade(spec)
 		return nil, fmt.Errorf("kubernetes launcher: %w", err)
 	}
-	r := &run{l: l, spec: spec, namespace: namespace, marker: marker, started: time.Now(), done: make(chan struct{})}
+	r := &run{l: l, spec: spec, namespace: namespace, marker: marker, started: time.Now(), Ending: launcher.NewEnding()}
 	// For a person in the run directory: plan.json records the allocation.
 	_ = os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(namespace+"/job/"+jobName+"\n"), 0o644)
 	go r.watch()

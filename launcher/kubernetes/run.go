@@ -19,16 +19,15 @@ import (
 const unanswered = 25
 
 type run struct {
-	l         *Launcher
-	spec      launcher.Spec
-	namespace string
-	marker    string
-	started   time.Time
-	done      chan struct{}
-	mu        sync.Mutex
-	status    string
-	cancelled bool
-	result    rundir.Outcome
+	*launcher.Ending // the outcome, Wait and Done
+	l                *Launcher
+	spec             launcher.Spec
+	namespace        string
+	marker           string
+	started          time.Time
+	mu               sync.Mutex
+	status           string
+	cancelled        bool
 }
 
 func (r *run) ID() string           { return r.spec.ID }
@@ -113,9 +112,9 @@ func (r *run) end(res rundir.Outcome, s *seen) {
 		res.State = launcher.Cancelled
 	}
 	res.AllocationID, res.Started, res.Ended = r.AllocationID(), r.started, time.Now()
-	r.result, r.status = res, "ended"
+	r.status = "ended"
 	r.mu.Unlock()
-	close(r.done)
+	r.End(res)
 }
 
 // teardown deletes namespace with foreground propagation and waits,
@@ -145,23 +144,12 @@ func (l *Launcher) teardown(namespace string) string {
 	}
 }
 
-func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
-	select {
-	case <-r.done:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.result, nil
-	case <-ctx.Done():
-		return rundir.Outcome{}, ctx.Err()
-	}
-}
-
 // Cancel deletes the run's namespace: the pod's container gets SIGTERM,
 // its controller tears the ranks down within the pod's grace, then the
 // kubelet kills what is left. It returns once no pod of the run is left.
 func (r *run) Cancel() error {
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	default:
 	}
@@ -173,7 +161,7 @@ func (r *run) Cancel() error {
 	}
 	wait := 2*r.l.grace() + 2*time.Minute
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	case <-time.After(wait):
 		return fmt.Errorf("kubernetes launcher: namespace %s did not end within %s of its deletion", r.namespace, wait)
@@ -182,7 +170,7 @@ func (r *run) Cancel() error {
 
 func (r *run) Collect() (string, error) {
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return r.spec.Dir, nil
 	default:
 		return "", fmt.Errorf("kubernetes launcher: run %s has not ended", r.namespace)

@@ -79,22 +79,21 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if grace <= 0 {
 		grace = 10 * time.Second
 	}
-	r := &run{spec: spec, cmd: cmd, marker: marker, grace: grace, done: make(chan struct{}), started: time.Now(), since: proctree.StartTime(cmd.Process.Pid)}
+	r := &run{spec: spec, cmd: cmd, marker: marker, grace: grace, Ending: launcher.NewEnding(), started: time.Now(), since: proctree.StartTime(cmd.Process.Pid)}
 	go r.wait()
 	return r, nil
 }
 
 type run struct {
-	spec      launcher.Spec
-	cmd       *exec.Cmd
-	marker    string
-	since     uint64 // the leader's start (proctree.StartTime): no process of the run started before
-	grace     time.Duration
-	started   time.Time
-	done      chan struct{}
-	mu        sync.Mutex
-	cancelled bool
-	result    rundir.Outcome
+	*launcher.Ending // the outcome, Wait and Done
+	spec             launcher.Spec
+	cmd              *exec.Cmd
+	marker           string
+	since            uint64 // the leader's start (proctree.StartTime): no process of the run started before
+	grace            time.Duration
+	started          time.Time
+	mu               sync.Mutex
+	cancelled        bool
 }
 
 func (r *run) wait() {
@@ -113,28 +112,16 @@ func (r *run) wait() {
 	default:
 		res.State, res.Detail = launcher.Failed, err.Error()
 	}
-	r.result = res
-	close(r.done)
+	r.End(res)
 }
 
 func (r *run) ID() string           { return r.spec.ID }
 func (r *run) AllocationID() string { return fmt.Sprintf("local-%d", r.cmd.Process.Pid) }
 
-func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
-	select {
-	case <-r.done:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.result, nil
-	case <-ctx.Done():
-		return rundir.Outcome{}, ctx.Err()
-	}
-}
-
 func (r *run) Cancel() error {
 	r.mu.Lock()
 	select {
-	case <-r.done:
+	case <-r.Done():
 		r.mu.Unlock()
 		return nil
 	default:
@@ -144,13 +131,13 @@ func (r *run) Cancel() error {
 	pgid := r.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	case <-time.After(r.grace):
 	}
 	r.killAllocation()
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	case <-time.After(10 * time.Second):
 		return fmt.Errorf("local launcher: run %s (pid %d) did not end 10s after SIGKILL", r.spec.ID, pgid)
@@ -159,7 +146,7 @@ func (r *run) Cancel() error {
 
 func (r *run) Collect() (string, error) {
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return r.spec.Dir, nil
 	default:
 		return "", fmt.Errorf("local launcher: run %s has not ended", r.spec.ID)

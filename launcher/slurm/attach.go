@@ -38,7 +38,7 @@ func (l *Launcher) Attach(spec launcher.Spec, allocation string) (launcher.Run, 
 	if grace <= 0 {
 		grace = 60 * time.Second
 	}
-	r := &run{spec: spec, id: id, poll: poll, grace: grace, submitted: time.Now(), done: make(chan struct{})}
+	r := &run{spec: spec, id: id, poll: poll, grace: grace, submitted: time.Now(), Ending: launcher.NewEnding()}
 	go r.watch()
 	return r, nil
 }

@@ -38,7 +38,7 @@ func fakeSlurm(t *testing.T, states ...string) {
 func watched(t *testing.T, states ...string) rundir.Outcome {
 	t.Helper()
 	fakeSlurm(t, states...)
-	r := &run{id: "7", poll: 10 * time.Millisecond, grace: time.Second, done: make(chan struct{})}
+	r := &run{id: "7", poll: 10 * time.Millisecond, grace: time.Second, Ending: launcher.NewEnding()}
 	go r.watch()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -172,7 +172,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if grace <= 0 {
 		grace = 60 * time.Second
 	}
-	r := &run{spec: spec, id: m[1], marker: marker, poll: poll, grace: grace, submitted: time.Now(), done: make(chan struct{})}
+	r := &run{spec: spec, id: m[1], marker: marker, poll: poll, grace: grace, submitted: time.Now(), Ending: launcher.NewEnding()}
 	// A copy for a person in the run directory: the campaign's plan.json
 	// records the job id as the run's allocation, checked, whatever happens here.
 	_ = os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(r.id+"\n"), 0o644)
@@ -181,18 +181,17 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 }
 
 type run struct {
-	spec      launcher.Spec
-	id        string
-	marker    string
-	poll      time.Duration
-	grace     time.Duration
-	submitted time.Time
-	done      chan struct{}
-	mu        sync.Mutex
-	state     string // Slurm's JobState
-	restarts  int
-	cancelled bool
-	result    rundir.Outcome
+	*launcher.Ending // the outcome, Wait and Done
+	spec             launcher.Spec
+	id               string
+	marker           string
+	poll             time.Duration
+	grace            time.Duration
+	submitted        time.Time
+	mu               sync.Mutex
+	state            string // Slurm's JobState
+	restarts         int
+	cancelled        bool
 }
 
 func (r *run) ID() string           { return r.spec.ID }
@@ -310,27 +309,15 @@ func (r *run) watch() {
 func (r *run) finish(res rundir.Outcome) {
 	r.mu.Lock()
 	res.AllocationID, res.Started, res.Ended = r.AllocationID(), r.submitted, time.Now()
-	r.result = res
 	r.mu.Unlock()
-	close(r.done)
-}
-
-func (r *run) Wait(ctx context.Context) (rundir.Outcome, error) {
-	select {
-	case <-r.done:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return r.result, nil
-	case <-ctx.Done():
-		return rundir.Outcome{}, ctx.Err()
-	}
+	r.End(res)
 }
 
 // Cancel asks Slurm to end the job (SIGTERM to its steps and batch script,
 // then SIGKILL after the cluster's KillWait) and waits for it to end.
 func (r *run) Cancel() error {
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	default:
 	}
@@ -343,7 +330,7 @@ func (r *run) Cancel() error {
 		// Best effort: a job this misses is cancelled outright after the grace.
 		_ = exec.Command("scancel", "--batch", "--signal=TERM", r.id).Run()
 		select {
-		case <-r.done:
+		case <-r.Done():
 			return nil
 		case <-time.After(r.grace):
 		}
@@ -354,7 +341,7 @@ func (r *run) Cancel() error {
 	// Slurm sends SIGTERM, then SIGKILL after the cluster's KillWait.
 	wait := max(r.grace, 30*time.Second)
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return nil
 	case <-time.After(wait):
 		return fmt.Errorf("slurm job %s did not end within %s of scancel", r.id, wait)
@@ -363,7 +350,7 @@ func (r *run) Cancel() error {
 
 func (r *run) Collect() (string, error) {
 	select {
-	case <-r.done:
+	case <-r.Done():
 		return r.spec.Dir, nil
 	default:
 		return "", fmt.Errorf("slurm launcher: job %s has not ended", r.id)
