@@ -11,6 +11,7 @@ import (
 
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -195,15 +196,7 @@ func (r *run) writeFacts(ctx context.Context, s *seen) {
 
 // PodFacts are what PodFile records: the pod, its node's facts from the
 // node object, and the image by digest from the pod status.
-type PodFacts struct {
-	Namespace string            `json:"namespace"`
-	Pod       string            `json:"pod"`
-	Node      string            `json:"node"`
-	ImageID   string            `json:"image_id"`
-	NodeInfo  map[string]string `json:"node_info,omitempty"`
-	Capacity  map[string]string `json:"capacity,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
-}
+type PodFacts = machine.Pod
 
 type nodeObject struct {
 	Metadata struct {
