@@ -33,13 +33,16 @@ var podSoft = [][2]string{
 
 // SoftItems are the pod's softer facts, one by one (none for a nil pod):
 // the image it ran by digest, and its node's kubelet, container runtime,
-// kernel and OS versions. Like the hosts' (SoftItems), they may differ
-// between runs with a warning.
+// kernel and OS versions (or that they are unknown). Like the hosts'
+// (SoftItems), they may differ between runs with a warning.
 func (p *Pod) SoftItems() []string {
 	if p == nil {
 		return nil
 	}
 	items := []string{"pod image " + orUnknown(p.ImageID)}
+	if len(p.NodeInfo) == 0 { // the launcher could not read the node object
+		items = append(items, "node facts unknown")
+	}
 	for _, k := range podSoft {
 		if v := p.NodeInfo[k[0]]; v != "" {
 			items = append(items, k[1]+" "+v)

@@ -24,7 +24,7 @@ const (
 	ControllerLog   = "controller.log"
 	JobScript       = "job.sbatch"
 	JobIDFile       = "job_id"
-	PodFile         = "kube-pod.json" // (Kubernetes) the run's pod, its node's facts and its image by digest, as the launcher read them
+	PodFile         = "kube-pod.json"
 	HooksDir        = "hooks" // the hooks' output: an attempt's setup and teardown, a campaign's before_all and after_all
 
 	// Inside coord/.
