@@ -179,7 +179,9 @@ func (r *run) Collect() (string, error) {
 }
 
 // writeFacts records, once the container runs, the pod, its node's facts
-// from the node object and the image by digest from the pod status.
+// from the node object and the image by digest from the pod status. The
+// controller's bundle waits for them (a run's token names its namespace),
+// and says so when they never come.
 func (r *run) writeFacts(ctx context.Context, s *seen) {
 	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
 	if out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json"); err == nil {
@@ -190,7 +192,7 @@ func (r *run) writeFacts(ctx context.Context, s *seen) {
 	}
 	data, err := json.MarshalIndent(facts, "", "  ")
 	if err == nil {
-		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, never fatal
+		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, which the bundle says, never fatal
 	}
 }
 
