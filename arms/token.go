@@ -5,11 +5,15 @@ import (
 	"encoding/hex"
 	"os"
 	"time"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 // NewToken returns a fresh launch token: time, then random bits, so tokens
 // sort by start and never repeat. Under Slurm it includes the job id and
-// restart count, so a requeued job gets its own namespace.
+// restart count, so a requeued job gets its own namespace; under
+// Kubernetes the marker of the run's namespace (rundir.KubernetesNamespace
+// reads it back), so `kubectl get namespaces` names the attempt.
 func NewToken() string {
 	var b [6]byte
 	rand.Read(b[:])
@@ -19,7 +23,10 @@ func NewToken() string {
 		if restart == "" {
 			restart = "0"
 		}
-		return t + "-job" + job + "-r" + restart + "-" + hex.EncodeToString(b[:])
+		t += "-job" + job + "-r" + restart
+	}
+	if kube := rundir.KubernetesTokenPart(os.Getenv(rundir.EnvKubernetesMarker)); kube != "" {
+		t += "-" + kube
 	}
 	return t + "-" + hex.EncodeToString(b[:])
 }

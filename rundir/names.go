@@ -24,6 +24,7 @@ const (
 	ControllerLog   = "controller.log"
 	JobScript       = "job.sbatch"
 	JobIDFile       = "job_id"
+	PodFile         = "kube-pod.json"
 	HooksDir        = "hooks" // the hooks' output: an attempt's setup and teardown, a campaign's before_all and after_all
 
 	// Inside coord/.

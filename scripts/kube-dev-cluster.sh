@@ -18,6 +18,8 @@ set -euo pipefail
 action=${1:-up}
 script=$(realpath "$0")
 repo=$(dirname "$(dirname "$script")")
+# shellcheck source=scripts/lib/wait.sh
+source "$repo/scripts/lib/wait.sh"
 # shellcheck source=scripts/kube/pki.sh
 source "$repo/scripts/kube/pki.sh"
 # shellcheck source=scripts/kube/image.sh

@@ -22,6 +22,8 @@ set -euo pipefail
 action=${1:-up}
 script=$(realpath "$0")
 repo=$(dirname "$(dirname "$script")")
+# shellcheck source=scripts/lib/wait.sh
+source "$(dirname "$script")/lib/wait.sh"
 # shellcheck source=scripts/slurm-dev-hosts.sh
 source "$(dirname "$script")/slurm-dev-hosts.sh"
 state=/run/abbench-slurm
@@ -36,23 +38,6 @@ alive() { # alive PIDFILE NAME: the pid file names a live process called NAME
 	pid=$(cat "$1" 2>/dev/null) || return 1
 	[ -n "$pid" ] && [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$2" ] &&
 		! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
-}
-
-# wait_until SECONDS WHAT LOG CMD...: run CMD every 0.1 s until it succeeds;
-# after SECONDS, say WHAT did not become ready, show the end of LOG and
-# return 1. A daemon's CMD is a request it answers: its socket or pid file
-# existing does not say it accepts connections.
-wait_until() {
-	local within=$1 what=$2 logfile=$3 end=$((SECONDS + $1))
-	shift 3
-	until "$@" >/dev/null 2>&1; do
-		if [ "$SECONDS" -ge "$end" ]; then
-			log "$what did not become ready within ${within}s ($*)"
-			tail -20 "$logfile" >&2 || true
-			return 1
-		fi
-		sleep 0.1
-	done
 }
 
 munge_answers() { munge -n | unmunge; } # munged encodes a credential and decodes it

@@ -1,9 +1,10 @@
 # The multi-host Slurm dev cluster, sourced by slurm-dev-cluster.sh (which
-# defines log and wait_until): a login host, a controller host "ctl" and N
-# compute hosts c1..cN, each its own network, mount, UTS, IPC and pid
-# namespace on this machine, so each has its own hostname, address, /tmp,
-# /run, /root, logs and process table. The hosts reach each other through a
-# bridge in a namespace of its own; nothing routes out of their subnet, and
+# defines log, and sources wait_until from scripts/lib/wait.sh): a login
+# host, a controller host "ctl" and N compute hosts c1..cN, each its own
+# network, mount, UTS, IPC and pid namespace on this machine, so each has
+# its own hostname, address, /tmp, /run, /root, logs and process table.
+# The hosts reach each other through a bridge in a namespace of its own;
+# nothing routes out of their subnet, and
 # this machine's own network, /run/munge, /etc/slurm and the single-host
 # cluster's state are never touched. Everything made is listed in
 # $hstate/made, and "down --hosts" removes what is listed, in reverse.

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/launcher/kubernetes"
 	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/rundir"
 )
 
 // kubectl runs kubectl against the cluster the tests use.
@@ -54,6 +56,16 @@ func TestKubernetesQuickstart(t *testing.T) {
 		}
 		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
 			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
+		}
+		// The bundle carries them, of the namespace its token names.
+		bundles, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", rundir.BundleDir))
+		for _, b := range bundles {
+			if prov, err := bundle.ReadProvenance(b); err != nil || prov == nil || prov.Pod == nil || prov.Pod.Namespace != facts.Namespace || rundir.KubernetesNamespace(prov.Token) != facts.Namespace {
+				t.Errorf("run %s: bundle %s does not carry the pod facts of namespace %s: %+v (%v)", run, b, facts.Namespace, prov, err)
+			}
+		}
+		if len(bundles) == 0 {
+			t.Errorf("run %s: no bundle", run)
 		}
 		// Other tests' runs may have pods now: look in this run's namespace only.
 		if left := kubectl(t, "get", "pods", "-n", facts.Namespace, "-o", "name"); strings.TrimSpace(left) != "" {

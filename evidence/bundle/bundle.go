@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -36,6 +37,9 @@ type Input struct {
 	Campaign *rundir.CampaignRef // the campaign the run belongs to; nil outside one
 	Tool     string              // abbench version
 	Signer   ssh.Signer          // nil writes an unsigned bundle
+	// PodWait bounds the wait for the launcher's pod facts of a run under
+	// Kubernetes (0: DefaultPodWait).
+	PodWait time.Duration
 }
 
 // Write writes the bundle of a run to dest, which must not exist.
@@ -78,14 +82,18 @@ type writer struct {
 }
 
 // write runs the steps of Write, in order: copy the run's files,
-// provenance, manifest (which lists every file the steps before wrote)
+// provenance (with the pod's facts under Kubernetes), manifest (which lists every file the steps before wrote)
 // and sign (its exact bytes).
 func (w *writer) write(in Input) error {
 	regs, err := w.copy(in)
 	if err != nil {
 		return err
 	}
-	if err := w.putJSON(ProvenanceFile, w.provenance(in, regs)); err != nil {
+	prov := w.provenance(in, regs)
+	if prov.Pod, prov.PodUnread, err = w.pod(in); err != nil {
+		return err
+	}
+	if err := w.putJSON(ProvenanceFile, prov); err != nil {
 		return err
 	}
 	manifest, err := w.manifest(in)

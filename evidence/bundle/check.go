@@ -27,6 +27,9 @@ type Check struct {
 	// OlderRules says the bundle's evidence was derived by older evidence
 	// rules, which this abbench's judge alike (Verified.OlderRules).
 	OlderRules string `json:"older_rules,omitempty"`
+	// Pod is the Kubernetes pod the run ran in (machine.Pod.Describe), or
+	// why a run under Kubernetes has no facts of it; "" for other runs.
+	Pod string `json:"pod,omitempty"`
 }
 
 // CheckSchema names abbench verify --format json's output.
@@ -52,6 +55,7 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 			failed++
 		} else {
 			c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
+			c.Pod = podLine(v.Provenance)
 		}
 		checks = append(checks, c)
 	}
@@ -60,7 +64,8 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 
 // WriteChecks prints one line per check: FAIL and why, or ok with the
 // signer (or UNSIGNED), the arm, whether its evidence was accepted and the
-// signing key's fingerprint (an envelope names no key: abbench does).
+// signing key's fingerprint (an envelope names no key: abbench does), and
+// under Kubernetes a line naming the run's pod (or why its facts are missing).
 // Planned runs a campaign did not need share one line.
 func WriteChecks(w io.Writer, checks []Check) error {
 	for i := 0; i < len(checks); i++ {
@@ -92,9 +97,25 @@ func WriteChecks(w io.Writer, checks []Check) error {
 		if err == nil && c.OlderRules != "" {
 			_, err = fmt.Fprintf(w, "     %s: evidence %s\n", c.Bundle, c.OlderRules)
 		}
+		if err == nil && c.Pod != "" {
+			_, err = fmt.Fprintf(w, "     %s: %s\n", c.Bundle, c.Pod)
+		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// podLine is Check.Pod of a bundle's provenance.
+func podLine(prov *Provenance) string {
+	switch {
+	case prov == nil:
+		return ""
+	case prov.Pod != nil:
+		return prov.Pod.Describe()
+	case prov.PodMissing() != "":
+		return "pod facts missing: " + prov.PodMissing()
+	}
+	return ""
 }

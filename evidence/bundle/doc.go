@@ -38,6 +38,10 @@
 //	  ROLE-RANK.log               each log's scoped bytes, verbatim, under its
 //	                              run-directory name
 //	  coord/ranks/ROLE-RANK.json  the registrations, redacted
+//	  kube-pod.json               (Kubernetes) the pod, its node's facts and
+//	                              its image by digest (machine.Pod), as the
+//	                              launcher recorded them beside the attempt,
+//	                              redacted
 //	  …                           the inputs the evidence read (the record,
 //	                              activation records, configs), under their
 //	                              run-directory names

@@ -30,6 +30,9 @@ const (
 	ProvenanceFile = "provenance.json"
 	EvidenceFile   = rundir.EvidenceFile
 	StatusFile     = rundir.StatusFile
+	// PodFile is the pod facts of a run under Kubernetes (machine.Pod),
+	// as its launcher recorded them beside the attempt, redacted.
+	PodFile = rundir.PodFile
 
 	// Namespace is the SSH signature's namespace.
 	Namespace = "abbench-evidence"
@@ -78,6 +81,12 @@ type Provenance struct {
 	// Containers are the images the run's container roles ran, each by
 	// the digest it was pinned to before the campaign's first run.
 	Containers []rundir.ContainerImage `json:"containers,omitempty"`
+	// Pod is the Kubernetes pod the run ran in (PodFile's facts), for a
+	// run whose token names a namespace (rundir.KubernetesNamespace);
+	// PodUnread says why such a run has none: its node's and image's
+	// versions cannot then be held to the other runs'.
+	Pod       *machine.Pod `json:"pod,omitempty"`
+	PodUnread string       `json:"pod_unread,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.

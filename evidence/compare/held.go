@@ -14,19 +14,30 @@ import (
 
 // machines requires one hardware class (CPU model, GPU models, host count)
 // across the runs that recorded their machines, and warns on softer
-// differences (drivers, clocks, kernel, governor, memory, image).
+// differences (drivers, clocks, kernel, governor, memory, image, and under
+// Kubernetes the pod's image digest and its node's versions), and on a run
+// under Kubernetes whose pod's facts are missing: they cannot be held equal.
 func (g *gate) machines() {
 	var ref *Run
 	softSeen := map[string][]string{}
 	softRuns := map[string]int{}
 	for i := range g.runs {
 		run := &g.runs[i]
+		pod, missing := podOf(*run)
+		if len(run.Machines) == 0 && pod == nil && missing == "" {
+			continue
+		}
+		items := append(machine.SoftItems(run.Machines), pod.SoftItems()...)
+		if missing != "" {
+			g.r.Warnings = append(g.r.Warnings, missing)
+			items = append(items, "pod facts missing") // a variant of its own, never equal to a pod's
+		}
+		soft := strings.Join(items, ", ")
+		softSeen[soft] = items
+		softRuns[soft]++
 		if len(run.Machines) == 0 {
 			continue
 		}
-		soft := machine.Soft(run.Machines)
-		softSeen[soft] = machine.SoftItems(run.Machines)
-		softRuns[soft]++
 		if ref == nil {
 			ref = run
 			continue
@@ -39,8 +50,23 @@ func (g *gate) machines() {
 		}
 	}
 	if len(softSeen) > 1 {
-		g.r.Warnings = append(g.r.Warnings, "the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory or image): "+softDifference(softSeen, softRuns))
+		g.r.Warnings = append(g.r.Warnings, "the runs' machines differ in softer facts (drivers, clocks, kernel, governor, memory, image or the pod's node): "+softDifference(softSeen, softRuns))
 	}
+}
+
+// podOf is the facts of the Kubernetes pod a run ran in, from its signed
+// provenance; or, for a run under Kubernetes whose bundle holds no facts
+// of its pod, the warning that says so.
+func podOf(run Run) (*machine.Pod, string) {
+	prov := provenance(run)
+	switch {
+	case prov == nil:
+		return nil, ""
+	case prov.PodMissing() != "":
+		return nil, fmt.Sprintf("run %s ran in Kubernetes namespace %s without its pod's facts (%s): its image digest and its node's kubelet, runtime and kernel versions are not held equal to the other runs'",
+			run.Path, rundir.KubernetesNamespace(prov.Token), prov.PodMissing())
+	}
+	return prov.Pod, ""
 }
 
 // sources requires every run that recorded its system's source revision to

@@ -10,8 +10,9 @@ import (
 
 // machineLine is the report's machine line: the machines of the first run
 // that recorded them (machine.Describe; the gate warns where the others'
-// softer facts differ), then the NCCL versions its ranks reported, each
-// with the ranks that reported it; "" when no run recorded either.
+// softer facts differ) and, under Kubernetes, its pod (machine.Pod), then
+// the NCCL versions its ranks reported, each with the ranks that reported
+// it; "" when no run recorded any.
 func (g *gate) machineLine() string {
 	for _, run := range g.runs {
 		prov := provenance(run)
@@ -19,12 +20,16 @@ func (g *gate) machineLine() string {
 		if prov != nil {
 			nccl = prov.NCCL
 		}
-		if len(run.Machines) == 0 && len(nccl) == 0 {
+		pod, _ := podOf(run)
+		if len(run.Machines) == 0 && len(nccl) == 0 && pod == nil {
 			continue
 		}
 		var parts []string
 		if len(run.Machines) > 0 {
 			parts = append(parts, machine.Describe(run.Machines))
+		}
+		if pod != nil {
+			parts = append(parts, pod.Describe())
 		}
 		byVersion := map[string][]string{}
 		for rank, v := range nccl {

@@ -36,7 +36,7 @@ const (
 	ScriptFile   = "kube-launch.sh"
 	ManifestFile = "kube-job.json"
 	OutputFile   = "kube-controller.out"
-	PodFile      = "kube-pod.json"
+	PodFile      = rundir.PodFile
 )
 
 // DefaultImage is the image scripts/kube-dev-cluster.sh builds and imports.
@@ -112,7 +112,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	marker := hex.EncodeToString(rnd[:])
-	namespace := "abbench-" + marker
+	namespace := rundir.KubernetesNamespacePrefix + marker
 	l.sweep(ctx)
 	written := []string{filepath.Join(spec.Dir, ScriptFile), filepath.Join(spec.Dir, ManifestFile)}
 	manifest, err := l.manifest(spec, namespace, written[0], time.Now())
@@ -161,6 +161,8 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	var b strings.Builder
 	b.WriteString("set -u\n")
 	fmt.Fprintf(&b, "export %s=%s\n", EnvAllocation, shellQuote(marker))
+	// The launch token names the namespace by it (rundir.KubernetesNamespace).
+	fmt.Fprintf(&b, "export %s=%s\n", rundir.EnvKubernetesMarker, shellQuote(marker))
 	fmt.Fprintf(&b, "export PATH=%s\n", shellQuote(or(l.Path, "/usr/local/bin:/bin")))
 	// The machine facts' image: pinned by digest where the image is.
 	fmt.Fprintf(&b, "export ABBENCH_IMAGE=%s\n", shellQuote(l.image()))

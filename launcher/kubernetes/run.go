@@ -11,6 +11,7 @@ import (
 
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -178,7 +179,9 @@ func (r *run) Collect() (string, error) {
 }
 
 // writeFacts records, once the container runs, the pod, its node's facts
-// from the node object and the image by digest from the pod status.
+// from the node object and the image by digest from the pod status. The
+// controller's bundle waits for them (a run's token names its namespace),
+// and says so when they never come.
 func (r *run) writeFacts(ctx context.Context, s *seen) {
 	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
 	if out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json"); err == nil {
@@ -189,21 +192,13 @@ func (r *run) writeFacts(ctx context.Context, s *seen) {
 	}
 	data, err := json.MarshalIndent(facts, "", "  ")
 	if err == nil {
-		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, never fatal
+		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, which the bundle says, never fatal
 	}
 }
 
 // PodFacts are what PodFile records: the pod, its node's facts from the
 // node object, and the image by digest from the pod status.
-type PodFacts struct {
-	Namespace string            `json:"namespace"`
-	Pod       string            `json:"pod"`
-	Node      string            `json:"node"`
-	ImageID   string            `json:"image_id"`
-	NodeInfo  map[string]string `json:"node_info,omitempty"`
-	Capacity  map[string]string `json:"capacity,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
-}
+type PodFacts = machine.Pod
 
 type nodeObject struct {
 	Metadata struct {

@@ -4,7 +4,8 @@
 # $run/NAME.pid and its log in $state/log/NAME.log, and waited for until it
 # answers a request (never for a socket or pid file alone), within a
 # deadline; down stops exactly those pids. Needs $bin, $state, $run,
-# $pki_dir, $api, nodes and log() from kube-dev-cluster.sh. Each node is a
+# $pki_dir, $api, nodes, log() and wait_until (scripts/lib/wait.sh) from
+# kube-dev-cluster.sh. Each node is a
 # kubelet on a containerd of its own (a kubelet removes the containers of
 # its runtime it does not know), with its own bridge and subnet.
 control=(etcd kube-apiserver kube-controller-manager kube-scheduler)
@@ -33,20 +34,10 @@ alive() { # alive PIDFILE: the pid file names a live process, not a zombie
 	[ -n "$pid" ] && [ -d "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null
 }
 
-# wait_until SECONDS WHAT LOG CMD...: CMD every 0.2 s until it succeeds;
-# after SECONDS, say WHAT did not become ready, show the end of LOG, fail.
-wait_until() {
-	local within=$1 what=$2 logfile=$3 end=$((SECONDS + $1))
-	shift 3
-	until "$@" >/dev/null 2>&1; do
-		if [ "$SECONDS" -ge "$end" ]; then
-			log "$what did not become ready within ${within}s ($*)"
-			tail -20 "$logfile" >&2 || true
-			return 1
-		fi
-		sleep 0.2
-	done
-}
+# wait_until (scripts/lib/wait.sh) asks every 0.2 s: kubectl and curl
+# cost more than Slurm's commands.
+# shellcheck disable=SC2034 # read by wait_until
+wait_poll=0.2
 
 # daemon NAME CMD...: start CMD detached unless NAME runs already.
 daemon() {
