@@ -89,3 +89,20 @@ func hasNeedle(anchors []anchor, lit []byte) bool {
 	}
 	return false
 }
+
+// A needle may start with a newline (a pattern's literal can hold one):
+// a candidate line's own newline is then an anchor byte, and no line is
+// visited twice, whether the set is searched wide or byte by byte.
+func TestCandidateLinesVisitEachLineOnce(t *testing.T) {
+	rules := []rule{newRule("nl", `\nzzzz`), newRule("mode", `mode rank=(?P<rank>\d+)`)}
+	block := []byte("mode rank=1\nzzzz\nmode rank=2 x\n\nzzzz mode rank=3\nmode rank=4")
+	for _, wide := range []bool{false, true} {
+		searchWide(t, wide)
+		plan := (&anchorPlan{}).anchors(rules, bytes.Repeat([]byte("z"), 100))
+		var starts []int
+		candidateLines(block, plan, newByteSet(plan.set), func(start, end int, _ uint64) { starts = append(starts, start) })
+		if !slices.IsSorted(starts) || len(slices.Compact(slices.Clone(starts))) != len(starts) || len(starts) < 4 {
+			t.Fatalf("wide %v, anchors %v: lines visited at %v, want each of the 4 mode lines once, in order", wide, plan.plan, starts)
+		}
+	}
+}

@@ -219,28 +219,28 @@ func (p *anchorPlan) needlesAt(block []byte, pos int) uint64 {
 // and the mask of the rules whose needles it holds: the anchors' bytes are
 // found in one pass, and every one of them within a line that holds a
 // needle is checked, so the mask misses no rule whose literal the line
-// holds.
+// holds. The first place found past a line is where the search goes on.
 func candidateLines(block []byte, p *anchorPlan, set *byteSet, visit func(start, end int, rules uint64)) {
 	set.reset(block)
-	for i := 0; ; {
-		pos := set.index(i)
-		if pos < 0 {
-			return
-		}
+	for pos := set.index(0); pos >= 0; {
 		m := p.needlesAt(block, pos)
 		if m == 0 {
-			i = pos + 1
+			pos = set.index(pos + 1)
 			continue
 		}
 		end := len(block)
 		if e := bytes.IndexByte(block[pos:], '\n'); e >= 0 {
 			end = pos + e
 		}
-		for j := set.index(pos + 1); j >= 0 && j < end; j = set.index(j + 1) {
-			m |= p.needlesAt(block, j)
+		next := set.index(pos + 1)
+		for ; next >= 0 && next < end; next = set.index(next + 1) {
+			m |= p.needlesAt(block, next)
 		}
 		visit(bytes.LastIndexByte(block[:pos], '\n')+1, end, m)
-		i = end + 1
+		if next == end { // the line's newline, an anchor byte: no line starts there
+			next = set.index(end + 1)
+		}
+		pos = next
 	}
 }
 
