@@ -23,7 +23,7 @@ rg=${RG:-rg}
 if [ -z "${RG:-}" ] && ! command -v rg >/dev/null; then
 	echo "installing ripgrep"; apt-get install -y -qq ripgrep >/dev/null
 fi
-"$rg" --version | head -1
+"$rg" --version | sed -n 1p # sed reads it all: head, closing early, fails ripgrep under pipefail
 if [ -n "${ABBENCH_BIN:-}" ]; then # prebuilt, for a machine without Go
 	mkdir -p "$work/bin" && cp "$ABBENCH_BIN/abbench" "$ABBENCH_BIN/genlogs" "$work/bin/"
 else
