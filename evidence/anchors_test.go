@@ -106,3 +106,17 @@ func TestCandidateLinesVisitEachLineOnce(t *testing.T) {
 		}
 	}
 }
+
+// Rules from the 64th on share the last bit of a line's mask of rules: a
+// line holding the needle of any of them is checked for all of them.
+func TestBlockSearchOfManyRules(t *testing.T) {
+	var rules []rule
+	for i := range 70 {
+		rules = append(rules, newRule(fmt.Sprintf("fact:t%d", i), fmt.Sprintf(`tag%02d=(?P<v>\d)`, i)))
+	}
+	var block bytes.Buffer
+	for i := range 300 {
+		fmt.Fprintf(&block, "noise %d tag%02d=%d tag%02d=%d\n", i, i%70, i%10, (i*7)%70, i%3)
+	}
+	checkBlockSearch(t, rules, block.Bytes(), block.Bytes())
+}
