@@ -11,14 +11,19 @@
 #   bench/evidence.sh [--quick]   (--quick: 256 MiB prefix and 64 ranks)
 #   bench/evidence.sh --many [RANKS]   (part 3 alone, with RANKS logs,
 #     64 by default: the row for 16 cores)
+# On a machine without Go or network: ABBENCH_BIN=DIR holds prebuilt
+# abbench and genlogs (go build -o DIR/ ./cmd/abbench ./bench/genlogs), and
+# RG=PATH names the ripgrep to run (else rg on PATH, installed if missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=${1:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-evidence.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-if ! command -v rg >/dev/null; then
+rg=${RG:-rg}
+if [ -z "${RG:-}" ] && ! command -v rg >/dev/null; then
 	echo "installing ripgrep"; apt-get install -y -qq ripgrep >/dev/null
 fi
+"$rg" --version | sed -n 1p # sed reads it all: head, closing early, fails ripgrep under pipefail
 if [ -n "${ABBENCH_BIN:-}" ]; then # prebuilt, for a machine without Go
 	mkdir -p "$work/bin" && cp "$ABBENCH_BIN/abbench" "$ABBENCH_BIN/genlogs" "$work/bin/"
 else
@@ -43,11 +48,13 @@ best() { # best wall seconds of 5 runs of "$@", output discarded
 replay() { "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
 replay_cmd() { echo "$abb" replay "$1/s.yaml" --arm async --from "$1/run" --format json; }
 
-# ripgrep's patterns: the scenario's, without group names
+# ripgrep's patterns: every rule's of the scenario (a counter's with a
+# value too), without group names
 rg_args() {
 	local p
 	args=()
-	while IFS= read -r p; do args+=(-e "$p"); done < <(sed -n "s/.*pattern: '\(.*\)'}.*/\1/p" "$1" | sed 's/(?P<[A-Za-z_]*>/(/g')
+	while IFS= read -r p; do args+=(-e "$p"); done < <(sed -n "s/.*pattern: '\([^']*\)'.*/\1/p" "$1" | sed 's/(?P<[A-Za-z_]*>/(/g')
+	[ "$((${#args[@]} / 2))" -eq "$(grep -c "pattern: '" "$1")" ] || { echo "evidence.sh: not every pattern of $1 was read for ripgrep" >&2; exit 1; }
 }
 
 if [ "$quick" != --many ]; then
@@ -65,7 +72,7 @@ echo "== 2. extraction on one 256 MiB scope against ripgrep (same patterns)"
 "$gen" -dir "$work/one" -ranks 1 -prefix 0 -scope $((256 << 20))
 rg_args "$work/one/s.yaml"
 cat "$work/one/scope-0.log" >/dev/null
-t_rg=$(best rg -c -j1 "${args[@]}" "$work/one/scope-0.log")
+t_rg=$(best "$rg" -c -j1 "${args[@]}" "$work/one/scope-0.log")
 t_abb=$(best $(replay_cmd "$work/one"))
 awk -v tr="$t_rg" -v ta="$t_abb" 'BEGIN {
 	printf "ripgrep %.4fs (%.0f MiB/s), abbench replay %.4fs (%.0f MiB/s): abbench/ripgrep throughput %.2f (goal >= 0.7)\n", tr, 256/tr, ta, 256/ta, tr/ta
@@ -90,7 +97,7 @@ timed() { # OUT COMMAND...: "wall user system rss" of COMMAND into OUT
 }
 for i in 1 2 3 4 5; do
 	timed "$work/a$i" "$abb" replay "$work/many/s.yaml" --arm async --from "$work/many/run" --format json
-	timed "$work/r$i" rg -c "${args[@]}" "$work/many/run"
+	timed "$work/r$i" "$rg" -c "${args[@]}" "$work/many/run"
 done
 least() { for f in "$@"; do tail -1 "$f"; done | awk -v k="$col" 'NR == 1 || $k + 0 < m { m = $k + 0 } END { print m }'; }
 col=1 t_many=$(least "$work"/a?) t_rgm=$(least "$work"/r?)

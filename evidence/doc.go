@@ -21,7 +21,8 @@
 //
 // Where each job is: evidence.go the schema and Collect; scope.go and
 // blocks.go a scope and its reading in blocks of whole lines; match.go the
-// literal/anchor prefilter and line matching; lifecycle.go one rank's
+// literal/anchor prefilter and line matching; byteset.go the one pass for
+// the anchor bytes (byteset_amd64.s with AVX2); lifecycle.go one rank's
 // lifecycle phases, a line at a time; scan.go and parts.go the reading of
 // every rank (a large scope in parts, on several cores); complete.go the
 // cross-rank phase rule; facts.go the rules of a role and the facts they

@@ -6,8 +6,8 @@ import (
 )
 
 // minPart is the least a scope is split into for reading on several
-// cores: each part's reader may read up to a block past its end, so parts
-// this large keep the bytes read within 1% of the scope. (A variable, so a
+// cores: each part's reader may read up to a block (partBlockSize) past
+// its end, so parts this large keep the bytes read within 1% of the scope. (A variable, so a
 // test can split small logs.)
 var minPart int64 = 32 << 20
 
@@ -49,10 +49,10 @@ func scanParts(read Scope, size int64, parts int, rules []rule, plan *anchorPlan
 type part struct {
 	from, to    int64
 	first, last bool // the scope's first part (from is its offset), its last (read to the end)
-	hits        []hit
-	n           int64 // bytes read
-	err         error
-	done        chan struct{} // closed when the part is read
+	hitList
+	n    int64 // bytes read
+	err  error
+	done chan struct{} // closed when the part is read
 }
 
 // scan searches the lines that start in the part: from a byte before it
@@ -64,7 +64,7 @@ func (p *part) scan(read Scope, rules []rule, plan *anchorPlan) {
 		read.Offset = p.from - 1
 	}
 	srch := newSearcher(rules, plan)
-	p.n, p.err = read.readBlocks(func(block []byte, off int64) bool {
+	p.n, p.err = read.readBlocks(partBlockSize, func(block []byte, off int64) bool {
 		if !p.last && off >= p.to {
 			return false
 		}
@@ -78,10 +78,14 @@ func (p *part) scan(read Scope, rules []rule, plan *anchorPlan) {
 	}, nil)
 }
 
+// hitList is hits kept to be applied later, in file order.
+type hitList struct{ hits []hit }
+
 // keep keeps the matches m of the line at off: as a hit of its own when a
 // rule with groups matched; else counted in the run of count-only lines
-// it continues, so a part holds little.
-func (p *part) keep(m []map[string]string, off int64, rules []rule) {
+// it continues, so a part holds little, and applying a run costs a count
+// per rule, not one per line.
+func (p *hitList) keep(m []map[string]string, off int64, rules []rule) {
 	countOnly := true
 	for i, g := range m {
 		countOnly = countOnly && (g == nil || rules[i].countOnly)

@@ -186,7 +186,8 @@ func (c *collector) scopeToRead(s Scope) (Scope, int64, error) {
 }
 
 // search reads the scope and applies its hits in file order: in parts
-// (scanParts) when it holds at least minPart bytes for each.
+// (scanParts) when it holds at least minPart bytes for each; else a block
+// at a time, its runs of count-only lines kept as one hit each (hitList).
 func (c *collector) search(read Scope, rules []rule, plan *anchorPlan, parts int, apply func(hit)) (int64, error) {
 	size := c.size(read) - read.Offset
 	parts = int(min(int64(parts), size/minPart))
@@ -194,8 +195,13 @@ func (c *collector) search(read Scope, rules []rule, plan *anchorPlan, parts int
 		return scanParts(read, size, parts, rules, plan, apply)
 	}
 	srch := newSearcher(rules, plan)
+	var kept hitList
 	return read.ReadBlocks(func(block []byte, off int64) {
-		srch.block(block, off, func(m []map[string]string, off int64) { apply(hit{off: off, last: off, matched: m}) })
+		srch.block(block, off, func(m []map[string]string, off int64) { kept.keep(m, off, rules) })
+		for _, h := range kept.hits {
+			apply(h)
+		}
+		kept.hits = kept.hits[:0]
 	}, nil)
 }
 

@@ -84,12 +84,13 @@ func (s Scope) Read(fn func(line []byte, off int64), keep io.Writer) (int64, err
 // depend on the bytes before the offset. A line longer than maxLine is cut
 // to maxLine bytes. The block is only valid during the call.
 func (s Scope) ReadBlocks(fn func(block []byte, off int64), keep io.Writer) (int64, error) {
-	return s.readBlocks(func(block []byte, off int64) bool { fn(block, off); return true }, keep)
+	return s.readBlocks(blockSize, func(block []byte, off int64) bool { fn(block, off); return true }, keep)
 }
 
-// readBlocks is ReadBlocks whose fn may stop the reading by returning
-// false (one part of a scope read by several readers).
-func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer) (int64, error) {
+// readBlocks is ReadBlocks in blocks of size (at most blockSize) whose fn
+// may stop the reading by returning false (one part of a scope read by
+// several readers).
+func (s Scope) readBlocks(size int, fn func(block []byte, off int64) bool, keep io.Writer) (int64, error) {
 	src, done, err := s.source()
 	if err != nil {
 		return 0, err
@@ -100,7 +101,7 @@ func (s Scope) readBlocks(fn func(block []byte, off int64) bool, keep io.Writer)
 	}
 	pooled := blockPool.Get().(*[]byte)
 	defer blockPool.Put(pooled)
-	b := blockReader{src: src, fn: fn, buf: *pooled, max: maxLine, off: s.Offset}
+	b := blockReader{src: src, fn: fn, buf: (*pooled)[:size], max: maxLine, half: size / 2, off: s.Offset}
 	err = b.run()
 	return b.n, err
 }

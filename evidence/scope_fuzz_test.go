@@ -93,25 +93,41 @@ func FuzzLineSearch(f *testing.F) {
 		if len(block) > 64<<10 {
 			return
 		}
-		plan := &anchorPlan{}
-		plan.anchors(rules, sample) // the plan a role's first block made
-		var got, want []lineMatch
-		copyMatch := func(m []map[string]string, off int64) lineMatch {
-			c := lineMatch{Off: off, Matched: make([]map[string]string, len(m))}
-			copy(c.Matched, m)
-			return c
+		checkBlockSearch(t, rules, block, sample)
+	})
+}
+
+// checkBlockSearch holds the block search of rules, anchors planned from
+// sample, with AVX2 and without, to matching every line of block.
+func checkBlockSearch(t *testing.T, rules []rule, block, sample []byte) {
+	t.Helper()
+	var want []lineMatch
+	copyMatch := func(m []map[string]string, off int64) lineMatch {
+		c := lineMatch{Off: off, Matched: make([]map[string]string, len(m))}
+		copy(c.Matched, m)
+		return c
+	}
+	matched := make([]map[string]string, len(rules))
+	eachLine(block, 1000, func(line []byte, off int64) {
+		hit := false
+		for i := range rules { // a rule at a time: no mask of rules
+			m := matchLine(rules[i:i+1], line, matched[i:i+1], allRules)
+			hit = hit || m != nil
 		}
-		newSearcher(rules, plan).block(block, 1000, func(m []map[string]string, off int64) { got = append(got, copyMatch(m, off)) })
-		matched := make([]map[string]string, len(rules))
-		eachLine(block, 1000, func(line []byte, off int64) {
-			if m := matchLine(rules, line, matched); m != nil {
-				want = append(want, copyMatch(m, off))
-			}
-		})
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("the block search found\n%v\nreading every line finds\n%v", got, want)
+		if hit {
+			want = append(want, copyMatch(matched, off))
 		}
 	})
+	for _, wide := range []bool{false, true} {
+		searchWide(t, wide)
+		plan := &anchorPlan{}
+		plan.anchors(rules, sample) // the plan a role's first block made
+		var got []lineMatch
+		newSearcher(rules, plan).block(block, 1000, func(m []map[string]string, off int64) { got = append(got, copyMatch(m, off)) })
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("the block search (AVX2 %v) found\n%v\nreading every line finds\n%v", wide && haveAVX2, got, want)
+		}
+	}
 }
 
 var (

@@ -26,6 +26,7 @@ evidence FuzzScope
 evidence FuzzLineSearch
 evidence FuzzRankLogs
 evidence FuzzPlainMatcher
+evidence FuzzByteSet
 records FuzzRecords
 records FuzzRecordRegex
 records FuzzSentPrompts
