@@ -1,0 +1,296 @@
+package bundle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// stockShape refuses a manifest that stock in-toto verifiers, which read a
+// Statement with protojson, would refuse or read otherwise than
+// encoding/json does: invalid UTF-8, a key given twice in one object (or
+// twice but for its case, which encoding/json would read as one field: a
+// stock verifier and abbench could then read different values), a key of
+// the statement or of a subject that is not the spec's exact spelling
+// (encoding/json matches "Subject" too; protojson refuses it), and a
+// number outside float64's range (protojson refuses it; encoding/json
+// skips a number no field reads). With parseStatement's decoding and the
+// attestation library's Validate (stockStatement) that is the library's
+// check of the manifest without a second parse of it. The manifest is
+// JSON that encoding/json parsed, so its grammar and nesting depth are
+// already bounded; a grammar error here is still an error.
+func stockShape(manifest []byte) error {
+	if !utf8.Valid(manifest) {
+		return errors.New("it is not valid UTF-8")
+	}
+	s := shapeScanner{data: manifest}
+	s.space()
+	if s.peek() != '{' {
+		return errors.New("it is not a JSON object")
+	}
+	if err := s.value(inStatement); err != nil {
+		return err
+	}
+	if s.space(); s.i != len(s.data) {
+		return fmt.Errorf("text after the statement at byte %d", s.i)
+	}
+	return nil
+}
+
+// place is where a JSON value stands in the statement: the keys an
+// object there may have depend on it.
+type place int
+
+const (
+	elsewhere   place = iota
+	inStatement       // the statement itself
+	inSubjects        // the subject array
+	inSubject         // one subject
+)
+
+// stockKeys are the keys an object at a place may have, spelled exactly;
+// nil: any key. abbench writes a subject's name and digest alone.
+var stockKeys = map[place][]string{
+	inStatement: {"_type", "subject", "predicateType", "predicate"},
+	inSubject:   {"name", "digest"},
+}
+
+// shapeScanner walks a JSON text's values once.
+type shapeScanner struct {
+	data []byte
+	i    int
+}
+
+func (s *shapeScanner) peek() byte {
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+func (s *shapeScanner) space() {
+	for s.i < len(s.data) && strings.IndexByte(" \t\r\n", s.data[s.i]) >= 0 {
+		s.i++
+	}
+}
+
+// expect consumes the byte c, after any space.
+func (s *shapeScanner) expect(c byte) error {
+	if s.space(); s.peek() != c {
+		return fmt.Errorf("byte %d: %q expected", s.i, c)
+	}
+	s.i++
+	return nil
+}
+
+// value walks the value at s.i, standing at p.
+func (s *shapeScanner) value(p place) error {
+	s.space()
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(p)
+	case c == '[':
+		return s.array(p)
+	case c == '"':
+		_, err := s.str(false)
+		return err
+	case c == 't' || c == 'f' || c == 'n':
+		for s.i < len(s.data) && s.data[s.i] >= 'a' && s.data[s.i] <= 'z' {
+			s.i++
+		}
+		return nil
+	default:
+		return s.number()
+	}
+}
+
+// object walks an object at p: its keys unique, even ignoring case, and
+// those of p's stockKeys.
+func (s *shapeScanner) object(p place) error {
+	s.i++ // '{'
+	var keys keySet
+	if s.space(); s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		s.space()
+		key, err := s.str(true)
+		if err != nil {
+			return err
+		}
+		if allowed := stockKeys[p]; allowed != nil && !slices.Contains(allowed, key) {
+			return fmt.Errorf("key %q is not one of %s (stock verifiers refuse it)", key, strings.Join(allowed, ", "))
+		}
+		if !keys.add(key) {
+			return fmt.Errorf("key %q is given twice in one object (stock verifiers refuse it)", key)
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		child := elsewhere
+		if p == inStatement && key == "subject" {
+			child = inSubjects
+		}
+		if err := s.value(child); err != nil {
+			return err
+		}
+		if s.space(); s.peek() == '}' {
+			s.i++
+			return nil
+		}
+		if err := s.expect(','); err != nil {
+			return err
+		}
+	}
+}
+
+// keySet is the keys of one object so far, compared ignoring case: a
+// list while there are few (a statement's objects have under a dozen),
+// a map of their folded spelling beyond, so that an object of many keys
+// costs no more than linear time.
+type keySet struct {
+	few    []string
+	folded map[string]bool
+}
+
+// maxFewKeys is where a keySet goes from its list to its map.
+const maxFewKeys = 16
+
+// add adds key; false when the set holds it already, but for its case.
+func (ks *keySet) add(key string) bool {
+	if ks.folded == nil {
+		if slices.ContainsFunc(ks.few, func(k string) bool { return strings.EqualFold(k, key) }) {
+			return false
+		}
+		if ks.few = append(ks.few, key); len(ks.few) <= maxFewKeys {
+			return true
+		}
+		ks.folded = map[string]bool{}
+		for _, k := range ks.few {
+			ks.folded[fold(k)] = true
+		}
+		return true
+	}
+	f := fold(key)
+	if ks.folded[f] {
+		return false
+	}
+	ks.folded[f] = true
+	return true
+}
+
+// fold is key as one spelling of all its cases: upper, then lower case
+// (the long s, say, is upper-cased to S, then lower-cased to s).
+func fold(key string) string { return strings.ToLower(strings.ToUpper(key)) }
+
+// array walks an array at p: the subject array's elements are subjects.
+func (s *shapeScanner) array(p place) error {
+	s.i++ // '['
+	elem := elsewhere
+	if p == inSubjects {
+		elem = inSubject
+	}
+	if s.space(); s.peek() == ']' {
+		s.i++
+		return nil
+	}
+	for {
+		if err := s.value(elem); err != nil {
+			return err
+		}
+		if s.space(); s.peek() == ']' {
+			s.i++
+			return nil
+		}
+		if err := s.expect(','); err != nil {
+			return err
+		}
+	}
+}
+
+// str walks a string; decoded, it is the string's value (escapes
+// resolved), else "".
+func (s *shapeScanner) str(decoded bool) (string, error) {
+	if s.peek() != '"' {
+		return "", fmt.Errorf("byte %d: a string expected", s.i)
+	}
+	start := s.i
+	escaped := false
+	for s.i++; s.i < len(s.data); s.i++ {
+		switch s.data[s.i] {
+		case '\\':
+			escaped = true
+			s.i++
+		case '"':
+			s.i++
+			raw := s.data[start:s.i]
+			if escaped && !pairedSurrogates(raw) {
+				return "", fmt.Errorf("the string at byte %d holds half a UTF-16 surrogate pair (stock verifiers refuse it)", start)
+			}
+			switch {
+			case !decoded:
+				return "", nil
+			case !escaped:
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var v string
+			err := json.Unmarshal(raw, &v)
+			return v, err
+		}
+	}
+	return "", errors.New("a string is not closed")
+}
+
+// pairedSurrogates says whether every \u escape of a UTF-16 surrogate in
+// the JSON string raw is half of a pair: encoding/json reads half of one
+// as U+FFFD, protojson refuses it.
+func pairedSurrogates(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++
+		r := escapedRune(raw, i)
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if next := escapedRune(raw, i+6); next < 0xdc00 || next > 0xdfff || raw[i+5] != '\\' {
+				return false
+			}
+			i += 6
+		case r >= 0xdc00 && r <= 0xdfff:
+			return false
+		}
+	}
+	return true
+}
+
+// escapedRune is the rune of the \u escape whose u is raw[i]; -1 when
+// there is none.
+func escapedRune(raw []byte, i int) rune {
+	if i+5 > len(raw) || raw[i] != 'u' {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
+
+// number walks a number, which must be within float64's range.
+func (s *shapeScanner) number() error {
+	start := s.i
+	for s.i < len(s.data) && strings.IndexByte("+-.0123456789eE", s.data[s.i]) >= 0 {
+		s.i++
+	}
+	text := string(s.data[start:s.i])
+	if _, err := strconv.ParseFloat(text, 64); err != nil {
+		return fmt.Errorf("number %q at byte %d is not a float64 (stock verifiers refuse it)", text, start)
+	}
+	return nil
+}
