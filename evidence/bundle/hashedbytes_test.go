@@ -88,3 +88,26 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 		t.Error("a link's target was kept")
 	}
 }
+
+// TestReadAllReadsToTheEndWhateverTheSize: a file read whole is read to
+// its end whatever size its stat said: longer (it grew since) or shorter
+// (it shrank), and a file of exactly that size ends at its first short
+// read.
+func TestReadAllReadsToTheEndWhateverTheSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w-0.log")
+	want := strings.Repeat("line of a log\n", 10000)
+	if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{0, 1, 13, int64(len(want)) - 1, int64(len(want)), int64(len(want)) + 1, 4 * int64(len(want))} {
+		f, _, err := openRegular(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(f, size)
+		f.close()
+		if err != nil || string(got) != want {
+			t.Errorf("size %d: read %d bytes of %d (%v)", size, len(got), len(want), err)
+		}
+	}
+}

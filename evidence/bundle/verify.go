@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,21 +205,16 @@ func (c *dirCheck) files() error {
 	for _, s := range c.v.Statement.Subject {
 		want[s.Name] = s.Digest[DigestAlgorithm]
 	}
-	seen := map[string]bool{}
-	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(c.dir, path)
-		rel = filepath.ToSlash(rel)
-		if err := checkEntry(rel, d); err != nil || d.IsDir() || rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
-			return err
+	seen := make(map[string]bool, len(want))
+	err := c.walk("", func(rel string) error {
+		if rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
+			return nil
 		}
 		sum, ok := want[rel]
 		if !ok {
 			return fail(StepFiles, rel, "%s is not in the manifest (a file was added)", rel)
 		}
-		got, err := c.hash(rel, path)
+		got, err := c.hash(rel, c.path(rel))
 		if err != nil {
 			return fail(StepFiles, rel, "%w", err)
 		}
@@ -240,6 +236,33 @@ func (c *dirCheck) files() error {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fail(StepFiles, missing[0], "%v named in the manifest are missing (removed or renamed)", missing)
+	}
+	return nil
+}
+
+// walk calls file with the slash-separated name of every file under the
+// bundle's directory rel, in lexical order, after refusing a link or
+// special file there. Each directory is listed once, and nothing else is
+// asked of the kernel for it: the listing's types are what checkEntry
+// reads, and the open of each file (openRegular) checks it again.
+func (c *dirCheck) walk(rel string, file func(rel string) error) error {
+	entries, err := os.ReadDir(c.path(rel))
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		name := path.Join(rel, d.Name())
+		if err := checkEntry(name, d); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			err = c.walk(name, file)
+		} else {
+			err = file(name)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -377,6 +400,14 @@ func recollect(s *scenarios.Scenario, arm, dir string, data []byte, opts evidenc
 func IsBundle(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ManifestFile))
 	return err == nil
+}
+
+// NoBundle says err, an error of Verify, is that the directory holds no
+// manifest: no bundle, rather than a bundle that fails (IsBundle, without
+// asking the kernel a second time).
+func NoBundle(err error) bool {
+	var ve *VerifyError
+	return errors.As(err, &ve) && ve.Step == StepRead && ve.File == ManifestFile && errors.Is(err, fs.ErrNotExist)
 }
 
 // renamed is e as the user named the bundle: path, where it was unpacked

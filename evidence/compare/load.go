@@ -102,7 +102,35 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 }
 
 // IsBundle reports whether the run was read from a bundle.
-func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
+func (r Run) IsBundle() bool {
+	if r.bundle == unknownBundle {
+		return bundle.IsBundle(r.Dir)
+	}
+	return r.bundle != noBundle
+}
+
+// signed reports whether the run's bundle holds a signature (checked or not).
+func (r Run) signed() bool {
+	switch r.bundle {
+	case signedBundle:
+		return true
+	case unsignedBundle, noBundle:
+		return false
+	}
+	return exists(filepath.Join(r.Dir, bundle.SignatureFile))
+}
+
+// bundleState is what loading a run found of its bundle, so that the
+// checks after it ask the kernel nothing more of thousands of runs.
+type bundleState int
+
+const (
+	unknownBundle  bundleState = iota // not loaded by LoadRuns: ask the directory
+	noBundle                          // the run's directory holds no manifest
+	unsignedBundle                    // its bundle verified, and holds no signature
+	signedBundle                      // its bundle verified, and holds a signature
+	failedBundle                      // its bundle does not verify
+)
 
 // loadRun reads the run f found: a bundle is verified first, and a run
 // whose bundle verifies is read from what verification parsed (its
@@ -110,13 +138,17 @@ func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
 // any other run is read from its files.
 func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	dir := f.EvidenceDir()
-	var verified *bundle.Verified
-	var invalid error
-	isBundle := bundle.IsBundle(dir)
-	if isBundle {
-		verified, invalid = verifier.Verify(dir)
+	verified, invalid := verifier.Verify(dir) // a directory without a manifest fails its first read: no bundle
+	run := Run{Path: f.Source, Dir: dir, bundle: failedBundle}
+	isBundle := !bundle.NoBundle(invalid)
+	switch {
+	case !isBundle:
+		run.bundle, invalid = noBundle, nil
+	case verified != nil && verified.Unsigned:
+		run.bundle = unsignedBundle
+	case verified != nil:
+		run.bundle = signedBundle
 	}
-	run := Run{Path: f.Source, Dir: dir}
 	if verified != nil {
 		run.Evidence, run.prov = verified.Evidence, verified.Provenance
 	} else if err := readRun(f, &run); err != nil {
