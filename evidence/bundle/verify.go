@@ -320,7 +320,7 @@ func (c *dirCheck) rederive() error {
 			return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 		}
 	}
-	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status(), Files: c.kept})
+	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status(), Files: c.kept, Rules: c.bundled.rules})
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
