@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,7 +97,7 @@ func (s *shapeScanner) value(p place) error {
 	case c == '[':
 		return s.array(p)
 	case c == '"':
-		_, err := s.str(false)
+		_, _, err := s.str()
 		return err
 	case c == 't' || c == 'f' || c == 'n':
 		for s.i < len(s.data) && s.data[s.i] >= 'a' && s.data[s.i] <= 'z' {
@@ -119,11 +120,11 @@ func (s *shapeScanner) object(p place) error {
 	}
 	for {
 		s.space()
-		key, err := s.str(true)
+		key, err := s.key()
 		if err != nil {
 			return err
 		}
-		if allowed := stockKeys[p]; allowed != nil && !slices.Contains(allowed, key) {
+		if allowed := stockKeys[p]; allowed != nil && !slices.ContainsFunc(allowed, func(k string) bool { return k == string(key) }) {
 			return fmt.Errorf("key %q is not one of %s (stock verifiers refuse it)", key, strings.Join(allowed, ", "))
 		}
 		if !keys.add(key) {
@@ -133,7 +134,7 @@ func (s *shapeScanner) object(p place) error {
 			return err
 		}
 		child := elsewhere
-		if p == inStatement && key == "subject" {
+		if p == inStatement && string(key) == "subject" {
 			child = inSubjects
 		}
 		if err := s.value(child); err != nil {
@@ -152,9 +153,11 @@ func (s *shapeScanner) object(p place) error {
 // keySet is the keys of one object so far, compared ignoring case: a
 // list while there are few (a statement's objects have under a dozen),
 // a map of their folded spelling beyond, so that an object of many keys
-// costs no more than linear time.
+// costs no more than linear time. The keys are the manifest's bytes,
+// never copied while they are few.
 type keySet struct {
-	few    []string
+	few    [maxFewKeys][]byte
+	n      int
 	folded map[string]bool
 }
 
@@ -162,19 +165,22 @@ type keySet struct {
 const maxFewKeys = 16
 
 // add adds key; false when the set holds it already, but for its case.
-func (ks *keySet) add(key string) bool {
+func (ks *keySet) add(key []byte) bool {
 	if ks.folded == nil {
-		if slices.ContainsFunc(ks.few, func(k string) bool { return strings.EqualFold(k, key) }) {
-			return false
+		for _, k := range ks.few[:ks.n] {
+			if bytes.EqualFold(k, key) {
+				return false
+			}
 		}
-		if ks.few = append(ks.few, key); len(ks.few) <= maxFewKeys {
+		if ks.n < maxFewKeys {
+			ks.few[ks.n] = key
+			ks.n++
 			return true
 		}
 		ks.folded = map[string]bool{}
 		for _, k := range ks.few {
 			ks.folded[fold(k)] = true
 		}
-		return true
 	}
 	f := fold(key)
 	if ks.folded[f] {
@@ -186,7 +192,7 @@ func (ks *keySet) add(key string) bool {
 
 // fold is key as one spelling of all its cases: upper, then lower case
 // (the long s, say, is upper-cased to S, then lower-cased to s).
-func fold(key string) string { return strings.ToLower(strings.ToUpper(key)) }
+func fold(key []byte) string { return string(bytes.ToLower(bytes.ToUpper(key))) }
 
 // array walks an array at p: the subject array's elements are subjects.
 func (s *shapeScanner) array(p place) error {
@@ -213,14 +219,13 @@ func (s *shapeScanner) array(p place) error {
 	}
 }
 
-// str walks a string; decoded, it is the string's value (escapes
-// resolved), else "".
-func (s *shapeScanner) str(decoded bool) (string, error) {
+// str walks a string and returns its bytes between the quotes, and
+// whether they hold an escape.
+func (s *shapeScanner) str() (raw []byte, escaped bool, err error) {
 	if s.peek() != '"' {
-		return "", fmt.Errorf("byte %d: a string expected", s.i)
+		return nil, false, fmt.Errorf("byte %d: a string expected", s.i)
 	}
 	start := s.i
-	escaped := false
 	for s.i++; s.i < len(s.data); s.i++ {
 		switch s.data[s.i] {
 		case '\\':
@@ -228,22 +233,26 @@ func (s *shapeScanner) str(decoded bool) (string, error) {
 			s.i++
 		case '"':
 			s.i++
-			raw := s.data[start:s.i]
+			raw = s.data[start:s.i]
 			if escaped && !pairedSurrogates(raw) {
-				return "", fmt.Errorf("the string at byte %d holds half a UTF-16 surrogate pair (stock verifiers refuse it)", start)
+				return nil, false, fmt.Errorf("the string at byte %d holds half a UTF-16 surrogate pair (stock verifiers refuse it)", start)
 			}
-			switch {
-			case !decoded:
-				return "", nil
-			case !escaped:
-				return string(raw[1 : len(raw)-1]), nil
-			}
-			var v string
-			err := json.Unmarshal(raw, &v)
-			return v, err
+			return raw[1 : len(raw)-1], escaped, nil
 		}
 	}
-	return "", errors.New("a string is not closed")
+	return nil, false, errors.New("a string is not closed")
+}
+
+// key walks an object's key and returns its value, its escapes resolved.
+func (s *shapeScanner) key() ([]byte, error) {
+	start := s.i
+	raw, escaped, err := s.str()
+	if err != nil || !escaped {
+		return raw, err
+	}
+	var v string
+	err = json.Unmarshal(s.data[start:s.i], &v)
+	return []byte(v), err
 }
 
 // pairedSurrogates says whether every \u escape of a UTF-16 surrogate in
