@@ -152,3 +152,28 @@ func TestLoadingSaysWhatItFoundOfEachBundle(t *testing.T) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
 }
+
+// TestPathsResolvedTogetherKeepTheirOrder: the paths are resolved on
+// every core, but their runs come back in the paths' order, and of two
+// paths that hold no run the error names the first.
+func TestPathsResolvedTogetherKeepTheirOrder(t *testing.T) {
+	dirs := copiesOf(t, "../../testdata/nccl/bundles/1-ring.tar.gz", 6)
+	reversed := slices.Clone(dirs)
+	slices.Reverse(reversed)
+	runs, cleanup, err := LoadRuns(reversed, bundle.VerifyOptions{})
+	cleanup()
+	if err != nil || len(runs) != len(dirs) {
+		t.Fatalf("%d runs, err %v", len(runs), err)
+	}
+	for i, run := range runs {
+		if run.Path != reversed[i] {
+			t.Errorf("run %d is %s, want %s", i, run.Path, reversed[i])
+		}
+	}
+	first, second := t.TempDir(), t.TempDir()
+	_, cleanup, err = LoadRuns(append(slices.Clone(dirs[:3]), first, second), bundle.VerifyOptions{})
+	cleanup()
+	if err == nil || !strings.Contains(err.Error(), first) || strings.Contains(err.Error(), second) {
+		t.Errorf("two paths holding no run: %v, want an error naming %s", err, first)
+	}
+}
