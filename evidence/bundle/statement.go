@@ -59,24 +59,29 @@ func ParseStatement(manifest []byte) (Statement, error) {
 	return st, err
 }
 
-// wireStatement is a Statement as decoded once: its predicate's bytes are
-// decoded by the version its type names.
+// wireStatement is what encoding/json decodes of a manifest: its subjects
+// are read by stockSubjects, its predicate's bytes decoded by the version
+// its type names.
 type wireStatement struct {
 	Type          string          `json:"_type"`
-	Subject       []Subject       `json:"subject"`
 	PredicateType string          `json:"predicateType"`
 	Predicate     json.RawMessage `json:"predicate"` // nil when absent; null when null
 }
 
 // parseStatement is ParseStatement, and whether the manifest holds a
-// predicate object (the in-toto library requires one): the manifest is
-// decoded once, its predicate's bytes by the version its type names.
+// predicate object (the in-toto library requires one). The manifest is
+// read once: encoding/json decodes its type and predicate, stockSubjects
+// its subjects, refusing what stock in-toto verifiers refuse.
 func parseStatement(manifest []byte) (Statement, bool, error) {
 	var w wireStatement
 	if err := json.Unmarshal(manifest, &w); err != nil {
 		return Statement{}, false, err
 	}
-	st := Statement{Type: w.Type, Subject: w.Subject, PredicateType: w.PredicateType}
+	subjects, err := stockSubjects(manifest)
+	if err != nil {
+		return Statement{}, false, fmt.Errorf("not as stock in-toto verifiers read it: %w", err)
+	}
+	st := Statement{Type: w.Type, Subject: subjects, PredicateType: w.PredicateType}
 	switch {
 	case len(w.Predicate) == 0 || string(w.Predicate) == "null":
 		return st, false, nil
@@ -89,21 +94,18 @@ func parseStatement(manifest []byte) (Statement, bool, error) {
 		st.Predicate = Predicate(old)
 		return st, true, err
 	}
-	err := json.Unmarshal(w.Predicate, &st.Predicate)
+	err = json.Unmarshal(w.Predicate, &st.Predicate)
 	return st, true, err
 }
 
-// stockStatement holds st, parsed from manifest with its predicate object
-// (hasPredicate), to the in-toto attestation library as stock verifiers
-// read it (with protojson), without parsing it again: stockShape refuses
-// what protojson refuses and encoding/json reads, and the library's
-// Validate checks st (a v1 type, subjects with digests of the right
-// length, a predicate type and a predicate). TestStockStatementRefusesWhatTheLibraryRefuses
-// holds the two equal to protojson's parse and Validate.
-func stockStatement(manifest []byte, st Statement, hasPredicate bool) error {
-	if err := stockShape(manifest); err != nil {
-		return err
-	}
+// stockStatement holds st, read by parseStatement with its predicate
+// object (hasPredicate), to the in-toto attestation library's Validate (a
+// v1 type, subjects with digests of the right length, a predicate type
+// and a predicate), as stock verifiers hold what they read with
+// protojson: what protojson refuses, parseStatement refused.
+// TestStockStatementRefusesWhatTheLibraryRefuses holds the two equal to
+// the library's own parse and Validate.
+func stockStatement(st Statement, hasPredicate bool) error {
 	lib := ita1.Statement{Type: st.Type, PredicateType: st.PredicateType, Subject: make([]*ita1.ResourceDescriptor, len(st.Subject))}
 	for i, s := range st.Subject {
 		lib.Subject[i] = &ita1.ResourceDescriptor{Name: s.Name, Digest: s.Digest}

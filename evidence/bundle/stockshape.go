@@ -11,39 +11,42 @@ import (
 	"unicode/utf8"
 )
 
-// stockShape refuses a manifest that stock in-toto verifiers, which read a
-// Statement with protojson, would refuse or read otherwise than
-// encoding/json does: invalid UTF-8, a key given twice in one object (or
-// twice but for its case, which encoding/json would read as one field: a
-// stock verifier and abbench could then read different values), a key of
-// the statement or of a subject that is not the spec's exact spelling
-// (encoding/json matches "Subject" too; protojson refuses it), and a
-// number outside float64's range (protojson refuses it; encoding/json
-// skips a number no field reads). With parseStatement's decoding and the
-// attestation library's Validate (stockStatement) that is the library's
-// check of the manifest without a second parse of it. The manifest is
-// JSON that encoding/json parsed, so its grammar and nesting depth are
-// already bounded; a grammar error here is still an error.
-func stockShape(manifest []byte) error {
+// stockSubjects reads the manifest's subjects as stock in-toto verifiers
+// do (with protojson), refusing what protojson refuses and encoding/json
+// reads, or reads otherwise: invalid UTF-8, a key given twice in one
+// object (or twice but for its case, which encoding/json would read as
+// one field: a stock verifier and abbench could then read different
+// values), a key of the statement or of a subject that is not the spec's
+// exact spelling (encoding/json matches "Subject" too; protojson refuses
+// it), half a UTF-16 surrogate pair, and a number outside float64's range
+// (protojson refuses it; encoding/json skips a number no field reads). A
+// subject's name and digests must be strings. With parseStatement's
+// decoding of the rest and the attestation library's Validate
+// (stockStatement), that is the library's check of the manifest without a
+// second parse of it; the subjects, their digests a map each, were most of
+// what encoding/json spent on a manifest. The manifest is JSON that
+// encoding/json parsed, so its grammar and nesting depth are already
+// bounded; a grammar error here is still an error.
+func stockSubjects(manifest []byte) ([]Subject, error) {
 	if !utf8.Valid(manifest) {
-		return errors.New("it is not valid UTF-8")
+		return nil, errors.New("it is not valid UTF-8")
 	}
 	s := shapeScanner{data: manifest}
 	s.space()
 	if s.peek() != '{' {
-		return errors.New("it is not a JSON object")
+		return nil, errors.New("it is not a JSON object")
 	}
 	if err := s.value(inStatement); err != nil {
-		return err
+		return nil, err
 	}
 	if s.space(); s.i != len(s.data) {
-		return fmt.Errorf("text after the statement at byte %d", s.i)
+		return nil, fmt.Errorf("text after the statement at byte %d", s.i)
 	}
-	return nil
+	return s.subjects, nil
 }
 
 // place is where a JSON value stands in the statement: the keys an
-// object there may have depend on it.
+// object there may have, and what is read of it, depend on it.
 type place int
 
 const (
@@ -51,7 +54,28 @@ const (
 	inStatement       // the statement itself
 	inSubjects        // the subject array
 	inSubject         // one subject
+	inName            // a subject's name
+	inDigests         // a subject's digest set
+	inDigest          // one digest of it
 )
+
+// childPlace is the place of the value of key in an object at p.
+func childPlace(p place, key []byte) place {
+	switch {
+	case p == inStatement && string(key) == "subject":
+		return inSubjects
+	case p == inSubject && string(key) == "name":
+		return inName
+	case p == inSubject && string(key) == "digest":
+		return inDigests
+	case p == inDigests:
+		return inDigest
+	}
+	return elsewhere
+}
+
+// opening is the byte a value at a place must open with (0: any).
+var opening = map[place]byte{inSubjects: '[', inSubject: '{', inName: '"', inDigests: '{', inDigest: '"'}
 
 // stockKeys are the keys an object at a place may have, spelled exactly;
 // nil: any key. abbench writes a subject's name and digest alone.
@@ -60,10 +84,12 @@ var stockKeys = map[place][]string{
 	inSubject:   {"name", "digest"},
 }
 
-// shapeScanner walks a JSON text's values once.
+// shapeScanner walks a JSON text's values once, and keeps the subjects.
 type shapeScanner struct {
-	data []byte
-	i    int
+	data     []byte
+	i        int
+	subjects []Subject
+	digest   string // the algorithm of the digest being read
 }
 
 func (s *shapeScanner) peek() byte {
@@ -91,14 +117,19 @@ func (s *shapeScanner) expect(c byte) error {
 // value walks the value at s.i, standing at p.
 func (s *shapeScanner) value(p place) error {
 	s.space()
+	if want, c := opening[p], s.peek(); want != 0 && c != want {
+		return fmt.Errorf("byte %d: %q expected (a subject and its name and digests are a JSON object and strings)", s.i, want)
+	}
 	switch c := s.peek(); {
 	case c == '{':
+		if p == inSubject {
+			s.subjects = append(s.subjects, Subject{})
+		}
 		return s.object(p)
 	case c == '[':
 		return s.array(p)
 	case c == '"':
-		_, _, err := s.str()
-		return err
+		return s.stringAt(p)
 	case c == 't' || c == 'f' || c == 'n':
 		for s.i < len(s.data) && s.data[s.i] >= 'a' && s.data[s.i] <= 'z' {
 			s.i++
@@ -114,6 +145,9 @@ func (s *shapeScanner) value(p place) error {
 func (s *shapeScanner) object(p place) error {
 	s.i++ // '{'
 	var keys keySet
+	if p == inDigests {
+		s.subjects[len(s.subjects)-1].Digest = map[string]string{}
+	}
 	if s.space(); s.peek() == '}' {
 		s.i++
 		return nil
@@ -133,11 +167,10 @@ func (s *shapeScanner) object(p place) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		child := elsewhere
-		if p == inStatement && string(key) == "subject" {
-			child = inSubjects
+		if p == inDigests {
+			s.digest = string(key)
 		}
-		if err := s.value(child); err != nil {
+		if err := s.value(childPlace(p, key)); err != nil {
 			return err
 		}
 		if s.space(); s.peek() == '}' {
@@ -253,6 +286,25 @@ func (s *shapeScanner) key() ([]byte, error) {
 	var v string
 	err = json.Unmarshal(s.data[start:s.i], &v)
 	return []byte(v), err
+}
+
+// stringAt walks a string at p, and keeps a subject's name or digest.
+func (s *shapeScanner) stringAt(p place) error {
+	if p != inName && p != inDigest {
+		_, _, err := s.str()
+		return err
+	}
+	v, err := s.key()
+	if err != nil {
+		return err
+	}
+	subject := &s.subjects[len(s.subjects)-1]
+	if p == inName {
+		subject.Name = string(v)
+	} else {
+		subject.Digest[s.digest] = string(v)
+	}
+	return nil
 }
 
 // pairedSurrogates says whether every \u escape of a UTF-16 surrogate in

@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +27,7 @@ func checkOnce(manifest []byte) error {
 	if err != nil {
 		return err
 	}
-	return stockStatement(manifest, st, hasPredicate)
+	return stockStatement(st, hasPredicate)
 }
 
 // TestStockStatementRefusesWhatTheLibraryRefuses: every manifest the
@@ -62,6 +64,9 @@ func TestStockStatementRefusesWhatTheLibraryRefuses(t *testing.T) {
 		"a subject's name twice":   edit(`"name": "evidence.json",`, `"name": "evidence.json", "name": "scenario.yaml",`),
 		"a subject's Name":         edit(`"name"`, `"Name"`),
 		"a subject's unknown key":  edit(`"name": "evidence.json",`, `"name": "evidence.json", "size": 1,`),
+		"a name not a string":      edit(`"name": "evidence.json"`, `"name": 7`),
+		"a digest not a string":    edit(`"sha256": "`+sum+`"`, `"sha256": 7`),
+		"a subject not an object":  edit(`"subject": [`, `"subject": ["evidence.json", `),
 		"a digest twice":           edit(`"sha256": "`+sum+`"`, `"sha256": "`+sum+`", "sha256": "`+sum+`"`),
 		"a predicate key twice":    edit(`"arm": "a",`, `"arm": "a", "arm": "b",`),
 		"a huge number":            edit(`"arm": "a",`, `"arm": "a", "x": 1e999,`),
@@ -99,8 +104,26 @@ func TestStockShapeIsLinearInTheKeys(t *testing.T) {
 		b.WriteString(`"k` + strconv.Itoa(i) + `": 0, `)
 	}
 	b.WriteString(`"arm": "a", "ARM": "b"}}`)
-	err := stockShape([]byte(b.String()))
+	_, err := stockSubjects([]byte(b.String()))
 	if err == nil || !strings.Contains(err.Error(), `"ARM" is given twice`) {
 		t.Errorf("a key twice but for its case among many: %v", err)
+	}
+}
+
+// TestStockSubjectsAreWhatEncodingJSONReads: the subjects the statement
+// step reads are those encoding/json decodes of the same manifest, names
+// and digests escaped or not.
+func TestStockSubjectsAreWhatEncodingJSONReads(t *testing.T) {
+	good := stockManifest(t)
+	escaped := strings.Replace(good, `"name": "evidence.json"`, `"name": "ev\u0069dence\/x.json", "digest": {"sha256": "`+strings.Repeat("cd", 32)+`", "gitBlob": "\u0061b"}}, {"name": "b"`, 1)
+	for _, m := range []string{good, escaped} {
+		var want Statement
+		if err := json.Unmarshal([]byte(m), &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := stockSubjects([]byte(m))
+		if err != nil || !reflect.DeepEqual(got, want.Subject) {
+			t.Errorf("subjects %v (%v), encoding/json reads %v", got, err, want.Subject)
+		}
 	}
 }

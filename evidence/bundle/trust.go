@@ -113,7 +113,7 @@ func (c *manifestCheck) statement() error {
 	if st.Type != StatementType || st.PredicateType != PredicateType && st.PredicateType != PredicateTypeV1 {
 		return fail(StepStatement, ManifestFile, "%s is not an abbench evidence statement (_type %q, predicateType %q)", ManifestFile, st.Type, st.PredicateType)
 	}
-	if err := stockStatement(c.manifest, st, hasPredicate); err != nil {
+	if err := stockStatement(st, hasPredicate); err != nil {
 		return fail(StepStatement, ManifestFile, "%s is not a valid in-toto Statement: %w", ManifestFile, err)
 	}
 	for _, s := range st.Subject {
