@@ -31,6 +31,7 @@ records FuzzRecordRegex
 records FuzzSentPrompts
 evidence/bundle FuzzUnpack
 evidence/bundle FuzzUnpackVerified
+evidence/bundle FuzzStatementRefusedAsTheLibraryRefusesIt
 sshsig FuzzSignature
 sshsig FuzzAllowedSigners
 sshsig FuzzPrincipalPattern

@@ -9,7 +9,7 @@ import (
 )
 
 // stockManifest is a manifest as abbench encodes it.
-func stockManifest(t *testing.T) string {
+func stockManifest(t testing.TB) string {
 	t.Helper()
 	st := Statement{Type: StatementType, PredicateType: PredicateType, Predicate: Predicate{Scenario: "s", Arm: "a", Token: "t"},
 		Subject: []Subject{{Name: EvidenceFile, Digest: map[string]string{DigestAlgorithm: strings.Repeat("ab", 32)}}}}
@@ -126,4 +126,20 @@ func TestStockSubjectsAreWhatEncodingJSONReads(t *testing.T) {
 			t.Errorf("subjects %v (%v), encoding/json reads %v", got, err, want.Subject)
 		}
 	}
+}
+
+// FuzzStatementRefusedAsTheLibraryRefusesIt: whatever the manifest's
+// bytes, one the in-toto attestation library refuses (its protojson parse
+// and Validate) is refused by the statement step's one read too.
+func FuzzStatementRefusedAsTheLibraryRefusesIt(f *testing.F) {
+	good := stockManifest(f)
+	f.Add([]byte(good))
+	f.Add([]byte(strings.Replace(good, `"arm": "a"`, `"arm": "a", "ARM": "b"`, 1)))
+	f.Add([]byte(strings.Replace(good, `"name"`, `"n\u0061me"`, 1)))
+	f.Add([]byte(`{"_type": "https://in-toto.io/Statement/v1", "subject": [{"name": "x", "digest": {"sha256": "` + strings.Repeat("0", 64) + `"}}], "predicateType": "p", "predicate": {"x": [1, 2.5e3, null, true]}}`))
+	f.Fuzz(func(t *testing.T, manifest []byte) {
+		if validStatement(manifest) != nil && checkOnce(manifest) == nil {
+			t.Errorf("the in-toto library refuses the manifest, the statement step accepts it:\n%q", manifest)
+		}
+	})
 }
