@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,36 @@ func TestReadAllReadsToTheEndWhateverTheSize(t *testing.T) {
 		f.close()
 		if err != nil || string(got) != want {
 			t.Errorf("size %d: read %d bytes of %d (%v)", size, len(got), len(want), err)
+		}
+	}
+}
+
+// TestUncheckedSignatureIsOnlyLookedFor: when the signature is not
+// checked (SkipSignature), neither it nor the envelope is read, but
+// whether the bundle is signed is still said, and either one as a
+// symbolic link is still refused by the files step.
+func TestUncheckedSignatureIsOnlyLookedFor(t *testing.T) {
+	signer, _ := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	opts := VerifyOptions{SkipSignature: true}
+	if v, err := Verify(b, opts); err != nil || v.Unsigned {
+		t.Fatalf("signed bundle: %+v, %v", v, err)
+	}
+	unsigned := copyTree(t, b)
+	os.Remove(filepath.Join(unsigned, SignatureFile))
+	if v, err := Verify(unsigned, opts); err != nil || !v.Unsigned {
+		t.Fatalf("unsigned bundle: %+v, %v", v, err)
+	}
+	for _, name := range []string{SignatureFile, DSSEFile} {
+		linked := copyTree(t, b)
+		target := filepath.Join(t.TempDir(), name)
+		os.Rename(filepath.Join(linked, name), target)
+		if err := os.Symlink(target, filepath.Join(linked, name)); err != nil {
+			t.Fatal(err)
+		}
+		var ve *VerifyError
+		if _, err := Verify(linked, opts); !errors.As(err, &ve) || ve.Step != StepFiles || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s a symbolic link: %v", name, err)
 		}
 	}
 }
