@@ -131,6 +131,9 @@ type Options struct {
 	// so what it derives is exactly what it hashed, read once. A file
 	// held is read from its bytes, never from dir; one not held, from dir.
 	Files map[string][]byte
+	// Rules are the rules' patterns compiled once for many derivations
+	// (a verifier's of many bundles); nil: compiled for this one.
+	Rules *Rules
 }
 
 // Collect derives the evidence of the run whose attempt directory is dir

@@ -70,6 +70,7 @@ type run struct {
 	// recorded says its status records them.
 	pins     []rundir.ContainerImage
 	recorded bool
+	rules    *Rules // the compiled rules it shares; nil: its own
 }
 
 func goodRun() *run {
@@ -118,15 +119,21 @@ func (r *run) collect(t *testing.T) *Evidence {
 	case r.record != "":
 		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
 	}
-	return collectWithStatus(t, s, "async", dir, st)
+	return collectWith(t, s, "async", dir, st, Options{Rules: r.rules})
 }
 
 // collectWithStatus writes the run's status.json and collects its evidence.
 func collectWithStatus(t *testing.T, s *scenarios.Scenario, arm, dir string, st rundir.Status) *Evidence {
 	t.Helper()
+	return collectWith(t, s, arm, dir, st, Options{})
+}
+
+// collectWith is collectWithStatus with options.
+func collectWith(t *testing.T, s *scenarios.Scenario, arm, dir string, st rundir.Status, opts Options) *Evidence {
+	t.Helper()
 	data, _ := json.Marshal(st)
 	os.WriteFile(filepath.Join(dir, "status.json"), data, 0o644)
-	e, err := Collect(s, arm, dir)
+	e, err := CollectWith(s, arm, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

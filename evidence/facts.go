@@ -11,7 +11,7 @@ import (
 func (c *collector) rules(role string) []rule {
 	var out []rule
 	for _, lr := range c.s.RulesFor(role) {
-		r := newRule(lr.Name, lr.Pattern)
+		r := c.opts.Rules.rule(lr.Name, lr.Pattern)
 		r.countOnly = lr.CountOnly
 		out = append(out, r)
 	}

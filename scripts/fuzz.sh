@@ -32,6 +32,7 @@ records FuzzRecordRegex
 records FuzzSentPrompts
 evidence/bundle FuzzUnpack
 evidence/bundle FuzzUnpackVerified
+evidence/bundle FuzzStatementRefusedAsTheLibraryRefusesIt
 sshsig FuzzSignature
 sshsig FuzzAllowedSigners
 sshsig FuzzPrincipalPattern

@@ -264,6 +264,7 @@ func TestTamperMatrix(t *testing.T) {
 		{"record byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "throughput.json")) }, nil, "throughput.json was changed", StepFiles, "throughput.json"},
 		{"registration byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, "coord", "ranks", "ctx-1.json")) }, nil, "coord/ranks/ctx-1.json was changed", StepFiles, "coord/ranks/ctx-1.json"},
 		{"provenance byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ProvenanceFile)) }, nil, "provenance.json was changed", StepFiles, ProvenanceFile},
+		{"status byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, StatusFile)) }, nil, "status.json was changed", StepFiles, StatusFile},
 		{"scopes byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ScopesFile)) }, nil, "scopes.json was changed", StepFiles, ScopesFile},
 		{"manifest byte", func(t *testing.T, d string) { flipByte(t, filepath.Join(d, ManifestFile)) }, nil, "signature", StepSignature, SignatureFile},
 		{"file added", func(t *testing.T, d string) { os.WriteFile(filepath.Join(d, "extra.txt"), []byte("x"), 0o644) }, nil, "extra.txt is not in the manifest", StepFiles, "extra.txt"},
@@ -310,6 +311,11 @@ func TestTamperMatrix(t *testing.T) {
 			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
 			signManifest(t, d, signer, regexp.MustCompile(`"sha256": "[0-9a-f]{64}"`).ReplaceAll(manifest, []byte(`"sha256": "abcd"`)))
 		}, nil, "manifest.json is not a valid in-toto Statement: digest has incorrect length", StepStatement, ManifestFile},
+		{"manifest a stock in-toto verifier refuses, re-signed", func(t *testing.T, d string) {
+			// A key given twice: encoding/json reads the last, protojson refuses it.
+			manifest, _ := os.ReadFile(filepath.Join(d, ManifestFile))
+			signManifest(t, d, signer, bytes.Replace(manifest, []byte(`"_type":`), []byte(`"_type": "x", "_type":`), 1))
+		}, nil, `manifest.json does not parse: not as stock in-toto verifiers read it: key "_type" is given twice`, StepStatement, ManifestFile},
 		{"evidence edited to accepted, re-signed", nil, nil, "does not match the evidence re-derived", StepRederive, EvidenceFile},
 	}
 	for _, c := range cases {

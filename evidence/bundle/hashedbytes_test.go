@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +87,58 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	}
 	if _, ok := c.kept[EvidenceFile]; ok {
 		t.Error("a link's target was kept")
+	}
+}
+
+// TestReadAllReadsToTheEndWhateverTheSize: a file read whole is read to
+// its end whatever size its stat said: longer (it grew since) or shorter
+// (it shrank), and a file of exactly that size ends at its first short
+// read.
+func TestReadAllReadsToTheEndWhateverTheSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w-0.log")
+	want := strings.Repeat("line of a log\n", 10000)
+	if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{0, 1, 13, int64(len(want)) - 1, int64(len(want)), int64(len(want)) + 1, 4 * int64(len(want))} {
+		f, _, err := openRegular(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(f, size)
+		f.close()
+		if err != nil || string(got) != want {
+			t.Errorf("size %d: read %d bytes of %d (%v)", size, len(got), len(want), err)
+		}
+	}
+}
+
+// TestUncheckedSignatureIsOnlyLookedFor: when the signature is not
+// checked (SkipSignature), neither it nor the envelope is read, but
+// whether the bundle is signed is still said, and either one as a
+// symbolic link is still refused by the files step.
+func TestUncheckedSignatureIsOnlyLookedFor(t *testing.T) {
+	signer, _ := newSigner(t)
+	b := writeBundle(t, signer, 4)
+	opts := VerifyOptions{SkipSignature: true}
+	if v, err := Verify(b, opts); err != nil || v.Unsigned {
+		t.Fatalf("signed bundle: %+v, %v", v, err)
+	}
+	unsigned := copyTree(t, b)
+	os.Remove(filepath.Join(unsigned, SignatureFile))
+	if v, err := Verify(unsigned, opts); err != nil || !v.Unsigned {
+		t.Fatalf("unsigned bundle: %+v, %v", v, err)
+	}
+	for _, name := range []string{SignatureFile, DSSEFile} {
+		linked := copyTree(t, b)
+		target := filepath.Join(t.TempDir(), name)
+		os.Rename(filepath.Join(linked, name), target)
+		if err := os.Symlink(target, filepath.Join(linked, name)); err != nil {
+			t.Fatal(err)
+		}
+		var ve *VerifyError
+		if _, err := Verify(linked, opts); !errors.As(err, &ve) || ve.Step != StepFiles || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s a symbolic link: %v", name, err)
+		}
 	}
 }

@@ -154,25 +154,24 @@ func ReadScopes(dir string) (map[string]ScopeRecord, error) {
 	return parseScopes(path, data)
 }
 
-// parseScopes is ReadScopes of scopes.json's bytes, read from path.
+// parseScopes is ReadScopes of scopes.json's bytes, read from path. The
+// bytes are decoded as Scopes once; only when they name no schema (a
+// string) are they the older map, decoded as that.
 func parseScopes(path string, data []byte) (map[string]ScopeRecord, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("%s does not parse: %w", path, err)
+	var sc struct {
+		Schema json.RawMessage        `json:"schema"`
+		Scopes map[string]ScopeRecord `json:"scopes"`
 	}
+	err := json.Unmarshal(data, &sc)
 	var schema string
-	if json.Unmarshal(top["schema"], &schema) != nil { // absent, or a log named "schema": the older map
+	if err != nil || json.Unmarshal(sc.Schema, &schema) != nil { // absent, or a log named "schema": the older map
 		var scopes map[string]ScopeRecord
 		if err := json.Unmarshal(data, &scopes); err != nil {
 			return nil, fmt.Errorf("%s does not parse: %w", path, err)
 		}
 		return scopes, nil
 	}
-	var sc Scopes
-	if err := json.Unmarshal(data, &sc); err != nil {
-		return nil, fmt.Errorf("%s does not parse: %w", path, err)
-	}
-	if err := knownSchema(path, sc.Schema, ScopesSchema); err != nil {
+	if err := knownSchema(path, schema, ScopesSchema); err != nil {
 		return nil, err
 	}
 	return sc.Scopes, nil

@@ -2,11 +2,13 @@ package bundle
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	ita1 "github.com/in-toto/attestation/go/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/abbench/abbench/digest"
 )
@@ -53,20 +55,65 @@ type predicateV1 struct {
 
 // ParseStatement reads a manifest of either predicate version.
 func ParseStatement(manifest []byte) (Statement, error) {
-	var st Statement
-	if err := json.Unmarshal(manifest, &st); err != nil {
-		return st, err
+	st, _, err := parseStatement(manifest)
+	return st, err
+}
+
+// wireStatement is what encoding/json decodes of a manifest: its subjects
+// are read by stockSubjects, its predicate's bytes decoded by the version
+// its type names.
+type wireStatement struct {
+	Type          string          `json:"_type"`
+	PredicateType string          `json:"predicateType"`
+	Predicate     json.RawMessage `json:"predicate"` // nil when absent; null when null
+}
+
+// parseStatement is ParseStatement, and whether the manifest holds a
+// predicate object (the in-toto library requires one). The manifest is
+// read once: encoding/json decodes its type and predicate, stockSubjects
+// its subjects, refusing what stock in-toto verifiers refuse.
+func parseStatement(manifest []byte) (Statement, bool, error) {
+	var w wireStatement
+	if err := json.Unmarshal(manifest, &w); err != nil {
+		return Statement{}, false, err
+	}
+	subjects, err := stockSubjects(manifest)
+	if err != nil {
+		return Statement{}, false, fmt.Errorf("not as stock in-toto verifiers read it: %w", err)
+	}
+	st := Statement{Type: w.Type, Subject: subjects, PredicateType: w.PredicateType}
+	switch {
+	case len(w.Predicate) == 0 || string(w.Predicate) == "null":
+		return st, false, nil
+	case w.Predicate[0] != '{':
+		return st, false, errors.New("its predicate is not a JSON object")
 	}
 	if st.PredicateType == PredicateTypeV1 {
-		var old struct {
-			Predicate predicateV1 `json:"predicate"`
-		}
-		if err := json.Unmarshal(manifest, &old); err != nil {
-			return st, err
-		}
-		st.Predicate = Predicate(old.Predicate)
+		var old predicateV1
+		err := json.Unmarshal(w.Predicate, &old)
+		st.Predicate = Predicate(old)
+		return st, true, err
 	}
-	return st, nil
+	err = json.Unmarshal(w.Predicate, &st.Predicate)
+	return st, true, err
+}
+
+// stockStatement holds st, read by parseStatement with its predicate
+// object (hasPredicate), to the in-toto attestation library's Validate (a
+// v1 type, subjects with digests of the right length, a predicate type
+// and a predicate), as stock verifiers hold what they read with
+// protojson: what protojson refuses, parseStatement refused.
+// TestStockStatementRefusesWhatTheLibraryRefuses holds the two equal to
+// the library's own parse and Validate.
+func stockStatement(st Statement, hasPredicate bool) error {
+	lib := ita1.Statement{Type: st.Type, PredicateType: st.PredicateType, Subject: make([]*ita1.ResourceDescriptor, len(st.Subject))}
+	for i, s := range st.Subject {
+		lib.Subject[i] = &ita1.ResourceDescriptor{Name: s.Name, Digest: s.Digest}
+	}
+	if hasPredicate {
+		lib.Predicate = &structpb.Struct{} // its fields are Predicate's, decoded above: Validate asks only that there is one
+	}
+	return lib.Validate()
 }
 
 // encodeStatement is the manifest's bytes: st as abbench has always laid

@@ -103,16 +103,17 @@ func (c *manifestCheck) envelope() error {
 
 // statement parses the manifest, only now that its bytes are trusted: an
 // abbench evidence statement, valid as the in-toto attestation library
-// holds it, whose subjects are local names.
+// holds it (stockStatement: the manifest parsed once), whose subjects are
+// local names.
 func (c *manifestCheck) statement() error {
-	st, err := ParseStatement(c.manifest)
+	st, hasPredicate, err := parseStatement(c.manifest)
 	if err != nil {
 		return fail(StepStatement, ManifestFile, "%s does not parse: %w", ManifestFile, err)
 	}
 	if st.Type != StatementType || st.PredicateType != PredicateType && st.PredicateType != PredicateTypeV1 {
 		return fail(StepStatement, ManifestFile, "%s is not an abbench evidence statement (_type %q, predicateType %q)", ManifestFile, st.Type, st.PredicateType)
 	}
-	if err := validStatement(c.manifest); err != nil {
+	if err := stockStatement(st, hasPredicate); err != nil {
 		return fail(StepStatement, ManifestFile, "%s is not a valid in-toto Statement: %w", ManifestFile, err)
 	}
 	for _, s := range st.Subject {

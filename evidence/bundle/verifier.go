@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/evidence"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -55,6 +56,9 @@ type scenarioKey struct {
 type parsedScenario struct {
 	s       *scenarios.Scenario
 	matched string
+	// rules are its evidence rules, compiled once for every bundle of it
+	// (and of a sweep's cell of it); shared, only read.
+	rules *evidence.Rules
 }
 
 // load is the scenario data holds, read as the file at path with the
@@ -79,7 +83,7 @@ func (sc *scenarioCache) load(data []byte, path string, prompts *digest.Digest) 
 		if err != nil {
 			return parsedScenario{}, err
 		}
-		p = parsedScenario{s: s, matched: s.MatchedDigest()}
+		p = parsedScenario{s: s, matched: s.MatchedDigest(), rules: evidence.NewRules()}
 		sc.mu.Lock()
 		if len(sc.parsed) < maxScenarios {
 			sc.parsed[key] = p
@@ -92,5 +96,5 @@ func (sc *scenarioCache) load(data []byte, path string, prompts *digest.Digest) 
 	}
 	own := *p.s
 	own.File, own.Dir, own.Warnings = path, dir, nil
-	return parsedScenario{s: &own, matched: p.matched}, nil
+	return parsedScenario{s: &own, matched: p.matched, rules: p.rules}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -183,11 +184,19 @@ type dirCheck struct {
 func (c *dirCheck) path(name string) string { return filepath.Join(c.dir, name) }
 
 // read reads the manifest, its signature and its envelope, which may be
-// absent (manifestCheck's steps say whether that is allowed).
+// absent (manifestCheck's steps say whether that is allowed); when the
+// signature is not checked, it only asks whether there is one.
 func (c *dirCheck) read() error {
 	var err error
 	if c.manifest, err = readRegular(c.path(ManifestFile)); err != nil {
 		return fail(StepRead, ManifestFile, "no %s: %w", ManifestFile, err)
+	}
+	if c.opts.SkipSignature {
+		// Neither the signature nor the envelope is checked: whether there
+		// is a signature is all the steps after ask (Verified.Unsigned).
+		// The files step still refuses either as a link or special file.
+		_, c.armoredErr = os.Lstat(c.path(SignatureFile))
+		return nil
 	}
 	c.armored, c.armoredErr = readRegular(c.path(SignatureFile))
 	c.dsse, err = readRegular(c.path(DSSEFile))
@@ -204,21 +213,16 @@ func (c *dirCheck) files() error {
 	for _, s := range c.v.Statement.Subject {
 		want[s.Name] = s.Digest[DigestAlgorithm]
 	}
-	seen := map[string]bool{}
-	err := filepath.WalkDir(c.dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(c.dir, path)
-		rel = filepath.ToSlash(rel)
-		if err := checkEntry(rel, d); err != nil || d.IsDir() || rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
-			return err
+	seen := make(map[string]bool, len(want))
+	err := c.walk("", func(rel string) error {
+		if rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
+			return nil
 		}
 		sum, ok := want[rel]
 		if !ok {
 			return fail(StepFiles, rel, "%s is not in the manifest (a file was added)", rel)
 		}
-		got, err := c.hash(rel, path)
+		got, err := c.hash(rel, c.path(rel))
 		if err != nil {
 			return fail(StepFiles, rel, "%w", err)
 		}
@@ -240,6 +244,33 @@ func (c *dirCheck) files() error {
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return fail(StepFiles, missing[0], "%v named in the manifest are missing (removed or renamed)", missing)
+	}
+	return nil
+}
+
+// walk calls file with the slash-separated name of every file under the
+// bundle's directory rel, in lexical order, after refusing a link or
+// special file there. Each directory is listed once, and nothing else is
+// asked of the kernel for it: the listing's types are what checkEntry
+// reads, and the open of each file (openRegular) checks it again.
+func (c *dirCheck) walk(rel string, file func(rel string) error) error {
+	entries, err := os.ReadDir(c.path(rel))
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		name := path.Join(rel, d.Name())
+		if err := checkEntry(name, d); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			err = c.walk(name, file)
+		} else {
+			err = file(name)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -297,7 +328,7 @@ func (c *dirCheck) rederive() error {
 			return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 		}
 	}
-	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status(), Files: c.kept})
+	again, err := recollect(s, c.ev.Arm, c.dir, scopes, evidence.Options{MatchedDigest: matched, Status: c.status(), Files: c.kept, Rules: c.bundled.rules})
 	if err != nil {
 		return fail(StepRederive, "", "re-deriving the evidence: %w", err)
 	}
@@ -377,6 +408,14 @@ func recollect(s *scenarios.Scenario, arm, dir string, data []byte, opts evidenc
 func IsBundle(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ManifestFile))
 	return err == nil
+}
+
+// NoBundle says err, an error of Verify, is that the directory holds no
+// manifest: no bundle, rather than a bundle that fails (IsBundle, without
+// asking the kernel a second time).
+func NoBundle(err error) bool {
+	var ve *VerifyError
+	return errors.As(err, &ve) && ve.Step == StepRead && ve.File == ManifestFile && errors.Is(err, fs.ErrNotExist)
 }
 
 // renamed is e as the user named the bundle: path, where it was unpacked

@@ -61,6 +61,8 @@ type Run struct {
 	// prov is the run's provenance, read once by LoadRuns (several checks
 	// consult it; with thousands of runs, parsing it each time showed).
 	prov *bundle.Provenance
+	// bundle is what LoadRuns found of the run's bundle.
+	bundle bundleState
 }
 
 // Options tune a comparison.
@@ -214,7 +216,7 @@ func unverified(runs []Run, opts Options) []string {
 		switch {
 		case !run.IsBundle():
 			notBundles++
-		case !exists(filepath.Join(run.Dir, bundle.SignatureFile)):
+		case !run.signed():
 			unsigned++
 		case !opts.SignaturesChecked:
 			unchecked++

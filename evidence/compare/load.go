@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,23 +40,51 @@ func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup 
 		vo.SkipSignature, vo.AllowUnsigned = true, true
 	}
 	unpack := func(archive, dir string) error { return bundle.UnpackVerified(archive, dir, vo) }
-	var cleanups []func()
-	cleanup = func() {
+	all, cleanup, err := resolveAll(paths, unpack)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	runs, err = loadAll(all) // the runs of every path at once: a path may hold few
+	return runs, cleanup, err
+}
+
+// resolveAll resolves every path on every core (a campaign's plan.json
+// and each run's LATEST read: with a thousand campaigns, a tenth of
+// loading, which one core alone made wait), and returns their runs in
+// the paths' order; the first error in that order is returned. cleanup
+// removes what every path unpacked.
+func resolveAll(paths []string, unpack rundir.Unpacker) ([]rundir.Found, func(), error) {
+	found := make([][]rundir.Found, len(paths))
+	cleanups := make([]func(), len(paths))
+	errs := make([]error, len(paths))
+	onEveryCore(len(paths), func(i int) { found[i], cleanups[i], errs[i] = rundir.Resolve(paths[i], unpack) })
+	cleanup := func() {
 		for _, c := range cleanups {
 			c()
 		}
 	}
-	var all []rundir.Found
-	for _, p := range paths {
-		found, c, err := rundir.Resolve(p, unpack)
-		cleanups = append(cleanups, c)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		all = append(all, found...)
+	if err := cmp.Or(errs...); err != nil {
+		return nil, cleanup, err
 	}
-	runs, err = loadAll(all) // the runs of every path at once: a path may hold few
-	return runs, cleanup, err
+	return slices.Concat(found...), cleanup, nil
+}
+
+// onEveryCore calls work with every index below n, on every core.
+func onEveryCore(n int, work func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := range next {
+				work(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // loadAll loads found runs on every core (each bundle is verified, its
@@ -66,30 +95,17 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 	verifier := bundle.NewVerifier(bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
 	runs := make([]Run, len(found))
 	errs := make([]error, len(found))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(found)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f := found[i]
-				if f.Problem == "" {
-					runs[i], errs[i] = loadRun(f, verifier)
-					continue
-				}
-				runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
-				if f.Planned != nil && f.Planned.Result == nil {
-					runs[i].NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
-				}
-			}
-		}()
-	}
-	for i := range found {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	onEveryCore(len(found), func(i int) {
+		f := found[i]
+		if f.Problem == "" {
+			runs[i], errs[i] = loadRun(f, verifier)
+			return
+		}
+		runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
+		if f.Planned != nil && f.Planned.Result == nil {
+			runs[i].NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
+		}
+	})
 	if err := cmp.Or(errs...); err != nil {
 		return nil, err
 	}
@@ -102,7 +118,35 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 }
 
 // IsBundle reports whether the run was read from a bundle.
-func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
+func (r Run) IsBundle() bool {
+	if r.bundle == unknownBundle {
+		return bundle.IsBundle(r.Dir)
+	}
+	return r.bundle != noBundle
+}
+
+// signed reports whether the run's bundle holds a signature (checked or not).
+func (r Run) signed() bool {
+	switch r.bundle {
+	case signedBundle:
+		return true
+	case unsignedBundle, noBundle:
+		return false
+	}
+	return exists(filepath.Join(r.Dir, bundle.SignatureFile))
+}
+
+// bundleState is what loading a run found of its bundle, so that the
+// checks after it ask the kernel nothing more of thousands of runs.
+type bundleState int
+
+const (
+	unknownBundle  bundleState = iota // not loaded by LoadRuns: ask the directory
+	noBundle                          // the run's directory holds no manifest
+	unsignedBundle                    // its bundle verified, and holds no signature
+	signedBundle                      // its bundle verified, and holds a signature
+	failedBundle                      // its bundle does not verify
+)
 
 // loadRun reads the run f found: a bundle is verified first, and a run
 // whose bundle verifies is read from what verification parsed (its
@@ -110,13 +154,17 @@ func (r Run) IsBundle() bool { return bundle.IsBundle(r.Dir) }
 // any other run is read from its files.
 func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	dir := f.EvidenceDir()
-	var verified *bundle.Verified
-	var invalid error
-	isBundle := bundle.IsBundle(dir)
-	if isBundle {
-		verified, invalid = verifier.Verify(dir)
+	verified, invalid := verifier.Verify(dir) // a directory without a manifest fails its first read: no bundle
+	run := Run{Path: f.Source, Dir: dir, bundle: failedBundle}
+	isBundle := !bundle.NoBundle(invalid)
+	switch {
+	case !isBundle:
+		run.bundle, invalid = noBundle, nil
+	case verified != nil && verified.Unsigned:
+		run.bundle = unsignedBundle
+	case verified != nil:
+		run.bundle = signedBundle
 	}
-	run := Run{Path: f.Source, Dir: dir}
 	if verified != nil {
 		run.Evidence, run.prov = verified.Evidence, verified.Provenance
 	} else if err := readRun(f, &run); err != nil {

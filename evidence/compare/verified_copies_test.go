@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +110,70 @@ func TestEveryCopyIsVerifiedOnItsOwnBytes(t *testing.T) {
 		case !refused && len(invalid) > 0:
 			t.Errorf("copy %d: censored %q, want it verified", i, invalid)
 		}
+	}
+}
+
+// TestLoadingSaysWhatItFoundOfEachBundle: what the checks after loading
+// ask of a run's bundle (is it one, is it signed) is what its
+// verification found, the disk asked nothing more: a copy without its
+// signature is unsigned, one without its manifest is no bundle (censored
+// for that), one whose manifest a stock in-toto verifier refuses (a key
+// given twice) fails verification at its statement, and the signed copy
+// stays counted signed after its signature is removed from the disk.
+func TestLoadingSaysWhatItFoundOfEachBundle(t *testing.T) {
+	dirs := copiesOf(t, "../../testdata/nccl/bundles/1-ring.tar.gz", 4)
+	signed, unsigned, gone, twice := dirs[0], dirs[1], dirs[2], dirs[3]
+	must(0, os.Remove(filepath.Join(unsigned, bundle.SignatureFile)))
+	must(0, os.Remove(filepath.Join(gone, bundle.ManifestFile)))
+	manifest := filepath.Join(twice, bundle.ManifestFile)
+	data := must(os.ReadFile(manifest))
+	must(0, os.WriteFile(manifest, bytes.Replace(data, []byte(`"_type":`), []byte(`"_type": "x", "_type":`), 1), 0o644))
+	runs, cleanup, err := LoadRuns(dirs, bundle.VerifyOptions{})
+	defer cleanup()
+	if err != nil || len(runs) != len(dirs) {
+		t.Fatalf("%d runs, err %v", len(runs), err)
+	}
+	must(0, os.Remove(filepath.Join(signed, bundle.SignatureFile)))
+	for i, want := range []bool{true, true, false, true} {
+		if runs[i].IsBundle() != want {
+			t.Errorf("run %d: a bundle %v, want %v", i, runs[i].IsBundle(), want)
+		}
+	}
+	censored := func(run Run, what string) bool {
+		return slices.ContainsFunc(run.Censor, func(rs reason.Reason) bool {
+			return rs.Code == reason.BundleInvalid && strings.Contains(rs.Detail, what)
+		})
+	}
+	if !censored(runs[2], "has no bundle") || !censored(runs[3], "given twice") || censored(runs[0], "") || censored(runs[1], "") {
+		t.Errorf("censored: %v", [][]reason.Reason{runs[0].Censor, runs[1].Censor, runs[2].Censor, runs[3].Censor})
+	}
+	want := []string{"1 run(s) are not bundles", "1 run(s) are unsigned", "2 run(s) are signed but their signatures were not checked"}
+	if got := unverified(runs, Options{}); len(got) != 3 || !strings.HasPrefix(got[0], want[0]) || !strings.HasPrefix(got[1], want[1]) || !strings.HasPrefix(got[2], want[2]) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+}
+
+// TestPathsResolvedTogetherKeepTheirOrder: the paths are resolved on
+// every core, but their runs come back in the paths' order, and of two
+// paths that hold no run the error names the first.
+func TestPathsResolvedTogetherKeepTheirOrder(t *testing.T) {
+	dirs := copiesOf(t, "../../testdata/nccl/bundles/1-ring.tar.gz", 6)
+	reversed := slices.Clone(dirs)
+	slices.Reverse(reversed)
+	runs, cleanup, err := LoadRuns(reversed, bundle.VerifyOptions{})
+	cleanup()
+	if err != nil || len(runs) != len(dirs) {
+		t.Fatalf("%d runs, err %v", len(runs), err)
+	}
+	for i, run := range runs {
+		if run.Path != reversed[i] {
+			t.Errorf("run %d is %s, want %s", i, run.Path, reversed[i])
+		}
+	}
+	first, second := t.TempDir(), t.TempDir()
+	_, cleanup, err = LoadRuns(append(slices.Clone(dirs[:3]), first, second), bundle.VerifyOptions{})
+	cleanup()
+	if err == nil || !strings.Contains(err.Error(), first) || strings.Contains(err.Error(), second) {
+		t.Errorf("two paths holding no run: %v, want an error naming %s", err, first)
 	}
 }

@@ -66,7 +66,9 @@ func (o *Options) LoadRuns(args []string) ([]compare.Run, func(), error) {
 	if err := o.Complete(); err != nil { // bad flags are said before any run is read
 		return nil, func() {}, err
 	}
+	restore := loadingGC(loadingLimit)
 	runs, cleanup, err := compare.LoadRuns(args, o.Verified)
+	restore()
 	var ve *bundle.VerifyError
 	if errors.As(err, &ve) {
 		return nil, cleanup, &cli.Error{Code: cli.ExitUnverified, Err: err}
