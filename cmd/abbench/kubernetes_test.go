@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/launcher/kubernetes"
 	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/rundir"
 )
 
 // kubectl runs kubectl against the cluster the tests use.
@@ -26,8 +28,10 @@ func kubectl(t *testing.T, args ...string) string {
 }
 
 // TestKubernetesQuickstart runs the quickstart campaign with every run a
-// Job of its own: accepted, every rank registered from its run's pod, and
-// no pod or namespace of the campaign left afterwards.
+// Job of its own and every rank a pod of its role's Job: accepted, every
+// rank registered from a pod of its own in its run's namespace (never
+// the controller's), and no pod or namespace of the campaign left
+// afterwards.
 func TestKubernetesQuickstart(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -40,18 +44,29 @@ func TestKubernetesQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("abbench run: %v\n%s", err, stdout)
 	}
+	var namespaces []string
 	for _, run := range []string{"1-async", "2-blocking"} {
 		facts := readPodFacts(t, filepath.Join(out, "runs", run))
 		regs, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", "coord", "ranks", "*.json"))
 		if len(regs) == 0 {
 			t.Fatalf("run %s: no registration", run)
 		}
-		for _, reg := range regs {
-			data, _ := os.ReadFile(reg)
-			if !strings.Contains(string(data), `"host": "`+facts.Pod+`"`) {
-				t.Errorf("%s does not name the run's pod %s:\n%s", reg, facts.Pod, data)
+		pods := map[string]string{}
+		for _, path := range regs {
+			var reg rundir.Registration
+			if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &reg) != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
+			pod, rank := reg.Scheduler["ABBENCH_KUBERNETES_POD"], rundir.RankName(reg.Role, reg.Rank)
+			if pod == "" || pod == facts.Pod || reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"] != facts.Namespace || reg.Scheduler["ABBENCH_KUBERNETES_NODE"] == "" {
+				t.Errorf("%s registered from pod %q, not a rank pod of its own in %s (the controller's is %s): %v", rank, pod, facts.Namespace, facts.Pod, reg.Scheduler)
+			}
+			if other, ok := pods[pod]; ok {
+				t.Errorf("%s and %s registered from the same pod %s", other, rank, pod)
+			}
+			pods[pod] = rank
 		}
+		namespaces = append(namespaces, facts.Namespace)
 		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
 			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
 		}
@@ -63,10 +78,16 @@ func TestKubernetesQuickstart(t *testing.T) {
 			t.Errorf("run %s: its namespace is still there: %s", run, ns)
 		}
 	}
+	for _, line := range strings.Split(kubectl(t, "get", "pods", "-A", "--no-headers"), "\n") {
+		if ns, _, _ := strings.Cut(line, " "); slices.Contains(namespaces, ns) {
+			t.Errorf("a pod of the campaign is left: %s", line)
+		}
+	}
 }
 
-// TestKubernetesPodDeletedMidClient deletes a run's pod while its client
-// runs: the run fails naming the pod, and the comparison is censored.
+// TestKubernetesPodDeletedMidClient deletes the client's rank pod while it
+// runs: the run fails naming that pod and its node, and the comparison is
+// censored.
 func TestKubernetesPodDeletedMidClient(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -84,7 +105,15 @@ func TestKubernetesPodDeletedMidClient(t *testing.T) {
 	}
 	run := filepath.Join(out, "runs", "1-a")
 	waitForRegistration(t, cmd, run, "client-0")
-	pod := readPodFacts(t, run)
+	regs, _ := filepath.Glob(filepath.Join(run, "*", "coord", "ranks", "client-0.json"))
+	var reg rundir.Registration
+	if data, err := os.ReadFile(regs[0]); err != nil || json.Unmarshal(data, &reg) != nil {
+		t.Fatalf("%s: %v", regs[0], err)
+	}
+	pod := kubernetes.PodFacts{Namespace: reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"], Pod: reg.Scheduler["ABBENCH_KUBERNETES_POD"], Node: reg.Scheduler["ABBENCH_KUBERNETES_NODE"]}
+	if controller := readPodFacts(t, run); pod.Pod == "" || pod.Pod == controller.Pod {
+		t.Fatalf("the client registered from pod %q, not a pod of its own (the controller's is %s)", pod.Pod, controller.Pod)
+	}
 	kubectl(t, "delete", "pod", "-n", pod.Namespace, pod.Pod, "--wait=false")
 	err = cmd.Wait()
 	var ee *exec.ExitError
