@@ -18,7 +18,6 @@ type list struct {
 
 type (
 	item            = kubeapi.Object
-	condition       = kubeapi.Condition
 	containerStatus = kubeapi.ContainerStatus
 )
 
