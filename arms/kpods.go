@@ -111,6 +111,9 @@ func (k *kubeRanks) start(job object, role string, ranks []*rankProc) error {
 	}
 	k.mu.Unlock()
 	if err := k.api.Create(context.Background(), k.jobsPath(), job, nil); err != nil {
+		for _, p := range ranks {
+			k.end(p, -1, "was never made", err.Error()) // no pod to wait for at teardown
+		}
 		return err
 	}
 	k.mu.Lock()

@@ -2,6 +2,7 @@ package arms
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,6 +156,19 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	}
 	k.checkStart(time.Now().Add(2 * time.Minute))
 	if p := next(t, exited); p != ranks[3] || p.howEnded() != "pod w-3-d did not start within 1m0s (unscheduled: Unschedulable: 0/2 nodes are available)" {
+		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+	// Its node lost: the node controller marks the running pod not Ready.
+	p4 := &rankProc{role: "w", rank: 4, done: make(chan struct{}), pod: &podRank{job: "w", since: time.Now()}}
+	k.ranks[rankKey{"w", 4}] = p4
+	lost := `{"metadata": {"name": "w-4-e", "uid": "u4"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Running",
+	  "conditions": [{"type": "Ready", "status": "%s"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
+	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "True")))
+	if p4.exited() {
+		t.Fatal("a Ready pod's node counted lost")
+	}
+	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "False")))
+	if p := next(t, exited); p != p4 || p.howEnded() != "pod w-4-e on node n2 lost its node (Ready False)" {
 		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
 	}
 	// A pod gone without its end seen.

@@ -135,11 +135,29 @@ func (k *kubeRanks) observe(o *kubeapi.Object) {
 		k.end(p, -1, "failed", kubeapi.JoinReason(o.Status.Reason, o.Status.Message))
 	case cs != nil && cs.State.Waiting != nil && kubeapi.FatalWaiting[cs.State.Waiting.Reason]:
 		k.end(p, -1, "cannot start its container", kubeapi.JoinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message))
+	case cs != nil && cs.State.Running != nil && nodeLost(o) != "":
+		k.end(p, -1, "lost its node", nodeLost(o))
 	case cs != nil && cs.State.Running != nil:
 		pr.running = true
 	default:
 		pr.pending = podPending(o, cs)
 	}
+}
+
+// nodeLost is why a pod whose container runs is not Ready, "" while it
+// is. A rank pod has no readiness probe: only the node controller marks
+// one not Ready while its container runs, once the node's kubelet stopped
+// answering for it, and nothing that kubelet reported since can be
+// believed.
+func nodeLost(o *kubeapi.Object) string {
+	c := kubeapi.Find(o.Status.Conditions, "Ready")
+	if c == nil || c.Status != "False" || o.Metadata.DeletionTimestamp != nil {
+		return ""
+	}
+	if why := kubeapi.JoinReason(c.Reason, c.Message); why != "" {
+		return "Ready False: " + why
+	}
+	return "Ready False"
 }
 
 // podPending says why a pod's container does not run yet: the
@@ -188,8 +206,14 @@ func (k *kubeRanks) endAll(what string) {
 	k.sweep(func(*podRank) bool { return true }, what)
 }
 
-// end records how a rank's pod ended and tells the controller.
+// end records how a rank's pod ended and tells the controller, once: the
+// watch and a Job that could not be made may both end a rank.
 func (k *kubeRanks) end(p *rankProc, code int, what, why string) {
+	k.mu.Lock()
+	if p.exited() {
+		k.mu.Unlock()
+		return
+	}
 	pr := p.pod
 	pr.code = code
 	pr.how = "pod " + pr.where() + " " + what
@@ -200,5 +224,6 @@ func (k *kubeRanks) end(p *rankProc, code int, what, why string) {
 		pr.how += "; the pod was " + pr.deleted
 	}
 	close(p.done)
+	k.mu.Unlock()
 	k.exited <- p
 }

@@ -89,33 +89,10 @@ func TestKubernetesQuickstart(t *testing.T) {
 // runs: the run fails naming that pod and its node, and the comparison is
 // censored.
 func TestKubernetesPodDeletedMidClient(t *testing.T) {
-	abbench, err := exec.LookPath("abbench")
-	if err != nil {
-		t.Skip("abbench test binary not on PATH")
-	}
-	kubetest.NeedCluster(t)
-	dir := t.TempDir()
-	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
-	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", out, "--repeat", "1")
-	var stdout syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(out, "runs", "1-a")
-	waitForRegistration(t, cmd, run, "client-0")
-	regs, _ := filepath.Glob(filepath.Join(run, "*", "coord", "ranks", "client-0.json"))
-	var reg rundir.Registration
-	if data, err := os.ReadFile(regs[0]); err != nil || json.Unmarshal(data, &reg) != nil {
-		t.Fatalf("%s: %v", regs[0], err)
-	}
-	pod := kubernetes.PodFacts{Namespace: reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"], Pod: reg.Scheduler["ABBENCH_KUBERNETES_POD"], Node: reg.Scheduler["ABBENCH_KUBERNETES_NODE"]}
-	if controller := readPodFacts(t, run); pod.Pod == "" || pod.Pod == controller.Pod {
-		t.Fatalf("the client registered from pod %q, not a pod of its own (the controller's is %s)", pod.Pod, controller.Pod)
-	}
+	cmd, stdout, run := startKubeRun(t, "slow", slowClient)
+	pod := readRankPod(t, run, "client-0")
 	kubectl(t, "delete", "pod", "-n", pod.Namespace, pod.Pod, "--wait=false")
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitCensored {
 		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitCensored, stdout.String())
@@ -125,6 +102,48 @@ func TestKubernetesPodDeletedMidClient(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+}
+
+// startKubeRun starts abbench run of a two-arm scenario of roles under
+// the kubernetes launcher, once a cluster answers, and waits until arm
+// a's client registered: the command, its output, and arm a's run.
+func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *syncBuffer, string) {
+	t.Helper()
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	kubetest.NeedCluster(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", writeTwoArmScenario(t, dir, name, roles), "--launcher", "kubernetes", "--out", out, "--repeat", "1")
+	stdout := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "runs", "1-a")
+	waitForRegistration(t, cmd, run, "client-0")
+	return cmd, stdout, run
+}
+
+// readRankPod is the pod, node and namespace rank (ROLE-RANK) of run
+// registered from, which must be a pod of its own, not the controller's.
+func readRankPod(t *testing.T, run, rank string) kubernetes.PodFacts {
+	t.Helper()
+	regs, _ := filepath.Glob(filepath.Join(run, "*", "coord", "ranks", rank+".json"))
+	var reg rundir.Registration
+	if len(regs) == 0 {
+		t.Fatalf("%s: no registration of %s", run, rank)
+	}
+	if data, err := os.ReadFile(regs[0]); err != nil || json.Unmarshal(data, &reg) != nil {
+		t.Fatalf("%s: %v", regs[0], err)
+	}
+	pod := kubernetes.PodFacts{Namespace: reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"], Pod: reg.Scheduler["ABBENCH_KUBERNETES_POD"], Node: reg.Scheduler["ABBENCH_KUBERNETES_NODE"]}
+	if controller := readPodFacts(t, run); pod.Pod == "" || pod.Pod == controller.Pod || pod.Node == "" {
+		t.Fatalf("%s registered from pod %q on node %q, not a pod of its own (the controller's is %s)", rank, pod.Pod, pod.Node, controller.Pod)
+	}
+	return pod
 }
 
 // readPodFacts reads the facts the launcher records of a run's pod once
