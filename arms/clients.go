@@ -38,8 +38,8 @@ func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) 
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
-		if code := p.exitCode(); code != 0 {
-			c.fail(reason.New(reason.RankExited, "client %s rank %d exited with status %d; last log line: %s", p.role, p.rank, code, lastLine(p.log)).At(c.arm, p.role, p.rank))
+		if p.exitCode() != 0 {
+			c.fail(reason.New(reason.RankExited, "client %s rank %d %s; last log line: %s", p.role, p.rank, p.exitDetail(), lastLine(p.log)).At(c.arm, p.role, p.rank))
 			return errAbort
 		}
 	}
@@ -57,8 +57,8 @@ func (c *controller) waitAllExit(ctx context.Context) error {
 	for _, p := range c.procs {
 		select {
 		case <-p.done:
-			if code := p.exitCode(); code != 0 {
-				c.fail(reason.New(reason.RankExited, "%s rank %d exited with status %d; last log line: %s", p.role, p.rank, code, lastLine(p.log)).At(c.arm, p.role, p.rank))
+			if p.exitCode() != 0 {
+				c.fail(reason.New(reason.RankExited, "%s rank %d %s; last log line: %s", p.role, p.rank, p.exitDetail(), lastLine(p.log)).At(c.arm, p.role, p.rank))
 				return errAbort
 			}
 		case <-deadline:

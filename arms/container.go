@@ -40,6 +40,9 @@ func (c *controller) prepareContainers() error {
 	if c.opts.Ranks == RanksSrun {
 		return errors.New("roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image")
 	}
+	if c.opts.Ranks == RanksKubernetes {
+		return errors.New("roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)")
+	}
 	for _, r := range c.s.Roles {
 		if r.Container != nil && !container.IsDigest(r.Container.Digest) {
 			return fmt.Errorf("role %s: image %s is not pinned to a digest (container.Pin): every run starts its containers from the pinned digest", r.Name, r.Container.Image)

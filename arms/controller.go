@@ -29,8 +29,9 @@ type Options struct {
 	Inherited []string
 	// Progress, when set, hears every phase change.
 	Progress func(Event)
-	// Ranks says how ranks start: RanksLocal (default), or RanksSrun, one
-	// srun step per role inside the Slurm allocation abbench runs in.
+	// Ranks says how ranks start: RanksLocal (default); RanksSrun, one
+	// srun step per role inside the Slurm allocation abbench runs in; or
+	// RanksKubernetes, one Indexed Job per role beside the controller's pod.
 	Ranks string
 	// Docker is the docker client that runs the ranks of roles with
 	// container: (default docker, on PATH).
@@ -68,6 +69,8 @@ type controller struct {
 	secrets redact.Values
 	// slices are the node slices of roles that take nodes of their own (srun).
 	slices map[string][]string
+	// kube starts and follows rank pods (RanksKubernetes), else nil.
+	kube *kubeRanks
 	// docker runs the containers of container roles; rankBinary is the
 	// static abbench-rank mounted into each as its entrypoint.
 	docker     container.Docker

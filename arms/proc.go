@@ -31,6 +31,8 @@ type rankProc struct {
 	killed   bool
 	// step is the srun step running this rank (--ranks srun), else nil.
 	step *srunStep
+	// pod is the rank's pod (--ranks kubernetes), else nil.
+	pod *podRank
 	// container names the rank's container (a role with container:).
 	container string
 	// ready and mode follow the rank's log for its readiness probe and
@@ -51,6 +53,9 @@ func (p *rankProc) exited() bool {
 
 // exitCode is the rank's exit status, or -1 when a signal ended it.
 func (p *rankProc) exitCode() int {
+	if p.pod != nil {
+		return p.pod.code
+	}
 	if p.state == nil {
 		return -1
 	}
@@ -60,6 +65,9 @@ func (p *rankProc) exitCode() int {
 // cleanStop reports whether the rank ended as a clean shutdown: exit 0, or
 // death by the SIGTERM teardown sent (a program need not handle it).
 func (p *rankProc) cleanStop() bool {
+	if p.pod != nil { // the kubelet reports a rank SIGTERM ended so
+		return !p.killed && (p.pod.code == 0 || p.stopping && p.pod.code == 128+int(syscall.SIGTERM))
+	}
 	if p.state == nil || p.killed {
 		return false
 	}
@@ -74,6 +82,9 @@ func (p *rankProc) cleanStop() bool {
 
 // howEnded describes the exit for a reason's detail.
 func (p *rankProc) howEnded() string {
+	if p.pod != nil {
+		return p.pod.how
+	}
 	if p.state == nil {
 		return "did not end"
 	}
@@ -81,6 +92,15 @@ func (p *rankProc) howEnded() string {
 		return "was ended by " + ws.Signal().String()
 	}
 	return "exited with status " + strconv.Itoa(p.state.ExitCode())
+}
+
+// exitDetail says how a rank that should have exited 0 ended: its
+// status, and for a rank pod which pod, on which node, and why.
+func (p *rankProc) exitDetail() string {
+	if p.pod != nil {
+		return p.pod.how
+	}
+	return "exited with status " + strconv.Itoa(p.exitCode())
 }
 
 // openLog creates the rank's log (appending) and records its size and
@@ -148,7 +168,7 @@ func (p *rankProc) signalGroup(sig syscall.Signal) {
 // SIGKILLs what is left and waits for it (bounded by limit).
 func stopAll(procs []*rankProc, grace, limit time.Duration) {
 	deadline := time.Now().Add(limit)
-	procs = slices.DeleteFunc(slices.Clone(procs), func(p *rankProc) bool { return p.step != nil || p.container != "" })
+	procs = slices.DeleteFunc(slices.Clone(procs), func(p *rankProc) bool { return p.step != nil || p.container != "" || p.pod != nil })
 	for _, p := range procs {
 		p.stopping = true
 		if !p.exited() {

@@ -159,8 +159,13 @@ func (c *controller) placeRanks() error {
 	if c.opts.Ranks == RanksLocal {
 		return nil
 	}
+	if c.opts.Ranks == RanksKubernetes {
+		var err error
+		c.kube, err = newKubeRanks(os.Getenv(EnvKubernetesAPI), c.opts.Token, time.Duration(c.s.Deadlines.Ready), c.exited)
+		return err
+	}
 	if c.opts.Ranks != RanksSrun {
-		return fmt.Errorf("ranks %q: choose %s or %s", c.opts.Ranks, RanksLocal, RanksSrun)
+		return fmt.Errorf("ranks %q: choose %s, %s or %s", c.opts.Ranks, RanksLocal, RanksSrun, RanksKubernetes)
 	}
 	nodes, err := jobNodes()
 	if err != nil {

@@ -81,13 +81,18 @@ func TestPlaceRanksRefusesAnUnknownWay(t *testing.T) {
 		t.Fatalf("no way given: %v, ranks %q; want local", err, c.opts.Ranks)
 	}
 	c.opts.Ranks = "ssh"
-	if err := c.placeRanks(); err == nil || !strings.Contains(err.Error(), "choose local or srun") {
+	if err := c.placeRanks(); err == nil || !strings.Contains(err.Error(), "choose local, srun or kubernetes") {
 		t.Fatalf("ranks ssh: %v", err)
 	}
 	t.Setenv("SLURM_JOB_NODELIST", "")
 	c.opts.Ranks = RanksSrun
 	if err := c.placeRanks(); err == nil || !strings.Contains(err.Error(), "SLURM_JOB_NODELIST is not set") {
 		t.Fatalf("srun outside an allocation: %v", err)
+	}
+	t.Setenv("ABBENCH_KUBERNETES_POD", "")
+	c.opts.Ranks = RanksKubernetes
+	if err := c.placeRanks(); err == nil || !strings.Contains(err.Error(), "ABBENCH_KUBERNETES_NAMESPACE and ABBENCH_KUBERNETES_POD are not set") {
+		t.Fatalf("kubernetes outside a pod: %v", err)
 	}
 }
 

@@ -52,7 +52,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 		case lp.err != nil:
 			failed = cmp.Or(failed, lp.err)
 			continue
-		case c.opts.Ranks == RanksSrun:
+		case c.remoteRanks():
 			if err := lp.p.openLog(); err != nil {
 				failed = cmp.Or(failed, err)
 				continue
@@ -72,7 +72,12 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	if failed != nil {
 		return nil, failed
 	}
-	if len(stepRanks) > 0 {
+	if len(stepRanks) > 0 && c.opts.Ranks == RanksKubernetes {
+		if err := c.startJob(r, stepRanks, launches); err != nil {
+			c.fail(reason.New(reason.LaunchFailed, "starting role %s as a Job of pods: %v", r.Name, err))
+			return nil, errAbort
+		}
+	} else if len(stepRanks) > 0 {
 		if err := c.startStep(r, stepRanks, launches); err != nil {
 			c.fail(reason.New(reason.LaunchFailed, "starting role %s as an srun step: %v", r.Name, err))
 			return nil, errAbort
@@ -80,6 +85,12 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	}
 	c.writeStatus()
 	return kept, nil
+}
+
+// remoteRanks says whether ranks start elsewhere (srun steps, pods), each
+// from its launch file, rather than as processes of this host.
+func (c *controller) remoteRanks() bool {
+	return c.opts.Ranks == RanksSrun || c.opts.Ranks == RanksKubernetes
 }
 
 // launchRanks prepares every rank of r and, locally, starts it. Ranks
@@ -97,7 +108,7 @@ func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
 			defer wg.Done()
 			for rank := range next {
 				lp := c.prepareRank(r, rank, known)
-				if lp.err == nil && c.opts.Ranks != RanksSrun {
+				if lp.err == nil && !c.remoteRanks() {
 					lp.startErr = c.startLocal(r, lp)
 				}
 				preps[rank] = lp

@@ -93,4 +93,5 @@ func (c *controller) stopAll() {
 	stopAll(c.procs, grace, limit)
 	c.stopSteps(grace, limit)
 	c.stopContainers(grace, limit)
+	c.stopJobs(grace, limit)
 }

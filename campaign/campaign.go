@@ -338,7 +338,7 @@ func newLauncher(c *Config) (launcher.Launcher, string) {
 		return &slurm.Launcher{Options: s.Launcher.Slurm, TasksPerNode: tasksPerNode(s), Grace: grace, Exclusive: c.Concurrent}, arms.RanksSrun
 	}
 	if c.Launcher == "kubernetes" {
-		return kubernetesLauncher(c, grace), arms.RanksLocal
+		return kubernetesLauncher(c, grace)
 	}
 	return &local.Launcher{CPUs: s.Launcher.Local.CPUs, Grace: grace}, arms.RanksLocal
 }

@@ -140,7 +140,7 @@ var (
 		"Throughput": reflect.TypeFor[Throughput](), "Evidence": reflect.TypeFor[Evidence](),
 		"Criterion": reflect.TypeFor[Criterion](), "Deadlines": reflect.TypeFor[Deadlines](),
 		"Launcher": reflect.TypeFor[Launcher](), "LocalOptions": reflect.TypeFor[LocalOptions](),
-		"SlurmOptions": reflect.TypeFor[SlurmOptions](),
+		"SlurmOptions": reflect.TypeFor[SlurmOptions](), "KubernetesOptions": reflect.TypeFor[KubernetesOptions](),
 	}
 	cannotUnmarshal = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )

@@ -367,6 +367,21 @@ func (d Duration) String() string { return time.Duration(d).String() }
 type Launcher struct {
 	Local LocalOptions `yaml:"local" json:"local"`
 	Slurm SlurmOptions `yaml:"slurm" json:"slurm"`
+	// Kubernetes configures the kubernetes backend.
+	Kubernetes KubernetesOptions `yaml:"kubernetes" json:"kubernetes"`
+}
+
+// KubernetesOptions configure the kubernetes backend.
+type KubernetesOptions struct {
+	// Ranks says where the ranks run: "kubernetes" (default), each rank a
+	// pod of its role's Indexed Job; "local", every rank a process of the
+	// controller's one pod.
+	Ranks string `yaml:"ranks" json:"ranks"`
+	// APIServer is the API server's address (https://HOST:PORT) the
+	// controller's pod talks to, where the Service address every pod is
+	// given does not route (a cluster without kube-proxy); default
+	// ABBENCH_KUBERNETES_API of abbench's environment, else the Service.
+	APIServer string `yaml:"api_server" json:"api_server"`
 }
 
 // LocalOptions configure the local backend.

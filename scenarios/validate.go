@@ -240,6 +240,12 @@ func (v *validator) launcher() {
 	if l.Local.CPUs != "" && l.Local.ConcurrentSafe {
 		v.at(p("launcher", "local", "concurrent_safe"), "concurrent_safe with cpus %q: every run is pinned to those CPUs, so runs at the same time would share them (leave one out)", l.Local.CPUs)
 	}
+	if k := l.Kubernetes.Ranks; k != "" && k != "kubernetes" && k != "local" {
+		v.at(p("launcher", "kubernetes", "ranks"), "ranks %q: kubernetes (a pod per rank) or local (every rank in the controller's pod)", k)
+	}
+	if a := l.Kubernetes.APIServer; a != "" && !regexp.MustCompile(`^https://[^/\s]+$`).MatchString(a) {
+		v.at(p("launcher", "kubernetes", "api_server"), "api_server %q: the API server's https://HOST:PORT", a)
+	}
 	if l.Slurm.Nodes < 0 {
 		v.at(p("launcher", "slurm", "nodes"), "nodes %d: must be at least 1", l.Slurm.Nodes)
 	}

@@ -33,7 +33,11 @@ bin=$cache/bin
 state=/var/lib/abbench-kube
 run=/run/abbench-kube
 pki_dir=$state/pki
-api=https://127.0.0.1:16443
+# The API server listens on the address it advertises, this machine's on
+# its default route: pods reach it there (the cluster has no kube-proxy,
+# so its Service address does not route), and so does kubectl.
+api_host=$(node_address)
+api=https://$api_host:16443
 nodes=()
 for ((i = 1; i <= ${ABBENCH_KUBE_NODES:-2}; i++)); do nodes+=("abk-node$i"); done
 images=(abbench.local/pause:3.10 abbench.local/abbench:dev)
@@ -92,7 +96,7 @@ up)
 	[ "$(id -u)" = 0 ] || { log "needs root (containerd, the kubelet)"; exit 1; }
 	build
 	mkdir -p "$state/log" "$run"
-	pki "$pki_dir" "${nodes[@]}"
+	pki "$pki_dir" "$api_host" "${nodes[@]}"
 	kubeconfig "$pki_dir" admin "$api"
 	for node in "${nodes[@]}"; do kubeconfig "$pki_dir" "$node" "$api"; done
 	start_etcd
@@ -119,6 +123,8 @@ status)
 env)
 	echo "export KUBECONFIG=$pki_dir/admin.kubeconfig"
 	echo "export PATH=$bin:\$PATH"
+	# The address abbench gives a run's controller pod for the API server.
+	echo "export ABBENCH_KUBERNETES_API=$api"
 	;;
 kubectl)
 	shift

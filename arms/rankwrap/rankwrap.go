@@ -60,15 +60,19 @@ func RegistrationPath(coord, role string, rank int) string {
 }
 
 // schedulerKeys are recorded in registrations when present.
-var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_RESTART_COUNT"}
+// A rank pod's are its pod, node and namespace (the downward API's) and
+// its Job's completion index.
+var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_RESTART_COUNT",
+	"ABBENCH_KUBERNETES_POD", "ABBENCH_KUBERNETES_NODE", "ABBENCH_KUBERNETES_NAMESPACE", "JOB_COMPLETION_INDEX"}
 
-// stepKeys are inherited from srun's environment by a launched rank: the
-// scheduler's ids and the devices it bound; the launch file's environment
-// comes after them, so an arm that sets one of them wins.
-var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES"}
+// stepKeys are inherited from srun's or the pod's environment by a
+// launched rank: the scheduler's ids and the devices it bound; the launch
+// file's environment comes after them, so an arm that sets one of them wins.
+var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
+	"ABBENCH_KUBERNETES_POD=", "ABBENCH_KUBERNETES_NODE=", "ABBENCH_KUBERNETES_NAMESPACE=", "JOB_COMPLETION_INDEX="}
 
 // Main is the wrapper's command line, after its "--": COMMAND [ARG...];
-// or --launch DIR ROLE, a rank srun started (ExecLaunched); or --launch
+// or --launch DIR ROLE, a rank srun or a Job's pod started (ExecLaunched); or --launch
 // DIR ROLE RANK, a rank in a container (ExecInContainer). It returns only
 // on error.
 func Main(args []string) error {
@@ -85,13 +89,14 @@ func Main(args []string) error {
 	return Exec(args)
 }
 
-// ExecLaunched is the wrapper of a rank started by srun: it reads its launch
-// file (by SLURM_PROCID), takes that environment, appends its output to its
+// ExecLaunched is the wrapper of a rank started by srun or as a pod of an
+// Indexed Job: it reads its launch file (by SLURM_PROCID, or the pod's
+// JOB_COMPLETION_INDEX), takes that environment, appends its output to its
 // log, registers, and execs the rank's command.
 func ExecLaunched(dir, role string) error {
-	rank, err := strconv.Atoi(os.Getenv("SLURM_PROCID"))
+	rank, err := launchedRank()
 	if err != nil {
-		return fmt.Errorf("rank wrapper: a rank srun launches needs SLURM_PROCID (start it with srun): %v", err)
+		return err
 	}
 	var env []string
 	for _, kv := range os.Environ() {
@@ -103,6 +108,22 @@ func ExecLaunched(dir, role string) error {
 		}
 	}
 	return execLaunch(dir, role, rank, env, false)
+}
+
+// launchedRank is the rank srun (SLURM_PROCID) or the Job
+// (JOB_COMPLETION_INDEX) gave this process.
+func launchedRank() (int, error) {
+	name := "SLURM_PROCID"
+	if _, ok := os.LookupEnv(name); !ok {
+		if _, ok := os.LookupEnv("JOB_COMPLETION_INDEX"); ok {
+			name = "JOB_COMPLETION_INDEX"
+		}
+	}
+	rank, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || rank < 0 {
+		return 0, fmt.Errorf("rank wrapper: a launched rank needs SLURM_PROCID (start it with srun) or JOB_COMPLETION_INDEX (a pod of an Indexed Job): %s=%q", name, os.Getenv(name))
+	}
+	return rank, nil
 }
 
 // ExecInContainer is the wrapper of a rank in a container, its launch file

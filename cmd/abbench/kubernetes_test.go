@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,10 @@ func kubectl(t *testing.T, args ...string) string {
 }
 
 // TestKubernetesQuickstart runs the quickstart campaign with every run a
-// Job of its own: accepted, every rank registered from its run's pod, and
-// no pod or namespace of the campaign left afterwards.
+// Job of its own and every rank a pod of its role's Job: accepted, every
+// rank registered from a pod of its own in its run's namespace (never
+// the controller's), and no pod or namespace of the campaign left
+// afterwards.
 func TestKubernetesQuickstart(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -42,18 +45,29 @@ func TestKubernetesQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("abbench run: %v\n%s", err, stdout)
 	}
+	var namespaces []string
 	for _, run := range []string{"1-async", "2-blocking"} {
 		facts := readPodFacts(t, filepath.Join(out, "runs", run))
 		regs, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", "coord", "ranks", "*.json"))
 		if len(regs) == 0 {
 			t.Fatalf("run %s: no registration", run)
 		}
-		for _, reg := range regs {
-			data, _ := os.ReadFile(reg)
-			if !strings.Contains(string(data), `"host": "`+facts.Pod+`"`) {
-				t.Errorf("%s does not name the run's pod %s:\n%s", reg, facts.Pod, data)
+		pods := map[string]string{}
+		for _, path := range regs {
+			var reg rundir.Registration
+			if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &reg) != nil {
+				t.Fatalf("%s: %v", path, err)
 			}
+			pod, rank := reg.Scheduler["ABBENCH_KUBERNETES_POD"], rundir.RankName(reg.Role, reg.Rank)
+			if pod == "" || pod == facts.Pod || reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"] != facts.Namespace || reg.Scheduler["ABBENCH_KUBERNETES_NODE"] == "" {
+				t.Errorf("%s registered from pod %q, not a rank pod of its own in %s (the controller's is %s): %v", rank, pod, facts.Namespace, facts.Pod, reg.Scheduler)
+			}
+			if other, ok := pods[pod]; ok {
+				t.Errorf("%s and %s registered from the same pod %s", other, rank, pod)
+			}
+			pods[pod] = rank
 		}
+		namespaces = append(namespaces, facts.Namespace)
 		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
 			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
 		}
@@ -75,30 +89,21 @@ func TestKubernetesQuickstart(t *testing.T) {
 			t.Errorf("run %s: its namespace is still there: %s", run, ns)
 		}
 	}
+	for _, line := range strings.Split(kubectl(t, "get", "pods", "-A", "--no-headers"), "\n") {
+		if ns, _, _ := strings.Cut(line, " "); slices.Contains(namespaces, ns) {
+			t.Errorf("a pod of the campaign is left: %s", line)
+		}
+	}
 }
 
-// TestKubernetesPodDeletedMidClient deletes a run's pod while its client
-// runs: the run fails naming the pod, and the comparison is censored.
+// TestKubernetesPodDeletedMidClient deletes the client's rank pod while it
+// runs: the run fails naming that pod and its node, and the comparison is
+// censored.
 func TestKubernetesPodDeletedMidClient(t *testing.T) {
-	abbench, err := exec.LookPath("abbench")
-	if err != nil {
-		t.Skip("abbench test binary not on PATH")
-	}
-	kubetest.NeedCluster(t)
-	dir := t.TempDir()
-	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
-	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", out, "--repeat", "1")
-	var stdout syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(out, "runs", "1-a")
-	waitForRegistration(t, cmd, run, "client-0")
-	pod := readPodFacts(t, run)
+	cmd, stdout, run := startKubeRun(t, "slow", slowClient)
+	pod := readRankPod(t, run, "client-0")
 	kubectl(t, "delete", "pod", "-n", pod.Namespace, pod.Pod, "--wait=false")
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitCensored {
 		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitCensored, stdout.String())
@@ -108,6 +113,48 @@ func TestKubernetesPodDeletedMidClient(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
+}
+
+// startKubeRun starts abbench run of a two-arm scenario of roles under
+// the kubernetes launcher, once a cluster answers, and waits until arm
+// a's client registered: the command, its output, and arm a's run.
+func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *syncBuffer, string) {
+	t.Helper()
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	kubetest.NeedCluster(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(abbench, "run", writeTwoArmScenario(t, dir, name, roles), "--launcher", "kubernetes", "--out", out, "--repeat", "1")
+	stdout := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "runs", "1-a")
+	waitForRegistration(t, cmd, run, "client-0")
+	return cmd, stdout, run
+}
+
+// readRankPod is the pod, node and namespace rank (ROLE-RANK) of run
+// registered from, which must be a pod of its own, not the controller's.
+func readRankPod(t *testing.T, run, rank string) kubernetes.PodFacts {
+	t.Helper()
+	regs, _ := filepath.Glob(filepath.Join(run, "*", "coord", "ranks", rank+".json"))
+	var reg rundir.Registration
+	if len(regs) == 0 {
+		t.Fatalf("%s: no registration of %s", run, rank)
+	}
+	if data, err := os.ReadFile(regs[0]); err != nil || json.Unmarshal(data, &reg) != nil {
+		t.Fatalf("%s: %v", regs[0], err)
+	}
+	pod := kubernetes.PodFacts{Namespace: reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"], Pod: reg.Scheduler["ABBENCH_KUBERNETES_POD"], Node: reg.Scheduler["ABBENCH_KUBERNETES_NODE"]}
+	if controller := readPodFacts(t, run); pod.Pod == "" || pod.Pod == controller.Pod || pod.Node == "" {
+		t.Fatalf("%s registered from pod %q on node %q, not a pod of its own (the controller's is %s)", rank, pod.Pod, pod.Node, controller.Pod)
+	}
+	return pod
 }
 
 // readPodFacts reads the facts the launcher records of a run's pod once

@@ -71,6 +71,15 @@ type Launcher struct {
 	Grace time.Duration
 	// Poll is the interval between looks at the run (default 500ms).
 	Poll time.Duration
+	// RankPods says the controller starts its ranks as pods of their own
+	// (arms.RanksKubernetes): the run's namespace gets the controller a
+	// service account allowed only that, its pod mounts the account's
+	// token, and it shares its node's network with the rank pods.
+	RankPods bool
+	// API is the API server's address the controller's pod talks to
+	// (https://HOST:PORT), where the Service address the kubelet gives
+	// every pod does not route; empty: that one.
+	API string
 }
 
 var _ launcher.Launcher = (*Launcher)(nil)

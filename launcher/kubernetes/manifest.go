@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/launcher"
 )
 
@@ -21,11 +22,22 @@ const (
 	annotationExpiry = "abbench.dev/expires"
 	jobName          = "run"
 	containerName    = "controller"
+	// serviceAccount is the controller's, with the Role rankRules and its binding.
+	serviceAccount = "abbench-controller"
 )
+
+// rankRules are all the controller of rank pods may do, in its own
+// namespace: make, read and delete the Jobs of its roles, and follow their
+// pods (list and watch; their logs are the run directory's files).
+var rankRules = []object{
+	{"apiGroups": []string{"batch"}, "resources": []string{"jobs"}, "verbs": []string{"create", "get", "list", "delete"}},
+	{"apiGroups": []string{""}, "resources": []string{"pods"}, "verbs": []string{"get", "list", "watch"}},
+}
 
 type object = map[string]any
 
-// manifest is the run's Namespace and Job as one kubectl List: a Job of
+// manifest is the run's Namespace and Job as one kubectl List (with
+// RankPods, the controller's account between them): a Job of
 // one pod (not Indexed: an indexed pod's hostname is JOB-INDEX, and a
 // rank's registration should name its pod) that runs script (the run's launch script, on the shared
 // run directory) with the run directory and every mount shared from the
@@ -68,6 +80,15 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 			},
 		}},
 	}
+	items := []object{ns}
+	if l.RankPods {
+		items = append(items, l.rankAccess(namespace, labels)...)
+		pod["serviceAccountName"], pod["automountServiceAccountToken"], pod["hostNetwork"] = serviceAccount, true, true
+		if l.API != "" {
+			c := pod["containers"].([]object)[0]
+			c["env"] = append(c["env"].([]object), object{"name": "ABBENCH_KUBERNETES_API", "value": l.API})
+		}
+	}
 	if len(spec.Nodes) > 0 {
 		pod["affinity"] = object{"nodeAffinity": object{"requiredDuringSchedulingIgnoredDuringExecution": object{
 			"nodeSelectorTerms": []object{{"matchExpressions": []object{{"key": "kubernetes.io/hostname", "operator": "In", "values": spec.Nodes}}}},
@@ -80,7 +101,21 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 			"ttlSecondsAfterFinished": 60,
 			"template":                object{"metadata": object{"labels": labels}, "spec": pod},
 		}}
-	return json.MarshalIndent(object{"apiVersion": "v1", "kind": "List", "items": []object{ns, job}}, "", "  ")
+	return json.MarshalIndent(object{"apiVersion": "v1", "kind": "List", "items": append(items, job)}, "", "  ")
+}
+
+// rankAccess are the controller's ServiceAccount, the Role of rankRules
+// and their RoleBinding, all in the run's namespace: made before the Job,
+// so its pod gets the account's token.
+func (l *Launcher) rankAccess(namespace string, labels object) []object {
+	meta := func(name string) object { return object{"name": name, "namespace": namespace, "labels": labels} }
+	return []object{
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(serviceAccount)},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta(serviceAccount), "rules": rankRules},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta(serviceAccount),
+			"roleRef":  object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": serviceAccount},
+			"subjects": []object{{"kind": "ServiceAccount", "name": serviceAccount, "namespace": namespace}}},
+	}
 }
 
 func fieldEnv(name, path string) object {
@@ -110,18 +145,5 @@ func within(path, dir string) bool {
 	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
 }
 
-// labelValue is id made a valid label value: at most 63 of the characters
-// a label allows, starting and ending with a letter or digit.
-func labelValue(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	s := string(b)
-	if len(s) > 63 {
-		s = s[:63]
-	}
-	return strings.Trim(s, "-_.")
-}
+// labelValue is id made a valid label value.
+func labelValue(id string) string { return kubeapi.LabelValue(id) }

@@ -74,6 +74,74 @@ func TestManifestBoundsAndSharesTheRun(t *testing.T) {
 	}
 }
 
+// TestManifestGivesTheControllerOfRankPodsItsAccountOnly: with RankPods,
+// the List makes the controller's ServiceAccount, a Role of its rank Jobs
+// and pods alone, and their binding before the Job, whose pod alone mounts
+// the account's token and is told the API server's address.
+func TestManifestGivesTheControllerOfRankPodsItsAccountOnly(t *testing.T) {
+	l := &Launcher{RankPods: true, API: "https://192.0.2.2:16443"}
+	data, err := l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "/runs/r/"+ScriptFile, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Items []struct {
+			Kind     string
+			Metadata struct{ Name, Namespace string }
+			Rules    []struct{ APIGroups, Resources, Verbs []string }
+			RoleRef  struct{ Kind, Name string }
+			Subjects []struct{ Kind, Name, Namespace string }
+			Spec     struct {
+				Template struct {
+					Spec struct {
+						ServiceAccountName                        string
+						AutomountServiceAccountToken, HostNetwork bool
+						Containers                                []struct {
+							Env []struct{ Name, Value string }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, it := range m.Items {
+		kinds = append(kinds, it.Kind)
+		if it.Kind != "Namespace" && it.Metadata.Namespace != "abbench-2" {
+			t.Errorf("%s %s is not in the run's namespace", it.Kind, it.Metadata.Name)
+		}
+	}
+	if strings.Join(kinds, " ") != "Namespace ServiceAccount Role RoleBinding Job" {
+		t.Fatalf("kinds %v", kinds)
+	}
+	var rules []string
+	for _, r := range m.Items[2].Rules {
+		rules = append(rules, strings.Join(r.APIGroups, ",")+"/"+strings.Join(r.Resources, ",")+":"+strings.Join(r.Verbs, ","))
+	}
+	if strings.Join(rules, " ") != "batch/jobs:create,get,list,delete /pods:get,list,watch" {
+		t.Errorf("rules %v", rules)
+	}
+	b := m.Items[3]
+	if b.RoleRef.Kind != "Role" || b.RoleRef.Name != serviceAccount || len(b.Subjects) != 1 || b.Subjects[0].Name != serviceAccount || b.Subjects[0].Namespace != "abbench-2" {
+		t.Errorf("binding %+v", b)
+	}
+	pod := m.Items[4].Spec.Template.Spec
+	env := pod.Containers[0].Env
+	if pod.ServiceAccountName != serviceAccount || !pod.AutomountServiceAccountToken || !pod.HostNetwork ||
+		env[len(env)-1].Name != "ABBENCH_KUBERNETES_API" || env[len(env)-1].Value != l.API {
+		t.Errorf("controller pod %+v", pod)
+	}
+	// Without rank pods: no account, and no token in the pod.
+	l.RankPods = false
+	data, _ = l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "/runs/r/"+ScriptFile, time.Now())
+	if strings.Contains(string(data), `"kind": "ServiceAccount"`) || !strings.Contains(string(data), `"automountServiceAccountToken": false`) {
+		t.Errorf("a one-pod run has an account or a token:\n%s", data)
+	}
+}
+
 func TestSharedDirsOnceEach(t *testing.T) {
 	got := sharedDirs("/a/b/run", []string{"/a-x", "/a/", "/a-x/y", "/c"})
 	if !slices.Equal(got, []string{"/a", "/a-x", "/c"}) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/rundir"
 )
@@ -16,59 +16,10 @@ type list struct {
 	Items []item `json:"items"`
 }
 
-type item struct {
-	Kind     string `json:"kind"`
-	Metadata struct {
-		Name              string     `json:"name"`
-		CreationTimestamp time.Time  `json:"creationTimestamp"`
-		DeletionTimestamp *time.Time `json:"deletionTimestamp"`
-	} `json:"metadata"`
-	Spec struct {
-		NodeName string `json:"nodeName"`
-	} `json:"spec"`
-	Status struct {
-		Phase             string            `json:"phase"`
-		Reason            string            `json:"reason"`
-		Message           string            `json:"message"`
-		Conditions        []condition       `json:"conditions"`
-		ContainerStatuses []containerStatus `json:"containerStatuses"`
-	} `json:"status"`
-}
-
-type condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-type containerStatus struct {
-	Name    string `json:"name"`
-	Image   string `json:"image"`
-	ImageID string `json:"imageID"`
-	State   struct {
-		Waiting    *reasoned `json:"waiting"`
-		Running    *struct{} `json:"running"`
-		Terminated *struct {
-			ExitCode  int        `json:"exitCode"`
-			Reason    string     `json:"reason"`
-			Message   string     `json:"message"`
-			StartedAt *time.Time `json:"startedAt"` // the epoch for one that never started
-		} `json:"terminated"`
-	} `json:"state"`
-}
-
-type reasoned struct {
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-// fatalWaiting are the reasons a container waits for that no wait mends:
-// an image that cannot be pulled (no registry serves it, or it is not on
-// the node and the policy forbids a pull) or a container the runtime
-// cannot make.
-var fatalWaiting = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true,
-	"InvalidImageName": true, "CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true}
+type (
+	item            = kubeapi.Object
+	containerStatus = kubeapi.ContainerStatus
+)
 
 // seen is what the watch has seen of the run so far.
 type seen struct {
@@ -117,7 +68,7 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 			s.deletion += " (" + joinReason(c.Reason, c.Message) + ")"
 		}
 	}
-	cs := containerOf(p)
+	cs := p.Container(containerName)
 	if cs != nil && cs.ImageID != "" {
 		s.imageID = cs.ImageID
 	}
@@ -133,7 +84,7 @@ func (s *seen) observe(l list) (string, *rundir.Outcome) {
 		return "ended", out
 	case p.Status.Phase == "Failed":
 		return "ended", s.outcome(-1, "failed", joinReason(p.Status.Reason, p.Status.Message))
-	case cs != nil && cs.State.Waiting != nil && fatalWaiting[cs.State.Waiting.Reason]:
+	case cs != nil && cs.State.Waiting != nil && kubeapi.FatalWaiting[cs.State.Waiting.Reason]:
 		return "ended", s.outcome(-1, "cannot start its container", joinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message))
 	case job != nil && jobFailed(job) != "":
 		return "ended", s.outcome(-1, "job failed", jobFailed(job))
@@ -185,24 +136,6 @@ func (s *seen) where() string {
 	return s.pod + " on node " + s.node
 }
 
-func containerOf(p item) *containerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == containerName {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
-}
-
-func find(cs []condition, typ string) *condition {
-	for i := range cs {
-		if cs[i].Type == typ {
-			return &cs[i]
-		}
-	}
-	return nil
-}
-
 // jobFailed is the reason of a Job's Failed condition, "" while it has none.
 func jobFailed(job *item) string {
 	if c := find(job.Status.Conditions, "Failed"); c != nil && c.Status == "True" {
@@ -223,12 +156,7 @@ func pendingReason(p item, cs *containerStatus) string {
 	return "pod " + p.Metadata.Name + " " + strings.ToLower(or(p.Status.Phase, "created"))
 }
 
-func joinReason(reason, message string) string {
-	switch {
-	case reason == "":
-		return message
-	case message == "":
-		return reason
-	}
-	return reason + ": " + message
-}
+var (
+	find       = kubeapi.Find
+	joinReason = kubeapi.JoinReason
+)

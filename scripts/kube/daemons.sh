@@ -1,11 +1,11 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # state, run, nodes, bin, api, pki_dir: set by kube-dev-cluster.sh
+# shellcheck disable=SC2154 # state, run, nodes, bin, api, api_host, pki_dir: set by kube-dev-cluster.sh
 # The dev cluster's daemons: each started detached with its pid in
 # $run/NAME.pid and its log in $state/log/NAME.log, and waited for until it
 # answers a request (never for a socket or pid file alone), within a
 # deadline; down stops exactly those pids. Needs $bin, $state, $run,
-# $pki_dir, $api, nodes, log() and wait_until (scripts/lib/wait.sh) from
-# kube-dev-cluster.sh. Each node is a
+# $pki_dir, $api, $api_host, nodes, log() and wait_until (scripts/lib/wait.sh)
+# from kube-dev-cluster.sh. Each node is a
 # kubelet on a containerd of its own (a kubelet removes the containers of
 # its runtime it does not know), with its own bridge and subnet.
 control=(etcd kube-apiserver kube-controller-manager kube-scheduler)
@@ -63,7 +63,7 @@ start_etcd() {
 
 start_apiserver() {
 	daemon kube-apiserver "$bin/kube-apiserver" --etcd-servers http://127.0.0.1:12379 \
-		--bind-address 127.0.0.1 --secure-port 16443 --advertise-address "$(node_address)" \
+		--bind-address "$api_host" --secure-port 16443 --advertise-address "$api_host" \
 		--service-cluster-ip-range 10.96.0.0/24 \
 		--tls-cert-file "$pki_dir/apiserver.crt" --tls-private-key-file "$pki_dir/apiserver.key" \
 		--client-ca-file "$pki_dir/ca.crt" --authorization-mode Node,RBAC \

@@ -1,22 +1,23 @@
 # shellcheck shell=bash
 # The dev cluster's certificates, made with openssl: a CA, the API
-# server's serving certificate (for 127.0.0.1, localhost and the cluster
-# service address), a client certificate each for the administrator
+# server's serving certificate (for the address it listens on, 127.0.0.1,
+# localhost and the cluster service address), a client certificate each for the administrator
 # (system:masters: kubectl, the controller manager, the scheduler) and
 # each kubelet (system:node:NAME, which the Node authorizer holds to its
 # own node), and the service-account signing key. Kubernetes 1.34 has no
 # insecure port any more: every client authenticates with TLS.
 
-# pki DIR NODE...: make DIR's certificates unless they are there.
+# pki DIR ADDRESS NODE...: make DIR's certificates unless they are there;
+# ADDRESS is the API server's.
 pki() {
-	local dir=$1
-	shift
+	local dir=$1 address=$2
+	shift 2
 	mkdir -p "$dir"
 	[ -f "$dir/ca.crt" ] || openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=abbench-kube-ca \
 		-keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
 	[ -f "$dir/sa.key" ] || { openssl genrsa -out "$dir/sa.key" 2048 2>/dev/null &&
 		openssl rsa -in "$dir/sa.key" -pubout -out "$dir/sa.pub" 2>/dev/null; }
-	signed "$dir" apiserver /CN=kube-apiserver "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc
+	signed "$dir" apiserver /CN=kube-apiserver "subjectAltName=IP:$address,IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default.svc
 extendedKeyUsage=serverAuth"
 	signed "$dir" admin "/O=system:masters/CN=abbench-admin" "extendedKeyUsage=clientAuth"
 	local node

@@ -1,0 +1,201 @@
+package arms
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/abbench/abbench/internal/kubeapi"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// RanksKubernetes starts each role as an Indexed Job of pods in the
+// namespace of the controller's own pod.
+const RanksKubernetes = "kubernetes"
+
+// kubeRanks is the controller's side of rank pods: the API client of its
+// pod's service account, its namespace, what rank pods copy of its own
+// pod, and the ranks the watch follows.
+type kubeRanks struct {
+	api       *kubeapi.Client
+	namespace string
+	token     string // the run's: every rank pod carries it as a label
+	own       *ownPod
+	jobs      []string // the Jobs made, in order
+	// startWithin bounds how long a rank's pod may take to run.
+	startWithin time.Duration
+	mu          sync.Mutex
+	ranks       map[rankKey]*rankProc
+	watching    bool
+	stopWatch   context.CancelFunc
+	watchDone   chan struct{}
+	exited      chan<- *rankProc
+}
+
+type rankKey struct {
+	role string
+	rank int
+}
+
+// newKubeRanks is the API client of this pod's service account (server, or
+// the Service address the kubelet gives every pod), and what rank pods
+// copy of this pod, read from the API server.
+func newKubeRanks(server, token string, startWithin time.Duration, exited chan<- *rankProc) (*kubeRanks, error) {
+	ns, pod := os.Getenv(podEnvNamespace), os.Getenv(podEnvPod)
+	if ns == "" || pod == "" {
+		return nil, fmt.Errorf("ranks started as pods need the controller's own pod: %s and %s are not set (run it with the kubernetes launcher)", podEnvNamespace, podEnvPod)
+	}
+	api, err := kubeapi.InCluster(server, kubeapi.ServiceAccountDir)
+	if err != nil {
+		return nil, err
+	}
+	k := &kubeRanks{api: api, namespace: ns, token: token, own: &ownPod{}, startWithin: startWithin, ranks: map[rankKey]*rankProc{}, exited: exited}
+	if err := api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(pod), k.own); err != nil {
+		return nil, fmt.Errorf("reading the controller's own pod %s/%s: %w", ns, pod, err)
+	}
+	return k, nil
+}
+
+func (k *kubeRanks) podsPath() string {
+	return "/api/v1/namespaces/" + url.PathEscape(k.namespace) + "/pods"
+}
+func (k *kubeRanks) jobsPath() string {
+	return "/apis/batch/v1/namespaces/" + url.PathEscape(k.namespace) + "/jobs"
+}
+
+// startJob writes each rank's launch file and creates the role's Job; the
+// rank wrapper of each pod finds its launch file by JOB_COMPLETION_INDEX.
+func (c *controller) startJob(r *scenarios.Role, ranks []*rankProc, launches []rundir.Launch) error {
+	for i, l := range launches {
+		if err := writeLaunch(c.coord, r.Name, ranks[i].rank, l); err != nil {
+			return err
+		}
+	}
+	d := c.s.Deadlines
+	job, err := rankJob(c.kube.own, rankJobSpec{
+		name: jobName(r.Name), role: r.Name, token: c.opts.Token, ranks: r.Ranks, dir: c.dir,
+		argv: append(slices.Clone(c.wrapper), "--launch", rundir.LaunchDirOf(c.coord), r.Name),
+		// No rank outlives the phases of the run it belongs to.
+		deadline: time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + c.s.HooksTime(scenarios.HookTeardown),
+		grace:    time.Duration(d.KillGrace),
+	})
+	if err != nil {
+		return err
+	}
+	return c.kube.start(job, r.Name, ranks)
+}
+
+// start creates the Job and follows its ranks, the watch started with the
+// first Job.
+func (k *kubeRanks) start(job object, role string, ranks []*rankProc) error {
+	now := time.Now()
+	k.mu.Lock()
+	for _, p := range ranks {
+		p.done, p.pod = make(chan struct{}), &podRank{job: jobName(role), since: now}
+		k.ranks[rankKey{labelSafe(role), p.rank}] = p
+	}
+	if !k.watching {
+		ctx, cancel := context.WithCancel(context.Background())
+		k.watching, k.stopWatch, k.watchDone = true, cancel, make(chan struct{})
+		go func() {
+			defer close(k.watchDone)
+			k.watch(ctx)
+		}()
+	}
+	k.mu.Unlock()
+	if err := k.api.Create(context.Background(), k.jobsPath(), job, nil); err != nil {
+		for _, p := range ranks {
+			k.end(p, -1, "was never made", err.Error()) // no pod to wait for at teardown
+		}
+		return err
+	}
+	k.mu.Lock()
+	k.jobs = append(k.jobs, jobName(role))
+	k.mu.Unlock()
+	return nil
+}
+
+// stopJobs is teardown for rank pods: every role's Job deleted with
+// foreground propagation (the kubelet sends each pod SIGTERM, waits its
+// grace, then kills it), then a bounded wait until every rank has ended
+// and no rank pod is left. A rank that had not ended when the grace was
+// over was killed.
+func (c *controller) stopJobs(grace, limit time.Duration) {
+	k := c.kube
+	if k == nil {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	var live []*rankProc
+	for _, p := range c.procs {
+		if p.pod != nil {
+			p.stopping = true
+			live = append(live, p)
+		}
+	}
+	k.mu.Lock()
+	jobs := slices.Clone(k.jobs)
+	k.mu.Unlock()
+	for _, j := range jobs {
+		// A Job the API server did not delete is deleted with the
+		// namespace, the launcher's teardown: the ranks' wait below says so.
+		_ = k.api.Delete(context.Background(), k.jobsPath()+"/"+url.PathEscape(j), "Foreground")
+	}
+	// The kubelet's grace, and a margin for the API server to hear of each end.
+	graceEnd := time.Now().Add(min(grace+5*time.Second, limit))
+	for _, p := range live {
+		select {
+		case <-p.done:
+		case <-time.After(time.Until(graceEnd)):
+		}
+	}
+	for _, p := range live {
+		select {
+		case <-p.done:
+		case <-time.After(max(time.Until(deadline), time.Second)):
+		}
+		if !p.exited() || p.pod.code == 128+9 {
+			p.killed = true
+		}
+	}
+	if !k.watching {
+		return
+	}
+	if left := k.waitNoPods(deadline.Add(grace)); left != "" {
+		c.fail(reason.New(reason.UncleanShutdown, "%s %s after their Jobs were deleted: the run's namespace going removes them (kubectl delete namespace %s)", left, limit+grace, k.namespace))
+	}
+	k.stopWatch()
+	<-k.watchDone
+}
+
+// waitNoPods waits, until deadline, for no rank pod of the run to be
+// left, and says what is: "" once none is.
+func (k *kubeRanks) waitNoPods(deadline time.Time) string {
+	for {
+		l, err := k.api.List(context.Background(), k.podsPath(), k.selector())
+		if err == nil && len(l.Items) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Sprintf("the rank pods could not be listed (%v)", err)
+			}
+			var names []string
+			for _, p := range l.Items {
+				names = append(names, p.Metadata.Name)
+			}
+			return "rank pods " + strings.Join(names, ", ") + " are left"
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// selector selects every rank pod of the run.
+func (k *kubeRanks) selector() string { return labelToken + "=" + labelSafe(k.token) }

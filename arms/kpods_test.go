@@ -1,0 +1,179 @@
+package arms
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/internal/kubeapi"
+)
+
+// controllerPod is what the API server says of a controller's pod: its
+// run directory's hostPath volume, its service account token's projection.
+const controllerPod = `{"spec": {"hostNetwork": true,
+ "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}]}]}}},
+ "volumes": [{"name": "shared-0", "hostPath": {"path": "/runs", "type": "Directory"}}, {"name": "kube-api-access-x", "projected": {"sources": []}}],
+ "containers": [{"image": "abbench.local/abbench:dev", "imagePullPolicy": "IfNotPresent",
+   "volumeMounts": [{"name": "shared-0", "mountPath": "/runs"}, {"name": "kube-api-access-x", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]}]}}`
+
+func TestRankJobIsIndexedAndCopiesTheControllersPod(t *testing.T) {
+	var own ownPod
+	if err := json.Unmarshal([]byte(controllerPod), &own); err != nil {
+		t.Fatal(err)
+	}
+	job, err := rankJob(&own, rankJobSpec{name: jobName("Ctx_Pipe"), role: "Ctx_Pipe", token: "20260101T000000Z-ab", ranks: 4,
+		argv: []string{"/usr/local/bin/abbench-rank", "--", "--launch", "/runs/x/coord/launch", "Ctx_Pipe"}, dir: "/runs/x",
+		deadline: 90 * time.Second, grace: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(job)
+	var j struct {
+		Metadata struct{ Name string }
+		Spec     struct {
+			Completions, Parallelism, BackoffLimit, ActiveDeadlineSeconds int
+			CompletionMode, PodReplacementPolicy                          string
+			Template                                                      struct {
+				Metadata struct{ Labels map[string]string }
+				Spec     struct {
+					RestartPolicy                                                    string
+					AutomountServiceAccountToken, HostNetwork, ShareProcessNamespace bool
+					TerminationGracePeriodSeconds                                    int
+					Affinity                                                         json.RawMessage
+					Volumes                                                          []struct{ Name string }
+					Containers                                                       []struct {
+						Image, WorkingDir string
+						Command           []string
+						VolumeMounts      []struct{ Name string }
+						Env               []struct{ Name string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &j); err != nil {
+		t.Fatal(err)
+	}
+	s, pod := j.Spec, j.Spec.Template.Spec
+	if j.Metadata.Name != "ctx-pipe" || s.Completions != 4 || s.Parallelism != 4 || s.CompletionMode != "Indexed" || s.BackoffLimit != 0 ||
+		s.PodReplacementPolicy != "Failed" || s.ActiveDeadlineSeconds != 90 {
+		t.Errorf("job %s: %+v", j.Metadata.Name, s)
+	}
+	if pod.RestartPolicy != "Never" || pod.AutomountServiceAccountToken || !pod.HostNetwork || !pod.ShareProcessNamespace ||
+		pod.TerminationGracePeriodSeconds != 2 || !strings.Contains(string(pod.Affinity), `"n2"`) {
+		t.Errorf("pod: %+v", pod)
+	}
+	c := pod.Containers[0]
+	if len(pod.Volumes) != 1 || pod.Volumes[0].Name != "shared-0" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != "shared-0" {
+		t.Errorf("volumes %+v, mounts %+v: want the hostPath one alone, never the token's", pod.Volumes, c.VolumeMounts)
+	}
+	if c.Image != "abbench.local/abbench:dev" || c.WorkingDir != "/runs/x" || strings.Join(c.Command, " ") != "/usr/local/bin/abbench-rank -- --launch /runs/x/coord/launch Ctx_Pipe" {
+		t.Errorf("container: %+v", c)
+	}
+	if len(c.Env) != 3 || c.Env[0].Name != podEnvPod || c.Env[1].Name != podEnvNode {
+		t.Errorf("env %+v: want the pod, node and namespace from the downward API", c.Env)
+	}
+	if l := j.Spec.Template.Metadata.Labels; l[labelToken] != "20260101T000000Z-ab" || l[labelRole] != "Ctx_Pipe" {
+		t.Errorf("labels %v", l)
+	}
+	if _, err := rankJob(&ownPod{}, rankJobSpec{name: "x"}); err == nil {
+		t.Error("a controller pod without a container: no error")
+	}
+}
+
+// podEvent is a rank pod of role's index in one state.
+func podEvent(t *testing.T, role string, index int, js string) *kubeapi.Object {
+	t.Helper()
+	var o kubeapi.Object
+	if err := json.Unmarshal([]byte(js), &o); err != nil {
+		t.Fatal(err)
+	}
+	o.Metadata.Labels = map[string]string{labelRole: role, labelIndex: strconv.Itoa(index)}
+	return &o
+}
+
+// next is the next rank the watch ended.
+func next(t *testing.T, exited <-chan *rankProc) *rankProc {
+	t.Helper()
+	select {
+	case p := <-exited:
+		return p
+	case <-time.After(5 * time.Second):
+		t.Fatal("no rank ended")
+		return nil
+	}
+}
+
+func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
+	exited := make(chan *rankProc, 8)
+	k := &kubeRanks{ranks: map[rankKey]*rankProc{}, exited: exited, startWithin: time.Minute}
+	var ranks []*rankProc
+	for rank := range 4 {
+		p := &rankProc{role: "w", rank: rank, done: make(chan struct{}), pod: &podRank{job: "w", since: time.Now()}}
+		k.ranks[rankKey{"w", rank}] = p
+		ranks = append(ranks, p)
+	}
+	running := `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Running", "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
+	k.observe(podEvent(t, "w", 0, running))
+	if ranks[0].exited() || !ranks[0].pod.running {
+		t.Fatal("a running pod ended its rank")
+	}
+	// Deleted from outside: the kubelet's SIGTERM ends it, and the end says so.
+	k.observe(podEvent(t, "w", 0, `{"metadata": {"name": "w-0-a", "uid": "u0", "deletionTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"nodeName": "n1"},
+	  "status": {"phase": "Running", "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "DeletionByTest"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`))
+	k.observe(podEvent(t, "w", 0, `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "containerStatuses": [{"name": "rank", "state": {"terminated": {"exitCode": 143, "reason": "Error"}}}]}}`))
+	if p := next(t, exited); p != ranks[0] || p.exitCode() != 143 || p.howEnded() != "pod w-0-a on node n1 exited with status 143 (Error); the pod was deleted (DeletionByTest)" {
+		t.Fatalf("rank %d: %d, %q", p.rank, p.exitCode(), p.howEnded())
+	}
+	if ranks[0].cleanStop() {
+		t.Error("a rank ended by SIGTERM before teardown stopped clean")
+	}
+	ranks[0].stopping = true
+	if !ranks[0].cleanStop() {
+		t.Error("a rank teardown's SIGTERM ended did not stop clean")
+	}
+	// Another pod of an index that has its pod is not the rank's.
+	k.observe(podEvent(t, "w", 1, strings.ReplaceAll(strings.ReplaceAll(running, "w-0-a", "w-1-a"), "u0", "u1")))
+	k.observe(podEvent(t, "w", 1, `{"metadata": {"name": "w-1-b", "uid": "other"}, "status": {"phase": "Failed"}}`))
+	if ranks[1].exited() {
+		t.Fatal("another pod of the index ended the rank")
+	}
+	// An image the node cannot have ends the rank at once.
+	k.observe(podEvent(t, "w", 2, `{"metadata": {"name": "w-2-c", "uid": "u2"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Pending",
+	  "containerStatuses": [{"name": "rank", "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "not present"}}}]}}`))
+	if p := next(t, exited); p != ranks[2] || p.exitCode() != -1 || p.howEnded() != "pod w-2-c on node n2 cannot start its container (ErrImageNeverPull: not present)" {
+		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+	// Unscheduled past the start deadline: the scheduler's reason.
+	k.observe(podEvent(t, "w", 3, `{"metadata": {"name": "w-3-d", "uid": "u3"}, "status": {"phase": "Pending",
+	  "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/2 nodes are available"}]}}`))
+	k.checkStart(time.Now())
+	if len(exited) != 0 {
+		t.Fatal("a pending pod ended its rank within the start deadline")
+	}
+	k.checkStart(time.Now().Add(2 * time.Minute))
+	if p := next(t, exited); p != ranks[3] || p.howEnded() != "pod w-3-d did not start within 1m0s (unscheduled: Unschedulable: 0/2 nodes are available)" {
+		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+	// Its node lost: the node controller marks the running pod not Ready.
+	p4 := &rankProc{role: "w", rank: 4, done: make(chan struct{}), pod: &podRank{job: "w", since: time.Now()}}
+	k.ranks[rankKey{"w", 4}] = p4
+	lost := `{"metadata": {"name": "w-4-e", "uid": "u4"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Running",
+	  "conditions": [{"type": "Ready", "status": "%s"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
+	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "True")))
+	if p4.exited() {
+		t.Fatal("a Ready pod's node counted lost")
+	}
+	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "False")))
+	if p := next(t, exited); p != p4 || p.howEnded() != "pod w-4-e on node n2 lost its node (Ready False)" {
+		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+	// A pod gone without its end seen.
+	k.sweep(func(pr *podRank) bool { return pr.uid == "u1" }, "is gone before its container's end was seen")
+	if p := next(t, exited); p != ranks[1] || p.cleanStop() || p.howEnded() != "pod w-1-a on node n1 is gone before its container's end was seen" {
+		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+}
