@@ -3,8 +3,9 @@ package machine
 import (
 	"encoding/json"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // cudaRuntime is the CUDA toolkit where the facts are collected: the
@@ -29,7 +30,7 @@ func cudaRuntime(getenv func(string) string, versionJSON string) string {
 	return doc.CUDA.Version
 }
 
-var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestPattern = lazyregexp.New(`^sha256:[0-9a-f]{64}$`)
 
 // imageDigest is the image's digest: the one its reference pins
 // (REPO@sha256:...), else the one the launcher gave (ABBENCH_IMAGE_DIGEST,
@@ -47,7 +48,7 @@ func imageDigest(image, given string) string {
 	return ""
 }
 
-var ncclVersionLine = regexp.MustCompile(`NCCL version ([0-9][0-9A-Za-z.+_-]*)`)
+var ncclVersionLine = lazyregexp.New(`NCCL version ([0-9][0-9A-Za-z.+_-]*)`)
 
 // NCCLVersion is the NCCL version a rank's log reports (NCCL prints
 // "NCCL INFO NCCL version 2.28.9+cuda13.0" under NCCL_DEBUG=INFO or

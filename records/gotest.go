@@ -2,8 +2,9 @@ package records
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // goTestRun is what the lines of `go test` around the benchmark lines say
@@ -22,7 +23,7 @@ type goTestRun struct {
 
 const maxGoTestFailures = 5
 
-var exitStatus = regexp.MustCompile(`^exit status \d+$`)
+var exitStatus = lazyregexp.New(`^exit status \d+$`)
 
 func goTestOutcome(data []byte) goTestRun {
 	var run goTestRun

@@ -1,9 +1,10 @@
 package records
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // memtier_benchmark's console output (1.x: one Latency column):
@@ -25,13 +26,13 @@ import (
 // RESULTS and AGGREGATED AVERAGE RESULTS (N runs) instead of ALL STATS:
 // the scenario names its table with throughput.result.
 var (
-	memtierSetting = regexp.MustCompile(`^(\d+)\s+(Threads|Connections per thread|Requests per client|Seconds)\s*$`)
-	memtierTitle   = regexp.MustCompile(`^(ALL STATS|BEST RUN RESULTS|WORST RUN RESULTS|AGGREGATED AVERAGE RESULTS \(\d+ runs\))\s*$`)
+	memtierSetting = lazyregexp.New(`^(\d+)\s+(Threads|Connections per thread|Requests per client|Seconds)\s*$`)
+	memtierTitle   = lazyregexp.New(`^(ALL STATS|BEST RUN RESULTS|WORST RUN RESULTS|AGGREGATED AVERAGE RESULTS \(\d+ runs\))\s*$`)
 	// What memtier writes to standard error, when the record captured it
 	// (2>&1): each error reply, and a connection it lost.
-	memtierErrorReply = regexp.MustCompile(`^server \S+ handle error response: `)
+	memtierErrorReply = lazyregexp.New(`^server \S+ handle error response: `)
 	memtierDropped    = "connection dropped."
-	memtierColumns    = regexp.MustCompile(`\s{2,}`)
+	memtierColumns    = lazyregexp.New(`\s{2,}`)
 )
 
 // memtierTable is one of the output's statistics tables.

@@ -2,9 +2,10 @@ package records
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // parseMLPerf reads MLPerf LoadGen's record of a performance run: its
@@ -39,12 +40,12 @@ func (r *Record) parseMLPerf(data []byte, _ Spec) {
 }
 
 var (
-	mlperfOldDetailLine  = regexp.MustCompile(`(?m)^"pid": \d+, "tid": \d+, "ts": \d+ns : `)
-	mlperfOldDetailError = regexp.MustCompile(`(?m)^"pid": \d+, "tid": \d+, "ts": \d+ns : ERROR : (.*)$`)
-	mlperfSummaryLine    = regexp.MustCompile(`^\s*(?:\* )?([^:]*?)\s*:\s*([-+0-9.eE]+)\s*$`)
-	mlperfCheckLine      = regexp.MustCompile(`^\s*(Performance constraints|Min duration|Min queries|Early stopping) satisfied\s*:\s*(\S*)\s*$`)
-	mlperfErrorsLine     = regexp.MustCompile(`^(No|\d+) (?:errors|ERRORS?) encountered`)
-	mlperfEarlyStopping  = regexp.MustCompile(`^(?:(TTFT|TPOT) )?Early Stopping Result:\s*$`)
+	mlperfOldDetailLine  = lazyregexp.New(`(?m)^"pid": \d+, "tid": \d+, "ts": \d+ns : `)
+	mlperfOldDetailError = lazyregexp.New(`(?m)^"pid": \d+, "tid": \d+, "ts": \d+ns : ERROR : (.*)$`)
+	mlperfSummaryLine    = lazyregexp.New(`^\s*(?:\* )?([^:]*?)\s*:\s*([-+0-9.eE]+)\s*$`)
+	mlperfCheckLine      = lazyregexp.New(`^\s*(Performance constraints|Min duration|Min queries|Early stopping) satisfied\s*:\s*(\S*)\s*$`)
+	mlperfErrorsLine     = lazyregexp.New(`^(No|\d+) (?:errors|ERRORS?) encountered`)
+	mlperfEarlyStopping  = lazyregexp.New(`^(?:(TTFT|TPOT) )?Early Stopping Result:\s*$`)
 )
 
 // mlperfErrors says LoadGen's errors, in its words ("1 ERROR

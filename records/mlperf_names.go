@@ -1,9 +1,10 @@
 package records
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // mlperfName turns one of LoadGen's labels (a summary line's, lowercased)
@@ -14,14 +15,14 @@ import (
 // mean, and {q} "query_" in a MultiStream run, whose latencies LoadGen
 // gives per query (of several samples) rather than per sample.
 type mlperfName struct {
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 	name string
 }
 
 func mlperfNames(pairs ...string) []mlperfName {
 	names := make([]mlperfName, 0, len(pairs)/2)
 	for i := 0; i+1 < len(pairs); i += 2 {
-		names = append(names, mlperfName{regexp.MustCompile(pairs[i]), pairs[i+1]})
+		names = append(names, mlperfName{lazyregexp.New(pairs[i]), pairs[i+1]})
 	}
 	return names
 }
@@ -62,7 +63,7 @@ var (
 	)
 	// The early stopping estimates are in the text LoadGen prints (the
 	// detail log holds the same text on one line).
-	mlperfEstimate = regexp.MustCompile(`Early stopping ([0-9.]+)th percentile estimate: ([0-9]+)`)
+	mlperfEstimate = lazyregexp.New(`Early stopping ([0-9.]+)th percentile estimate: ([0-9]+)`)
 )
 
 // mlperfMetricName names a label or key by the first rule that matches

@@ -2,17 +2,18 @@ package records
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 var (
-	ncclOutOfBounds = regexp.MustCompile(`^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)`)
-	ncclAvgBusBW    = regexp.MustCompile(`^#\s*Avg bus bandwidth\s*:\s*(\S+)`)
+	ncclOutOfBounds = lazyregexp.New(`^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)`)
+	ncclAvgBusBW    = lazyregexp.New(`^#\s*Avg bus bandwidth\s*:\s*(\S+)`)
 	// ncclFailure is the line nccl-tests prints when an NCCL or CUDA call
 	// fails, before it aborts.
-	ncclFailure = regexp.MustCompile(`Test (NCCL |CUDA )?failure`)
+	ncclFailure = lazyregexp.New(`Test (NCCL |CUDA )?failure`)
 )
 
 // ncclRun is what one nccl-tests run printed.

@@ -2,23 +2,24 @@ package records
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 var (
-	pgbenchBanner    = regexp.MustCompile(`(?m)^pgbench \(`)
-	pgbenchProcessed = regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)(?:/(\d+))?\s*$`)
-	pgbenchFailed    = regexp.MustCompile(`(?m)^number of failed transactions: (\d+)`)
-	pgbenchSkipped   = regexp.MustCompile(`(?m)^number of transactions skipped: (\d+)`)
-	pgbenchTPS       = regexp.MustCompile(`(?m)^tps = ([0-9.eE+-]+) \((?:without initial connection time|excluding connections establishing)\)`)
-	pgbenchLatency   = regexp.MustCompile(`(?m)^latency average = ([0-9.eE+-]+) ms`)
-	pgbenchConnect   = regexp.MustCompile(`(?m)^initial connection time = ([0-9.eE+-]+) ms`)
+	pgbenchBanner    = lazyregexp.New(`(?m)^pgbench \(`)
+	pgbenchProcessed = lazyregexp.New(`(?m)^number of transactions actually processed: (\d+)(?:/(\d+))?\s*$`)
+	pgbenchFailed    = lazyregexp.New(`(?m)^number of failed transactions: (\d+)`)
+	pgbenchSkipped   = lazyregexp.New(`(?m)^number of transactions skipped: (\d+)`)
+	pgbenchTPS       = lazyregexp.New(`(?m)^tps = ([0-9.eE+-]+) \((?:without initial connection time|excluding connections establishing)\)`)
+	pgbenchLatency   = lazyregexp.New(`(?m)^latency average = ([0-9.eE+-]+) ms`)
+	pgbenchConnect   = lazyregexp.New(`(?m)^initial connection time = ([0-9.eE+-]+) ms`)
 	// A client that aborted, and why: "client 114 script 0 aborted in
 	// command 0 query 0: ERROR: ..." or "client 38 aborted in command 0
 	// (SQL) of script 0; perhaps the backend died while processing".
-	pgbenchClientAborted = regexp.MustCompile(`client \d+ (?:script \d+ )?aborted in command \d+(?: query \d+)?(?: \(\w+\) of script \d+)?[:;]\s*(.*)$`)
+	pgbenchClientAborted = lazyregexp.New(`client \d+ (?:script \d+ )?aborted in command \d+(?: query \d+)?(?: \(\w+\) of script \d+)?[:;]\s*(.*)$`)
 )
 
 const pgbenchRunAborted = "Run was aborted; the above results are incomplete"
@@ -61,7 +62,7 @@ func (r *Record) parsePgbench(data []byte, spec Spec) {
 		r.problem("%s transactions skipped (later than --latency-limit under --rate): never run", m[1])
 	}
 	for _, metric := range []struct {
-		re   *regexp.Regexp
+		re   *lazyregexp.Regexp
 		name string
 	}{{pgbenchTPS, "transactions_per_second"}, {pgbenchLatency, "mean_latency_ms"}, {pgbenchConnect, "initial_connection_time_ms"}} {
 		if m := metric.re.FindStringSubmatch(run); m != nil {

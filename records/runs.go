@@ -1,9 +1,10 @@
 package records
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // consoleRuns splits a console log that several runs appended to into
@@ -11,7 +12,7 @@ import (
 // tool prints first) and is one if it holds marker; text before the
 // first banner, and a banner's output without marker (a prepare step),
 // is no run's. A log without a banner is one run.
-func consoleRuns(text string, banner *regexp.Regexp, marker string) []string {
+func consoleRuns(text string, banner *lazyregexp.Regexp, marker string) []string {
 	starts := banner.FindAllStringIndex(text, -1)
 	if len(starts) == 0 {
 		return []string{text}

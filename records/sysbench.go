@@ -1,21 +1,22 @@
 package records
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 var (
-	sysbenchBanner = regexp.MustCompile(`(?m)^sysbench \d`)
+	sysbenchBanner = lazyregexp.New(`(?m)^sysbench \d`)
 	// "transactions:   276702 (1528.57 per sec.)", and the same of queries
 	// (1.x) and read/write requests (0.5).
-	sysbenchRate       = regexp.MustCompile(`(?m)^\s*(transactions|queries|read/write requests):\s+(\d+)\s+\(([0-9.]+) per sec\.\)`)
-	sysbenchTime       = regexp.MustCompile(`(?m)^\s*total time:\s+([0-9.]+)s\s*$`)
-	sysbenchLatency    = regexp.MustCompile(`(?m)^[ \t]*(?:Latency \(ms\)|response time):[ \t]*$`)
-	sysbenchStat       = regexp.MustCompile(`^\s*(min|avg|max|sum|(?:approx\.\s+)?(\d+(?:\.\d+)?)(?:th)? percentile):\s+([0-9.]+)(?:ms)?\s*$`)
-	sysbenchFatal      = regexp.MustCompile(`(?m)^FATAL: (.*)$`)
-	sysbenchUnfinished = regexp.MustCompile(`(?m)^Number of unfinished transactions on forced shutdown: (\d+)`)
+	sysbenchRate       = lazyregexp.New(`(?m)^\s*(transactions|queries|read/write requests):\s+(\d+)\s+\(([0-9.]+) per sec\.\)`)
+	sysbenchTime       = lazyregexp.New(`(?m)^\s*total time:\s+([0-9.]+)s\s*$`)
+	sysbenchLatency    = lazyregexp.New(`(?m)^[ \t]*(?:Latency \(ms\)|response time):[ \t]*$`)
+	sysbenchStat       = lazyregexp.New(`^\s*(min|avg|max|sum|(?:approx\.\s+)?(\d+(?:\.\d+)?)(?:th)? percentile):\s+([0-9.]+)(?:ms)?\s*$`)
+	sysbenchFatal      = lazyregexp.New(`(?m)^FATAL: (.*)$`)
+	sysbenchUnfinished = lazyregexp.New(`(?m)^Number of unfinished transactions on forced shutdown: (\d+)`)
 )
 
 // sysbenchRunMarker opens the output of every run (not of prepare or

@@ -1,9 +1,10 @@
 package records
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // wrk's summary, as wrk 4 prints it (the Latency Distribution block only
@@ -22,13 +23,13 @@ import (
 //	Requests/sec:  48268.48
 //	Transfer/sec:     16.85MB
 var (
-	wrkRequests   = regexp.MustCompile(`^\s*(\d+) requests in ([0-9.]+)(us|ms|s|m|h), ([0-9.]+)([KMGTP]?)B read\s*$`)
-	wrkSocket     = regexp.MustCompile(`^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)\s*$`)
-	wrkStatus     = regexp.MustCompile(`^\s*Non-2xx or 3xx responses: (\d+)\s*$`)
-	wrkRate       = regexp.MustCompile(`^\s*Requests/sec:\s*([0-9.]+)\s*$`)
-	wrkTransfer   = regexp.MustCompile(`^\s*Transfer/sec:\s*([0-9.]+)([KMGTP]?)B\s*$`)
-	wrkLatency    = regexp.MustCompile(`^\s*Latency\s+([0-9.]+)(us|ms|s|m|h)\s+[0-9.]+(?:us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)\s+[0-9.]+%\s*$`)
-	wrkPercentile = regexp.MustCompile(`^\s*([0-9.]+)%\s+([0-9.]+)(us|ms|s|m|h)\s*$`)
+	wrkRequests   = lazyregexp.New(`^\s*(\d+) requests in ([0-9.]+)(us|ms|s|m|h), ([0-9.]+)([KMGTP]?)B read\s*$`)
+	wrkSocket     = lazyregexp.New(`^\s*Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)\s*$`)
+	wrkStatus     = lazyregexp.New(`^\s*Non-2xx or 3xx responses: (\d+)\s*$`)
+	wrkRate       = lazyregexp.New(`^\s*Requests/sec:\s*([0-9.]+)\s*$`)
+	wrkTransfer   = lazyregexp.New(`^\s*Transfer/sec:\s*([0-9.]+)([KMGTP]?)B\s*$`)
+	wrkLatency    = lazyregexp.New(`^\s*Latency\s+([0-9.]+)(us|ms|s|m|h)\s+[0-9.]+(?:us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)\s+[0-9.]+%\s*$`)
+	wrkPercentile = lazyregexp.New(`^\s*([0-9.]+)%\s+([0-9.]+)(us|ms|s|m|h)\s*$`)
 )
 
 // wrkMillis are wrk's time units in milliseconds (it prints us and ms
@@ -106,11 +107,11 @@ func wrkNumber(s string) float64 {
 
 // lineMatch is the first pattern of a list a line matches, and its groups.
 type lineMatch struct {
-	re     *regexp.Regexp
+	re     *lazyregexp.Regexp
 	groups []string
 }
 
-func matchAny(line string, res ...*regexp.Regexp) lineMatch {
+func matchAny(line string, res ...*lazyregexp.Regexp) lineMatch {
 	for _, re := range res {
 		if m := re.FindStringSubmatch(line); m != nil {
 			return lineMatch{re, m}

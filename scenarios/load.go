@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/lazyregexp"
 	"github.com/abbench/abbench/internal/readonly"
 )
 
@@ -106,7 +106,7 @@ func checkSingleDocument(data []byte) error {
 	}
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = lazyregexp.New(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // yamlErrors turns yaml.v3's messages into FILE:LINE: errors a person can
 // act on, naming the keys that are allowed where an unknown one was found.
@@ -132,7 +132,7 @@ func yamlErrors(file string, err error) error {
 }
 
 var (
-	unknownField = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+	unknownField = lazyregexp.New(`^field (\S+) not found in type scenarios\.(\w+)$`)
 	typeNames    = map[string]reflect.Type{
 		"Scenario": reflect.TypeFor[Scenario](), "Arm": reflect.TypeFor[Arm](), "Workload": reflect.TypeFor[Workload](),
 		"Role": reflect.TypeFor[Role](), "Probe": reflect.TypeFor[Probe](), "Rule": reflect.TypeFor[Rule](),
@@ -142,7 +142,7 @@ var (
 		"Launcher": reflect.TypeFor[Launcher](), "LocalOptions": reflect.TypeFor[LocalOptions](),
 		"SlurmOptions": reflect.TypeFor[SlurmOptions](), "KubernetesOptions": reflect.TypeFor[KubernetesOptions](),
 	}
-	cannotUnmarshal = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
+	cannotUnmarshal = lazyregexp.New(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )
 
 func friendlyYAML(msg string) string {

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/lazyregexp"
 	"github.com/abbench/abbench/internal/redact"
 )
 
@@ -19,8 +20,8 @@ import (
 const MaxRanks = 4096
 
 var (
-	namePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
-	envKeyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	namePattern   = lazyregexp.New(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	envKeyPattern = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 type validator struct {

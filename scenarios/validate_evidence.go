@@ -3,10 +3,10 @@ package scenarios
 import (
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/abbench/abbench/internal/lazyregexp"
 	"github.com/abbench/abbench/records"
 )
 
@@ -35,7 +35,7 @@ func (v *validator) evidenceFile(path []any, text string, wholeRun bool) {
 }
 
 // perRank matches the template fields that have a value per rank only.
-var perRank = regexp.MustCompile(`\{\{[^}]*\.(Rank|Ranks|Role|Host)\b`)
+var perRank = lazyregexp.New(`\{\{[^}]*\.(Rank|Ranks|Role|Host)\b`)
 
 // runTemplate checks a template that is expanded once for the whole run:
 // fields of one rank have no value there.

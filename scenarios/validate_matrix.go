@@ -2,10 +2,11 @@ package scenarios
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // MaxCells bounds a matrix's cells: each cell is a campaign's worth of
@@ -13,7 +14,7 @@ import (
 const MaxCells = 64
 
 // axisPattern is an axis name a template can reach as {{.Matrix.NAME}}.
-var axisPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+var axisPattern = lazyregexp.New(`^[a-z][a-z0-9_]{0,62}$`)
 
 // workloadAxes are the workload keys an axis may name: the cell's value
 // sets the key in the cell's workload, parsed as the key is.

@@ -2,13 +2,14 @@ package scenarios
 
 import (
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // userPattern is a POSIX-portable user name, as useradd accepts it.
-var userPattern = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+var userPattern = lazyregexp.New(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 func (v *validator) roles() {
 	s := v.s

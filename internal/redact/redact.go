@@ -12,9 +12,10 @@
 package redact
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/internal/lazyregexp"
 )
 
 // Placeholder replaces a secret value.
@@ -27,7 +28,7 @@ var (
 	// the list of arm keys.
 	notSecret = []string{"ABBENCH_TOKEN", "ABBENCH_ARM_KEYS", "PWD", "OLDPWD"}
 	// urlPassword matches the password of scheme://user:password@host.
-	urlPassword = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]*:)([^@\s/]+)@`)
+	urlPassword = lazyregexp.New(`([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]*:)([^@\s/]+)@`)
 )
 
 // Secret reports whether the variable name holds a secret.

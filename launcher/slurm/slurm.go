@@ -16,13 +16,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/abbench/abbench/internal/lazyregexp"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -129,7 +129,7 @@ func (l *Launcher) Script(spec launcher.Spec, marker string) string {
 	return b.String()
 }
 
-var jobID = regexp.MustCompile(`^(\d+)`)
+var jobID = lazyregexp.New(`^(\d+)`)
 
 // settle is how long an ending state must hold before a job counts as ended.
 const settle = time.Second
