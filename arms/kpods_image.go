@@ -1,6 +1,9 @@
 package arms
 
 import (
+	"context"
+	"net/url"
+
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/reason"
 )
@@ -22,6 +25,19 @@ func (o *ownPod) imageID() string {
 		}
 	}
 	return ""
+}
+
+// readOwnImage reads the controller's own pod again while its status
+// names no image digest: the kubelet posts a container's status after
+// starting it, so the read at the controller's start may be too early.
+func (k *kubeRanks) readOwnImage() {
+	if k.own.imageID() != "" || k.api == nil {
+		return
+	}
+	var again ownPod
+	if err := k.api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(k.own.Metadata.Name), &again); err == nil {
+		k.own.Status = again.Status
+	}
 }
 
 // seeContainer records what the kubelet reports of the rank's container:
@@ -62,6 +78,7 @@ func (p *rankProc) podImage() string {
 // reported: the ranks would not all have run the system under test. It
 // runs once the watch has ended.
 func (c *controller) checkPodImages() {
+	c.kube.readOwnImage()
 	own := c.kube.own.imageID()
 	for _, p := range c.procs {
 		pr := p.pod
