@@ -173,6 +173,7 @@ func (c *controller) stopJobs(grace, limit time.Duration) {
 	}
 	k.stopWatch()
 	<-k.watchDone
+	c.checkPodImages()
 }
 
 // waitNoPods waits, until deadline, for no rank pod of the run to be

@@ -28,18 +28,28 @@ const (
 type object = map[string]any
 
 // ownPod is what a rank pod copies of the controller's pod: its image,
-// its hostPath volumes and their mounts, its node affinity and its network.
+// its hostPath volumes and their mounts, its node affinity and its
+// network; and the image digest its container runs.
 type ownPod struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
 	Spec struct {
 		HostNetwork bool              `json:"hostNetwork"`
 		Affinity    json.RawMessage   `json:"affinity"`
 		Volumes     []json.RawMessage `json:"volumes"`
 		Containers  []struct {
+			Name            string            `json:"name"`
 			Image           string            `json:"image"`
 			ImagePullPolicy string            `json:"imagePullPolicy"`
 			VolumeMounts    []json.RawMessage `json:"volumeMounts"`
 		} `json:"containers"`
 	} `json:"spec"`
+	// Status is read for the image the controller's container runs by
+	// digest: every rank pod must run the same.
+	Status struct {
+		ContainerStatuses []kubeapi.ContainerStatus `json:"containerStatuses"`
+	} `json:"status"`
 }
 
 // rankJobSpec is what one role's Job is made of.

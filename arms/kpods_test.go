@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/kubeapi"
+	"github.com/abbench/abbench/reason"
 )
 
 // controllerPod is what the API server says of a controller's pod: its
@@ -175,5 +176,56 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	k.sweep(func(pr *podRank) bool { return pr.uid == "u1" }, "is gone before its container's end was seen")
 	if p := next(t, exited); p != ranks[1] || p.cleanStop() || p.howEnded() != "pod w-1-a on node n1 is gone before its container's end was seen" {
 		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+	}
+}
+
+// Each rank pod's image by digest is recorded with the rank, and a rank
+// pod that ran another image than the controller's own pod, or whose
+// kubelet reported none, censors the run naming the pod and both digests.
+func TestRankPodsRunTheControllersImage(t *testing.T) {
+	const own, other = "abbench.local/abbench@sha256:aaaa", "abbench.local/abbench@sha256:bbbb"
+	c := unitController(t, unitScenario)
+	exited := make(chan *rankProc, 8)
+	c.kube = &kubeRanks{namespace: "abbench-x", own: &ownPod{}, ranks: map[rankKey]*rankProc{}, exited: exited, startWithin: time.Minute}
+	if err := json.Unmarshal([]byte(`{"metadata": {"name": "run-7xk2p"}, "spec": {"containers": [{"name": "controller"}]},
+	  "status": {"containerStatuses": [{"name": "sidecar", "imageID": "x@sha256:cccc"}, {"name": "controller", "imageID": "`+own+`"}]}}`), c.kube.own); err != nil {
+		t.Fatal(err)
+	}
+	pod := `{"metadata": {"name": "server-%d-a", "uid": "u%d"}, "spec": {"nodeName": "n%d"}, "status": {"phase": "Running",
+	  "containerStatuses": [{"name": "rank", "imageID": "%s", "state": {%s}}]}}`
+	for rank, image := range []string{own, other, "", own} {
+		p := addRank(t, c, "server", rank, "")
+		p.done, p.pod = make(chan struct{}), &podRank{job: "server", since: time.Now()}
+		c.kube.ranks[rankKey{"server", rank}] = p
+		state := `"running": {}`
+		if rank == 3 { // never started: censored for that, not for its image
+			state = `"waiting": {"reason": "ContainerCreating"}`
+			image = other
+		}
+		c.kube.observe(podEvent(t, "server", rank, fmt.Sprintf(pod, rank, rank, rank, image, state)))
+	}
+	c.writeStatus()
+	if got := c.status.Ranks[0].ImageID + " " + c.status.Ranks[1].ImageID; got != own+" "+other {
+		t.Errorf("the ranks' statuses record images %q", got)
+	}
+	c.checkPodImages()
+	var details []string
+	for _, r := range c.status.Reasons {
+		if r.Code != reason.ImageMismatch {
+			t.Errorf("reason %s, want %s", r.Code, reason.ImageMismatch)
+		}
+		details = append(details, r.Detail)
+	}
+	if len(details) != 2 || details[0] != "server rank 1: pod server-1-a on node n1 ran image "+other+", but the controller's pod run-7xk2p ran "+own+
+		": the image's name resolved to another image there (pin the image by digest, or load the same image on every node)" ||
+		!strings.Contains(details[1], "server rank 2: pod server-2-a on node n2 ran, but its kubelet reported no image digest") {
+		t.Fatalf("reasons %q", details)
+	}
+	// The controller's own digest unknown: nothing can be held to it.
+	c.status.Reasons = nil
+	c.kube.own.Status.ContainerStatuses = nil
+	c.checkPodImages()
+	if len(c.status.Reasons) != 1 || !strings.Contains(c.status.Reasons[0].Detail, "the controller's own pod run-7xk2p reports no image digest") {
+		t.Fatalf("reasons %v", c.status.Reasons)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/abbench/abbench/internal/kubeapi"
@@ -26,6 +27,12 @@ type podRank struct {
 	pending         string // why it did not run yet, when it last did not
 	code            int    // the container's exit status, -1 when it has none
 	how             string // how it ended, naming the pod and its node
+	// started says its container was seen running, or ended after it
+	// started; image is the image it ran by digest (the kubelet's
+	// imageID), once reported: the status's writes read it while the
+	// watch runs.
+	started bool
+	image   atomic.Pointer[string]
 }
 
 // where names the pod and, once scheduled, its node.
@@ -127,6 +134,7 @@ func (k *kubeRanks) observe(o *kubeapi.Object) {
 		}
 	}
 	cs := o.Container(rankContainer)
+	pr.seeContainer(cs)
 	switch {
 	case cs != nil && cs.State.Terminated != nil:
 		t := cs.State.Terminated

@@ -22,7 +22,7 @@ func (c *controller) writeStatus() {
 	}
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
-		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited()}
+		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited(), ImageID: p.podImage()}
 		if p.cmd != nil && p.cmd.Process != nil {
 			rs.PID = p.cmd.Process.Pid
 		}

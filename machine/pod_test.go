@@ -3,6 +3,7 @@ package machine
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -84,5 +85,46 @@ func TestPodRedacted(t *testing.T) {
 	}
 	if !strings.Contains(p.Labels["registry"], "pw-5150") {
 		t.Fatal("Redacted changed the original's labels")
+	}
+}
+
+// withNodes is p with the facts of its own node and of node2, whose
+// kubelet is kubelet2, as the launcher writes them.
+func withNodes(p Pod, kubelet2 string) Pod {
+	n2 := Node{NodeInfo: maps.Clone(p.NodeInfo)}
+	n2.NodeInfo["kubeletVersion"], n2.NodeInfo["machineID"], n2.NodeInfo["bootID"] = kubelet2, "m2", "b2"
+	p.Nodes = map[string]Node{p.Node: {NodeInfo: p.NodeInfo, Capacity: p.Capacity, Labels: p.Labels}, "abk-node2": n2}
+	return p
+}
+
+// Every node of the run is held: another kubelet on a rank's node is
+// among the soft items; which rank ran on which node, and the nodes'
+// ids, are not; a node whose object could not be read is said.
+func TestPodSoftItemsHoldEveryNode(t *testing.T) {
+	p, _ := readPod(t)
+	alike := withNodes(p, "v1.34.4")
+	if !slices.Equal(alike.SoftItems(), p.SoftItems()) {
+		t.Errorf("a rank node alike but for its ids: %q, want %q", alike.SoftItems(), p.SoftItems())
+	}
+	other := withNodes(p, "v1.35.0")
+	if got := strings.Join(other.SoftItems(), ", "); !strings.Contains(got, "kubelet v1.34.4, kubelet v1.35.0") {
+		t.Errorf("a rank node with another kubelet: %s", got)
+	}
+	swapped := other
+	swapped.Node, swapped.NodeInfo = "abk-node2", other.Nodes["abk-node2"].NodeInfo
+	if !slices.Equal(swapped.SoftItems(), other.SoftItems()) {
+		t.Errorf("the controller on the other node: %q, want %q", swapped.SoftItems(), other.SoftItems())
+	}
+	unread := withNodes(p, "v1.34.4")
+	unread.Nodes["abk-node3"] = Node{}
+	if got := strings.Join(unread.SoftItems(), ", "); !strings.Contains(got, "node facts unknown") {
+		t.Errorf("a node not read: %s", got)
+	}
+	if d := other.Describe(); !strings.Contains(d, "on node abk-node1 (ranks also on abk-node2): ") || strings.Contains(d, "m2") {
+		t.Errorf("describe %q", d)
+	}
+	other.Nodes["abk-node2"] = Node{Labels: map[string]string{"registry": "https://u:pw-5150@reg"}}
+	if data, _ := json.Marshal(other.Redacted()); strings.Contains(string(data), "pw-5150") {
+		t.Errorf("a rank node's labels keep a password: %s", data)
 	}
 }

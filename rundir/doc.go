@@ -30,9 +30,11 @@
 //	    controller.log          the abbench arm controller's own output
 //	    job.sbatch, job_id      (Slurm) the batch script and the job's id
 //	    slurm-JOB.out           (Slurm) the batch job's output
-//	    kube-pod.json           (Kubernetes) the pod, its node's facts and its
-//	                            image by digest (machine.Pod), written by the
-//	                            launcher once the pod's container runs
+//	    kube-pod.json           (Kubernetes) the pod, its node's facts, its
+//	                            image by digest and every node's facts of the
+//	                            run's pods (machine.Pod), written by the
+//	                            launcher once the pod's container runs, again
+//	                            when a pod appears on another node
 //
 // abbench arm --out DIR (one arm in the current allocation):
 //

@@ -103,6 +103,9 @@ type RankStatus struct {
 	ExitCode int    `json:"exit_code"`
 	Killed   bool   `json:"killed"`
 	Exited   bool   `json:"exited"`
+	// ImageID is the image a rank pod ran by digest (--ranks kubernetes),
+	// as its kubelet reported it.
+	ImageID string `json:"image_id,omitempty"`
 }
 
 // Offset is a log's byte offset recorded before the measured phase
@@ -126,7 +129,8 @@ type Registration struct {
 	// ArmEnv maps each arm key to its value exactly as the process received
 	// it, or null when the process did not receive it.
 	ArmEnv map[string]*string `json:"arm_env"`
-	// Scheduler holds allocation details (for example SLURM_JOB_ID) when set.
+	// Scheduler holds allocation details (for example SLURM_JOB_ID, or a
+	// rank pod's SchedulerKubernetesNode) when set.
 	Scheduler map[string]string `json:"scheduler,omitempty"`
 	Command   []string          `json:"command"`
 	// User is the user the rank runs as when its role names one (the
@@ -136,6 +140,10 @@ type Registration struct {
 	// the arms are builds.
 	ExeSHA256 string `json:"exe_sha256,omitempty"`
 }
+
+// SchedulerKubernetesNode is the Registration.Scheduler key of the node a
+// rank's pod ran on, under Kubernetes (the downward API's spec.nodeName).
+const SchedulerKubernetesNode = "ABBENCH_KUBERNETES_NODE"
 
 // Launch is what a rank started by srun needs, written by the controller
 // into the token namespace (mode 0600, removed at teardown): one srun step

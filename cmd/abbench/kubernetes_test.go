@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,9 @@ func kubectl(t *testing.T, args ...string) string {
 // TestKubernetesQuickstart runs the quickstart campaign with every run a
 // Job of its own and every rank a pod of its role's Job: accepted, every
 // rank registered from a pod of its own in its run's namespace (never
-// the controller's), and no pod or namespace of the campaign left
-// afterwards.
+// the controller's), the bundle carrying the facts of every node a rank
+// registered from, every rank pod's image the controller pod's by
+// digest, and no pod or namespace of the campaign left afterwards.
 func TestKubernetesQuickstart(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -48,39 +50,13 @@ func TestKubernetesQuickstart(t *testing.T) {
 	var namespaces []string
 	for _, run := range []string{"1-async", "2-blocking"} {
 		facts := readPodFacts(t, filepath.Join(out, "runs", run))
-		regs, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", "coord", "ranks", "*.json"))
-		if len(regs) == 0 {
-			t.Fatalf("run %s: no registration", run)
-		}
-		pods := map[string]string{}
-		for _, path := range regs {
-			var reg rundir.Registration
-			if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &reg) != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			pod, rank := reg.Scheduler["ABBENCH_KUBERNETES_POD"], rundir.RankName(reg.Role, reg.Rank)
-			if pod == "" || pod == facts.Pod || reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"] != facts.Namespace || reg.Scheduler["ABBENCH_KUBERNETES_NODE"] == "" {
-				t.Errorf("%s registered from pod %q, not a rank pod of its own in %s (the controller's is %s): %v", rank, pod, facts.Namespace, facts.Pod, reg.Scheduler)
-			}
-			if other, ok := pods[pod]; ok {
-				t.Errorf("%s and %s registered from the same pod %s", other, rank, pod)
-			}
-			pods[pod] = rank
-		}
+		nodes := rankNodes(t, filepath.Join(out, "runs", run), facts)
 		namespaces = append(namespaces, facts.Namespace)
 		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
 			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
 		}
-		// The bundle carries them, of the namespace its token names.
-		bundles, _ := filepath.Glob(filepath.Join(out, "runs", run, "*", rundir.BundleDir))
-		for _, b := range bundles {
-			if prov, err := bundle.ReadProvenance(b); err != nil || prov == nil || prov.Pod == nil || prov.Pod.Namespace != facts.Namespace || rundir.KubernetesNamespace(prov.Token) != facts.Namespace {
-				t.Errorf("run %s: bundle %s does not carry the pod facts of namespace %s: %+v (%v)", run, b, facts.Namespace, prov, err)
-			}
-		}
-		if len(bundles) == 0 {
-			t.Errorf("run %s: no bundle", run)
-		}
+		assertBundlesCarryNodes(t, filepath.Join(out, "runs", run), facts, nodes)
+		assertRankImages(t, filepath.Join(out, "runs", run), facts.ImageID)
 		// Other tests' runs may have pods now: look in this run's namespace only.
 		if left := kubectl(t, "get", "pods", "-n", facts.Namespace, "-o", "name"); strings.TrimSpace(left) != "" {
 			t.Errorf("run %s: pods left: %s", run, left)
@@ -92,6 +68,80 @@ func TestKubernetesQuickstart(t *testing.T) {
 	for _, line := range strings.Split(kubectl(t, "get", "pods", "-A", "--no-headers"), "\n") {
 		if ns, _, _ := strings.Cut(line, " "); slices.Contains(namespaces, ns) {
 			t.Errorf("a pod of the campaign is left: %s", line)
+		}
+	}
+}
+
+// rankNodes are the nodes the ranks of run registered from, each rank
+// from a pod of its own (never the controller's) in the run's namespace.
+func rankNodes(t *testing.T, run string, facts kubernetes.PodFacts) map[string]bool {
+	t.Helper()
+	regs, _ := filepath.Glob(filepath.Join(run, "*", "coord", "ranks", "*.json"))
+	if len(regs) == 0 {
+		t.Fatalf("run %s: no registration", run)
+	}
+	pods, nodes := map[string]string{}, map[string]bool{}
+	for _, path := range regs {
+		var reg rundir.Registration
+		if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &reg) != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		pod, rank := reg.Scheduler["ABBENCH_KUBERNETES_POD"], rundir.RankName(reg.Role, reg.Rank)
+		if pod == "" || pod == facts.Pod || reg.Scheduler["ABBENCH_KUBERNETES_NAMESPACE"] != facts.Namespace || reg.Scheduler["ABBENCH_KUBERNETES_NODE"] == "" {
+			t.Errorf("%s registered from pod %q, not a rank pod of its own in %s (the controller's is %s): %v", rank, pod, facts.Namespace, facts.Pod, reg.Scheduler)
+		}
+		if other, ok := pods[pod]; ok {
+			t.Errorf("%s and %s registered from the same pod %s", other, rank, pod)
+		}
+		pods[pod], nodes[reg.Scheduler[rundir.SchedulerKubernetesNode]] = rank, true
+	}
+	return nodes
+}
+
+// assertBundlesCarryNodes holds every bundle of run to the pod facts of
+// its namespace, with the facts of every node of nodes.
+func assertBundlesCarryNodes(t *testing.T, run string, facts kubernetes.PodFacts, nodes map[string]bool) {
+	t.Helper()
+	// The bundle carries them, of the namespace its token names.
+	bundles, _ := filepath.Glob(filepath.Join(run, "*", rundir.BundleDir))
+	for _, b := range bundles {
+		prov, err := bundle.ReadProvenance(b)
+		if err != nil || prov == nil || prov.Pod == nil || prov.Pod.Namespace != facts.Namespace || rundir.KubernetesNamespace(prov.Token) != facts.Namespace {
+			t.Fatalf("run %s: bundle %s does not carry the pod facts of namespace %s: %+v (%v)", run, b, facts.Namespace, prov, err)
+		}
+		// The facts of every node a rank registered from.
+		for node := range nodes {
+			if n, ok := prov.Pod.Nodes[node]; !ok || n.NodeInfo["kubeletVersion"] == "" {
+				t.Errorf("run %s: bundle %s has no facts of node %s, where ranks ran (%q): %v", run, b, node, prov.PodNodesUnread, prov.Pod.Nodes)
+			}
+		}
+		if prov.PodNodesUnread != "" {
+			t.Errorf("run %s: bundle %s says %s", run, b, prov.PodNodesUnread)
+		}
+		t.Logf("run %s: ranks on nodes %v, facts of %d node(s)", run, slices.Sorted(maps.Keys(nodes)), len(prov.Pod.Nodes))
+	}
+	if len(bundles) == 0 {
+		t.Errorf("run %s: no bundle", run)
+	}
+}
+
+// assertRankImages holds every rank pod of run, in every attempt's
+// status, to image, the controller pod's digest.
+func assertRankImages(t *testing.T, run, image string) {
+	t.Helper()
+	statuses, _ := filepath.Glob(filepath.Join(run, "*", rundir.StatusFile))
+	if len(statuses) == 0 {
+		t.Fatalf("%s: no status", run)
+	}
+	for _, path := range statuses {
+		st, err := rundir.ReadStatus(filepath.Dir(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range st.Ranks {
+			if r.ImageID == "" || r.ImageID != image {
+				t.Errorf("%s: %s rank %d ran image %q, the controller's pod %q", path, r.Role, r.Rank, r.ImageID, image)
+			}
 		}
 	}
 }

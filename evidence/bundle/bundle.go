@@ -90,7 +90,7 @@ func (w *writer) write(in Input) error {
 		return err
 	}
 	prov := w.provenance(in, regs)
-	if prov.Pod, prov.PodUnread, err = w.pod(in); err != nil {
+	if err = w.pod(in, regs, &prov); err != nil {
 		return err
 	}
 	if err := w.putJSON(ProvenanceFile, prov); err != nil {

@@ -112,6 +112,8 @@ func podLine(prov *Provenance) string {
 	switch {
 	case prov == nil:
 		return ""
+	case prov.Pod != nil && prov.PodNodesUnread != "":
+		return prov.Pod.Describe() + "; node facts missing: " + prov.PodNodesUnread
 	case prov.Pod != nil:
 		return prov.Pod.Describe()
 	case prov.PodMissing() != "":

@@ -87,6 +87,10 @@ type Provenance struct {
 	// versions cannot then be held to the other runs'.
 	Pod       *machine.Pod `json:"pod,omitempty"`
 	PodUnread string       `json:"pod_unread,omitempty"`
+	// PodNodesUnread says which nodes the ranks registered from have no
+	// facts among the pod's (machine.Pod.Nodes): their versions are not
+	// held to the other runs'.
+	PodNodesUnread string `json:"pod_nodes_unread,omitempty"`
 }
 
 // SourceRevision is the system under test's repository state.

@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/abbench/abbench/internal/guarded"
@@ -26,25 +30,58 @@ const podPoll = 100 * time.Millisecond
 // pod is the facts of the pod a run whose token names a Kubernetes
 // namespace ran in, as its launcher recorded them in the arm directory
 // (the attempt's parent, which the pod shares), redacted and put in the
-// bundle as PodFile; or, when no facts of that namespace are there within
-// the wait, why. A run under another launcher has neither.
-func (w *writer) pod(in Input) (*machine.Pod, string, error) {
+// bundle as PodFile, into prov; or, when no facts of that namespace are
+// there within the wait, why. The wait is also for the facts of every
+// node a rank registered from (the launcher adds a node's as it sees a
+// pod there): those still missing then are said. A run under another
+// launcher has neither.
+func (w *writer) pod(in Input, regs []rundir.Registration, prov *Provenance) error {
 	namespace := rundir.KubernetesNamespace(in.Status.Token)
 	if namespace == "" {
-		return nil, "", nil
+		return nil
 	}
 	wait := cmp.Or(in.PodWait, DefaultPodWait)
 	deadline := time.Now().Add(wait)
 	for {
 		p, err := readPod(filepath.Dir(w.run), namespace)
+		missing := ""
 		if err == nil {
-			return p, "", w.putJSON(PodFile, p)
+			missing = missingNodes(p, regs)
 		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Sprintf("%v (waited %s for the launcher)", err, wait), nil
+		switch {
+		case err == nil && (missing == "" || time.Now().After(deadline)):
+			prov.Pod = p
+			if missing != "" {
+				prov.PodNodesUnread = fmt.Sprintf("%s (waited %s for the launcher)", missing, wait)
+			}
+			return w.putJSON(PodFile, p)
+		case time.Now().After(deadline):
+			prov.PodUnread = fmt.Sprintf("%v (waited %s for the launcher)", err, wait)
+			return nil
 		}
 		time.Sleep(podPoll)
 	}
+}
+
+// missingNodes names the nodes ranks registered from whose facts p lacks,
+// and their ranks; "" when it has every one.
+func missingNodes(p *machine.Pod, regs []rundir.Registration) string {
+	ranks := map[string][]string{}
+	for _, reg := range regs {
+		node := reg.Scheduler[rundir.SchedulerKubernetesNode]
+		if _, ok := p.Nodes[node]; ok || node == "" || node == p.Node && len(p.NodeInfo) > 0 {
+			continue
+		}
+		ranks[node] = append(ranks[node], reg.Role+"-"+strconv.Itoa(reg.Rank))
+	}
+	var parts []string
+	for _, node := range slices.Sorted(maps.Keys(ranks)) {
+		parts = append(parts, fmt.Sprintf("node %s (ranks %s)", node, strings.Join(ranks[node], ", ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "no facts of " + strings.Join(parts, "; ") + " in " + PodFile
 }
 
 // readPod reads the pod facts in dir, redacted, when they are namespace's:

@@ -35,9 +35,31 @@ func podFixture(t *testing.T, namespace string) []byte {
 // written after delay; it returns the bundle and its provenance.
 func writeKubeBundle(t *testing.T, pod []byte, delay, wait time.Duration) (string, *Provenance) {
 	t.Helper()
+	return writeKubeBundleOn(t, nil, nil, pod, delay, wait)
+}
+
+// writeKubeBundleOn is writeKubeBundle of a run whose rank i registered
+// from node nodes[i] (none: no node in its registration), whose arm
+// directory holds first (none when nil) as the bundle starts, then pod
+// (none when nil) written after delay.
+func writeKubeBundleOn(t *testing.T, nodes []string, first, pod []byte, delay, wait time.Duration) (string, *Provenance) {
+	t.Helper()
 	dir, s, sb, ev, st := makeRun(t, 4)
 	st.Token = kubeToken
+	for rank, node := range nodes {
+		path := rundir.RegistrationPath(filepath.Join(dir, "coord"), "ctx", rank)
+		var reg rundir.Registration
+		if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &reg) != nil {
+			t.Fatalf("registration %s: %v", path, err)
+		}
+		reg.Scheduler = map[string]string{rundir.SchedulerKubernetesNode: node}
+		data, _ := json.Marshal(reg)
+		os.WriteFile(path, data, 0o644)
+	}
 	podPath := filepath.Join(filepath.Dir(dir), PodFile)
+	if first != nil {
+		os.WriteFile(podPath, first, 0o644)
+	}
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -130,5 +152,48 @@ func TestBundleSaysThePodFactsAreMissing(t *testing.T) {
 	prov, _ := ReadProvenance(dest)
 	if _, err := os.Stat(filepath.Join(dest, PodFile)); prov.Pod != nil || prov.PodUnread != "" || err == nil {
 		t.Errorf("a run outside Kubernetes: pod %+v, unread %q", prov.Pod, prov.PodUnread)
+	}
+}
+
+// podOn is the fixture's pod facts with the facts of nodes too.
+func podOn(t *testing.T, nodes ...string) []byte {
+	t.Helper()
+	var p machine.Pod
+	json.Unmarshal(podFixture(t, rundir.KubernetesNamespace(kubeToken)), &p)
+	p.Nodes = map[string]machine.Node{}
+	for _, n := range nodes {
+		p.Nodes[n] = machine.Node{NodeInfo: p.NodeInfo}
+	}
+	data, _ := json.MarshalIndent(p, "", "  ")
+	return data
+}
+
+// The bundle waits for the facts of every node a rank registered from:
+// facts the launcher completes during the wait are taken whole; a node
+// still missing after it is said, naming it and its ranks, in the
+// provenance and by abbench verify, the facts read kept.
+func TestBundleWaitsForEveryRanksNode(t *testing.T) {
+	onTwo := []string{"abk-node1", "abk-node2"}
+	// The first facts lack node 2; the launcher's next write has it.
+	dest, prov := writeKubeBundleOn(t, onTwo, podOn(t, "abk-node1"), podOn(t, "abk-node1", "abk-node2"), 300*time.Millisecond, 10*time.Second)
+	if prov.Pod == nil || prov.PodNodesUnread != "" || len(prov.Pod.Nodes) != 2 {
+		t.Fatalf("facts completed during the wait: pod %+v, nodes unread %q", prov.Pod, prov.PodNodesUnread)
+	}
+	if line := verifyLine(t, dest); !strings.Contains(line, "on node abk-node1 (ranks also on abk-node2): ") || strings.Contains(line, "missing") {
+		t.Errorf("abbench verify says %q", line)
+	}
+	start := time.Now()
+	dest, prov = writeKubeBundleOn(t, onTwo, podOn(t, "abk-node1"), nil, 0, 200*time.Millisecond)
+	want := "no facts of node abk-node2 (ranks ctx-1) in " + PodFile + " (waited 200ms for the launcher)"
+	if prov.Pod == nil || prov.PodNodesUnread != want || time.Since(start) < 200*time.Millisecond {
+		t.Fatalf("a node never read: pod %v, nodes unread %q, want %q", prov.Pod != nil, prov.PodNodesUnread, want)
+	}
+	if line := verifyLine(t, dest); !strings.Contains(line, "; node facts missing: "+want) {
+		t.Errorf("abbench verify says %q", line)
+	}
+	// Facts of the controller's node alone (a launcher before the nodes
+	// map) stand for the ranks of that node.
+	if _, prov = writeKubeBundleOn(t, []string{"abk-node1", "abk-node1"}, podFixture(t, rundir.KubernetesNamespace(kubeToken)), nil, 0, 100*time.Millisecond); prov.PodNodesUnread != "" {
+		t.Errorf("ranks on the controller's node: %q", prov.PodNodesUnread)
 	}
 }

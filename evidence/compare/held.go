@@ -23,14 +23,14 @@ func (g *gate) machines() {
 	softRuns := map[string]int{}
 	for i := range g.runs {
 		run := &g.runs[i]
-		pod, missing := podOf(*run)
+		pod, missing, variant := podOf(*run)
 		if len(run.Machines) == 0 && pod == nil && missing == "" {
 			continue
 		}
 		items := append(machine.SoftItems(run.Machines), pod.SoftItems()...)
 		if missing != "" {
 			g.r.Warnings = append(g.r.Warnings, missing)
-			items = append(items, "pod facts missing") // a variant of its own, never equal to a pod's
+			items = append(items, variant) // a variant of its own, never equal to a pod's
 		}
 		soft := strings.Join(items, ", ")
 		softSeen[soft] = items
@@ -56,17 +56,21 @@ func (g *gate) machines() {
 
 // podOf is the facts of the Kubernetes pod a run ran in, from its signed
 // provenance; or, for a run under Kubernetes whose bundle holds no facts
-// of its pod, the warning that says so.
-func podOf(run Run) (*machine.Pod, string) {
+// of its pod, or none of a node its ranks registered from, the warning
+// that says so and the soft item that stands for what is missing.
+func podOf(run Run) (*machine.Pod, string, string) {
 	prov := provenance(run)
 	switch {
 	case prov == nil:
-		return nil, ""
+		return nil, "", ""
 	case prov.PodMissing() != "":
 		return nil, fmt.Sprintf("run %s ran in Kubernetes namespace %s without its pod's facts (%s): its image digest and its node's kubelet, runtime and kernel versions are not held equal to the other runs'",
-			run.Path, rundir.KubernetesNamespace(prov.Token), prov.PodMissing())
+			run.Path, rundir.KubernetesNamespace(prov.Token), prov.PodMissing()), "pod facts missing"
+	case prov.PodNodesUnread != "":
+		return prov.Pod, fmt.Sprintf("run %s ran ranks in Kubernetes namespace %s on nodes without their facts (%s): those nodes' kubelet, runtime and kernel versions are not held equal to the other runs'",
+			run.Path, rundir.KubernetesNamespace(prov.Token), prov.PodNodesUnread), "rank node facts missing"
 	}
-	return prov.Pod, ""
+	return prov.Pod, "", ""
 }
 
 // sources requires every run that recorded its system's source revision to

@@ -20,7 +20,7 @@ func (g *gate) machineLine() string {
 		if prov != nil {
 			nccl = prov.NCCL
 		}
-		pod, _ := podOf(run)
+		pod, _, _ := podOf(run)
 		if len(run.Machines) == 0 && len(nccl) == 0 && pod == nil {
 			continue
 		}

@@ -111,3 +111,35 @@ func TestMissingPodFactsAreSaid(t *testing.T) {
 		t.Errorf("every pod recorded: %s", w)
 	}
 }
+
+// onNodes is p with the facts of its node and of a rank's node2, whose
+// kubelet is kubelet2.
+func onNodes(p *machine.Pod, kubelet2 string) *machine.Pod {
+	q := *p
+	n2 := machine.Node{NodeInfo: maps.Clone(p.NodeInfo)}
+	n2.NodeInfo["kubeletVersion"], n2.NodeInfo["machineID"] = kubelet2, "m2"
+	q.Nodes = map[string]machine.Node{p.Node: {NodeInfo: p.NodeInfo}, "abk-node2": n2}
+	return &q
+}
+
+// Every node of a run is held, as its controller's node is: a rank's
+// node with another kubelet is warned about, naming it; rank nodes alike
+// but for their ids are not; a run whose bundle lacks a rank node's
+// facts is said, and is a variant of its own.
+func TestEveryNodesFactsAreHeldEqual(t *testing.T) {
+	p := fixturePod(t)
+	r := Compare(kubeRuns(onNodes(p, "v1.34.4"), onNodes(p, "v1.35.0")), Options{})
+	if w := strings.Join(r.Warnings, "\n"); r.Verdict == Censored || !strings.Contains(w, "softer facts") || !strings.Contains(w, "kubelet v1.35.0") {
+		t.Errorf("a rank node with another kubelet: %s %v", r.Verdict, r.Warnings)
+	}
+	if w := strings.Join(Compare(kubeRuns(onNodes(p, "v1.34.4"), p), Options{}).Warnings, "\n"); strings.Contains(w, "softer") {
+		t.Errorf("rank nodes alike: %s", w)
+	}
+	runs := kubeRuns(onNodes(p, "v1.34.4"))
+	runs[0].prov.PodNodesUnread = "no facts of node abk-node3 (ranks ctx-1) in kube-pod.json (waited 30s for the launcher)"
+	w := strings.Join(Compare(runs, Options{}).Warnings, "\n")
+	if !strings.Contains(w, runs[0].Path+" ran ranks in Kubernetes namespace abbench-9f86d081884c7d65 on nodes without their facts (no facts of node abk-node3") ||
+		!strings.Contains(w, "rank node facts missing in 1 run(s)") {
+		t.Errorf("a rank node's facts missing: %s", w)
+	}
+}

@@ -33,13 +33,17 @@ type seen struct {
 	notes    []string
 }
 
-// observe reads one look at the run's Job and pods: the status to show
+// observe reads one look at the run's Job and pods (those of the
+// launcher's label, not the rank pods): the status to show
 // (starting with "pending" while no container runs) and, once the run has
 // ended, its outcome (without the allocation and times).
 func (s *seen) observe(l list) (string, *rundir.Outcome) {
 	var job *item
 	var pods []item
 	for i := range l.Items {
+		if l.Items[i].Metadata.Labels[labelLauncher] != "kubernetes" {
+			continue // a rank pod or Job the run's controller made
+		}
 		switch l.Items[i].Kind {
 		case "Job":
 			job = &l.Items[i]

@@ -20,8 +20,8 @@ func look(t *testing.T, items ...string) list {
 }
 
 const (
-	job         = `{"kind":"Job","metadata":{"name":"run"},"status":{}}`
-	podMeta     = `"kind":"Pod","metadata":{"name":"run-0-x7","creationTimestamp":"2026-01-01T00:00:00Z"`
+	job         = `{"kind":"Job","metadata":{"name":"run","labels":{"abbench.dev/launcher":"kubernetes"}},"status":{}}`
+	podMeta     = `"kind":"Pod","metadata":{"name":"run-0-x7","labels":{"abbench.dev/launcher":"kubernetes"},"creationTimestamp":"2026-01-01T00:00:00Z"`
 	running     = `{` + podMeta + `},"spec":{"nodeName":"n1"},"status":{"phase":"Running","containerStatuses":[{"name":"controller","imageID":"abbench.local/abbench@sha256:ab","state":{"running":{}}}]}}`
 	unscheduled = `{` + podMeta + `},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/1 nodes are available: 1 Insufficient cpu."}]}}`
 )
@@ -87,7 +87,7 @@ func TestObserveFaultsThatNeverMend(t *testing.T) {
 		}
 	}
 	var s seen
-	_, res := s.observe(look(t, `{"kind":"Job","status":{"conditions":[{"type":"Failed","status":"True","reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"}]}}`))
+	_, res := s.observe(look(t, `{"kind":"Job","metadata":{"labels":{"abbench.dev/launcher":"kubernetes"}},"status":{"conditions":[{"type":"Failed","status":"True","reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"}]}}`))
 	if res == nil || !strings.Contains(res.Detail, "DeadlineExceeded") {
 		t.Fatalf("deadline: %+v", res)
 	}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/launcher"
-	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -26,6 +23,7 @@ type run struct {
 	namespace        string
 	marker           string
 	started          time.Time
+	facts            *nodeFacts // the pod facts written so far
 	mu               sync.Mutex
 	status           string
 	cancelled        bool
@@ -45,10 +43,12 @@ func (r *run) Status() string {
 
 func (r *run) watch() {
 	var s seen
-	failures, looks, wroteFacts := 0, 0, false
+	failures, looks := 0, 0
 	ctx := context.Background()
 	for {
-		out, err := r.l.kubectl(ctx, nil, "get", "jobs,pods", "-n", r.namespace, "-l", labelLauncher+"=kubernetes", "-o", "json")
+		// Every pod of the namespace: the run's own (its controller's, by
+		// the launcher's label) and the rank pods its controller made.
+		out, err := r.l.kubectl(ctx, nil, "get", "jobs,pods", "-n", r.namespace, "-o", "json")
 		var l list
 		if err == nil {
 			err = json.Unmarshal(out, &l)
@@ -70,9 +70,8 @@ func (r *run) watch() {
 		r.mu.Lock()
 		r.status = status
 		r.mu.Unlock()
-		if s.ran && !wroteFacts {
-			r.writeFacts(ctx, &s)
-			wroteFacts = true
+		if s.ran {
+			r.writeFacts(ctx, &s, podNodes(l))
 		}
 		if res != nil {
 			r.end(*res, &s)
@@ -176,38 +175,6 @@ func (r *run) Collect() (string, error) {
 	default:
 		return "", fmt.Errorf("kubernetes launcher: run %s has not ended", r.namespace)
 	}
-}
-
-// writeFacts records, once the container runs, the pod, its node's facts
-// from the node object and the image by digest from the pod status. The
-// controller's bundle waits for them (a run's token names its namespace),
-// and says so when they never come.
-func (r *run) writeFacts(ctx context.Context, s *seen) {
-	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID}
-	if out, err := r.l.kubectl(ctx, nil, "get", "node", s.node, "-o", "json"); err == nil {
-		var n nodeObject
-		if json.Unmarshal(out, &n) == nil {
-			facts.NodeInfo, facts.Capacity, facts.Labels = n.Status.NodeInfo, n.Status.Capacity, n.Metadata.Labels
-		}
-	}
-	data, err := json.MarshalIndent(facts, "", "  ")
-	if err == nil {
-		_ = atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) // a fact left out, which the bundle says, never fatal
-	}
-}
-
-// PodFacts are what PodFile records: the pod, its node's facts from the
-// node object, and the image by digest from the pod status.
-type PodFacts = machine.Pod
-
-type nodeObject struct {
-	Metadata struct {
-		Labels map[string]string `json:"labels"`
-	} `json:"metadata"`
-	Status struct {
-		NodeInfo map[string]string `json:"nodeInfo"`
-		Capacity map[string]string `json:"capacity"`
-	} `json:"status"`
 }
 
 // Marker is the value of EnvAllocation in every process of r's pod, for
