@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/kubeapi"
+	"github.com/abbench/abbench/rundir"
 )
 
 // The labels every rank pod carries: the watch finds a run's pods by its
@@ -17,9 +18,9 @@ const (
 	labelRole       = "abbench.dev/role"
 	labelIndex      = "batch.kubernetes.io/job-completion-index"
 	rankContainer   = "rank"
-	podEnvPod       = "ABBENCH_KUBERNETES_POD"
-	podEnvNode      = "ABBENCH_KUBERNETES_NODE"
-	podEnvNamespace = "ABBENCH_KUBERNETES_NAMESPACE"
+	podEnvPod       = rundir.SchedulerKubernetesPod
+	podEnvNode      = rundir.SchedulerKubernetesNode
+	podEnvNamespace = rundir.SchedulerKubernetesNamespace
 	// EnvKubernetesAPI, in the controller's pod, is the API server's
 	// address when the Service address the kubelet gives does not route.
 	EnvKubernetesAPI = "ABBENCH_KUBERNETES_API"

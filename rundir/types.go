@@ -141,9 +141,14 @@ type Registration struct {
 	ExeSHA256 string `json:"exe_sha256,omitempty"`
 }
 
-// SchedulerKubernetesNode is the Registration.Scheduler key of the node a
-// rank's pod ran on, under Kubernetes (the downward API's spec.nodeName).
-const SchedulerKubernetesNode = "ABBENCH_KUBERNETES_NODE"
+// The Registration.Scheduler keys of a pod under Kubernetes, each the
+// variable the downward API sets in the pod (the controller's and every
+// rank pod's): its name, its node (spec.nodeName) and its namespace.
+const (
+	SchedulerKubernetesPod       = "ABBENCH_KUBERNETES_POD"
+	SchedulerKubernetesNode      = "ABBENCH_KUBERNETES_NODE"
+	SchedulerKubernetesNamespace = "ABBENCH_KUBERNETES_NAMESPACE"
+)
 
 // Launch is what a rank started by srun needs, written by the controller
 // into the token namespace (mode 0600, removed at teardown): one srun step

@@ -63,7 +63,7 @@ func RegistrationPath(coord, role string, rank int) string {
 // A rank pod's are its pod, node and namespace (the downward API's) and
 // its Job's completion index.
 var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURMD_NODENAME", "SLURM_RESTART_COUNT",
-	"ABBENCH_KUBERNETES_POD", "ABBENCH_KUBERNETES_NODE", "ABBENCH_KUBERNETES_NAMESPACE", "JOB_COMPLETION_INDEX"}
+	rundir.SchedulerKubernetesPod, rundir.SchedulerKubernetesNode, rundir.SchedulerKubernetesNamespace, "JOB_COMPLETION_INDEX"}
 
 // stepKeys are inherited from srun's or the pod's environment by a
 // launched rank: the scheduler's ids and the devices it bound; the launch

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 )
 
 // The labels and annotations every object of a run carries: the guard
@@ -74,9 +75,9 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 			"workingDir":   spec.Dir,
 			"volumeMounts": mounts,
 			"env": []object{
-				fieldEnv("ABBENCH_KUBERNETES_POD", "metadata.name"),
-				fieldEnv("ABBENCH_KUBERNETES_NODE", "spec.nodeName"),
-				fieldEnv("ABBENCH_KUBERNETES_NAMESPACE", "metadata.namespace"),
+				fieldEnv(rundir.SchedulerKubernetesPod, "metadata.name"),
+				fieldEnv(rundir.SchedulerKubernetesNode, "spec.nodeName"),
+				fieldEnv(rundir.SchedulerKubernetesNamespace, "metadata.namespace"),
 			},
 		}},
 	}
