@@ -96,7 +96,8 @@ type Verified struct {
 	Evidence   *evidence.Evidence
 	Statement  Statement
 	// Provenance is the bundle's provenance.json, parsed from the bytes
-	// its digest was checked on; nil when the bundle (a directory) holds
+	// its digest was checked on, but for its Environment (nil here; read
+	// it with ReadProvenance); nil when the bundle (a directory) holds
 	// none or it does not parse, which no step of verification requires.
 	Provenance *Provenance
 }
@@ -143,7 +144,7 @@ func (c *dirCheck) steps() []step {
 // verified is what the steps established, once every one passed.
 func (c *dirCheck) verified() *Verified {
 	if data, ok := c.kept[ProvenanceFile]; ok {
-		c.v.Provenance, _ = parseProvenance(c.path(ProvenanceFile), data)
+		c.v.Provenance, _ = parseProvenanceFacts(c.path(ProvenanceFile), data)
 	}
 	return c.v
 }
