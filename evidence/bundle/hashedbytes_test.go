@@ -105,7 +105,7 @@ func TestReadAllReadsToTheEndWhateverTheSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readAll(f, size)
+		got, err := readAll(f, nil, size)
 		f.close()
 		if err != nil || string(got) != want {
 			t.Errorf("size %d: read %d bytes of %d (%v)", size, len(got), len(want), err)

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -30,22 +31,45 @@ const (
 // file a later step reads (keptFiles, and what fits the budget) are kept
 // for it.
 func (c *dirCheck) hash(rel, path string) (string, error) {
-	f, size, err := openRegular(path)
+	f, err := openUnstated(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.close()
-	if !slices.Contains(keptFiles, rel) && (size > maxHeldFile || c.held+size > heldBudget) {
-		return hashReader(f)
-	}
-	data, err := readAll(f, size)
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	head, size, err := f.readHead(*buf)
 	if err != nil {
 		return "", err
 	}
+	keep := slices.Contains(keptFiles, rel)
+	switch {
+	case size < 0 && (keep || c.held+int64(len(head)) <= heldBudget): // head is the whole file
+		return c.keep(rel, bytes.Clone(head)), nil
+	case size < 0:
+		return sha256Hex(head), nil
+	case !keep && (size > maxHeldFile || c.held+size > heldBudget):
+		return hashReader(io.MultiReader(bytes.NewReader(head), f))
+	}
+	data, err := readAll(f, head, size)
+	if err != nil {
+		return "", err
+	}
+	return c.keep(rel, data), nil
+}
+
+// keep keeps data, the bundle's file rel, for the steps after the files
+// step, and returns its SHA-256.
+func (c *dirCheck) keep(rel string, data []byte) string {
 	c.kept[rel] = data
 	c.held += int64(len(data))
+	return sha256Hex(data)
+}
+
+// sha256Hex is the SHA-256 of data, in hex.
+func sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }
 
 // hashBuffers are the buffers hashReader reads through: a buffer allocated
