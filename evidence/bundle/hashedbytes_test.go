@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestRederivationReadsTheBytesHashed: the evidence is derived again from
@@ -71,7 +73,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	c := newDirCheck(dir, VerifyOptions{}, nil)
 	done := make(chan error, 2)
 	go func() {
-		_, err := c.hash("ctx-0.log", fifo)
+		_, err := c.hash("ctx-0.log", fileAt{dir: unix.AT_FDCWD, name: fifo, path: fifo})
 		done <- err
 	}()
 	select {
@@ -82,7 +84,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("hashing a FIFO waits for a writer")
 	}
-	if _, err := c.hash(EvidenceFile, link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := c.hash(EvidenceFile, fileAt{dir: unix.AT_FDCWD, name: link, path: link}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a link hashed: %v", err)
 	}
 	if _, ok := c.kept[EvidenceFile]; ok {

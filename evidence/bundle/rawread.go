@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // regularFile is a bundle's file opened for reading with its descriptor
@@ -36,21 +39,56 @@ func openRegular(path string) (regularFile, int64, error) {
 // openUnstated is openRegular without the stat: the first read says
 // whether one is needed (readHead).
 func openUnstated(path string) (regularFile, error) {
+	return openUnstatedAt(fileAt{dir: unix.AT_FDCWD, name: path, path: path})
+}
+
+// fileAt is where a bundle's file is opened: name in the open directory
+// dir (unix.AT_FDCWD: name is a path), called path in errors.
+type fileAt struct {
+	dir        int
+	name, path string
+}
+
+// openUnstatedAt is openUnstated of the file at in.
+func openUnstatedAt(in fileAt) (regularFile, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		fd, err = unix.Openat(in.dir, in.name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
 	if err == syscall.ELOOP {
-		return regularFile{}, fmt.Errorf("%s is a symbolic link: bundles hold regular files only", path)
+		return regularFile{}, fmt.Errorf("%s is a symbolic link: bundles hold regular files only", in.path)
 	}
 	if err != nil {
-		return regularFile{}, &fs.PathError{Op: "open", Path: path, Err: err}
+		return regularFile{}, &fs.PathError{Op: "open", Path: in.path, Err: err}
 	}
-	return regularFile{fd: fd, path: path}, nil
+	return regularFile{fd: fd, path: in.path}, nil
+}
+
+// openDir opens the directory at in to list it and open its files by
+// their names: the bundle's own path may lead through a link (root), a
+// directory in it never does. An *os.File of its descriptor alone: one
+// system call more than os.ReadDir's open, none offering it to the poller.
+func openDir(in fileAt, root bool) (*os.File, error) {
+	flags := syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_DIRECTORY
+	if !root {
+		flags |= syscall.O_NOFOLLOW
+	}
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Openat(in.dir, in.name, flags, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: in.path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), in.path), nil
 }
 
 // stat is the size of f, which must be a regular file.

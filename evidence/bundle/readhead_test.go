@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // A file read by one read shorter than the buffer is whole without a
@@ -23,7 +25,7 @@ func TestHashReadsEverySizeWholeAndRefusesADevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := newDirCheck(dir, VerifyOptions{}, nil)
-		got, err := c.hash("w-0.log", path)
+		got, err := c.hash("w-0.log", fileAt{dir: unix.AT_FDCWD, name: path, path: path})
 		sum := sha256.Sum256(data)
 		if err != nil || got != hex.EncodeToString(sum[:]) {
 			t.Errorf("%d bytes: digest %s (%v), want %x", size, got, err, sum)
@@ -41,10 +43,35 @@ func TestHashReadsEverySizeWholeAndRefusesADevice(t *testing.T) {
 		t.Skip("no /dev/zero here")
 	}
 	c := newDirCheck(dir, VerifyOptions{}, nil)
-	if _, err := c.hash("zero", "/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := c.hash("zero", fileAt{dir: unix.AT_FDCWD, name: "/dev/zero", path: "/dev/zero"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a device hashed: %v", err)
 	}
 	if _, err := readRegular("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a device read: %v", err)
 	}
+}
+
+// A directory of the bundle is opened, to be listed and its files opened
+// by name, never through a symbolic link; the bundle's own path may be
+// one.
+func TestOpenDirFollowsNoLinkInTheBundle(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "coord")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "linked")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	at := fileAt{dir: unix.AT_FDCWD, name: link, path: link}
+	if f, err := openDir(at, false); err == nil {
+		f.Close()
+		t.Error("a linked directory in the bundle was opened")
+	}
+	f, err := openDir(at, true)
+	if err != nil {
+		t.Fatalf("the bundle's path through a link: %v", err)
+	}
+	f.Close()
 }

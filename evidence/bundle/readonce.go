@@ -27,11 +27,11 @@ const (
 	heldBudget  = 16 << 20
 )
 
-// hash is the SHA-256 of the bundle's file rel at path; the bytes of a
+// hash is the SHA-256 of the bundle's file rel, at in; the bytes of a
 // file a later step reads (keptFiles, and what fits the budget) are kept
 // for it.
-func (c *dirCheck) hash(rel, path string) (string, error) {
-	f, err := openUnstated(path)
+func (c *dirCheck) hash(rel string, in fileAt) (string, error) {
+	f, err := openUnstatedAt(in)
 	if err != nil {
 		return "", err
 	}

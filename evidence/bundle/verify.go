@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/readonly"
 	"github.com/abbench/abbench/scenarios"
 	"github.com/abbench/abbench/sshsig"
+
+	"golang.org/x/sys/unix"
 )
 
 // Step names one check of verification. Verify runs them in this order
@@ -215,7 +218,7 @@ func (c *dirCheck) files() error {
 		want[s.Name] = s.Digest[DigestAlgorithm]
 	}
 	seen := make(map[string]bool, len(want))
-	err := c.walk("", func(rel string) error {
+	err := c.walk(func(rel string, in fileAt) error {
 		if rel == ManifestFile || rel == SignatureFile || rel == DSSEFile {
 			return nil
 		}
@@ -223,7 +226,7 @@ func (c *dirCheck) files() error {
 		if !ok {
 			return fail(StepFiles, rel, "%s is not in the manifest (a file was added)", rel)
 		}
-		got, err := c.hash(rel, c.path(rel))
+		got, err := c.hash(rel, in)
 		if err != nil {
 			return fail(StepFiles, rel, "%w", err)
 		}
@@ -250,24 +253,40 @@ func (c *dirCheck) files() error {
 }
 
 // walk calls file with the slash-separated name of every file under the
-// bundle's directory rel, in lexical order, after refusing a link or
-// special file there. Each directory is listed once, and nothing else is
-// asked of the kernel for it: the listing's types are what checkEntry
-// reads, and the open of each file (openRegular) checks it again.
-func (c *dirCheck) walk(rel string, file func(rel string) error) error {
-	entries, err := os.ReadDir(c.path(rel))
+// bundle's directory, in lexical order, after refusing a link or special
+// file there, and with where to open it: by its name in its directory,
+// open (a path of one name to walk, where the bundle's full path was
+// walked for each file, a tenth of the kernel's time verifying a bundle).
+// Each directory is listed once, and nothing else is asked of the kernel
+// for it: the listing's types are what checkEntry reads, and the open of
+// each file (openUnstated) and directory (openDir) checks it again.
+func (c *dirCheck) walk(file func(rel string, in fileAt) error) error {
+	return c.walkDir(fileAt{dir: unix.AT_FDCWD, name: c.dir, path: c.dir}, "", file)
+}
+
+// walkDir walks the bundle's directory rel, at in.
+func (c *dirCheck) walkDir(in fileAt, rel string, file func(rel string, in fileAt) error) error {
+	dir, err := openDir(in, rel == "")
 	if err != nil {
 		return err
 	}
+	defer readonly.Close(dir)
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	fd := int(dir.Fd())
 	for _, d := range entries {
 		name := path.Join(rel, d.Name())
 		if err := checkEntry(name, d); err != nil {
 			return err
 		}
+		at := fileAt{dir: fd, name: d.Name(), path: c.path(name)}
 		if d.IsDir() {
-			err = c.walk(name, file)
+			err = c.walkDir(at, name, file)
 		} else {
-			err = file(name)
+			err = file(name, at)
 		}
 		if err != nil {
 			return err
