@@ -178,11 +178,14 @@ type dirCheck struct {
 	// the others that fit the budget: readonce.go), as the files step
 	// read and hashed them: each file is read once, and what is parsed is
 	// exactly what was hashed.
-	kept      map[string][]byte
-	held      int64 // the bytes kept
-	scenarios *scenarioCache
-	ev        *evidence.Evidence
-	bundled   parsedScenario // the bundled scenario, as the scenario step loaded it
+	kept map[string][]byte
+	held int64 // the bytes kept
+	// signatureListed says the files step listed a signature (of any
+	// type): whether the bundle is signed when the signature is not checked.
+	signatureListed bool
+	scenarios       *scenarioCache
+	ev              *evidence.Evidence
+	bundled         parsedScenario // the bundled scenario, as the scenario step loaded it
 }
 
 func (c *dirCheck) path(name string) string { return filepath.Join(c.dir, name) }
@@ -197,9 +200,9 @@ func (c *dirCheck) read() error {
 	}
 	if c.opts.SkipSignature {
 		// Neither the signature nor the envelope is checked: whether there
-		// is a signature is all the steps after ask (Verified.Unsigned).
-		// The files step still refuses either as a link or special file.
-		_, c.armoredErr = os.Lstat(c.path(SignatureFile))
+		// is a signature is all the steps after ask (Verified.Unsigned),
+		// which the files step's listing of the bundle says, with no stat
+		// here. It still refuses either as a link or special file.
 		return nil
 	}
 	c.armored, c.armoredErr = readRegular(c.path(SignatureFile))
@@ -238,6 +241,9 @@ func (c *dirCheck) files() error {
 	})
 	if err != nil {
 		return err
+	}
+	if c.opts.SkipSignature {
+		c.v.Unsigned = !c.signatureListed
 	}
 	var missing []string
 	for name := range want {
@@ -282,6 +288,7 @@ func (c *dirCheck) walkDir(in fileAt, rel string, file func(rel string, in fileA
 		if err := checkEntry(name, d); err != nil {
 			return err
 		}
+		c.signatureListed = c.signatureListed || name == SignatureFile
 		at := fileAt{dir: fd, name: d.Name(), path: c.path(name)}
 		if d.IsDir() {
 			err = c.walkDir(at, name, file)
