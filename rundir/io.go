@@ -35,6 +35,11 @@ func ReadJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeJSON(path, data, v)
+}
+
+// decodeJSON decodes data, read from path, into v; errors name the file.
+func decodeJSON(path string, data []byte, v any) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -53,7 +58,7 @@ func LatestPath(out string) string { return filepath.Join(out, Latest) }
 
 // LatestAttempt is the newest attempt directory of the --out directory out.
 func LatestAttempt(out string) (string, error) {
-	token, err := os.ReadFile(LatestPath(out))
+	token, err := readFile(LatestPath(out))
 	if err != nil {
 		return "", err
 	}
@@ -112,8 +117,13 @@ func WritePlan(campaign string, p *Plan) error {
 
 // ReadPlan reads a campaign's plan.json.
 func ReadPlan(campaign string) (*Plan, error) {
+	path := filepath.Join(campaign, PlanFile)
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
 	var p Plan
-	if err := ReadJSON(filepath.Join(campaign, PlanFile), &p); err != nil {
+	if err := decodeJSON(path, data, &p); err != nil {
 		return nil, err
 	}
 	return &p, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Found is one attempt a user's path led to.
@@ -80,21 +81,24 @@ func Resolve(path string, unpack Unpacker) (found []Found, cleanup func(), err e
 }
 
 func resolveDir(p string) ([]Found, error) {
-	if exists(filepath.Join(p, StatusFile)) || exists(filepath.Join(p, EvidenceFile)) {
-		return []Found{attempt(p, p)}, nil
+	l, err := list(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", p)
 	}
-	if exists(filepath.Join(p, Latest)) {
+	if err != nil && !errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("%s cannot be listed: %w", p, err)
+	}
+	switch {
+	case l.has(StatusFile) || l.has(EvidenceFile):
+		return []Found{attempt(p, p)}, nil
+	case l.has(Latest):
 		dir, err := LatestAttempt(p)
 		if err != nil {
 			return nil, err
 		}
 		return []Found{attempt(p, dir)}, nil
-	}
-	if exists(filepath.Join(p, PlanFile)) {
+	case l.has(PlanFile):
 		return resolveCampaign(p)
-	}
-	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist", p)
 	}
 	return nil, fmt.Errorf("%s holds no %s, %s, %s or %s: give an arm run's directory, an attempt, a bundle, or an abbench run output", p, StatusFile, EvidenceFile, Latest, PlanFile)
 }

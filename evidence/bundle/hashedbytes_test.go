@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestRederivationReadsTheBytesHashed: the evidence is derived again from
@@ -71,7 +73,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	c := newDirCheck(dir, VerifyOptions{}, nil)
 	done := make(chan error, 2)
 	go func() {
-		_, err := c.hash("ctx-0.log", fifo)
+		_, err := c.hash("ctx-0.log", fileAt{dir: unix.AT_FDCWD, name: fifo, path: fifo})
 		done <- err
 	}()
 	select {
@@ -82,7 +84,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("hashing a FIFO waits for a writer")
 	}
-	if _, err := c.hash(EvidenceFile, link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := c.hash(EvidenceFile, fileAt{dir: unix.AT_FDCWD, name: link, path: link}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a link hashed: %v", err)
 	}
 	if _, ok := c.kept[EvidenceFile]; ok {
@@ -105,7 +107,7 @@ func TestReadAllReadsToTheEndWhateverTheSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := readAll(f, size)
+		got, err := readAll(f, nil, size)
 		f.close()
 		if err != nil || string(got) != want {
 			t.Errorf("size %d: read %d bytes of %d (%v)", size, len(got), len(want), err)

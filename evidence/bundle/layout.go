@@ -137,13 +137,44 @@ func ReadProvenance(dir string) (*Provenance, error) {
 // parseProvenance parses data, the provenance.json at path.
 func parseProvenance(path string, data []byte) (*Provenance, error) {
 	var prov Provenance
-	if err := json.Unmarshal(data, &prov); err != nil {
+	return checkProvenance(path, json.Unmarshal(data, &prov), &prov)
+}
+
+// parseProvenanceFacts is parseProvenance of every field but Environment,
+// which it leaves nil: a verified bundle's provenance is read for its
+// facts (machines, campaign, pod, source, images, hosts and times), and no
+// step of verification nor comparison reads the ranks' environments, whose
+// strings were half of decoding it for each of thousands of bundles. The
+// bytes are still held to JSON's grammar whole (environment included).
+func parseProvenanceFacts(path string, data []byte) (*Provenance, error) {
+	var facts struct {
+		provenanceFields
+		Environment unread `json:"environment"` // shadows Provenance's
+	}
+	err := json.Unmarshal(data, &facts)
+	prov := Provenance(facts.provenanceFields)
+	return checkProvenance(path, err, &prov)
+}
+
+// provenanceFields are Provenance's fields, for a decode that shadows one.
+type provenanceFields Provenance
+
+// unread is a JSON value decoded into nothing (its grammar checked by
+// json.Unmarshal before any decode).
+type unread struct{}
+
+func (unread) UnmarshalJSON([]byte) error { return nil }
+
+// checkProvenance is prov, decoded from path's bytes with err, when it
+// parsed and names its schema.
+func checkProvenance(path string, err error, prov *Provenance) (*Provenance, error) {
+	if err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
 	}
 	if err := knownSchema(path, prov.Schema, ProvenanceSchema); err != nil {
 		return nil, err
 	}
-	return &prov, nil
+	return prov, nil
 }
 
 // ReadScopes reads the scopes.json of the bundle directory dir: each

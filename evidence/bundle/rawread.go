@@ -1,10 +1,14 @@
 package bundle
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // regularFile is a bundle's file opened for reading with its descriptor
@@ -20,31 +24,105 @@ type regularFile struct {
 // link and never waiting on a FIFO (either swapped in after the listing
 // checked the entry is refused), and says its size.
 func openRegular(path string) (regularFile, int64, error) {
+	f, err := openUnstated(path)
+	if err != nil {
+		return regularFile{}, 0, err
+	}
+	size, err := f.stat()
+	if err != nil {
+		f.close()
+		return regularFile{}, 0, err
+	}
+	return f, size, nil
+}
+
+// openUnstated is openRegular without the stat: the first read says
+// whether one is needed (readHead).
+func openUnstated(path string) (regularFile, error) {
+	return openUnstatedAt(fileAt{dir: unix.AT_FDCWD, name: path, path: path})
+}
+
+// fileAt is where a bundle's file is opened: name in the open directory
+// dir (unix.AT_FDCWD: name is a path), called path in errors.
+type fileAt struct {
+	dir        int
+	name, path string
+}
+
+// openUnstatedAt is openUnstated of the file at in.
+func openUnstatedAt(in fileAt) (regularFile, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		fd, err = unix.Openat(in.dir, in.name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
 	if err == syscall.ELOOP {
-		return regularFile{}, 0, fmt.Errorf("%s is a symbolic link: bundles hold regular files only", path)
+		return regularFile{}, fmt.Errorf("%s is a symbolic link: bundles hold regular files only", in.path)
 	}
 	if err != nil {
-		return regularFile{}, 0, &fs.PathError{Op: "open", Path: path, Err: err}
+		return regularFile{}, &fs.PathError{Op: "open", Path: in.path, Err: err}
 	}
-	f := regularFile{fd: fd, path: path}
+	return regularFile{fd: fd, path: in.path}, nil
+}
+
+// openDir opens the directory at in to list it and open its files by
+// their names: the bundle's own path may lead through a link (root), a
+// directory in it never does. An *os.File of its descriptor alone: one
+// system call more than os.ReadDir's open, none offering it to the poller.
+func openDir(in fileAt, root bool) (*os.File, error) {
+	flags := syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_DIRECTORY
+	if !root {
+		flags |= syscall.O_NOFOLLOW
+	}
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Openat(in.dir, in.name, flags, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: in.path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), in.path), nil
+}
+
+// stat is the size of f, which must be a regular file.
+func (f regularFile) stat() (int64, error) {
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		f.close()
-		return regularFile{}, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
+	if err := syscall.Fstat(f.fd, &st); err != nil {
+		return 0, &fs.PathError{Op: "stat", Path: f.path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		f.close()
-		return regularFile{}, 0, fmt.Errorf("%s is not a regular file", path)
+		return 0, fmt.Errorf("%s is not a regular file", f.path)
 	}
-	return f, st.Size, nil
+	return st.Size, nil
+}
+
+// readHead reads f once into buf. A read that returns bytes, but fewer
+// than buf holds, has met the end of a regular file: head is then the
+// whole file and size -1, with no stat (a sixth of the system calls of
+// verifying a bundle of small files). Otherwise f is stated as openRegular
+// states it (refused unless a regular file), and size is its size: a read
+// that returned nothing is an empty file or a FIFO without a writer (the
+// stat tells them apart), one that filled buf a larger file or a device.
+// What else a FIFO swapped in after the listing could give is bytes that
+// are then hashed: the digest holds them to the manifest's, and what is
+// parsed is what was hashed.
+func (f regularFile) readHead(buf []byte) (head []byte, size int64, err error) {
+	n, err := f.Read(buf)
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if n > 0 && n < len(buf) {
+		return buf[:n], -1, nil
+	}
+	size, err = f.stat()
+	return buf[:n], size, err
 }
 
 // Read reads as an *os.File does: io.EOF at the end.
@@ -70,22 +148,32 @@ func (f regularFile) close() { _ = syscall.Close(f.fd) }
 // readRegular is the whole of the regular file at path, read to its end
 // whatever its size said, as openRegular opens it.
 func readRegular(path string) ([]byte, error) {
-	f, size, err := openRegular(path)
+	f, err := openUnstated(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.close()
-	return readAll(f, size)
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	head, size, err := f.readHead(*buf)
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return bytes.Clone(head), nil
+	}
+	return readAll(f, head, size)
 }
 
-// readAll reads f, a regular file, to its end into one buffer of about
-// size bytes. A read of a regular file that returns fewer bytes than asked
-// for has met the end: the buffer's one byte more than size says so
-// without a last read returning nothing (a tenth of a bundle's system
-// calls). Should a file system ever return less before the end, the bytes
-// read are a part of the file, whose digest then fails: never a pass.
-func readAll(f regularFile, size int64) ([]byte, error) {
-	buf := make([]byte, 0, size+1)
+// readAll reads f, a regular file whose first bytes head are read, to its
+// end into one buffer of about size bytes. A read of a regular file that
+// returns fewer bytes than asked for has met the end: the buffer's one
+// byte more than size says so without a last read returning nothing (a
+// tenth of a bundle's system calls). Should a file system ever return less
+// before the end, the bytes read are a part of the file, whose digest then
+// fails: never a pass.
+func readAll(f regularFile, head []byte, size int64) ([]byte, error) {
+	buf := append(make([]byte, 0, max(size, int64(len(head)))+1), head...)
 	for {
 		want := cap(buf) - len(buf)
 		n, err := f.Read(buf[len(buf):cap(buf)])

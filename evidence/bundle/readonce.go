@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,26 +27,49 @@ const (
 	heldBudget  = 16 << 20
 )
 
-// hash is the SHA-256 of the bundle's file rel at path; the bytes of a
+// hash is the SHA-256 of the bundle's file rel, at in; the bytes of a
 // file a later step reads (keptFiles, and what fits the budget) are kept
 // for it.
-func (c *dirCheck) hash(rel, path string) (string, error) {
-	f, size, err := openRegular(path)
+func (c *dirCheck) hash(rel string, in fileAt) (string, error) {
+	f, err := openUnstatedAt(in)
 	if err != nil {
 		return "", err
 	}
 	defer f.close()
-	if !slices.Contains(keptFiles, rel) && (size > maxHeldFile || c.held+size > heldBudget) {
-		return hashReader(f)
-	}
-	data, err := readAll(f, size)
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	head, size, err := f.readHead(*buf)
 	if err != nil {
 		return "", err
 	}
+	keep := slices.Contains(keptFiles, rel)
+	switch {
+	case size < 0 && (keep || c.held+int64(len(head)) <= heldBudget): // head is the whole file
+		return c.keep(rel, bytes.Clone(head)), nil
+	case size < 0:
+		return sha256Hex(head), nil
+	case !keep && (size > maxHeldFile || c.held+size > heldBudget):
+		return hashReader(io.MultiReader(bytes.NewReader(head), f))
+	}
+	data, err := readAll(f, head, size)
+	if err != nil {
+		return "", err
+	}
+	return c.keep(rel, data), nil
+}
+
+// keep keeps data, the bundle's file rel, for the steps after the files
+// step, and returns its SHA-256.
+func (c *dirCheck) keep(rel string, data []byte) string {
 	c.kept[rel] = data
 	c.held += int64(len(data))
+	return sha256Hex(data)
+}
+
+// sha256Hex is the SHA-256 of data, in hex.
+func sha256Hex(data []byte) string {
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }
 
 // hashBuffers are the buffers hashReader reads through: a buffer allocated
@@ -65,15 +89,29 @@ func hashReader(f io.Reader) (string, error) {
 
 // status is the bundle's status.json parsed from the bytes the files step
 // hashed; nil when it holds none or they do not parse, for the
-// re-derivation to read it and say why.
+// re-derivation to read it and say why. The re-derivation is all that
+// reads it: its times, phases and inherited names are left unread (their
+// dozen times parsed were a third of decoding it). Should evidence ever
+// be derived from one of them, the re-derivation differs from
+// evidence.json and the bundle is refused: never a pass.
 func (c *dirCheck) status() *rundir.Status {
 	data, ok := c.kept[StatusFile]
 	if !ok {
 		return nil
 	}
-	var st rundir.Status
-	if json.Unmarshal(data, &st) != nil {
+	var facts struct {
+		statusFields
+		Started   unread `json:"started"`
+		Ended     unread `json:"ended"`
+		Phases    unread `json:"phases"`
+		Inherited unread `json:"inherited_env"`
+	}
+	if json.Unmarshal(data, &facts) != nil {
 		return nil
 	}
+	st := rundir.Status(facts.statusFields)
 	return &st
 }
+
+// statusFields are rundir.Status's fields, for a decode that shadows some.
+type statusFields rundir.Status

@@ -25,24 +25,49 @@ import (
 // (stockStatement), that is the library's check of the manifest without a
 // second parse of it; the subjects, their digests a map each, were most of
 // what encoding/json spent on a manifest. The manifest is JSON that
-// encoding/json parsed, so its grammar and nesting depth are already
-// bounded; a grammar error here is still an error.
-func stockSubjects(manifest []byte) ([]Subject, error) {
+// encoding/json checked (json.Valid), so its grammar and nesting depth are
+// already bounded; a grammar error here is still an error.
+//
+// The same walk keeps the bytes of the statement's other values (its type,
+// predicate type and predicate) for parseStatement to decode: only they,
+// not the whole manifest a second time.
+func stockSubjects(manifest []byte) (stockParts, error) {
 	if !utf8.Valid(manifest) {
-		return nil, errors.New("it is not valid UTF-8")
+		return stockParts{}, errors.New("it is not valid UTF-8")
 	}
 	s := shapeScanner{data: manifest}
 	s.space()
 	if s.peek() != '{' {
-		return nil, errors.New("it is not a JSON object")
+		return stockParts{}, errors.New("it is not a JSON object")
 	}
 	if err := s.value(inStatement); err != nil {
-		return nil, err
+		return stockParts{}, err
 	}
 	if s.space(); s.i != len(s.data) {
-		return nil, fmt.Errorf("text after the statement at byte %d", s.i)
+		return stockParts{}, fmt.Errorf("text after the statement at byte %d", s.i)
 	}
-	return s.subjects, nil
+	s.parts.subjects = s.subjects
+	return s.parts, nil
+}
+
+// stockParts are a statement as stockSubjects reads it: its subjects, and
+// the JSON bytes of its other values (nil: absent), spelled exactly as
+// the spec spells their keys, each key once.
+type stockParts struct {
+	subjects                      []Subject
+	typ, predicateType, predicate []byte
+}
+
+// keep keeps raw, the value of the statement's key.
+func (p *stockParts) keep(key string, raw []byte) {
+	switch key {
+	case "_type":
+		p.typ = raw
+	case "predicateType":
+		p.predicateType = raw
+	case "predicate":
+		p.predicate = raw
+	}
 }
 
 // place is where a JSON value stands in the statement: the keys an
@@ -89,7 +114,8 @@ type shapeScanner struct {
 	data     []byte
 	i        int
 	subjects []Subject
-	digest   string // the algorithm of the digest being read
+	digest   string     // the algorithm of the digest being read
+	parts    stockParts // the statement's values but its subjects
 }
 
 func (s *shapeScanner) peek() byte {
@@ -170,8 +196,13 @@ func (s *shapeScanner) object(p place) error {
 		if p == inDigests {
 			s.digest = string(key)
 		}
+		s.space()
+		start := s.i
 		if err := s.value(childPlace(p, key)); err != nil {
 			return err
+		}
+		if p == inStatement {
+			s.parts.keep(string(key), s.data[start:s.i])
 		}
 		if s.space(); s.peek() == '}' {
 			s.i++

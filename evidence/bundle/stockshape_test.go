@@ -121,9 +121,14 @@ func TestStockSubjectsAreWhatEncodingJSONReads(t *testing.T) {
 		if err := json.Unmarshal([]byte(m), &want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := stockSubjects([]byte(m))
-		if err != nil || !reflect.DeepEqual(got, want.Subject) {
+		parts, err := stockSubjects([]byte(m))
+		if got := parts.subjects; err != nil || !reflect.DeepEqual(got, want.Subject) {
 			t.Errorf("subjects %v (%v), encoding/json reads %v", got, err, want.Subject)
+		}
+		// The rest is decoded from the bytes the walk kept: the statement
+		// is the one encoding/json reads of the whole manifest.
+		if got, _, err := parseStatement([]byte(m)); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("statement %+v (%v), encoding/json reads %+v", got, err, want)
 		}
 	}
 }
