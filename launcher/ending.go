@@ -2,7 +2,11 @@ package launcher
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/abbench/abbench/rundir"
 )
@@ -40,4 +44,35 @@ func (e *Ending) Wait(ctx context.Context) (rundir.Outcome, error) {
 	case <-ctx.Done():
 		return rundir.Outcome{}, ctx.Err()
 	}
+}
+
+// EndsWithin reports whether the run ends within d (Cancel's bounded wait
+// after it asked the allocation to end).
+func (e *Ending) EndsWithin(d time.Duration) bool {
+	select {
+	case <-e.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// Collected is Collect for a run whose files are in dir: dir once the run
+// has ended, else an error saying which run (what) has not.
+func (e *Ending) Collected(dir, what string) (string, error) {
+	select {
+	case <-e.done:
+		return dir, nil
+	default:
+		return "", fmt.Errorf("%s has not ended", what)
+	}
+}
+
+// NewMarker is a fresh random value that marks every process of one
+// allocation (EnvAllocation in each backend), so that what survives it
+// can be found.
+func NewMarker() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

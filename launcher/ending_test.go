@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +37,28 @@ func TestEndingWaitsForTheFirstOutcome(t *testing.T) {
 	case <-e.Done():
 	default:
 		t.Error("Done is open after End")
+	}
+}
+
+// Collect and Cancel's bounded wait see the end, and only the end; every
+// allocation's marker is its own.
+func TestEndingCollectsOnlyOnceEnded(t *testing.T) {
+	e := NewEnding()
+	if dir, err := e.Collected("/runs/1-a", "test run 1-a"); err == nil || dir != "" || !strings.Contains(err.Error(), "test run 1-a has not ended") {
+		t.Fatalf("collected before the end: %q, %v", dir, err)
+	}
+	if e.EndsWithin(10 * time.Millisecond) {
+		t.Fatal("EndsWithin said ended before End")
+	}
+	e.End(rundir.Outcome{State: Succeeded})
+	if dir, err := e.Collected("/runs/1-a", "test run 1-a"); err != nil || dir != "/runs/1-a" {
+		t.Fatalf("collected after the end: %q, %v", dir, err)
+	}
+	if !e.EndsWithin(time.Hour) {
+		t.Fatal("EndsWithin did not see the end")
+	}
+	a, b := NewMarker(), NewMarker()
+	if len(a) != 16 || strings.Trim(a, "0123456789abcdef") != "" || a == b {
+		t.Fatalf("markers %q and %q: want two different 16-digit hex values", a, b)
 	}
 }

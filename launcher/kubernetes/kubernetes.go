@@ -12,8 +12,6 @@ package kubernetes
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -118,9 +116,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if err := launcher.MakeDir(spec); err != nil {
 		return nil, fmt.Errorf("kubernetes launcher: run directory: %w", err)
 	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	marker := hex.EncodeToString(rnd[:])
+	marker := launcher.NewMarker()
 	namespace := rundir.KubernetesNamespacePrefix + marker
 	l.sweep(ctx)
 	written := []string{filepath.Join(spec.Dir, ScriptFile), filepath.Join(spec.Dir, ManifestFile)}

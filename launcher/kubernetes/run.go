@@ -160,21 +160,14 @@ func (r *run) Cancel() error {
 		return fmt.Errorf("kubernetes launcher: cancelling %s: %w", r.namespace, err)
 	}
 	wait := 2*r.l.grace() + 2*time.Minute
-	select {
-	case <-r.Done():
-		return nil
-	case <-time.After(wait):
+	if !r.EndsWithin(wait) {
 		return fmt.Errorf("kubernetes launcher: namespace %s did not end within %s of its deletion", r.namespace, wait)
 	}
+	return nil
 }
 
 func (r *run) Collect() (string, error) {
-	select {
-	case <-r.Done():
-		return r.spec.Dir, nil
-	default:
-		return "", fmt.Errorf("kubernetes launcher: run %s has not ended", r.namespace)
-	}
+	return r.Collected(r.spec.Dir, "kubernetes launcher: run "+r.namespace)
 }
 
 // Marker is the value of EnvAllocation in every process of r's pod, for

@@ -4,8 +4,6 @@ package local
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -59,9 +57,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		return nil, err
 	}
 	defer func() { _ = logf.Close() }() // the controller writes the log through its own descriptor; this one wrote nothing
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	marker := hex.EncodeToString(rnd[:])
+	marker := launcher.NewMarker()
 	env := spec.Env
 	if env == nil {
 		env = os.Environ()
@@ -145,12 +141,7 @@ func (r *run) Cancel() error {
 }
 
 func (r *run) Collect() (string, error) {
-	select {
-	case <-r.Done():
-		return r.spec.Dir, nil
-	default:
-		return "", fmt.Errorf("local launcher: run %s has not ended", r.spec.ID)
-	}
+	return r.Collected(r.spec.Dir, "local launcher: run "+r.spec.ID)
 }
 
 // killAllocation sends SIGKILL to the session and to every process that

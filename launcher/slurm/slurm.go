@@ -9,8 +9,6 @@ package slurm
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -143,9 +141,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	if err := launcher.MakeDir(spec); err != nil {
 		return nil, fmt.Errorf("slurm launcher: run directory: %w", err)
 	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	marker := hex.EncodeToString(rnd[:])
+	marker := launcher.NewMarker()
 	script := filepath.Join(spec.Dir, rundir.JobScript)
 	if err := os.WriteFile(script, []byte(l.Script(spec, marker)), 0o755); err != nil {
 		return nil, err
@@ -340,21 +336,14 @@ func (r *run) Cancel() error {
 	}
 	// Slurm sends SIGTERM, then SIGKILL after the cluster's KillWait.
 	wait := max(r.grace, 30*time.Second)
-	select {
-	case <-r.Done():
-		return nil
-	case <-time.After(wait):
+	if !r.EndsWithin(wait) {
 		return fmt.Errorf("slurm job %s did not end within %s of scancel", r.id, wait)
 	}
+	return nil
 }
 
 func (r *run) Collect() (string, error) {
-	select {
-	case <-r.Done():
-		return r.spec.Dir, nil
-	default:
-		return "", fmt.Errorf("slurm launcher: job %s has not ended", r.id)
-	}
+	return r.Collected(r.spec.Dir, "slurm launcher: job "+r.id)
 }
 
 // ClusterUp reports whether a Slurm cluster answers here with a node that
