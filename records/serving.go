@@ -23,6 +23,7 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			}
 		}
 	}
+	r.servingLatencies(obj)
 	for _, c := range []struct {
 		key string
 		dst *int
