@@ -24,10 +24,6 @@ const (
 // listings say them.
 var LatencyKinds = []string{TTFT, TPOT, ITL, E2EL}
 
-// latencyStats are the statistics of a latency other than its
-// percentiles, in the order listings say them.
-var latencyStats = []string{"mean", "median", "std", "min", "max"}
-
 // latencyName matches a name of the scheme.
 var latencyName = lazyregexp.New(`^(mean|median|std|min|max|p[0-9]+(?:\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms$`)
 
