@@ -16,6 +16,8 @@ import (
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/records"
+	"github.com/abbench/abbench/scenarios"
 )
 
 // Options are a comparison's flags.
@@ -174,6 +176,22 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
 	case r.GateUndecided != "":
 		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
+	}
+	return nil
+}
+
+// CheckScenarioMetrics refuses, before anything runs, a --metric that
+// the scenario's record format cannot hold (records.Provides), listing
+// those it can: a campaign would otherwise run to its end for it.
+func (o *Options) CheckScenarioMetrics(s *scenarios.Scenario) error {
+	t := s.Evidence.Throughput
+	if t == nil {
+		return nil
+	}
+	for _, m := range o.Metric {
+		if !records.Provides(t.Format, m, t.SLO.Set()) {
+			return cli.Usagef("name one of them, or leave --metric out", "--metric %s: %s records have no such metric (they have %s)", m, t.Format, records.ProvidedList(t.Format))
+		}
 	}
 	return nil
 }
