@@ -16,8 +16,8 @@ func TestOutputTokensCriterion(t *testing.T) {
 	r.yaml = strings.Replace(scenarioYAML, "  - {clean_shutdown: true}\n", "  - {clean_shutdown: true}\n  - {output_tokens: equal, within: 2%}\n", 1)
 	r.record = `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "total_output_tokens": 128, "valid": true}`
 	e := r.collect(t)
-	if !e.Accepted || e.OutputTokensWithin == nil || *e.OutputTokensWithin != 2 || e.Throughput.OutputTokens != 128 {
-		t.Fatalf("accepted %v, within %v, output tokens %d, reasons %v", e.Accepted, e.OutputTokensWithin, e.Throughput.OutputTokens, e.Reasons)
+	if !e.Accepted || e.OutputTokensWithin == nil || *e.OutputTokensWithin != 2 || e.Throughput.OutputTokens == nil || *e.Throughput.OutputTokens != 128 {
+		t.Fatalf("accepted %v, within %v, output tokens %v, reasons %v", e.Accepted, e.OutputTokensWithin, e.Throughput.OutputTokens, e.Reasons)
 	}
 	r.record = `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5, "valid": true}`
 	e = r.collect(t)

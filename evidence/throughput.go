@@ -49,9 +49,9 @@ func (c *collector) outputTokens(cr scenarios.Criterion, fail func(reason.Reason
 	within, _ := cr.OutputTolerance() // validated
 	c.e.OutputTokensWithin = &within
 	r := c.e.Throughput
-	if r == nil || r.OutputTokens <= 0 {
+	if r == nil || r.OutputTokens == nil {
 		fail(reason.New(reason.ThroughputInvalid, "the record does not say how many output tokens the run generated (total_output_tokens): the arms cannot be held to equal work"))
 		return ""
 	}
-	return fmt.Sprintf("%d output tokens generated, held to the other arms' by compare (within %g%%)", r.OutputTokens, within)
+	return fmt.Sprintf("%d output tokens generated, held to the other arms' by compare (within %g%%)", *r.OutputTokens, within)
 }

@@ -27,8 +27,8 @@ func TestGoodputFromPerRequestLists(t *testing.T) {
 		if got := r.Metrics[Goodput]; got != c.want {
 			t.Errorf("SLO %s: goodput %v, want %v (problems %v)", c.slo, got, c.want, r.Problems)
 		}
-		if r.OutputTokens != 8 {
-			t.Errorf("output tokens %d, want 8", r.OutputTokens)
+		if r.OutputTokens == nil || *r.OutputTokens != 8 {
+			t.Errorf("output tokens %v, want 8", r.OutputTokens)
 		}
 	}
 	// Without objectives there is no goodput.

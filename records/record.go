@@ -53,10 +53,10 @@ type Record struct {
 	// sweep.
 	Sweep []uint64 `json:"sweep,omitempty"`
 	// OutputTokens is how many tokens the run generated, where the
-	// record says (total_output_tokens); 0 when it does not. Arms that
+	// record says (total_output_tokens); nil when it does not. Arms that
 	// generated different amounts did different work: see
 	// {output_tokens: equal}.
-	OutputTokens int `json:"output_tokens,omitempty"`
+	OutputTokens *int `json:"output_tokens,omitempty"`
 	// chose is set when the parser chose among the file's results by
 	// name (choose): a Spec.Result no parser reads is an error, not
 	// ignored.

@@ -26,7 +26,7 @@ func (r *Record) fromServingObject(obj map[string]any) {
 	r.servingLatencies(obj)
 	if v, ok := obj["total_output_tokens"]; ok {
 		if n, ok := r.count("total_output_tokens", v); ok {
-			r.OutputTokens = n
+			r.OutputTokens = &n
 		}
 	}
 	for _, c := range []struct {

@@ -25,8 +25,8 @@ func (g *gate) outputLengths() {
 	}
 	perRun := map[string][]int{}
 	for _, run := range g.runs {
-		if r := run.Evidence.Throughput; counted(run) && r != nil && r.OutputTokens > 0 {
-			perRun[run.Evidence.Arm] = append(perRun[run.Evidence.Arm], r.OutputTokens)
+		if r := run.Evidence.Throughput; counted(run) && r != nil && r.OutputTokens != nil && *r.OutputTokens > 0 {
+			perRun[run.Evidence.Arm] = append(perRun[run.Evidence.Arm], *r.OutputTokens)
 		}
 	}
 	base, ok := meanTokens(perRun[g.r.Baseline])

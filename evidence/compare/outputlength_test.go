@@ -28,7 +28,8 @@ func TestOutputLengthMismatch(t *testing.T) {
 		runs := runsOf(map[string][]float64{"blocking": {100, 101, 99}, "async": {150, 151, 149}})
 		for _, run := range runs {
 			run.Evidence.OutputTokensWithin = c.within
-			run.Evidence.Throughput.OutputTokens = map[string]int{"async": c.async, "blocking": c.blocks}[run.Evidence.Arm]
+			n := map[string]int{"async": c.async, "blocking": c.blocks}[run.Evidence.Arm]
+			run.Evidence.Throughput.OutputTokens = &n
 		}
 		r := Compare(runs, Options{})
 		got := r.Verdict == Censored && codes(r) == string(reason.OutputLengthMismatch)
