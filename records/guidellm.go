@@ -20,6 +20,15 @@ var guidellmMetrics = []metricPath{
 	{"mean_itl_ms", at("metrics", "inter_token_latency_ms", "successful", "mean")},
 }
 
+// guidellmLatencies are a benchmark's latencies over its successful
+// requests: the token latencies in ms, the request's in seconds.
+var guidellmLatencies = []toolLatency{
+	{TTFT, at("metrics", "time_to_first_token_ms", "successful"), 1},
+	{TPOT, at("metrics", "time_per_output_token_ms", "successful"), 1},
+	{ITL, at("metrics", "inter_token_latency_ms", "successful"), 1},
+	{E2EL, at("metrics", "request_latency", "successful"), 1000},
+}
+
 // parseGuideLLM reads GuideLLM's benchmarks.json (its 0.5 layout). A sweep
 // holds a benchmark per strategy; each is named as GuideLLM names its
 // strategy (synchronous, concurrent@4, throughput@unlimited,
@@ -57,6 +66,7 @@ func (r *Record) parseGuideLLM(data []byte, spec Spec) {
 		return
 	}
 	r.metricsAt(bench, guidellmMetrics)
+	r.latenciesAt(bench, guidellmLatencies)
 	r.guidellmCounts(bench)
 }
 

@@ -23,6 +23,12 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			}
 		}
 	}
+	r.servingLatencies(obj)
+	if v, ok := obj["total_output_tokens"]; ok {
+		if n, ok := r.count("total_output_tokens", v); ok {
+			r.OutputTokens = &n
+		}
+	}
 	for _, c := range []struct {
 		key string
 		dst *int
@@ -69,6 +75,7 @@ func (r *Record) lastServingLine(data []byte, spec Spec) (map[string]any, bool) 
 		return nil, false
 	}
 	r.fromServingObject(obj)
+	r.goodput(obj, spec.SLO)
 	r.flags(obj, spec.Flag)
 	return obj, true
 }

@@ -11,6 +11,7 @@ func (r *Record) parseVLLM(data []byte, spec Spec) {
 		return
 	}
 	r.fromServingObject(obj)
+	r.goodput(obj, spec.SLO)
 	r.flags(obj, spec.Flag)
 }
 

@@ -107,6 +107,9 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := opts.compare.CheckScenarioMetrics(s); err != nil {
+		return nil, nil, err
+	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
 	cfg.Flags = recordedFlags(opts.flags, cfg.Seed)

@@ -68,6 +68,7 @@ func (g *gate) check() {
 	}
 	g.armsGiven(first.Arms, present)
 	g.workloads()
+	g.outputLengths()
 	g.builds()
 	g.sources()
 	g.images()
