@@ -30,22 +30,36 @@ import (
 // that failed itself, an attempt without its bundle, a bundle whose files
 // or evidence do not verify (checked whether or not it is signed).
 //
+// Each bundle is read and verified once, with verify: given allowed
+// signers, its signature is checked in that same pass, and the evidence
+// compared is the one that pass verified; VerifyRuns then says what it
+// found without reading the bundle again (a bundle swapped on disk after
+// its evidence was read can never pass as signature-checked). Without
+// allowed signers everything but the signature is checked.
+//
 // Archives are unpacked by bundle.UnpackVerified with verify (without
 // allowed signers the signature is not checked, but only the files the
 // manifest lists are extracted, each against its digest); an archive
 // refused there is a *bundle.VerifyError.
 func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup func(), err error) {
-	vo := verify
-	if vo.AllowedSigners == nil {
-		vo.SkipSignature, vo.AllowUnsigned = true, true
-	}
+	vo := loadOptions(verify)
 	unpack := func(archive, dir string) error { return bundle.UnpackVerified(archive, dir, vo) }
 	all, cleanup, err := resolveAll(paths, unpack)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	runs, err = loadAll(all) // the runs of every path at once: a path may hold few
+	runs, err = loadAll(all, vo) // the runs of every path at once: a path may hold few
 	return runs, cleanup, err
+}
+
+// loadOptions are the options loading verifies bundles with: verify's,
+// signature included, when it names allowed signers; else every check
+// but the signature, unsigned bundles accepted.
+func loadOptions(verify bundle.VerifyOptions) bundle.VerifyOptions {
+	if verify.AllowedSigners == nil {
+		verify.SkipSignature, verify.AllowUnsigned = true, true
+	}
+	return verify
 }
 
 // resolveAll resolves every path on every core (a campaign's plan.json
@@ -91,14 +105,15 @@ func onEveryCore(n int, work func(i int)) {
 // evidence derived again from its files: milliseconds a run, which
 // thousands of runs make seconds), in their order; the first error in
 // that order is returned.
-func loadAll(found []rundir.Found) ([]Run, error) {
-	verifier := bundle.NewVerifier(bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
+func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
+	verifier := bundle.NewVerifier(vo)
 	runs := make([]Run, len(found))
 	errs := make([]error, len(found))
 	onEveryCore(len(found), func(i int) {
 		f := found[i]
 		if f.Problem == "" {
 			runs[i], errs[i] = loadRun(f, verifier)
+			runs[i].checked.with, runs[i].checked.done = vo, true
 			return
 		}
 		runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
@@ -165,6 +180,7 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	case verified != nil:
 		run.bundle = signedBundle
 	}
+	run.checked.err = invalid
 	if verified != nil {
 		run.Evidence, run.prov = verified.Evidence, verified.Provenance
 	} else if err := readRun(f, &run); err != nil {

@@ -17,6 +17,13 @@ import (
 // sign, and the gate censors it with its root cause, unless a sequential
 // design's look decided before it: that the gate judges from the signed
 // runs, never from plan.json.
+//
+// A run LoadRuns loaded with opts was verified then, signature included,
+// and its evidence is what that verification passed: its outcome is
+// reported, the bundle is not read again. Any other run (loaded with
+// other options, or not by LoadRuns) is verified now, and its evidence
+// and provenance become the ones this verification passed, so that what
+// is compared is always what was verified.
 func VerifyRuns(runs []Run, opts bundle.VerifyOptions) error {
 	if refused := verifyRuns(runs, opts); len(refused) > 0 {
 		return &RunsRefused{Refusals: refused}
@@ -26,8 +33,9 @@ func VerifyRuns(runs []Run, opts bundle.VerifyOptions) error {
 
 func verifyRuns(runs []Run, opts bundle.VerifyOptions) []*Refusal {
 	var refused []*Refusal
-	verifier := bundle.NewVerifier(opts) // the runs' scenario parsed once
-	for _, run := range runs {
+	var verifier *bundle.Verifier // made for the first run loading did not verify with opts
+	for i := range runs {
+		run := &runs[i]
 		if run.Evidence == nil && len(run.Censor) > 0 {
 			continue
 		}
@@ -35,11 +43,36 @@ func verifyRuns(runs []Run, opts bundle.VerifyOptions) []*Refusal {
 			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: fmt.Errorf("%s: %w", run.Path, ErrNotBundle)})
 			continue
 		}
-		if _, err := verifier.Verify(run.Dir); err != nil {
+		err := run.checked.err
+		if !run.checked.done || run.checked.with != opts {
+			if verifier == nil {
+				verifier = bundle.NewVerifier(opts) // the runs' scenario parsed once
+			}
+			err = run.verifyNow(verifier, opts)
+		}
+		if err != nil {
 			refused = append(refused, &Refusal{Code: reason.SignatureInvalid, Run: run.Path, Err: asGiven{err: err, dir: run.Dir, path: run.Path}})
 		}
 	}
 	return refused
+}
+
+// verifyNow verifies the run's bundle with opts and makes what that
+// verification passed the run's evidence and provenance.
+func (r *Run) verifyNow(verifier *bundle.Verifier, opts bundle.VerifyOptions) error {
+	v, err := verifier.Verify(r.Dir)
+	r.checked = checked{with: opts, err: err, done: true}
+	if err != nil {
+		return err
+	}
+	r.Evidence, r.prov, r.bundle = v.Evidence, v.Provenance, signedBundle
+	if v.Unsigned {
+		r.bundle = unsignedBundle
+	}
+	if r.prov != nil {
+		r.Campaign, r.Machines = r.prov.Campaign, r.prov.Machines
+	}
+	return nil
 }
 
 // VerifyPaths verifies every bundle the paths lead to, as rundir.Resolve
