@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 // Check is the outcome of verifying one bundle path (abbench verify).
@@ -30,6 +32,10 @@ type Check struct {
 	// Pod is the Kubernetes pod the run ran in (machine.Pod.Describe), or
 	// why a run under Kubernetes has no facts of it; "" for other runs.
 	Pod string `json:"pod,omitempty"`
+	// Campaign is what the verified bundle's provenance says of its
+	// campaign (nil outside one, or for a failed check): a caller that
+	// verifies several runs holds them to one run per plan index.
+	Campaign *rundir.CampaignRef `json:"-"`
 }
 
 // CheckSchema names abbench verify --format json's output.
@@ -56,6 +62,9 @@ func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 		} else {
 			c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
 			c.Pod = podLine(v.Provenance)
+			if v.Provenance != nil {
+				c.Campaign = v.Provenance.Campaign
+			}
 		}
 		checks = append(checks, c)
 	}

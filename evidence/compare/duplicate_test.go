@@ -56,3 +56,19 @@ func TestTheSameRunGivenTwiceIsSaidOnce(t *testing.T) {
 		t.Fatalf("one run given twice: %s, reasons %v", r.Verdict, r.Reasons)
 	}
 }
+
+// TestVerifyFailsASecondRunOfOnePlanIndex: abbench verify of several
+// runs fails the second bundle of one plan index (one plan digest),
+// naming both; the first and the runs of other indexes pass. Before,
+// each bundle was verified alone and both passed.
+func TestVerifyFailsASecondRunOfOnePlanIndex(t *testing.T) {
+	again := copiesOf(t, "../../testdata/nccl/bundles/2-tree.tar.gz", 1)[0]
+	ring, tree := "../../testdata/nccl/bundles/1-ring.tar.gz", "../../testdata/nccl/bundles/2-tree.tar.gz"
+	checks, failed := VerifyPaths([]string{ring, tree, again}, signersOf(t))
+	if len(checks) != 3 || failed != 1 || !checks[0].OK || !checks[1].OK || checks[2].OK {
+		t.Fatalf("failed %d of %+v: want the third alone failed", failed, checks)
+	}
+	if e := checks[2].Error; !strings.HasPrefix(e, "duplicate-run: "+tree+" and "+again+" are both run 2 of campaign plan 02f36843fc5a") {
+		t.Errorf("the failure %q does not name both runs, their index and plan", e)
+	}
+}

@@ -120,7 +120,36 @@ func VerifyPaths(paths []string, opts bundle.VerifyOptions) (checks []bundle.Che
 			}
 		}
 	}
-	return checks, failed
+	return checks, failed + failDuplicates(checks)
+}
+
+// failDuplicates fails every check that verified a second run of a plan
+// index another check verified (the same plan digest and index), naming
+// both: a planned run counts once, so a stage run again, or a campaign's
+// run made again by abbench arm --plan, is never verified as the plan's.
+// It returns how many checks it failed.
+func failDuplicates(checks []bundle.Check) int {
+	type planned struct {
+		plan  string
+		index int
+	}
+	first := map[planned]string{}
+	failed := 0
+	for i := range checks {
+		c := &checks[i]
+		if !c.OK || c.Campaign == nil {
+			continue
+		}
+		key := planned{c.Campaign.PlanDigest, c.Campaign.Index}
+		if path, twice := first[key]; twice {
+			c.OK, c.Error = false, fmt.Sprintf("%s: %s and %s are both run %d of campaign plan %s: a planned run counts once; verify one of them (the stage's own), not both",
+				reason.DuplicateRun, path, c.Bundle, key.index, short(key.plan))
+			failed++
+			continue
+		}
+		first[key] = c.Bundle
+	}
+	return failed
 }
 
 // campaignStop is where the campaign at dir stopped by its own signed
