@@ -51,24 +51,34 @@ type CheckReport struct {
 // returns one Check each, and how many failed.
 func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 	for _, p := range paths {
-		c := Check{Bundle: p}
-		if v, err := VerifyPath(p, opts); err != nil {
-			c.Error = err.Error()
-			var ve *VerifyError
-			if errors.As(err, &ve) {
-				c.Step, c.File = ve.Step, ve.File
-			}
+		v, err := VerifyPath(p, opts)
+		c := NewCheck(p, v, err)
+		if !c.OK {
 			failed++
-		} else {
-			c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
-			c.Pod = podLine(v.Provenance)
-			if v.Provenance != nil {
-				c.Campaign = v.Provenance.Campaign
-			}
 		}
 		checks = append(checks, c)
 	}
 	return checks, failed
+}
+
+// NewCheck is the Check of the bundle at path, as a verification of it
+// ended: v when it passed, else err.
+func NewCheck(path string, v *Verified, err error) Check {
+	c := Check{Bundle: path}
+	if err != nil {
+		c.Error = err.Error()
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			c.Step, c.File = ve.Step, ve.File
+		}
+		return c
+	}
+	c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
+	c.Pod = podLine(v.Provenance)
+	if v.Provenance != nil {
+		c.Campaign = v.Provenance.Campaign
+	}
+	return c
 }
 
 // WriteChecks prints one line per check: FAIL and why, or ok with the

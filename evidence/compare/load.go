@@ -112,14 +112,11 @@ func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
 	onEveryCore(len(found), func(i int) {
 		f := found[i]
 		if f.Problem == "" {
-			runs[i], errs[i] = loadRun(f, verifier)
+			runs[i], _, errs[i] = loadRun(f, verifier)
 			runs[i].checked.with, runs[i].checked.done = vo, true
 			return
 		}
-		runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
-		if f.Planned != nil && f.Planned.Result == nil {
-			runs[i].NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
-		}
+		runs[i] = missingRun(f)
 	})
 	if err := cmp.Or(errs...); err != nil {
 		return nil, err
@@ -130,6 +127,18 @@ func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// missingRun is the run of a campaign's entry f that holds no attempt to
+// read (f.Problem says why): censored run-missing, and, for a planned run
+// that never started, its index, so that the gate can judge whether a
+// sequential design stopped before it.
+func missingRun(f rundir.Found) Run {
+	run := Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
+	if f.Planned != nil && f.Planned.Result == nil {
+		run.NotRun = f.Planned.Index
+	}
+	return run
 }
 
 // IsBundle reports whether the run was read from a bundle.
@@ -166,11 +175,12 @@ const (
 // loadRun reads the run f found: a bundle is verified first, and a run
 // whose bundle verifies is read from what verification parsed (its
 // evidence and provenance, from the bytes their digests were checked on);
-// any other run is read from its files.
-func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
+// any other run is read from its files. verified is what the bundle's
+// verification passed (nil when it failed, or there is no bundle).
+func loadRun(f rundir.Found, verifier *bundle.Verifier) (run Run, verified *bundle.Verified, err error) {
 	dir := f.EvidenceDir()
 	verified, invalid := verifier.Verify(dir) // a directory without a manifest fails its first read: no bundle
-	run := Run{Path: f.Source, Dir: dir, bundle: failedBundle}
+	run = Run{Path: f.Source, Dir: dir, bundle: failedBundle}
 	isBundle := !bundle.NoBundle(invalid)
 	switch {
 	case !isBundle:
@@ -184,13 +194,13 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	if verified != nil {
 		run.Evidence, run.prov = verified.Evidence, verified.Provenance
 	} else if err := readRun(f, &run); err != nil {
-		return Run{}, err
+		return Run{}, nil, err
 	} else if run.Evidence == nil {
-		return run, nil // withoutEvidence's
+		return run, nil, nil // withoutEvidence's
 	}
 	path := filepath.Join(dir, rundir.EvidenceFile)
 	if run.Evidence.Schema != evidence.Schema {
-		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, run.Evidence.Schema, evidence.Schema)
+		return Run{}, nil, fmt.Errorf("%s: schema %q is not %s", path, run.Evidence.Schema, evidence.Schema)
 	}
 	if prov := run.prov; prov != nil {
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
@@ -204,7 +214,7 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	case !isBundle && exists(filepath.Join(f.Dir, rundir.StatusFile)):
 		run.censor(reason.New(reason.BundleInvalid, "run %s has no bundle: a run counts only with its complete bundle (see its %s)", f.Source, rundir.ControllerLog))
 	}
-	return run, nil
+	return run, verified, nil
 }
 
 // readRun reads the evidence and provenance of a run that is no bundle,

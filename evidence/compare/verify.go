@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/reason"
@@ -80,61 +79,94 @@ func (r *Run) verifyNow(verifier *bundle.Verifier, opts bundle.VerifyOptions) er
 // directory's newest attempt, and every run of a campaign. A campaign's
 // planned run that never ran passes only when the campaign stopped at a
 // look its signed rule decided (judged from the signed runs, as compare
-// judges it); any other missing run, an attempt without its bundle, or a
-// bundle that does not verify fails. failed counts the failed checks.
+// judges it); any other missing run, an attempt without its bundle, a
+// bundle that does not verify, or a second run of one plan index
+// (duplicate-run) fails. Each bundle is read and verified once, and the
+// stop is judged from what that verification passed. failed counts the
+// failed checks.
 func VerifyPaths(paths []string, opts bundle.VerifyOptions) (checks []bundle.Check, failed int) {
-	add := func(cs []bundle.Check, f int) { checks, failed = append(checks, cs...), failed+f }
+	verifier := bundle.NewVerifier(opts) // the runs' scenario parsed once
 	for _, p := range paths {
+		var cs []bundle.Check
 		if rundir.IsArchive(p) || bundle.IsBundle(p) {
-			add(bundle.CheckAll([]string{p}, opts))
-			continue
+			cs, _ = bundle.CheckAll([]string{p}, opts)
+		} else if found, cleanup, err := rundir.Resolve(p, nil); err != nil {
+			cleanup()
+			cs = []bundle.Check{{Bundle: p, Error: err.Error()}}
+		} else {
+			cleanup()
+			cs = verifyFound(found, verifier)
 		}
-		found, cleanup, err := rundir.Resolve(p, nil)
-		cleanup()
-		if err != nil {
-			add([]bundle.Check{{Bundle: p, Error: err.Error()}}, 1)
-			continue
-		}
-		var stop *Stop
-		stopJudged := false
-		for _, f := range found {
-			switch {
-			case f.Problem == "" && f.Bundle == "":
-				add([]bundle.Check{{Bundle: f.Source, Error: fmt.Sprintf("%s: its attempt %s has no bundle (see its %s)", f.Source, filepath.Base(f.Dir), rundir.ControllerLog)}}, 1)
-			case f.Problem == "":
-				c, n := bundle.CheckAll([]string{f.Bundle}, opts)
-				c[0].Bundle = f.Source
-				if n > 0 {
-					c[0].Error = strings.ReplaceAll(c[0].Error, f.Bundle, f.Source)
-				}
-				add(c, n)
-			default:
-				if !stopJudged && f.Planned != nil && f.Planned.Result == nil {
-					stop, stopJudged = campaignStop(p, opts), true
-				}
-				if stop != nil && f.Planned != nil && f.Planned.Result == nil {
-					add([]bundle.Check{{Bundle: f.Source, OK: true, NotRun: "never ran, not needed: " + stop.String()}}, 0)
-					continue
-				}
-				add([]bundle.Check{{Bundle: f.Source, Error: f.Problem + ": a campaign is verified whole"}}, 1)
-			}
+		checks = append(checks, cs...)
+	}
+	failDuplicates(checks)
+	for _, c := range checks {
+		if !c.OK {
+			failed++
 		}
 	}
-	return checks, failed + failDuplicates(checks)
+	return checks, failed
+}
+
+// verifyFound checks every run found at one path: each bundle verified
+// once by verifier, then each planned run that left nothing judged by
+// the campaign's stop, as Compare judges it from the runs just verified.
+func verifyFound(found []rundir.Found, verifier *bundle.Verifier) []bundle.Check {
+	checks := make([]bundle.Check, len(found))
+	runs := make([]Run, len(found))
+	for i, f := range found {
+		switch {
+		case f.Problem == "" && f.Bundle == "":
+			why := fmt.Sprintf("%s: its attempt %s has no bundle (see its %s)", f.Source, filepath.Base(f.Dir), rundir.ControllerLog)
+			checks[i] = bundle.Check{Bundle: f.Source, Error: why}
+			runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.BundleInvalid, "%s", why)}}
+		case f.Problem == "":
+			run, v, err := loadRun(f, verifier)
+			switch {
+			case err != nil:
+			case run.checked.err != nil:
+				err = run.checked.err
+			case v == nil: // its bundle directory holds no manifest
+				err = fmt.Errorf("%s: %w", f.Source, ErrNotBundle)
+			}
+			if err != nil {
+				err = asGiven{err: err, dir: f.Bundle, path: f.Source}
+			}
+			checks[i], runs[i] = bundle.NewCheck(f.Source, v, err), run
+		default:
+			runs[i] = missingRun(f)
+		}
+	}
+	var stop *Stop
+	stopJudged := false
+	for i, f := range found {
+		if f.Problem == "" {
+			continue
+		}
+		if f.Planned != nil && f.Planned.Result == nil {
+			if !stopJudged {
+				stop, stopJudged = Compare(runs, Options{}).Stopped, true
+			}
+			if stop != nil {
+				checks[i] = bundle.Check{Bundle: f.Source, OK: true, NotRun: "never ran, not needed: " + stop.String()}
+				continue
+			}
+		}
+		checks[i] = bundle.Check{Bundle: f.Source, Error: f.Problem + ": a campaign is verified whole"}
+	}
+	return checks
 }
 
 // failDuplicates fails every check that verified a second run of a plan
 // index another check verified (the same plan digest and index), naming
 // both: a planned run counts once, so a stage run again, or a campaign's
 // run made again by abbench arm --plan, is never verified as the plan's.
-// It returns how many checks it failed.
-func failDuplicates(checks []bundle.Check) int {
+func failDuplicates(checks []bundle.Check) {
 	type planned struct {
 		plan  string
 		index int
 	}
 	first := map[planned]string{}
-	failed := 0
 	for i := range checks {
 		c := &checks[i]
 		if !c.OK || c.Campaign == nil {
@@ -144,21 +176,8 @@ func failDuplicates(checks []bundle.Check) int {
 		if path, twice := first[key]; twice {
 			c.OK, c.Error = false, fmt.Sprintf("%s: %s and %s are both run %d of campaign plan %s: a planned run counts once; verify one of them (the stage's own), not both",
 				reason.DuplicateRun, path, c.Bundle, key.index, short(key.plan))
-			failed++
 			continue
 		}
 		first[key] = c.Bundle
 	}
-	return failed
-}
-
-// campaignStop is where the campaign at dir stopped by its own signed
-// rule, or nil when it did not.
-func campaignStop(dir string, opts bundle.VerifyOptions) *Stop {
-	runs, cleanup, err := LoadRuns([]string{dir}, opts)
-	defer cleanup()
-	if err != nil {
-		return nil
-	}
-	return Compare(runs, Options{}).Stopped
 }
