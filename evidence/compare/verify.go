@@ -174,7 +174,7 @@ func failDuplicates(checks []bundle.Check) {
 		}
 		key := planned{c.Campaign.PlanDigest, c.Campaign.Index}
 		if path, twice := first[key]; twice {
-			c.OK, c.Error = false, fmt.Sprintf("%s: %s and %s are both run %d of campaign plan %s: a planned run counts once; verify one of them (the stage's own), not both",
+			c.OK, c.Error = false, fmt.Sprintf("%s: %s and %s are both run %d of campaign plan %s: a planned run counts once: verify one of the two (a stage run again replaces its first run, never adds to it)",
 				reason.DuplicateRun, path, c.Bundle, key.index, short(key.plan))
 			continue
 		}

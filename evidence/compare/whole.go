@@ -94,7 +94,7 @@ func duplicateIndex(first string, run Run, ref *rundir.CampaignRef) reason.Reaso
 			id = planned // N-ARM, as the plan names it
 		}
 	}
-	rs := reason.New(reason.DuplicateRun, "%s and %s are both run %s of campaign plan %s: a planned run counts once; give one of them (the stage's own), not both",
+	rs := reason.New(reason.DuplicateRun, "%s and %s are both run %s of campaign plan %s: a planned run counts once: give one of the two (a stage run again replaces its first run, never adds to it)",
 		first, run.Path, id, short(ref.PlanDigest))
 	if run.Evidence != nil {
 		rs.Arm = run.Evidence.Arm
