@@ -23,6 +23,8 @@ type Files struct {
 	// (token prompts only), for comparing with a server that hashes the
 	// prompts it served as a multiset.
 	SentMultiset string
+	// Warmup is the digest records of the warm-up requests' prompts.
+	Warmup string
 }
 
 // Write writes every file of fs, each atomically: a file is whole or
@@ -48,6 +50,9 @@ func (r *Result) Write(fs Files) error {
 		} else {
 			errs = append(errs, digest.WriteRecordsFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords))
 		}
+	}
+	if fs.Warmup != "" && r.WarmupSent != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Warmup, *r.WarmupSent, r.WarmupRecords))
 	}
 	return errors.Join(errs...)
 }
