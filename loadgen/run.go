@@ -63,6 +63,10 @@ type Result struct {
 	WarmupSent    *digest.Digest
 	WarmupRecords []digest.Record
 	WarmupEnded   string
+	// Cycle is a duration run's prompts once, in order (the cycle its
+	// requests go through), with CycleRecords; nil for a counted run.
+	Cycle        *digest.Digest
+	CycleRecords []digest.Record
 }
 
 // Run sends the workload of a prompts file's prompts (RunItems).
@@ -138,6 +142,7 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	res.Start = c.start
 	m.send(runCtx)
 	res.Outcomes, res.Ended = m.outcomes(), m.ended
+	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)
 	d, _ := m.sent.Sum() // held in memory (records kept): Sum cannot fail

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/abbench/abbench/digest"
 )
 
 // checkWorkload says what is wrong with the workload options beyond a
@@ -33,6 +35,14 @@ func (o Options) checkWorkload(items []Item) []error {
 	if o.Duration > 0 && o.Timeout > 0 && o.Duration >= o.Timeout {
 		bad("duration %s: less than the run's timeout %s, which must leave the last requests time to finish", o.Duration, o.Timeout)
 	}
+	errs = append(errs, o.CheckRamp()...)
+	return errs
+}
+
+// CheckRamp says what is wrong with the ramp options.
+func (o Options) CheckRamp() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.RampOver > 0 {
 		target := float64(o.Concurrency)
 		if o.Rate > 0 {
@@ -94,4 +104,19 @@ func (r *Result) workloadRecord(rec map[string]any) {
 		}
 	}
 	rec["warmup_requests"], rec["warmup_failed"], rec["warmup_prompt_digest"] = len(r.Warmup), failed, r.WarmupSent.String()
+}
+
+// cycle records a duration run's prompts once, in order: what its sent
+// records must be a cyclic prefix of, and the digest two arms that sent
+// different counts share.
+func (c *client) cycle(res *Result) {
+	if c.o.Duration <= 0 {
+		return
+	}
+	b, _ := digest.NewBuilder(digest.DefaultFor(res.Unit), true)
+	for _, p := range c.prompts {
+		b.AddRecord(p.Record())
+	}
+	d, _ := b.Sum() // held in memory (records kept): Sum cannot fail
+	res.Cycle, res.CycleRecords = &d, b.Records()
 }
