@@ -128,6 +128,8 @@ func (v *validator) openAI(rp []any, r *Role) {
 	}
 	if e := loadgen.Endpoint(o.Endpoint); e == loadgen.Completions && s.Workload.MultiTurn {
 		v.at(append(op, "endpoint"), "endpoint completions sends one prompt, but workload.multi_turn sends each turn with its history as messages: use endpoint chat")
+	} else if e == loadgen.Completions && v.chatOnly > 0 {
+		v.at(append(op, "endpoint"), "endpoint completions sends one prompt, but the request of conversation %d of %s carries several messages (a system prompt, or turns before it): use endpoint chat", v.chatOnly, s.Workload.Prompts)
 	}
 	if o.MaxTokens < 0 {
 		v.at(append(op, "max_tokens"), "max_tokens %d: at least 0 (0: not sent)", o.MaxTokens)

@@ -101,7 +101,7 @@ func (s *Scenario) Summary() Summary {
 		c.Roles = append(c.Roles, rs)
 	}
 	c.Workload = WorkloadSummary{"", int(s.Workload.Requests), s.Workload.Concurrency, s.Workload.Rounds}
-	if s.Workload.Prompts != "" {
+	if s.Workload.HasContent() {
 		c.Workload.Prompts = s.PromptsDigest.String()
 	}
 	for k := range s.Env {

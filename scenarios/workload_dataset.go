@@ -59,16 +59,31 @@ func (v *validator) datasetDigest() bool {
 	if w.Field != "" || w.Algorithm != "" && w.Algorithm != string(digest.TextOrdered) {
 		v.at(p("workload"), "%s is a %s dataset, hashed with %s: field and algorithm apply to prompts files, leave them out", path, form, digest.TextOrdered)
 	}
-	fd, err := digest.DigestConversations(path, w.MultiTurn, false)
+	b, _ := digest.NewBuilder(digest.TextOrdered, false) // a pinned algorithm: no error
+	for q, err := range digest.ConversationsFile(path, w.MultiTurn) {
+		if err != nil {
+			v.at(p("workload", "prompts"), "%v", err)
+			return true
+		}
+		if v.chatOnly == 0 && (len(q.Messages) > 1 || q.Messages[0].Role != digest.RoleUser) {
+			v.chatOnly = q.Entry
+		}
+		b.AddRecord(q.Prompt().Record())
+	}
+	d, err := b.Sum()
 	switch {
 	case err != nil:
 		v.at(p("workload", "prompts"), "%v", err)
-	case fd.Digest.Count == 0:
+	case d.Count == 0:
 		v.at(p("workload", "prompts"), "%s holds no conversation with a user turn: nothing to send", path)
 	}
-	v.s.PromptsDigest = fd.Digest
+	v.s.PromptsDigest = d
 	return true
 }
+
+// HasContent says whether the workload declares prompt content to
+// digest: a dataset file, or a synthetic workload.
+func (w Workload) HasContent() bool { return w.Prompts != "" || w.Synthetic != nil }
 
 // ownOutputLengths says whether the workload gives each request its
 // output length: a conversation dataset (its replies) or a synthetic one.

@@ -136,3 +136,19 @@ func TestClientWorkloadRejects(t *testing.T) {
 		t.Errorf("max_tokens with a synthetic output_len: %v", err)
 	}
 }
+
+// TestCompletionsOfAConversationWithHistory: a conversation whose first
+// request carries a system prompt needs a chat endpoint, said by validate
+// naming the conversation, not by a client that fails mid-run.
+func TestCompletionsOfAConversationWithHistory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "c.jsonl", `{"messages": [{"role": "user", "content": "a"}]}`+"\n"+`{"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "b"}]}`+"\n")
+	yaml := strings.Replace(openaiBase, "{prompts: prompts.jsonl, requests: 2, concurrency: 2}", "{prompts: c.jsonl}", 1)
+	_, err := Load(write(t, dir, "s.yaml", yaml))
+	if err == nil || !strings.Contains(err.Error(), "the request of conversation 2 of c.jsonl carries several messages") {
+		t.Errorf("completions of a system prompt: %v", err)
+	}
+	if _, err := Load(write(t, dir, "s.yaml", strings.Replace(yaml, "model: m}", "model: m, endpoint: chat}", 1))); err != nil {
+		t.Errorf("chat of a system prompt: %v", err)
+	}
+}

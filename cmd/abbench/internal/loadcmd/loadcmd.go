@@ -82,8 +82,11 @@ func New() *cobra.Command {
 func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	opts.o.Endpoint = loadgen.Endpoint(opts.endpoint)
 	const usage = "abbench load --url URL --model NAME (--prompts FILE | --synthetic SPEC) --out FILE"
-	if (opts.prompts == "") == (opts.synthetic == "") || opts.files.Record == "" {
-		return cli.Usagef(usage, "--out and one of --prompts and --synthetic are required")
+	if opts.prompts == "" && opts.synthetic == "" || opts.files.Record == "" {
+		return cli.Usagef(usage, "--prompts and --out are required (or --synthetic in place of --prompts)")
+	}
+	if opts.prompts != "" && opts.synthetic != "" {
+		return cli.Usagef(usage, "give one of --prompts and --synthetic: a dataset file, or a synthetic workload")
 	}
 	items, err := readItems(opts)
 	if err != nil {
