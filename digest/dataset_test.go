@@ -50,7 +50,7 @@ func TestSniffForm(t *testing.T) {
 // replies), the user turn, and the next reply's words as max_tokens; no
 // HTML escaping.
 func TestConversationRequestBodies(t *testing.T) {
-	in := `{"messages": [{"role": "system", "content": "Be <brief> & kind."}, {"role": "user", "content": "a\tb"}, {"role": "assistant", "content": "one two three"}, {"role": "user", "content": "again"}]}`
+	in := `{"messages": [{"role": "system", "content": "Be <brief> & kind."}, {"role": "user", "content": "a\tb"}, {"role": "assistant", "content": "one two three"}, {"role": "user", "content": "again\u0001\u2028\f"}]}`
 	var got []string
 	for q, err := range ReadConversations(strings.NewReader(in), "c.jsonl", FormConversations, true) {
 		if err != nil {
@@ -60,7 +60,7 @@ func TestConversationRequestBodies(t *testing.T) {
 	}
 	want := []string{
 		`{"max_tokens":3,"messages":[{"role":"system","content":"Be <brief> & kind."},{"role":"user","content":"a\tb"}]}`,
-		`{"messages":[{"role":"system","content":"Be <brief> & kind."},{"role":"user","content":"a\tb"},{"role":"assistant","content":"one two three"},{"role":"user","content":"again"}]}`,
+		`{"messages":[{"role":"system","content":"Be <brief> & kind."},{"role":"user","content":"a\tb"},{"role":"assistant","content":"one two three"},{"role":"user","content":"again\u0001\u2028\f"}]}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("bodies:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
