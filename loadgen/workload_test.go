@@ -150,6 +150,9 @@ func TestDurationRunCyclesItsPrompts(t *testing.T) {
 	if len(res.Outcomes) < 4 || res.Ended != "" || int(res.Sent.Count) != len(res.Outcomes) {
 		t.Fatalf("%d outcomes, ended %q, sent %s", len(res.Outcomes), res.Ended, res.Sent)
 	}
+	if file, _, _ := DigestItems(PromptItems(prompts), ""); res.Cycle == nil || *res.Cycle != file || len(res.CycleRecords) != 3 {
+		t.Errorf("cycle %v, want the prompts once, %s", res.Cycle, file)
+	}
 	for k, o := range res.Outcomes {
 		if !o.OK() || o.Prompt != k%3 || res.SentRecords[k] != prompts[k%3].Record() || o.Send >= 150*time.Millisecond {
 			t.Fatalf("request %d: %+v", k, o)
@@ -250,5 +253,23 @@ func TestRampedConcurrency(t *testing.T) {
 	}
 	if p := s.peak.Load(); p != 1 || len(res.Outcomes) < 2 {
 		t.Errorf("peak in flight %d over the ramp's first 100ms (want 1), %d requests", p, len(res.Outcomes))
+	}
+}
+
+// TestDurationRunStoppedEarly: a duration run stopped before its time is
+// up says why, and the request whose turn it was is a failure (not-sent):
+// a run cut short is never a clean one.
+func TestDurationRunStoppedEarly(t *testing.T) {
+	s := &bodyServer{delay: 20 * time.Millisecond}
+	_, prompts := tokenPrompts(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, prompts, Options{URL: newBodyServer(t, s), Model: "m", Requests: 2, Duration: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := res.Outcomes[len(res.Outcomes)-1]
+	if res.Ended == "" || last.Kind != KindNotSent || last.Index != len(res.Outcomes)-1 || res.Summarize().Failed == 0 {
+		t.Errorf("ended %q, last outcome %+v", res.Ended, last)
 	}
 }
