@@ -33,6 +33,8 @@ type validator struct {
 	// chatOnly is the first request of a conversation dataset that only a
 	// chat endpoint can send (several messages, or a system prompt), 0: none.
 	chatOnly int
+	// conversations says the workload is a conversation dataset.
+	conversations bool
 }
 
 // at records a problem at the value of path.

@@ -59,6 +59,7 @@ func (v *validator) datasetDigest() bool {
 	if w.Field != "" || w.Algorithm != "" && w.Algorithm != string(digest.TextOrdered) {
 		v.at(p("workload"), "%s is a %s dataset, hashed with %s: field and algorithm apply to prompts files, leave them out", path, form, digest.TextOrdered)
 	}
+	v.conversations = true
 	b, _ := digest.NewBuilder(digest.TextOrdered, false) // a pinned algorithm: no error
 	for q, err := range digest.ConversationsFile(path, w.MultiTurn) {
 		if err != nil {
@@ -103,6 +104,13 @@ func (v *validator) clientWorkload() {
 	own := v.s.OpenAIRole() != nil
 	if (w.Duration != 0 || w.Warmup != 0 || w.Ramp != nil || w.MultiTurn || w.Synthetic != nil) && !own {
 		v.at(p("workload"), "duration, warmup, ramp, multi_turn and synthetic are sent by abbench's own client: give the client role openai:, or give a command client its own flags (and requests: %s for a duration-based one)", FromRecordName)
+	}
+	if v.conversations && !own {
+		for i, c := range v.s.Acceptance {
+			if k := c.Kind(); k == "digest" || k == "activation" {
+				v.at(p("acceptance", i), "criterion %d (%s): the workload is a conversation dataset, whose digest is of the requests abbench's own client makes of it (docs/digest.md); a command client samples and sends it its own way: give the client openai:, or declare a prompts file of what it sends", i+1, k)
+			}
+		}
 	}
 	if w.Duration < 0 || w.Warmup < 0 {
 		v.at(p("workload"), "duration %s, warmup %d: neither below 0", w.Duration, w.Warmup)

@@ -129,6 +129,15 @@ func TestClientWorkloadRejects(t *testing.T) {
 	if _, err := loadWith(t, strings.Replace(base, w, "{prompts: prompts.jsonl, warmup: 2}", 1)); err == nil || !strings.Contains(err.Error(), "sent by abbench's own client") {
 		t.Errorf("warm-up with a command client: %v", err)
 	}
+	// A command client may be given a conversation dataset, but its digest
+	// is of what abbench's own client sends: no digest criterion holds it.
+	command := strings.Replace(base, w, "{prompts: sharegpt.json}", 1)
+	if _, err := loadWith(t, command); err != nil {
+		t.Errorf("a ShareGPT file given to a command client: %v", err)
+	}
+	if _, err := loadWith(t, command+"  - {digest: agree}\n"); err == nil || !strings.Contains(err.Error(), "criterion 2 (digest): the workload is a conversation dataset") {
+		t.Errorf("a digest criterion of a command client's conversation dataset: %v", err)
+	}
 	if _, err := loadWith(t, strings.Replace(openaiBase, "model: m}", "model: m, max_tokens: 5}", 1)+""); err != nil {
 		t.Errorf("max_tokens with a prompts file: %v", err)
 	}
