@@ -49,6 +49,9 @@ type Dataset struct {
 	Field string
 	// MultiTurn sends every user turn of a conversation, not only the first.
 	MultiTurn bool
+	// Limit stops after the first Limit items (0: every one): a client
+	// that sends Limit reads no further into a large dataset.
+	Limit int
 }
 
 // ReadDataset reads every item of the dataset, in order. Errors name the
@@ -74,6 +77,9 @@ func ReadDataset(d Dataset) ([]Item, error) {
 			return nil, err
 		}
 		out = append(out, ConversationItems([]digest.Request{q})...)
+		if len(out) == d.Limit {
+			break
+		}
 	}
 	return out, nil
 }

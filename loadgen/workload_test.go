@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -124,6 +125,9 @@ func TestMultiTurnSendsTheDatasetsHistory(t *testing.T) {
 	msgs, _ := s.bodies[1]["messages"].([]any)
 	if len(msgs) != 3 || msgs[1].(map[string]any)["content"] != "The capital of France is Paris, on the Seine." || s.bodies[1]["max_tokens"] != 9.0 {
 		t.Errorf("second request %v", s.bodies[1])
+	}
+	if first, err := ReadDataset(Dataset{Path: file, MultiTurn: true, Limit: 3}); err != nil || len(first) != 3 || !slices.Equal(first[2].Prompt.Body, items[2].Prompt.Body) {
+		t.Errorf("the first 3 items: %d, %v", len(first), err)
 	}
 	if _, err := RunItems(context.Background(), items, Options{URL: "http://h:1", Model: "m", Requests: len(items)}); err == nil {
 		t.Error("multi-turn requests on endpoint completions were taken")

@@ -120,7 +120,7 @@ func readItems(opts loadOptions) ([]loadgen.Item, error) {
 		}
 		return spec.Items(), nil
 	}
-	items, err := loadgen.ReadDataset(loadgen.Dataset{Path: opts.prompts, Field: opts.field, MultiTurn: opts.multiTurn})
+	items, err := loadgen.ReadDataset(loadgen.Dataset{Path: opts.prompts, Field: opts.field, MultiTurn: opts.multiTurn, Limit: opts.o.Requests})
 	var le *digest.LineError
 	var ee *digest.EntryError
 	switch {
