@@ -153,8 +153,9 @@ type conversation struct {
 	Messages      []turn `json:"messages"`
 }
 
-// maxEntry bounds one conversation of a JSON Lines file.
-const maxEntry = 64 << 20
+// maxEntry bounds one conversation, in either form; a variable so tests
+// can cross it cheaply.
+var maxEntry = 64 << 20
 
 // ReadConversations yields the requests of a conversation dataset (form
 // ShareGPT or conversation JSON Lines) in file order: per conversation,
@@ -212,17 +213,43 @@ func jsonLines(r io.Reader, name string) iter.Seq2[int, rawEntry] {
 	}
 }
 
+// capped is a reader that fails once more than maxEntry bytes past mark
+// are read: the decoder holds a whole element, and one element is bounded.
+type capped struct {
+	r          io.Reader
+	read, mark int64
+}
+
+// errEntryTooLarge is one conversation past maxEntry.
+var errEntryTooLarge = errors.New("a conversation larger than the cap")
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.read-c.mark > int64(maxEntry) {
+		return 0, errEntryTooLarge
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
 // jsonArray yields each element of a JSON array with its position from 1.
 func jsonArray(r io.Reader, name string) iter.Seq2[int, rawEntry] {
 	return func(yield func(int, rawEntry) bool) {
-		dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
+		cr := &capped{r: bufio.NewReaderSize(r, 1<<20)}
+		dec := json.NewDecoder(cr)
 		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 			yield(0, rawEntry{err: fmt.Errorf("%s: a ShareGPT file is one JSON array of conversations (%v)", name, errOr(err, "it does not start with ["))})
 			return
 		}
 		for i := 1; dec.More(); i++ {
+			cr.mark = dec.InputOffset()
 			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
+			err := dec.Decode(&raw)
+			if errors.Is(err, errEntryTooLarge) || err == nil && len(raw) > maxEntry {
+				yield(i, rawEntry{err: &EntryError{name, FormShareGPT, i, fmt.Sprintf("a conversation of more than %d MiB", maxEntry>>20)}})
+				return
+			}
+			if err != nil {
 				yield(i, rawEntry{err: &EntryError{name, FormShareGPT, i, "malformed JSON: " + err.Error()}})
 				return
 			}

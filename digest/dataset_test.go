@@ -96,3 +96,47 @@ func TestConversationErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestShareGPTEntryIsBounded: one conversation past the cap is an error
+// naming it, read no further than the cap and a buffer past it; one just
+// under it is read.
+func TestShareGPTEntryIsBounded(t *testing.T) {
+	defer func(m int) { maxEntry = m }(maxEntry)
+	maxEntry = 1 << 20
+	entry := func(n int) string {
+		return `{"conversations": [{"from": "human", "value": "` + strings.Repeat("x", n) + `"}]}`
+	}
+	big := "[" + entry(100) + ", " + entry(8<<20) + "]"
+	r := &countingReader{r: strings.NewReader(big)}
+	var err error
+	for _, e := range ReadConversations(r, "big.json", FormShareGPT, false) {
+		err = e
+	}
+	if err == nil || err.Error() != "big.json: conversation 2: a conversation of more than 1 MiB" {
+		t.Errorf("error %v", err)
+	}
+	if r.n > 3<<20 {
+		t.Errorf("read %d bytes of a conversation past a 1 MiB cap", r.n)
+	}
+	n := 0
+	for _, e := range ReadConversations(strings.NewReader("["+entry(1<<19)+"]"), "ok.json", FormShareGPT, false) {
+		if e != nil {
+			t.Fatal(e)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d requests of a conversation under the cap", n)
+	}
+}
+
+type countingReader struct {
+	r *strings.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
