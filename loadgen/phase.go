@@ -126,7 +126,8 @@ func (p *phase) dispatch(ctx context.Context, at time.Duration, out *Outcome) er
 		switch {
 		case at > now:
 			wait = at - now
-		case p.spec.gated && int(p.inflight.Load()) >= o.allowedAt(now):
+		case p.spec.gated && now < o.RampOver && int(p.inflight.Load()) >= o.allowedAt(now):
+			// Past the ramp the workers alone cap what is in flight.
 			wait, wake = o.nextStep(now)-now, p.freed
 		default:
 			return p.handOver(ctx, out)
