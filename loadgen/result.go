@@ -148,6 +148,7 @@ func (r *Result) Record(now time.Time) map[string]any {
 	if r.SentMultiset != nil {
 		rec["prompt_multiset_digest"] = r.SentMultiset.String()
 	}
+	r.workloadRecord(rec)
 	for name, d := range map[string]dist{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2E} {
 		rec["mean_"+name+"_ms"], rec["median_"+name+"_ms"], rec["std_"+name+"_ms"] = d.Mean, d.Median, d.Std
 		for i, q := range Percentiles {

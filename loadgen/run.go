@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/abbench/abbench/digest"
@@ -54,27 +53,41 @@ type Result struct {
 	Sent, SentMultiset *digest.Digest
 	SentRecords        []digest.Record
 	// Ended says why the run ended before sending every request ("" when
-	// it sent them all).
+	// it sent them all; a duration run's time running out is no end of
+	// this kind).
 	Ended string
+	// Warmup are the warm-up requests' outcomes, sent before Start and
+	// measured by nothing; WarmupSent their prompts' digest, in order of
+	// sending, with WarmupRecords; WarmupEnded as Ended, for them.
+	Warmup        []Outcome
+	WarmupSent    *digest.Digest
+	WarmupRecords []digest.Record
+	WarmupEnded   string
+	// Cycle is a duration run's prompts once, in order (the cycle its
+	// requests go through), with CycleRecords; nil for a counted run.
+	Cycle        *digest.Digest
+	CycleRecords []digest.Record
 }
 
-// Run sends the workload: request k carries prompt k mod o.Requests of
-// prompts. It returns an error only for options it refuses, before
-// sending anything; whatever happens to a request is in its outcome.
+// Run sends the workload of a prompts file's prompts (RunItems).
 func Run(ctx context.Context, prompts []digest.Prompt, o Options) (*Result, error) {
+	return RunItems(ctx, PromptItems(prompts), o)
+}
+
+// RunItems sends the workload: request k carries item k mod o.Requests
+// of items, after o.Warmup warm-up requests. It returns an error only for
+// options it refuses, before sending anything; whatever happens to a
+// request is in its outcome.
+func RunItems(ctx context.Context, items []Item, o Options) (*Result, error) {
 	o = o.withDefaults()
-	unit := digest.UnitNone
-	if len(prompts) > 0 {
-		unit = prompts[0].Unit
-	}
-	if err := o.check(len(prompts), unit); err != nil {
+	if err := o.check(items); err != nil {
 		return nil, err
 	}
-	c, err := newClient(o, prompts[:o.Requests])
+	c, err := newClient(o, items[:o.Requests])
 	if err != nil {
 		return nil, err
 	}
-	return c.run(ctx, unit), nil
+	return c.run(ctx, items[0].Prompt.Unit), nil
 }
 
 // client is one run's prepared requests.
@@ -82,115 +95,67 @@ type client struct {
 	o        Options
 	target   target
 	prompts  []digest.Prompt
-	requests [][]byte // each prompt's whole HTTP request, made once
+	requests [][]byte // each item's whole HTTP request, made once
 	start    time.Time
 }
 
-func newClient(o Options, prompts []digest.Prompt) (*client, error) {
+func newClient(o Options, items []Item) (*client, error) {
 	full, err := o.Target()
 	if err != nil {
 		return nil, err
 	}
-	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts))}
+	c := &client{o: o, prompts: make([]digest.Prompt, len(items)), requests: make([][]byte, len(items))}
 	if c.target, err = parseTarget(full); err != nil {
 		return nil, err
 	}
-	for i, p := range prompts {
-		body, err := o.body(p)
+	for i, it := range items {
+		body, err := o.itemBody(it)
 		if err != nil {
-			return nil, fmt.Errorf("prompt on line %d: %w", p.Line, err)
+			return nil, fmt.Errorf("prompt on line %d: %w", it.Prompt.Line, err)
 		}
-		c.requests[i] = o.request(c.target, body)
+		c.prompts[i], c.requests[i] = it.Prompt, o.request(c.target, body)
 	}
 	return c, nil
 }
 
-// run dispatches every request in order: each waits for its arrival time
-// and a free worker of the concurrency, goes, and is hashed into the sent
-// digest. When the run ends early the rest are outcomes of kind not-sent.
+// run sends the warm-up requests, waits for them, then the measured ones
+// (phase.go); the sent digest is of the measured requests alone.
 func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	o := c.o
-	total := o.Requests * o.Rounds
-	res := &Result{Options: o, Unit: unit, Outcomes: make([]Outcome, total)}
-	arrivals := Arrivals(total, o.Rate, o.Burstiness, o.Seed)
+	res := &Result{Options: o, Unit: unit}
 	runCtx, cancel := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the run's timeout %s passed", o.Timeout))
 	defer cancel()
-	sent, _ := digest.NewBuilder(digest.DefaultFor(unit), true)
-	// Concurrency workers, each sending one request at a time: a request
-	// is dispatched when one takes it, so no more are ever in flight.
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	c.start = time.Now()
+	if o.Warmup > 0 {
+		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil)
+		w.send(runCtx)
+		res.Warmup, res.WarmupEnded = w.outcomes(), w.ended
+		d, _ := w.sent.Sum() // held in memory (records kept): Sum cannot fail
+		res.WarmupSent, res.WarmupRecords = &d, w.sent.Records()
+	}
+	total := o.Requests * o.Rounds
+	if o.Duration > 0 {
+		total = -1
+	}
+	spec := phaseSpec{total: total, until: o.Duration, sched: newSchedule(o.Rate, o.Burstiness, o.Seed, o.RampFrom, o.RampOver), gated: o.RampOver > 0 && o.Rate == 0}
+	prog := startProgress(o.Progress, o.ProgressEvery, max(total, 0), time.Now())
+	m := c.startPhase(spec, prog)
 	res.Start = c.start
-	prog := startProgress(o.Progress, o.ProgressEvery, total, c.start)
-	for range o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &worker{c: c}
-			defer w.close()
-			for k := range jobs {
-				out := &res.Outcomes[k]
-				w.do(runCtx, out, c.prompts[out.Prompt], c.requests[out.Prompt])
-				prog.finished(out.Kind == "")
-			}
-		}()
-	}
-	k := 0
-	for ; k < total; k++ {
-		i := k % o.Requests
-		res.Outcomes[k] = Outcome{Index: k, Prompt: i, Line: c.prompts[i].Line, Sent: true}
-		if !c.dispatch(runCtx, arrivals[k], jobs, k) {
-			break
-		}
-		sent.AddRecord(c.prompts[i].Record())
-		prog.started()
-	}
-	close(jobs)
-	if k < total {
-		res.Ended = endCause(runCtx)
-		for j := k; j < total; j++ {
-			i := j % o.Requests
-			res.Outcomes[j] = Outcome{Index: j, Prompt: i, Line: c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + res.Ended}
-		}
-	}
-	wg.Wait()
+	m.send(runCtx)
+	res.Outcomes, res.Ended = m.outcomes(), m.ended
+	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)
-	d, _ := sent.Sum() // held in memory (records kept): Sum cannot fail
-	res.Sent, res.SentRecords = &d, sent.Records()
+	d, _ := m.sent.Sum() // held in memory (records kept): Sum cannot fail
+	res.Sent, res.SentRecords = &d, m.sent.Records()
 	if unit == digest.UnitTokens {
-		m, _ := digest.NewBuilder(digest.TokensSorted, false)
+		b, _ := digest.NewBuilder(digest.TokensSorted, false)
 		for _, r := range res.SentRecords {
-			m.AddRecord(r)
+			b.AddRecord(r)
 		}
-		md, _ := m.Sum()
+		md, _ := b.Sum()
 		res.SentMultiset = &md
 	}
 	return res
-}
-
-// dispatch waits for request k's arrival time, then hands it to the
-// first free worker; false when the run ended first.
-func (c *client) dispatch(ctx context.Context, at time.Duration, jobs chan<- int, k int) bool {
-	if d := time.Until(c.start.Add(at)); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		}
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	select {
-	case jobs <- k:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // endCause says why the run's context ended.

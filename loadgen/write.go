@@ -23,6 +23,11 @@ type Files struct {
 	// (token prompts only), for comparing with a server that hashes the
 	// prompts it served as a multiset.
 	SentMultiset string
+	// Warmup is the digest records of the warm-up requests' prompts.
+	Warmup string
+	// Cycle is the digest records of a duration run's prompts once, the
+	// cycle its requests go through (Result.Cycle).
+	Cycle string
 }
 
 // Write writes every file of fs, each atomically: a file is whole or
@@ -48,6 +53,12 @@ func (r *Result) Write(fs Files) error {
 		} else {
 			errs = append(errs, digest.WriteRecordsFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords))
 		}
+	}
+	if fs.Cycle != "" && r.Cycle != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Cycle, *r.Cycle, r.CycleRecords))
+	}
+	if fs.Warmup != "" && r.WarmupSent != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Warmup, *r.WarmupSent, r.WarmupRecords))
 	}
 	return errors.Join(errs...)
 }

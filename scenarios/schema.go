@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/loadgen"
 	"github.com/abbench/abbench/records"
 )
 
@@ -121,6 +122,14 @@ type Workload struct {
 	// Seed draws the schedule. Like every workload value it is in the
 	// matched digest: every arm is sent the same schedule.
 	Seed uint64 `yaml:"seed" json:"seed"`
+	// The keys of abbench's own client (workload_dataset.go): every user
+	// turn of a conversation dataset, a synthetic workload in place of a
+	// file, a duration in place of a count, warm-up requests, a ramp.
+	MultiTurn bool               `yaml:"multi_turn" json:"multi_turn"`
+	Synthetic *loadgen.Synthetic `yaml:"synthetic" json:"synthetic"`
+	Duration  Duration           `yaml:"duration" json:"duration"`
+	Warmup    int                `yaml:"warmup" json:"warmup"`
+	Ramp      *Ramp              `yaml:"ramp" json:"ramp"`
 }
 
 // RequestCount is workload.requests: a count, or FromRecord.
@@ -149,8 +158,14 @@ func (r *RequestCount) UnmarshalYAML(n *yaml.Node) error {
 // Count is the number of requests, 0 when the record decides.
 func (r RequestCount) Count() int { return max(int(r), 0) }
 
-// Total is the number of requests of every round, 0 when the record decides.
-func (w Workload) Total() int { return w.Requests.Count() * w.Rounds }
+// Total is the number of requests of every round, 0 when the record
+// decides (requests: from-record, or a duration run).
+func (w Workload) Total() int {
+	if w.Duration > 0 {
+		return 0
+	}
+	return w.Requests.Count() * w.Rounds
+}
 
 // Role is one kind of process of the system under test, started Ranks times.
 type Role struct {

@@ -30,6 +30,11 @@ type validator struct {
 	root    *yaml.Node
 	errs    Errors
 	prompts *digest.Digest // given instead of reading the prompts file
+	// chatOnly is the first request of a conversation dataset that only a
+	// chat endpoint can send (several messages, or a system prompt), 0: none.
+	chatOnly int
+	// conversations says the workload is a conversation dataset.
+	conversations bool
 }
 
 // at records a problem at the value of path.

@@ -46,7 +46,7 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 			v.at(append(cp, "arms", j), "criterion %d names arm %q, which does not exist (arms: %s)", n, a, strings.Join(s.ArmOrder, ", "))
 		}
 	}
-	if (kind == "digest" || kind == "activation") && s.Workload.Prompts == "" {
+	if (kind == "digest" || kind == "activation") && !s.Workload.HasContent() {
 		v.at(cp, "criterion %d (%s) needs workload.prompts: without a prompts file there is no prompt content to digest", n, kind)
 	}
 	if allowed, ok := criterionWords[kind]; ok && c.word(kind) != allowed {

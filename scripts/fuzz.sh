@@ -41,6 +41,7 @@ history FuzzRead
 history FuzzDecodeEntry
 history FuzzFrameKey
 digest FuzzReadPrompts
+digest FuzzReadConversations
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
