@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // ValidityKey is the validity flag abbench's simulator writes; a record
@@ -45,28 +48,99 @@ func decodeObject(data []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// decodeJSON decodes the JSON value data begins with into v (numbers of
-// an interface value as json.Number), after the checks every JSON record
-// gets: Python's non-standard numbers read as null, and no key twice
-// (but in the values of the keys exempt names: see duplicateKey).
+// decodeJSON decodes the one JSON value data holds into v (numbers of an
+// interface value as json.Number), after the checks every JSON record
+// gets: Python's non-standard numbers read as null, no key twice (but in
+// the values of the keys exempt names: see duplicateKey), and nothing but
+// white space after the value (a *TrailingDataError): a file of two
+// results read up to its first would compare a result the run may not
+// have written.
 func decodeJSON(data []byte, v any, exempt ...string) error {
-	data = pythonJSON(data)
-	if key, dup := duplicateKey(data, exempt...); dup {
+	conv, shifts := pythonJSONMapped(data)
+	if key, dup := duplicateKey(conv, exempt...); dup {
 		return fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(conv))
 	dec.UseNumber()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	return trailingData(data, conv, shifts, dec.InputOffset())
+}
+
+// TrailingDataError is a JSON record with more than white space after
+// its value: another result appended, or bytes of something else.
+type TrailingDataError struct {
+	// Offset is the byte of the file where what follows begins.
+	Offset int64
+	// Excerpt is what follows, its first bytes quoted (escaped).
+	Excerpt string
+}
+
+func (e *TrailingDataError) Error() string {
+	return fmt.Sprintf("data after its JSON value, at byte %d: %s", e.Offset, e.Excerpt)
+}
+
+// excerptBytes is how much of what follows a record's value its error
+// quotes: enough to tell a second result from stray text.
+const excerptBytes = 40
+
+// trailingData says what follows the value that ends at end (an offset in
+// conv, data as pythonJSONMapped converted it), nil when only white
+// space does.
+func trailingData(data, conv []byte, shifts []jsonShift, end int64) error {
+	rest := bytes.TrimLeft(conv[end:], " \t\r\n")
+	if len(rest) == 0 {
+		return nil
+	}
+	at := originalOffset(shifts, len(conv)-len(rest))
+	return &TrailingDataError{Offset: int64(at), Excerpt: excerpt(data[at:])}
+}
+
+// excerpt quotes the first bytes of b, escaped, marked when cut.
+func excerpt(b []byte) string {
+	if len(b) <= excerptBytes {
+		return strconv.Quote(string(b))
+	}
+	cut := excerptBytes
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut-- // never cut a character in two
+	}
+	return strconv.Quote(string(b[:cut])) + "..."
 }
 
 // pythonJSON replaces the non-standard tokens Python's json module writes
 // for float("inf") and float("nan") (Infinity, -Infinity, NaN) with null,
 // outside strings, so records written by Python benchmark clients parse.
 func pythonJSON(data []byte) []byte {
+	conv, _ := pythonJSONMapped(data)
+	return conv
+}
+
+// jsonShift is where pythonJSONMapped replaced a token: the offsets just
+// after it in its output and in its input, so that an offset in what was
+// decoded names the byte of the file.
+type jsonShift struct{ conv, orig int }
+
+// originalOffset maps an offset of pythonJSONMapped's output to its input.
+func originalOffset(shifts []jsonShift, at int) int {
+	orig := at
+	for _, s := range shifts {
+		if s.conv > at {
+			break
+		}
+		orig = s.orig + at - s.conv
+	}
+	return orig
+}
+
+// pythonJSONMapped is pythonJSON, saying where it replaced a token.
+func pythonJSONMapped(data []byte) ([]byte, []jsonShift) {
 	if !bytes.Contains(data, []byte("Infinity")) && !bytes.Contains(data, []byte("NaN")) {
-		return data
+		return data, nil
 	}
 	out := make([]byte, 0, len(data))
+	var shifts []jsonShift
 	inString, escaped := false, false
 	for i := 0; i < len(data); i++ {
 		c := data[i]
@@ -90,6 +164,7 @@ func pythonJSON(data []byte) []byte {
 			if bytes.HasPrefix(data[i:], []byte(tok)) {
 				out = append(out, "null"...)
 				i += len(tok) - 1
+				shifts = append(shifts, jsonShift{conv: len(out), orig: i + 1})
 				replaced = true
 				break
 			}
@@ -98,7 +173,7 @@ func pythonJSON(data []byte) []byte {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, shifts
 }
 
 // duplicateKey finds a key given twice in one JSON object, at any depth,
@@ -191,4 +266,34 @@ func decodeList[T any](r *Record, data []byte, key, what string, exempt ...strin
 		return nil, false
 	}
 	return list, true
+}
+
+// decodeObjects decodes every JSON value of data, each an object: one, or
+// one per run as a tool appends them (a line each), with decodeJSON's
+// checks. What follows an object and is no object is a
+// *TrailingDataError.
+func decodeObjects(data []byte) ([]map[string]any, error) {
+	conv, shifts := pythonJSONMapped(data)
+	if key, dup := duplicateKey(conv); dup {
+		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
+	}
+	dec := json.NewDecoder(bytes.NewReader(conv))
+	dec.UseNumber()
+	var objs []map[string]any
+	for {
+		end := dec.InputOffset()
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		switch {
+		case err == io.EOF:
+			return objs, nil
+		case len(objs) == 0 && err != nil:
+			return nil, err
+		case len(objs) == 0 && obj == nil:
+			return nil, fmt.Errorf("not a JSON object")
+		case err != nil || obj == nil:
+			return nil, trailingData(data, conv, shifts, end)
+		}
+		objs = append(objs, obj)
+	}
 }
