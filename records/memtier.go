@@ -33,7 +33,17 @@ var (
 	memtierErrorReply = lazyregexp.New(`^server \S+ handle error response: `)
 	memtierDropped    = "connection dropped."
 	memtierColumns    = lazyregexp.New(`\s{2,}`)
+	// memtierProgress is the progress line memtier prints to standard
+	// error each second of a run, ended by a carriage return, and once
+	// more when every thread is done ("0 threads"): its ops are then the
+	// run's operations, all of them. Later versions add the connections
+	// and, when there were any, the connection errors.
+	memtierProgress = lazyregexp.New(`^\[RUN #(\d+) [0-9.]+%, +\d+ secs\] +(\d+) threads(?: +\d+ conns)?(?: +(\d+) conn errors)?: +(\d+) ops,`)
 )
+
+// memtierRun is what a run's last progress line says: the threads still
+// running, its operations and connection errors so far.
+type memtierRun struct{ threads, ops, connErrors int }
 
 // memtierTable is one of the output's statistics tables.
 type memtierTable struct {
@@ -55,9 +65,17 @@ func (r *Record) parseMemtier(data []byte, spec Spec) {
 	var tables []*memtierTable
 	var cur *memtierTable
 	errorReplies, dropped := 0, 0
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRight(line, " \r")
+	runs := map[string]memtierRun{}
+	for _, line := range memtierLines(string(data)) {
+		line = strings.TrimRight(line, " ")
 		switch {
+		case memtierProgress.MatchString(line):
+			m := memtierProgress.FindStringSubmatch(line)
+			var run memtierRun
+			run.threads, _ = strconv.Atoi(m[2])
+			run.connErrors, _ = strconv.Atoi(m[3])
+			run.ops, _ = strconv.Atoi(m[4])
+			runs[m[1]] = run
 		case memtierErrorReply.MatchString(line):
 			errorReplies++
 		case strings.HasSuffix(line, memtierDropped):
@@ -93,8 +111,51 @@ func (r *Record) parseMemtier(data []byte, spec Spec) {
 		r.Requested = settings["Threads"] * settings["Connections per thread"] * settings["Requests per client"]
 		r.Completed = r.Requested - r.Failed
 	case settings["Seconds"] > 0:
-		r.problem("a --test-time run: memtier's console says no count of the operations it did (run it with --requests)")
+		r.timedRun(runs)
 	}
+}
+
+// timedRun reads the count of a --test-time run, which its tables do not
+// print: the ops of the progress line memtier printed when every thread
+// was done, on standard error (captured into the record with 2>&1). A
+// run of several (--run-count) is refused: its tables (best, worst,
+// average) say no run by its number, so no count is theirs.
+func (r *Record) timedRun(runs map[string]memtierRun) {
+	run, ok := runs["1"]
+	switch {
+	case len(runs) > 1:
+		r.problem("a --test-time run of %d runs: its tables name no run, so no run's count is theirs (run one, --run-count 1)", len(runs))
+	case !ok:
+		r.problem("a --test-time run without memtier's progress lines: its tables say no count of the operations it did (capture its standard error too, > out.txt 2>&1, whose last progress line counts them)")
+	case run.threads > 0:
+		r.problem("a --test-time run whose last progress line has %d threads still running: it was stopped before it ended", run.threads)
+	default:
+		r.Requested = run.ops
+		r.Completed = run.ops - r.Failed
+		if run.connErrors > 0 {
+			r.problem("memtier counted %d connection errors", run.connErrors)
+		}
+	}
+}
+
+// memtierLines splits memtier's output into lines: at a line feed, and at
+// the carriage return that ends each progress line (a line of nothing but
+// a carriage return is one empty line, so that a table of CRLF lines ends
+// where it ends).
+func memtierLines(text string) []string {
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		n := len(lines)
+		for _, seg := range strings.Split(line, "\r") {
+			if seg != "" {
+				lines = append(lines, seg)
+			}
+		}
+		if len(lines) == n {
+			lines = append(lines, "")
+		}
+	}
+	return lines
 }
 
 // add reads one line into the table: its header, its rows; the table
