@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -35,17 +34,6 @@ func (r *Record) flags(obj map[string]any, flag string) {
 			r.ValidityFlag = &b
 		}
 	}
-}
-
-func decodeObject(data []byte) (map[string]any, error) {
-	var obj map[string]any
-	if err := decodeJSON(data, &obj); err != nil {
-		return nil, err
-	}
-	if obj == nil {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	return obj, nil
 }
 
 // decodeJSON decodes the one JSON value data holds into v (numbers of an
@@ -266,34 +254,4 @@ func decodeList[T any](r *Record, data []byte, key, what string, exempt ...strin
 		return nil, false
 	}
 	return list, true
-}
-
-// decodeObjects decodes every JSON value of data, each an object: one, or
-// one per run as a tool appends them (a line each), with decodeJSON's
-// checks. What follows an object and is no object is a
-// *TrailingDataError.
-func decodeObjects(data []byte) ([]map[string]any, error) {
-	conv, shifts := pythonJSONMapped(data)
-	if key, dup := duplicateKey(conv); dup {
-		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
-	}
-	dec := json.NewDecoder(bytes.NewReader(conv))
-	dec.UseNumber()
-	var objs []map[string]any
-	for {
-		end := dec.InputOffset()
-		var obj map[string]any
-		err := dec.Decode(&obj)
-		switch {
-		case err == io.EOF:
-			return objs, nil
-		case len(objs) == 0 && err != nil:
-			return nil, err
-		case len(objs) == 0 && obj == nil:
-			return nil, fmt.Errorf("not a JSON object")
-		case err != nil || obj == nil:
-			return nil, trailingData(data, conv, shifts, end)
-		}
-		objs = append(objs, obj)
-	}
 }

@@ -62,8 +62,8 @@ var llmperfResponseMetrics = []struct{ name, key string }{
 // no start or end of the test, so no throughput of the run: its headline
 // is the mean output throughput of a request.
 func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
-	var raw []map[string]any
-	if err := decodeJSON(data, &raw); err != nil {
+	raw, err := decodeObjectList(data)
+	if err != nil {
 		r.unreadable("does not parse as LLMPerf's individual responses (a JSON array of objects): %v", err)
 		return
 	}

@@ -55,7 +55,7 @@ func (r *Record) fromServingObject(obj map[string]any) {
 // returns the result's object; false when there is none, with the
 // record unreadable.
 func (r *Record) servingResult(data []byte, spec Spec) (map[string]any, bool) {
-	results, err := decodeObjects(data)
+	results, err := decodeKeptObjects(data, servingKept)
 	if err != nil {
 		r.unreadable("does not parse as a %s result: %v", r.Format, err)
 		return nil, false
@@ -68,6 +68,20 @@ func (r *Record) servingResult(data []byte, spec Spec) (map[string]any, bool) {
 	r.fromServingObject(obj)
 	r.flags(obj, spec.Flag)
 	return obj, true
+}
+
+// servingKept keeps what a serving result is read for: its top-level
+// numbers, strings and flags, and its errors list; not its per-request
+// lists (prompt and output lengths, first-token times, inter-token
+// latencies, generated texts), which are most of a large result.
+func servingKept(path []string, container bool) bool {
+	switch len(path) {
+	case 1:
+		return !container || path[0] == "errors"
+	case 2:
+		return path[0] == "errors" && !container
+	}
+	return false
 }
 
 // servingKeys tell the results of one appended file apart, as their

@@ -1,0 +1,87 @@
+package records
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// largeVLLM is a vLLM --save-result file of n requests, as vLLM writes it
+// with its per-request lists: prompt and output lengths, first-token
+// times, inter-token latencies and generated texts (each text bytes).
+func largeVLLM(n, text int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"date": "20260818-021333", "backend": "vllm", "num_prompts": %d, "request_rate": "inf", "duration": 100.5, "completed": %d, "failed": 0, `, n, n)
+	b.WriteString(`"request_throughput": 19.9, "output_throughput": 2547.2, "total_token_throughput": 5094.4, "mean_ttft_ms": 120.5, "p99_ttft_ms": 410.2`)
+	list := func(key string, item func(i int) string) {
+		fmt.Fprintf(&b, `, %q: [`, key)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(item(i))
+		}
+		b.WriteString("]")
+	}
+	list("input_lens", func(i int) string { return fmt.Sprint(100 + i%900) })
+	list("output_lens", func(i int) string { return fmt.Sprint(128) })
+	list("ttfts", func(i int) string { return fmt.Sprintf("%.17g", 0.1+float64(i%1000)/7919) })
+	list("itls", func(i int) string {
+		return "[" + strings.Repeat(fmt.Sprintf("%.17g, ", 0.01+float64(i%97)/104729), 15) + "0.0123]"
+	})
+	list("generated_texts", func(i int) string { return fmt.Sprintf("%q", strings.Repeat("token ", text/6)) })
+	list("errors", func(i int) string { return `""` })
+	b.WriteString("}\n")
+	return b.Bytes()
+}
+
+// A record was decoded into a generic tree of the whole file (a 184 MB
+// result took 2 GiB): the heap a record takes to parse, above the file's
+// own bytes, is now under half the file. Measured on a 19.5 MB vLLM
+// result: the peak heap above the file, sampled while it is parsed, with
+// the collector run at 10% growth so that garbage not yet collected does
+// not hide what is live: 4.9 MB (0.25x the file). Failed on the old
+// code: 69 MB (3.5x).
+func TestRecordParsedInBoundedMemory(t *testing.T) {
+	data := largeVLLM(20000, 600)
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	r := Parse(data, "big.json", Spec{Format: "vllm", Requested: 20000, Metric: "output_throughput"})
+	close(done)
+	<-sampled
+	runtime.KeepAlive(data)
+	if !r.Valid || r.Completed != 20000 || r.Metrics["output_throughput"] != 2547.2 {
+		t.Fatalf("the large result: valid %v completed %d, problems %q", r.Valid, r.Completed, r.Problems)
+	}
+	above := float64(peak.Load()) - float64(before.HeapAlloc)
+	ratio := above / float64(len(data))
+	t.Logf("a %.1f MB record: peak heap %.1f MB above it (%.2fx the file)", float64(len(data))/1e6, above/1e6, ratio)
+	if ratio > 0.5 {
+		t.Errorf("parsing a %.1f MB record took %.1f MB of heap above it, %.2fx the file: more than half of it", float64(len(data))/1e6, above/1e6, ratio)
+	}
+}
