@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // A record is decoded as a stream of JSON tokens into the values its
@@ -14,7 +15,8 @@ import (
 // texts and latencies took 2 GiB), while what a format reads is a few
 // hundred numbers. What keep drops is read past token by token, so the
 // decoder's buffer holds one token at a time, and the memory a record
-// takes is the file's bytes and what is kept.
+// takes is the file's bytes and what is kept (and, while an object is
+// read, its keys, to find one given twice).
 
 // keepFunc says whether the value at path is kept: path is the keys that
 // lead to it from the top-level value, "[]" for an element of a list;
@@ -42,29 +44,29 @@ type jsonValue struct {
 // one per run as a tool appends them), keeping what keep keeps, after
 // the checks every JSON record gets: Python's non-standard numbers read
 // as null, no key twice in one object (but in the values of the keys
-// exempt names: see duplicateKey). Numbers are json.Number. A value after
-// the first that does not parse is a *TrailingDataError at its start;
-// with one, so is anything but white space after the first.
+// exempt names, as duplicateKey has it), checked in the same pass, what
+// is dropped included. Numbers are json.Number. A value after the first
+// that does not parse is a *TrailingDataError at its start; with one, so
+// is anything but white space after the first.
 func jsonValues(data []byte, keep keepFunc, one bool, exempt ...string) ([]jsonValue, error) {
 	conv, shifts := pythonJSONMapped(data)
-	if key, dup := duplicateKey(conv, exempt...); dup {
-		return nil, fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
-	}
 	dec := json.NewDecoder(bytes.NewReader(conv))
 	dec.UseNumber()
+	j := &jsonReader{dec: dec, keep: keep, exempt: exempt}
 	var values []jsonValue
 	for {
 		end := dec.InputOffset()
 		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) && !dec.More() {
+		if errors.Is(err, io.EOF) {
 			return values, nil
 		}
 		var v any
 		if err == nil {
-			v, err = keptValue(dec, tok, nil, keep)
+			v, err = j.value(tok, nil, true, false)
 		}
+		var dup *duplicateKeyError
 		switch {
-		case err != nil && len(values) == 0:
+		case err != nil && (len(values) == 0 || errors.As(err, &dup)):
 			return nil, err
 		case err != nil:
 			return nil, trailingData(data, conv, shifts, end)
@@ -77,35 +79,38 @@ func jsonValues(data []byte, keep keepFunc, one bool, exempt ...string) ([]jsonV
 	}
 }
 
-// keptValue decodes the value tok begins, at path, keeping what keep
-// keeps.
-func keptValue(dec *json.Decoder, tok json.Token, path []string, keep keepFunc) (any, error) {
+// duplicateKeyError is a key given twice in one object: which of its
+// values counts is up to the reader, and readers differ.
+type duplicateKeyError struct{ key string }
+
+func (e *duplicateKeyError) Error() string {
+	return fmt.Sprintf("key %q appears twice (which one counts is up to the reader)", e.key)
+}
+
+// jsonReader reads a record's values from its tokens.
+type jsonReader struct {
+	dec    *json.Decoder
+	keep   keepFunc
+	exempt []string // keys whose values may repeat keys (see duplicateKey)
+}
+
+// value reads the value tok begins, at path: kept, of what keep keeps,
+// when store is true; read past otherwise, its keys checked all the same
+// (but where exempt).
+func (j *jsonReader) value(tok json.Token, path []string, store, exempt bool) (any, error) {
 	if len(path) > maxJSONDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxJSONDepth)
 	}
 	switch tok {
 	case json.Delim('{'):
-		obj := map[string]any{}
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			key, _ := k.(string)
-			v, kept, err := keptMember(dec, append(path, key), keep)
-			if err != nil {
-				return nil, err
-			}
-			if kept {
-				obj[key] = v
-			}
-		}
-		_, err := dec.Token() // the closing brace
-		return obj, err
+		return j.object(path, store, exempt)
 	case json.Delim('['):
-		list := []any{}
-		for dec.More() {
-			v, kept, err := keptMember(dec, append(path, "[]"), keep)
+		var list []any
+		if store {
+			list = []any{}
+		}
+		for j.dec.More() {
+			v, kept, err := j.member(append(path, "[]"), store, exempt)
 			if err != nil {
 				return nil, err
 			}
@@ -113,46 +118,52 @@ func keptValue(dec *json.Decoder, tok json.Token, path []string, keep keepFunc) 
 				list = append(list, v)
 			}
 		}
-		_, err := dec.Token() // the closing bracket
+		_, err := j.dec.Token() // the closing bracket
 		return list, err
 	}
 	return tok, nil
 }
 
-// keptMember decodes the next value, at path: false when keep drops it,
-// read past.
-func keptMember(dec *json.Decoder, path []string, keep keepFunc) (any, bool, error) {
-	tok, err := dec.Token()
+// object reads the rest of an object whose opening brace was read.
+func (j *jsonReader) object(path []string, store, exempt bool) (any, error) {
+	var obj map[string]any
+	if store {
+		obj = map[string]any{}
+	}
+	seen := map[string]bool{}
+	for j.dec.More() {
+		k, err := j.dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := k.(string)
+		if seen[key] && !exempt {
+			return nil, &duplicateKeyError{key: key}
+		}
+		seen[key] = true
+		v, kept, err := j.member(append(path, key), store, exempt || slices.Contains(j.exempt, key))
+		if err != nil {
+			return nil, err
+		}
+		if kept {
+			obj[key] = v
+		}
+	}
+	_, err := j.dec.Token() // the closing brace
+	return obj, err
+}
+
+// member reads the next value, at path, in a container read with store:
+// false when it is not kept.
+func (j *jsonReader) member(path []string, store, exempt bool) (any, bool, error) {
+	tok, err := j.dec.Token()
 	if err != nil {
 		return nil, false, err
 	}
 	container := tok == json.Delim('{') || tok == json.Delim('[')
-	if keep(path, container) {
-		v, err := keptValue(dec, tok, path, keep)
-		return v, true, err
-	}
-	if container {
-		return nil, false, skipContainer(dec)
-	}
-	return nil, false, nil
-}
-
-// skipContainer reads past the rest of an object or list whose opening
-// token was read, a token at a time.
-func skipContainer(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
+	kept := store && j.keep(path, container)
+	v, err := j.value(tok, path, kept, exempt)
+	return v, kept, err
 }
 
 // decodeKeptObjects decodes every top-level value of data, each an

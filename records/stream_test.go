@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -83,5 +84,37 @@ func TestRecordParsedInBoundedMemory(t *testing.T) {
 	t.Logf("a %.1f MB record: peak heap %.1f MB above it (%.2fx the file)", float64(len(data))/1e6, above/1e6, ratio)
 	if ratio > 0.5 {
 		t.Errorf("parsing a %.1f MB record took %.1f MB of heap above it, %.2fx the file: more than half of it", float64(len(data))/1e6, above/1e6, ratio)
+	}
+}
+
+// A key given twice is refused wherever it is, in what a format drops
+// (a vLLM result's per-request lists, GuideLLM's requests) and in the
+// second result of an appended file as in the first: the single pass
+// that keeps what is read checks every object's keys.
+func TestDuplicateKeyInWhatIsDropped(t *testing.T) {
+	vllm := bytes.TrimSpace(corpusBytes(t, "vllm/sweep-seqs4-run0.json"))
+	dropped := bytes.Replace(vllm, []byte(`"date":`), []byte(`"itls": [[0.1], {"x": 1, "x": 2}], "date":`), 1)
+	second := append(append(slices.Clone(vllm), '\n'), bytes.Replace(vllm, []byte(`"date":`), []byte(`"failed": 3, "date":`), 1)...)
+	guide := corpusBytes(t, "guidellm/qwen3-4b-sanity-4-requests.json")
+	at := bytes.Index(guide, []byte(`"requests": {`))
+	if at < 0 {
+		t.Fatal("the GuideLLM file has no requests")
+	}
+	at += len(`"requests": {`)
+	guideDup := slices.Concat(guide[:at], []byte(`"y": 1, "y": 2, `), guide[at:])
+	for _, c := range []struct {
+		name, format string
+		data         []byte
+		key          string
+	}{
+		{"a per-request list", "vllm", dropped, "x"},
+		{"the second result", "vllm-append", second, "failed"},
+		{"GuideLLM's requests", "guidellm", guideDup, "y"},
+	} {
+		r := Parse(c.data, "r.json", Spec{Format: c.format, Result: "1", Metric: "output_throughput"})
+		want := fmt.Sprintf("key %q appears twice", c.key)
+		if r.Valid || !r.Unreadable || !strings.Contains(r.Problems[0], want) {
+			t.Errorf("%s: valid %v unreadable %v, problems %q, want %q", c.name, r.Valid, r.Unreadable, r.Problems, want)
+		}
 	}
 }
