@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -111,31 +112,32 @@ func (r *Record) parseMemtier(data []byte, spec Spec) {
 		r.Requested = settings["Threads"] * settings["Connections per thread"] * settings["Requests per client"]
 		r.Completed = r.Requested - r.Failed
 	case settings["Seconds"] > 0:
-		r.timedRun(runs)
+		r.timedRun(runs, settings["Seconds"])
 	}
 }
 
 // timedRun reads the count of a --test-time run, which its tables do not
 // print: the ops of the progress line memtier printed when every thread
-// was done, on standard error (captured into the record with 2>&1). A
-// run of several (--run-count) is refused: its tables (best, worst,
-// average) say no run by its number, so no count is theirs.
-func (r *Record) timedRun(runs map[string]memtierRun) {
+// was done, on standard error (captured into the record with 2>&1);
+// without it (standard error not captured), or in a run of several
+// (--run-count, whose tables name no run), the table's Totals rate times
+// the run's seconds, since memtier's rate is its operations over the time
+// it ran, which a timed run's seconds are (to the second).
+func (r *Record) timedRun(runs map[string]memtierRun, seconds int) {
 	run, ok := runs["1"]
 	switch {
-	case len(runs) > 1:
-		r.problem("a --test-time run of %d runs: its tables name no run, so no run's count is theirs (run one, --run-count 1)", len(runs))
-	case !ok:
-		r.problem("a --test-time run without memtier's progress lines: its tables say no count of the operations it did (capture its standard error too, > out.txt 2>&1, whose last progress line counts them)")
-	case run.threads > 0:
+	case ok && len(runs) == 1 && run.threads > 0:
 		r.problem("a --test-time run whose last progress line has %d threads still running: it was stopped before it ended", run.threads)
-	default:
+		return
+	case ok && len(runs) == 1:
 		r.Requested = run.ops
-		r.Completed = run.ops - r.Failed
 		if run.connErrors > 0 {
 			r.problem("memtier counted %d connection errors", run.connErrors)
 		}
+	default:
+		r.Requested = int(math.Round(r.Metrics["ops_per_second"] * float64(seconds)))
 	}
+	r.Completed = r.Requested - r.Failed
 }
 
 // memtierLines splits memtier's output into lines: at a line feed, and at
