@@ -118,3 +118,16 @@ func TestDuplicateKeyInWhatIsDropped(t *testing.T) {
 		}
 	}
 }
+
+// A record nested deeper than any tool writes is unreadable, not read
+// with a stack as deep: the streamed decode bounds it as encoding/json
+// does.
+func TestDeepNestingIsUnreadable(t *testing.T) {
+	for _, format := range []string{"vllm", "guidellm", "llmperf-responses"} {
+		deep := `{"a": ` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + "}"
+		r := Parse([]byte(deep), "deep.json", Spec{Format: format, Metric: "output_throughput"})
+		if r.Valid || !r.Unreadable || !strings.Contains(r.Problems[0], "nested deeper than 10000 levels") {
+			t.Errorf("%s nested 200,000 deep: valid %v unreadable %v, problems %.200q", format, r.Valid, r.Unreadable, r.Problems)
+		}
+	}
+}
