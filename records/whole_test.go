@@ -136,3 +136,24 @@ func TestByteOrderMarkIsSkipped(t *testing.T) {
 		}
 	}
 }
+
+// Two console summaries appended to one log (two runs of vLLM's
+// benchmark) were read line by line, the last value of each line
+// winning: whichever run came last, mixed with any line only the other
+// printed. The log is unreadable unless throughput.result names a
+// summary by its place. Failed on the old code (the second run read,
+// valid).
+func TestConsoleSummariesAppendedAreNamed(t *testing.T) {
+	first, second := corpusBytes(t, "console/vllm-qwen2-7b-10-prompts.txt"), corpusBytes(t, "console/vllm-qwen2-7b-100-prompts.txt")
+	log := slices.Concat([]byte("INFO starting\n"), first, []byte("INFO the next run\n"), second)
+	r := Parse(log, "bench.log", Spec{Format: "console", Requested: 100, Metric: "output_throughput"})
+	if r.Valid || !r.Unreadable || r.Problems[0] != `holds 2 results ("1", "2"): name this run's with throughput.result` {
+		t.Errorf("two summaries unnamed: valid %v unreadable %v, problems %q", r.Valid, r.Unreadable, r.Problems)
+	}
+	for result, want := range map[string][2]float64{"1": {10, 218.04}, "2": {100, 882.67}} {
+		r := Parse(log, "bench.log", Spec{Format: "console", Requested: int(want[0]), Result: result, Metric: "output_throughput"})
+		if !r.Valid || r.Completed != int(want[0]) || r.Metrics["output_throughput"] != want[1] {
+			t.Errorf("summary %s: valid %v completed %d output %v, problems %q", result, r.Valid, r.Completed, r.Metrics["output_throughput"], r.Problems)
+		}
+	}
+}
