@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -44,16 +45,16 @@ func (r *Record) flags(obj map[string]any, flag string) {
 // results read up to its first would compare a result the run may not
 // have written.
 func decodeJSON(data []byte, v any, exempt ...string) error {
-	conv, shifts := pythonJSONMapped(data)
-	if key, dup := duplicateKey(conv, exempt...); dup {
+	if key, dup := duplicateKey(newPythonReader(data), exempt...); dup {
 		return fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
 	}
-	dec := json.NewDecoder(bytes.NewReader(conv))
+	src := newPythonReader(data)
+	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	return trailingData(data, conv, shifts, dec.InputOffset())
+	return trailingData(data, src.shifts, dec.InputOffset())
 }
 
 // TrailingDataError is a JSON record with more than white space after
@@ -74,15 +75,21 @@ func (e *TrailingDataError) Error() string {
 const excerptBytes = 40
 
 // trailingData says what follows the value that ends at end (an offset in
-// conv, data as pythonJSONMapped converted it), nil when only white
-// space does.
-func trailingData(data, conv []byte, shifts []jsonShift, end int64) error {
-	rest := bytes.TrimLeft(conv[end:], " \t\r\n")
-	if len(rest) == 0 {
+// what a pythonReader of data read, shifts its replacements so far), nil
+// when only white space does.
+func trailingData(data []byte, shifts []jsonShift, end int64) error {
+	at := nextValue(data, shifts, end)
+	if at == len(data) {
 		return nil
 	}
-	at := originalOffset(shifts, len(conv)-len(rest))
 	return &TrailingDataError{Offset: int64(at), Excerpt: excerpt(data[at:])}
+}
+
+// nextValue is the byte of data where what follows end (an offset as in
+// trailingData) begins, past white space: len(data) when nothing does.
+func nextValue(data []byte, shifts []jsonShift, end int64) int {
+	rest := bytes.TrimLeft(data[originalOffset(shifts, int(end)):], " \t\r\n")
+	return len(data) - len(rest)
 }
 
 // excerpt quotes the first bytes of b, escaped, marked when cut.
@@ -97,78 +104,11 @@ func excerpt(b []byte) string {
 	return strconv.Quote(string(b[:cut])) + "..."
 }
 
-// pythonJSON replaces the non-standard tokens Python's json module writes
-// for float("inf") and float("nan") (Infinity, -Infinity, NaN) with null,
-// outside strings, so records written by Python benchmark clients parse.
-func pythonJSON(data []byte) []byte {
-	conv, _ := pythonJSONMapped(data)
-	return conv
-}
-
-// jsonShift is where pythonJSONMapped replaced a token: the offsets just
-// after it in its output and in its input, so that an offset in what was
-// decoded names the byte of the file.
-type jsonShift struct{ conv, orig int }
-
-// originalOffset maps an offset of pythonJSONMapped's output to its input.
-func originalOffset(shifts []jsonShift, at int) int {
-	orig := at
-	for _, s := range shifts {
-		if s.conv > at {
-			break
-		}
-		orig = s.orig + at - s.conv
-	}
-	return orig
-}
-
-// pythonJSONMapped is pythonJSON, saying where it replaced a token.
-func pythonJSONMapped(data []byte) ([]byte, []jsonShift) {
-	if !bytes.Contains(data, []byte("Infinity")) && !bytes.Contains(data, []byte("NaN")) {
-		return data, nil
-	}
-	out := make([]byte, 0, len(data))
-	var shifts []jsonShift
-	inString, escaped := false, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-		}
-		replaced := false
-		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
-			if bytes.HasPrefix(data[i:], []byte(tok)) {
-				out = append(out, "null"...)
-				i += len(tok) - 1
-				shifts = append(shifts, jsonShift{conv: len(out), orig: i + 1})
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			out = append(out, c)
-		}
-	}
-	return out, shifts
-}
-
 // duplicateKey finds a key given twice in one JSON object, at any depth,
 // but in the values of the keys exempt names (objects a format's tool
 // writes with keys repeated, and abbench does not read).
-func duplicateKey(data []byte, exempt ...string) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+func duplicateKey(src io.Reader, exempt ...string) (string, bool) {
+	dec := json.NewDecoder(src)
 	outside := &jsonLevel{} // the top level: no object, no keys
 	stack := []*jsonLevel{outside}
 	for {

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +48,8 @@ type jsonValue struct {
 // that does not parse is a *TrailingDataError at its start; with one, so
 // is anything but white space after the first.
 func jsonValues(data []byte, keep keepFunc, one bool, exempt ...string) ([]jsonValue, error) {
-	conv, shifts := pythonJSONMapped(data)
-	dec := json.NewDecoder(bytes.NewReader(conv))
+	src := newPythonReader(data)
+	dec := json.NewDecoder(src)
 	dec.UseNumber()
 	j := &jsonReader{dec: dec, keep: keep, exempt: exempt}
 	var values []jsonValue
@@ -69,12 +68,11 @@ func jsonValues(data []byte, keep keepFunc, one bool, exempt ...string) ([]jsonV
 		case err != nil && (len(values) == 0 || errors.As(err, &dup)):
 			return nil, err
 		case err != nil:
-			return nil, trailingData(data, conv, shifts, end)
+			return nil, trailingData(data, src.shifts, end)
 		}
-		rest := bytes.TrimLeft(conv[end:], " \t\r\n")
-		values = append(values, jsonValue{v: v, at: originalOffset(shifts, len(conv)-len(rest))})
+		values = append(values, jsonValue{v: v, at: nextValue(data, src.shifts, end)})
 		if one {
-			return values, trailingData(data, conv, shifts, dec.InputOffset())
+			return values, trailingData(data, src.shifts, dec.InputOffset())
 		}
 	}
 }

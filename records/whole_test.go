@@ -157,3 +157,14 @@ func TestConsoleSummariesAppendedAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// The byte a problem names is the file's, Python's tokens before it
+// (read as null, four bytes for three or nine) counted as written.
+func TestTrailingDataOffsetAfterPythonTokens(t *testing.T) {
+	data := []byte(`{"completed": 4, "output_throughput": NaN, "duration": -Infinity, "x": "NaN"} tail`)
+	r := Parse(data, "r.json", Spec{Format: "vllm", Metric: "output_throughput"})
+	want := fmt.Sprintf(`data after its JSON value, at byte %d: "tail"`, bytes.Index(data, []byte("tail")))
+	if !r.Unreadable || !strings.Contains(r.Problems[0], want) {
+		t.Errorf("problems %q, want %q", r.Problems, want)
+	}
+}
