@@ -84,6 +84,11 @@ func servingKept(path []string, container bool) bool {
 	return false
 }
 
+// maxDescribed is how many of a file's results its refusal describes,
+// the first and the last half of them, so that a file of thousands
+// gives a reason a reader can read.
+const maxDescribed = 12
+
 // servingKeys tell the results of one appended file apart, as their
 // tools write them: vLLM's date, and the load each run was given.
 var servingKeys = []string{"date", "request_rate", "max_concurrency", "num_prompts", "completed"}
@@ -97,15 +102,21 @@ var servingKeys = []string{"date", "request_rate", "max_concurrency", "num_promp
 func (r *Record) chooseServing(results []map[string]any, want string) (int, bool) {
 	if want == "" && len(results) > 1 {
 		r.chose = true
-		described := make([]string, len(results))
+		var described []string
 		for i, obj := range results {
+			if len(results) > maxDescribed && i == maxDescribed/2 {
+				described = append(described, fmt.Sprintf("%d more", len(results)-maxDescribed))
+			}
+			if len(results) > maxDescribed && i >= maxDescribed/2 && i < len(results)-maxDescribed/2 {
+				continue
+			}
 			var parts []string
 			for _, key := range servingKeys {
 				if v := obj[key]; v != nil && differ(results, key) {
-					parts = append(parts, fmt.Sprintf("%s %v", key, v))
+					parts = append(parts, fmt.Sprintf("%s %s", key, truncateText(fmt.Sprint(v), 40)))
 				}
 			}
-			described[i] = fmt.Sprintf("%d: %s", i+1, cmp.Or(strings.Join(parts, ", "), "the same date and load"))
+			described = append(described, fmt.Sprintf("%d: %s", i+1, cmp.Or(strings.Join(parts, ", "), "the same date and load")))
 		}
 		r.unreadable("holds %d results, appended one per run (%s): name this run's by its place with throughput.result (\"1\" to \"%d\"), or give each run a file of its own",
 			len(results), strings.Join(described, "; "), len(results))

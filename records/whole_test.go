@@ -168,3 +168,16 @@ func TestTrailingDataOffsetAfterPythonTokens(t *testing.T) {
 		t.Errorf("problems %q, want %q", r.Problems, want)
 	}
 }
+
+// A file of thousands of appended results is refused with a reason of
+// bounded length: the first and last six described, the rest counted.
+func TestAppendedResultsDescribedWithinBounds(t *testing.T) {
+	runs := make([][3]int, 3000)
+	for i := range runs {
+		runs[i] = [3]int{8, 8, 0}
+	}
+	r := Parse(appendedVLLM(t, runs), "out.jsonl", Spec{Format: "vllm", Requested: 8, Metric: "output_throughput"})
+	if r.Valid || !r.Unreadable || !strings.Contains(r.Problems[0], "; 6: date 20260818-051333, request_rate 6.0; 2988 more; 2995: date") || len(r.Problems[0]) > 1000 {
+		t.Errorf("3,000 results: valid %v unreadable %v, problem of %d bytes: %.1200q", r.Valid, r.Unreadable, len(r.Problems[0]), r.Problems[0])
+	}
+}
