@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -52,7 +53,10 @@ func Plan(c *Config) (*Result, error) {
 	if c.Calibrate != "" {
 		armNames = []string{c.Calibrate}
 	}
-	p := &rundir.Plan{Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup, Concurrent: c.Concurrent}
+	// A plan is a campaign of its own by its ID, whatever its seed: two
+	// plans made with one --seed would otherwise have one digest, and the
+	// runs of both would pass for one campaign's.
+	p := &rundir.Plan{ID: rand.Text(), Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup, Concurrent: c.Concurrent}
 	if c.Stages {
 		p.Launcher = LauncherStages
 	} else {

@@ -40,6 +40,7 @@ func Reopen(c *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	fresh.Plan.ID = was.ID // the campaign's identity is the one it began with, not a new one
 	if changes := resumeChanges(was, fresh.Plan); len(changes) > 0 {
 		return nil, &RefusedError{Dir: c.Out, Changes: changes}
 	}

@@ -48,6 +48,8 @@ func (c *collector) criteria() {
 			res.Detail = c.config(cr.Config, fail)
 		case "clean_shutdown":
 			res.Detail = c.cleanShutdown(fail)
+		case "output_tokens":
+			res.Detail = c.outputTokens(cr, fail)
 		}
 		res.OK = len(fails) == 0
 		for _, f := range fails {

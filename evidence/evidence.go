@@ -27,7 +27,10 @@ const Schema = "abbench-evidence-v1"
 //	3: the headline in a criterion's detail is written for people
 //	   (10,414, not 1.041e+04), and an nccl-tests record lists the message
 //	   sizes it swept (sweep).
-const RulesVersion = 3
+//	4: a serving record holds every latency its tool wrote (p99_ttft_ms,
+//	   median_itl_ms, ...), the output tokens it generated, and, under the
+//	   scenario's slo:, its goodput.
+const RulesVersion = 4
 
 // Evidence is what one arm run proves.
 type Evidence struct {
@@ -52,12 +55,19 @@ type Evidence struct {
 	HeadlineMetric string `json:"headline_metric,omitempty"`
 	// HigherIsBetter is the scenario's declared direction of the headline
 	// metric (throughput.higher_is_better); nil when it declares none.
-	HigherIsBetter *bool           `json:"higher_is_better,omitempty"`
-	Token          string          `json:"token"`
-	RunState       string          `json:"run_state"`
-	Accepted       bool            `json:"accepted"`
-	Reasons        []reason.Reason `json:"reasons"`
-	Criteria       []Criterion     `json:"criteria"`
+	HigherIsBetter *bool `json:"higher_is_better,omitempty"`
+	// Metrics are the metrics the scenario compares together
+	// (throughput.metrics), when it declares them.
+	Metrics []string `json:"metrics,omitempty"`
+	// OutputTokensWithin is the percentage by which the arms' output
+	// tokens per run may differ ({output_tokens: equal}, within: N%), nil
+	// when the scenario does not hold the arms to equal work.
+	OutputTokensWithin *float64        `json:"output_tokens_within,omitempty"`
+	Token              string          `json:"token"`
+	RunState           string          `json:"run_state"`
+	Accepted           bool            `json:"accepted"`
+	Reasons            []reason.Reason `json:"reasons"`
+	Criteria           []Criterion     `json:"criteria"`
 	// Workload is the activation digest the ranks agree on (without an
 	// activation rule, the digest of what the openai client sent).
 	Workload *digest.Digest `json:"workload_digest"`

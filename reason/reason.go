@@ -41,12 +41,13 @@ const (
 	ArmMissing             Code = "arm-missing"   // an arm (a CI stage) has no run
 	RunMissing             Code = "run-missing"   // a run of a campaign's plan left nothing, or one not in the plan
 	BundleInvalid          Code = "bundle-invalid"
-	ControllerFailed       Code = "controller-failed" // the arm controller itself failed (exit 1 or 2)
-	BuildMismatch          Code = "build-mismatch"    // a rank ran another arm's build, or none ran the arm's
-	ImageMismatch          Code = "image-mismatch"    // a rank's container is of another image than the run pinned, or two runs pinned two images
-	WriteFailed            Code = "write-failed"      // abbench could not write (or remove) a file of its own: status.json, plan.json, the live registry, a coordination file
-	SetupFailed            Code = "setup-failed"      // a setup hook failed: no role started
-	TeardownFailed         Code = "teardown-failed"   // a teardown hook failed: the next run may not start from the state this one began in
+	ControllerFailed       Code = "controller-failed"      // the arm controller itself failed (exit 1 or 2)
+	BuildMismatch          Code = "build-mismatch"         // a rank ran another arm's build, or none ran the arm's
+	ImageMismatch          Code = "image-mismatch"         // a rank's container is of another image than the run pinned, or two runs pinned two images
+	WriteFailed            Code = "write-failed"           // abbench could not write (or remove) a file of its own: status.json, plan.json, the live registry, a coordination file
+	SetupFailed            Code = "setup-failed"           // a setup hook failed: no role started
+	TeardownFailed         Code = "teardown-failed"        // a teardown hook failed: the next run may not start from the state this one began in
+	OutputLengthMismatch   Code = "output-length-mismatch" // the arms generated different amounts of output ({output_tokens: equal})
 )
 
 // Reason is one censor reason.

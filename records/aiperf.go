@@ -37,6 +37,7 @@ func (r *Record) parseAIPerf(data []byte, spec Spec) {
 			r.Metrics[name] = f
 		}
 	}
+	r.latenciesAt(blocks, unitBlockLatencies)
 	if f, ok := avg("request_count"); ok {
 		if n, ok := r.count("request_count", f); ok {
 			r.Completed = n

@@ -14,6 +14,10 @@ var consoleLine = lazyregexp.New(`(?i)^\s*(Successful requests|Failed requests|O
 // OVERVIEW". A log of several runs holds one per run.
 var consoleBanner = lazyregexp.New(`(?m)^=+ ?(Serving Benchmark Result|PERFORMANCE OVERVIEW)\b`)
 
+// consoleLatency is a latency line of vLLM's and SGLang's summaries:
+// "P99 TTFT (ms):", "Median E2E Latency (ms):".
+var consoleLatency = lazyregexp.New(`(?i)^\s*(Mean|Median|Std|Min|Max|P[0-9]+(?:\.[0-9]+)?) (TTFT|TPOT|ITL|E2EL|E2E Latency) \(ms\):\s*([0-9.eE+-]+)\s*$`)
+
 // parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
 // marker or failed requests make it invalid. Without a "Failed requests:"
 // line, failures are the requested count minus the successful ones. A log
@@ -34,6 +38,10 @@ func (r *Record) parseConsole(data []byte, spec Spec) {
 	}
 	found := false
 	for _, line := range strings.Split(text, "\n") {
+		if l := consoleLatency.FindStringSubmatch(line); l != nil {
+			r.consoleLatency(l[1], l[2], l[3])
+			continue
+		}
 		m := consoleLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
@@ -75,4 +83,19 @@ func (r *Record) parseConsole(data []byte, spec Spec) {
 	if r.Completed >= 0 && r.Failed >= 0 {
 		r.Requested = r.Completed + r.Failed
 	}
+}
+
+// consoleLatency records a summary's latency line under the scheme's
+// name; a value that is no number is a problem naming the line.
+func (r *Record) consoleLatency(stat, kind, value string) {
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil {
+		r.problem("%s %s (ms): %q is not a number", stat, kind, value)
+		return
+	}
+	kind = strings.ToLower(kind)
+	if kind == "e2e latency" {
+		kind = E2EL
+	}
+	r.latency(strings.ToLower(stat), kind, v)
 }

@@ -40,6 +40,7 @@ func (r *Record) parseGenAIPerf(data []byte, spec Spec) {
 	}
 	r.flags(obj, spec.Flag)
 	r.metricsAt(obj, genaiPerfMetrics)
+	r.latenciesAt(obj, unitBlockLatencies)
 	r.countAt(&r.Completed, obj, "request_count", "avg")
 	configured, hasConfigured := genaiPerfConfiguredCount(obj["input_config"])
 	profiled, hasProfiled := r.genaiPerfProfiled(obj)

@@ -20,6 +20,15 @@ var guidellmMetrics = []metricPath{
 	{"mean_itl_ms", at("metrics", "inter_token_latency_ms", "successful", "mean")},
 }
 
+// guidellmLatencies are a benchmark's latencies over its successful
+// requests: the token latencies in ms, the request's in seconds.
+var guidellmLatencies = []toolLatency{
+	{TTFT, at("metrics", "time_to_first_token_ms", "successful"), 1},
+	{TPOT, at("metrics", "time_per_output_token_ms", "successful"), 1},
+	{ITL, at("metrics", "inter_token_latency_ms", "successful"), 1},
+	{E2EL, at("metrics", "request_latency", "successful"), 1000},
+}
+
 // guidellmKept keeps all of benchmarks.json but each benchmark's
 // requests: every request's own statistics (and its prompt and output),
 // most of the file, which abbench does not read.
@@ -64,6 +73,7 @@ func (r *Record) parseGuideLLM(data []byte, spec Spec) {
 		return
 	}
 	r.metricsAt(bench, guidellmMetrics)
+	r.latenciesAt(bench, guidellmLatencies)
 	r.guidellmCounts(bench)
 }
 

@@ -20,6 +20,15 @@ var inferencePerfMetrics = []metricPath{
 	{"mean_itl_s", at("successes", "latency", "inter_token_latency", "mean")},
 }
 
+// inferencePerfLatencies are a lifecycle report's latencies of its
+// successful requests, in seconds.
+var inferencePerfLatencies = []toolLatency{
+	{TTFT, at("successes", "latency", "time_to_first_token"), 1000},
+	{TPOT, at("successes", "latency", "time_per_output_token"), 1000},
+	{ITL, at("successes", "latency", "inter_token_latency"), 1000},
+	{E2EL, at("successes", "latency", "request_latency"), 1000},
+}
+
 // parseInferencePerf reads a kubernetes-sigs/inference-perf lifecycle
 // report (a stage's or the summary): load_summary.count requests sent,
 // successes.count and failures.count of them, failures.by_label naming
@@ -43,6 +52,7 @@ func (r *Record) parseInferencePerf(data []byte, spec Spec) {
 	}
 	r.flags(obj, spec.Flag)
 	r.metricsAt(obj, inferencePerfMetrics)
+	r.latenciesAt(obj, inferencePerfLatencies)
 	r.countAt(&r.Requested, obj, "load_summary", "count")
 	r.countAt(&r.Completed, obj, "successes", "count")
 	r.countAt(&r.Failed, obj, "failures", "count")

@@ -33,6 +33,7 @@ func (r *Record) parseLLMPerf(data []byte, spec Spec) {
 	}
 	r.flags(obj, spec.Flag)
 	r.metricsAt(obj, llmperfMetrics)
+	r.llmperfLatencies(obj)
 	if v, ok := obj["results_num_completed_requests_per_min"]; ok && v != nil {
 		if f, ok := number(v); ok {
 			r.Metrics["request_throughput"] = f / 60
@@ -48,13 +49,33 @@ func (r *Record) parseLLMPerf(data []byte, spec Spec) {
 	}
 }
 
+// llmperfLatencyKeys are the summary's latencies (seconds), each a flat
+// family of keys: results_ttft_s_mean, _stddev, _min, _max,
+// _quantiles_p99.
+var llmperfLatencyKeys = []struct{ kind, prefix string }{
+	{TTFT, "results_ttft_s_"}, {ITL, "results_inter_token_latency_s_"}, {E2EL, "results_end_to_end_latency_s_"},
+}
+
+// llmperfLatencies reads each latency's family of keys as a block.
+func (r *Record) llmperfLatencies(obj map[string]any) {
+	for _, l := range llmperfLatencyKeys {
+		block := map[string]any{}
+		for key, v := range obj {
+			if stat, ok := strings.CutPrefix(key, l.prefix); ok {
+				block[strings.TrimPrefix(stat, "quantiles_")] = v
+			}
+		}
+		r.latencyBlock(l.kind, 1000, block)
+	}
+}
+
 // llmperfResponseMetrics are the per-request values whose means over the
 // requests without an error code the summary gives (its *_mean keys).
-var llmperfResponseMetrics = []struct{ name, key string }{
-	{"request_output_throughput", "request_output_throughput_token_per_s"},
-	{"mean_ttft_s", "ttft_s"},
-	{"mean_itl_s", "inter_token_latency_s"},
-	{"mean_e2el_s", "end_to_end_latency_s"},
+var llmperfResponseMetrics = []struct{ name, key, kind string }{
+	{"request_output_throughput", "request_output_throughput_token_per_s", ""},
+	{"mean_ttft_s", "ttft_s", TTFT},
+	{"mean_itl_s", "inter_token_latency_s", ITL},
+	{"mean_e2el_s", "end_to_end_latency_s", E2EL},
 }
 
 // parseLLMPerfResponses reads LLMPerf's *_individual_responses.json: one
@@ -101,6 +122,9 @@ func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
 	for m, metric := range llmperfResponseMetrics {
 		if counts[m] > 0 {
 			r.Metrics[metric.name] = sums[m] / float64(counts[m])
+			if metric.kind != "" { // the scheme's name too, in ms
+				r.latency("mean", metric.kind, 1000*sums[m]/float64(counts[m]))
+			}
 		}
 	}
 	if r.Failed > 0 {

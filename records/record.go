@@ -52,6 +52,11 @@ type Record struct {
 	// sizes average to another bus bandwidth); nil for tools that do not
 	// sweep.
 	Sweep []uint64 `json:"sweep,omitempty"`
+	// OutputTokens is how many tokens the run generated, where the
+	// record says (total_output_tokens); nil when it does not. Arms that
+	// generated different amounts did different work: see
+	// {output_tokens: equal}.
+	OutputTokens *int `json:"output_tokens,omitempty"`
 	// chose is set when the parser chose among the file's results by
 	// name (choose): a Spec.Result no parser reads is an error, not
 	// ignored.

@@ -28,6 +28,9 @@ type Spec struct {
 	// results read without one is unreadable, naming the results it has
 	// (see Record.choose).
 	Result string
+	// SLO, when set, are the scenario's objectives of a request: a
+	// serving result with per-request lists then holds the goodput.
+	SLO *SLO
 }
 
 // parsers reads each format, by name. A parser fills the record from the

@@ -3,6 +3,7 @@ package records
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,12 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			} else {
 				r.problem("%s is not a number", key)
 			}
+		}
+	}
+	r.servingLatencies(obj)
+	if v, ok := obj["total_output_tokens"]; ok {
+		if n, ok := r.count("total_output_tokens", v); ok {
+			r.OutputTokens = &n
 		}
 	}
 	for _, c := range []struct {
@@ -55,7 +62,7 @@ func (r *Record) fromServingObject(obj map[string]any) {
 // returns the result's object; false when there is none, with the
 // record unreadable.
 func (r *Record) servingResult(data []byte, spec Spec) (map[string]any, bool) {
-	results, err := decodeKeptObjects(data, servingKept)
+	results, err := decodeKeptObjects(data, servingKept(spec.SLO))
 	if err != nil {
 		r.unreadable("does not parse as a %s result: %v", r.Format, err)
 		return nil, false
@@ -66,22 +73,35 @@ func (r *Record) servingResult(data []byte, spec Spec) (map[string]any, bool) {
 	}
 	obj := results[i]
 	r.fromServingObject(obj)
+	r.goodput(obj, spec.SLO)
 	r.flags(obj, spec.Flag)
 	return obj, true
 }
 
+// goodputLists are the per-request lists goodput reads (see perRequest),
+// errors among them.
+var goodputLists = []string{"ttfts", "itls", "output_lens", "errors"}
+
 // servingKept keeps what a serving result is read for: its top-level
-// numbers, strings and flags, and its errors list; not its per-request
-// lists (prompt and output lengths, first-token times, inter-token
-// latencies, generated texts), which are most of a large result.
-func servingKept(path []string, container bool) bool {
-	switch len(path) {
-	case 1:
-		return !container || path[0] == "errors"
-	case 2:
-		return path[0] == "errors" && !container
+// numbers, strings and flags, and its errors list; and, with the
+// scenario's SLOs, the per-request lists goodput is computed from. Not
+// the other per-request lists (prompt lengths, generated texts), nor
+// those without SLOs: they are most of a large result.
+func servingKept(slo *SLO) keepFunc {
+	lists := goodputLists[len(goodputLists)-1:] // errors
+	if slo.Set() {
+		lists = goodputLists
 	}
-	return false
+	return func(path []string, container bool) bool {
+		switch {
+		case len(path) == 1:
+			return !container || slices.Contains(lists, path[0])
+		case path[0] == "itls" && len(path) == 2:
+			return true // a request's list of gaps
+		default:
+			return !container && slices.Contains(lists, path[0])
+		}
+	}
 }
 
 // maxDescribed is how many of a file's results its refusal describes,

@@ -12,6 +12,13 @@ var trtllmBenchMetrics = []metricPath{
 	{"mean_tpot_ms", at("streaming_metrics", "avg_tpot_ms")},
 }
 
+// trtllmBenchLatencies are the report's percentile blocks, in ms.
+var trtllmBenchLatencies = []toolLatency{
+	{TTFT, at("streaming_metrics", "ttft_percentiles"), 1},
+	{TPOT, at("streaming_metrics", "tpot_percentiles"), 1},
+	{E2EL, at("performance", "request_latency_percentiles_ms"), 1},
+}
+
 // parseTRTLLMBench reads the report trtllm-bench (throughput or latency)
 // writes with --report_json: request_info.num_requests requests finished
 // of the dataset.num_requests it loaded to send. The report counts no
@@ -29,6 +36,7 @@ func (r *Record) parseTRTLLMBench(data []byte, spec Spec) {
 	}
 	r.flags(obj, spec.Flag)
 	r.metricsAt(obj, trtllmBenchMetrics)
+	r.latenciesAt(obj, trtllmBenchLatencies)
 	if v, ok := lookup(obj, "performance", "total_latency_ms"); ok && v != nil {
 		if f, ok := number(v); ok {
 			r.Metrics["duration"] = f / 1000

@@ -164,7 +164,13 @@ type Launch struct {
 // Plan is a campaign's plan.json: what abbench run will do and, as runs
 // end, what each did.
 type Plan struct {
-	Schema        string `json:"schema"` // PlanSchema
+	Schema string `json:"schema"` // PlanSchema
+	// ID is the plan's own identity, random, made with it: the seed only
+	// fixes the order, so two plans of one scenario and seed are two
+	// campaigns by their ID, never one. It joins the plan digest; plans
+	// made before it have none, and are told apart by their fixed part
+	// alone (as before).
+	ID            string `json:"id,omitempty"`
 	Scenario      string `json:"scenario"`
 	MatchedDigest string `json:"matched_digest"`
 	Launcher      string `json:"launcher"`
@@ -292,6 +298,7 @@ func (p *Plan) Ref(index int) CampaignRef {
 	// The design's fields join the digest only when set, so the digests of
 	// plans made before they existed stay what their bundles signed.
 	fixed, _ := json.Marshal(struct {
+		ID                             string `json:",omitempty"`
 		Scenario, MatchedDigest, Order string
 		Seed                           uint64
 		Runs                           []string
@@ -300,7 +307,7 @@ func (p *Plan) Ref(index int) CampaignRef {
 		Sequential                     *Sequential `json:",omitempty"`
 		Cell                           string      `json:",omitempty"`
 		Cells                          []string    `json:",omitempty"`
-	}{ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs, designArms(p, ref.Arms), ref.Warmup, ref.Sequential, ref.Cell, ref.Cells})
+	}{p.ID, ref.Scenario, ref.MatchedDigest, ref.Order, ref.Seed, ref.Runs, designArms(p, ref.Arms), ref.Warmup, ref.Sequential, ref.Cell, ref.Cells})
 	sum := sha256.Sum256(fixed)
 	ref.PlanDigest = hex.EncodeToString(sum[:])
 	return ref

@@ -251,6 +251,12 @@ type Throughput struct {
 	// HigherIsBetter declares which way the headline metric improves;
 	// unset, it follows from the metric's name (MetricHigherIsBetter).
 	HigherIsBetter *bool `yaml:"higher_is_better" json:"higher_is_better"`
+	// Metrics are the metrics compared together, each in a table of its
+	// own, the family held to alpha by Holm's method (default: the
+	// headline alone); validate refuses one the format does not provide.
+	Metrics []string `yaml:"metrics" json:"metrics"`
+	// SLO are a request's objectives (ms), which give the goodput metric.
+	SLO *records.SLO `yaml:"slo" json:"slo"`
 }
 
 // MetricHigherIsBetter says which way a metric improves when the scenario
@@ -291,8 +297,13 @@ type Criterion struct {
 	// Config names a config fact that must hold.
 	Config string `yaml:"config" json:"config,omitempty"`
 	// CleanShutdown: every rank exited 0 after SIGTERM or on its own.
-	CleanShutdown bool   `yaml:"clean_shutdown" json:"clean_shutdown,omitempty"`
-	Role          string `yaml:"role" json:"role,omitempty"`
+	CleanShutdown bool `yaml:"clean_shutdown" json:"clean_shutdown,omitempty"`
+	// OutputTokens: "equal": the arms generated the same output tokens
+	// per run (compare censors output-length-mismatch), within Within
+	// ("2%") when set.
+	OutputTokens string `yaml:"output_tokens" json:"output_tokens,omitempty"`
+	Within       string `yaml:"within" json:"within,omitempty"`
+	Role         string `yaml:"role" json:"role,omitempty"`
 	// Equals is an integer or a product of integers and workload names
 	// (requests, rounds, concurrency), for example requests*rounds.
 	Equals string `yaml:"equals" json:"equals,omitempty"`
@@ -306,7 +317,7 @@ func (c Criterion) Kind() string {
 	for k, set := range map[string]bool{
 		"requests": c.Requests != "", "throughput": c.Throughput != "", "record": c.Record != "", "mode": c.Mode != "",
 		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
-		"config": c.Config != "", "clean_shutdown": c.CleanShutdown,
+		"config": c.Config != "", "clean_shutdown": c.CleanShutdown, "output_tokens": c.OutputTokens != "",
 	} {
 		if set {
 			kinds = append(kinds, k)

@@ -58,6 +58,7 @@ func (v *validator) run() {
 	v.roles()
 	v.evidence()
 	v.acceptance()
+	v.metrics()
 	v.deadlines()
 	v.hooks()
 	if !(s.NoiseThreshold > 0 && s.NoiseThreshold <= 100) { // NaN too: no JSON, no matched digest

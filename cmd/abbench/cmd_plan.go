@@ -26,6 +26,7 @@ import (
 type planOptions struct {
 	cfg    campaign.Config
 	rule   comparison.Options
+	metric string // the sequential looks' one metric
 	format cli.Format
 }
 
@@ -79,7 +80,7 @@ func newPlanCmd() *cobra.Command {
 	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
 	fs.StringVar(&c.Out, "out", "", "directory for plan.json (required; new or empty): keep it for the stages")
 	fs.StringVar(&opts.rule.Baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
-	fs.StringVar(&opts.rule.Metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
+	fs.StringVar(&opts.metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")
 	fs.Float64Var(&opts.rule.Effect, "smallest-effect", 0, "with --max-pairs: the smallest effect its looks need, in percent (default 1)")
 	fs.Float64Var(&opts.rule.Alpha, "alpha", decide.DefaultRule.Alpha, "with --max-pairs: the level all its looks together hold")
 	cli.AddFormat(fs, &opts.format, "table", "json")
@@ -101,6 +102,9 @@ func runPlan(stdout io.Writer, opts planOptions, changed func(string) bool, path
 	s, err := scenarios.Load(path)
 	if err != nil {
 		return err
+	}
+	if opts.metric != "" {
+		opts.rule.Metric = []string{opts.metric}
 	}
 	cfg.Scenario, cfg.Launcher, cfg.Stages, cfg.Compare = s, "local", true, opts.rule.Given()
 	if !changed("seed") {

@@ -19,7 +19,6 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
@@ -107,6 +106,9 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := opts.compare.CheckScenarioMetrics(s); err != nil {
+		return nil, nil, err
+	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
 	cfg.Flags = recordedFlags(opts.flags, cfg.Seed)
@@ -176,7 +178,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("interrupted; every run's processes were stopped and its files kept in %s", res.Out),
 			Hint: "abbench run --resume " + res.Out + " continues the campaign"}
 	}
-	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, bundle.VerifyOptions{})
+	runs, cleanup, err := compare.LoadRuns([]string{res.Out}, opts.compare.Verified) // the signature checked as each bundle is read, once
 	defer cleanup()
 	if err != nil {
 		return err

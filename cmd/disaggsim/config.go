@@ -33,7 +33,8 @@ type faults struct {
 	reorderActivations bool
 	alterPrompt        int // -1 when unset
 	staleLog           bool
-	failEvery          int // the OpenAI API fails every failEvery-th request it serves (0: never)
+	failEvery          int  // the OpenAI API fails every failEvery-th request it serves (0: never)
+	shortAnswers       bool // the OpenAI API answers every request with half its output tokens, max_tokens and ignore_eos or not
 }
 
 func loadConfig() (config, error) {
@@ -141,13 +142,15 @@ func parseFaults(s string) (faults, error) {
 			f.alterPrompt = n
 		case "stale-log":
 			f.staleLog = true
+		case "short-answers":
+			f.shortAnswers = true
 		case "fail-every":
 			if n < 1 {
 				return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: fail-every takes N of at least 1", item)
 			}
 			f.failEvery = n
 		default:
-			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log fail-every=N)", name)
+			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log fail-every=N short-answers)", name)
 		}
 	}
 	return f, nil

@@ -206,6 +206,9 @@ func (a *api) parse(req apiRequest, chat bool) (served, error) {
 	s.fail = a.cfg.faults.failEvery > 0 && (s.index+1)%a.cfg.faults.failEvery == 0
 	s.promptLen = len(s.prompt) + len(strings.Fields(s.text))
 	s.output, s.capped = outputLength(s, req)
+	if a.cfg.faults.shortAnswers { // a server that stops early: less work per request
+		s.output, s.capped = max(1, s.output/2), false
+	}
 	return s, nil
 }
 

@@ -90,7 +90,7 @@ func makeRun(t *testing.T, commits1 int) (string, *scenarios.Scenario, []byte, *
 		env, _ := json.Marshal([]string{"HF_TOKEN=[REDACTED]", "PATH=/bin", "TERM_MODE=1"})
 		os.WriteFile(filepath.Join(dir, "coord", "env", fmt.Sprintf("ctx-%d.json", rank)), env, 0o644)
 	}
-	os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(`{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 99.5, "valid": true}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(`{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 99.5, "p99_ttft_ms": 12.5, "valid": true}`), 0o644)
 	data, _ := json.Marshal(st)
 	os.WriteFile(filepath.Join(dir, "status.json"), data, 0o644)
 	ev, err := evidence.Collect(s, "async", dir)
@@ -678,6 +678,11 @@ func TestOlderRulesAreHeldToTheJudgment(t *testing.T) {
 			delete(ev, "rules")
 			ev["throughput"].(map[string]any)["metrics"].(map[string]any)["output_throughput"] = 1e6
 		}, "is judged otherwise by this abbench's rules", false},
+		{"older rules, a metric they did not read", good, func(ev map[string]any) {
+			delete(ev, "rules")
+			dropOneMetric(t, ev)
+		}, "", true},
+		{"this abbench's rules, a metric left out", good, func(ev map[string]any) { dropOneMetric(t, ev) }, "does not match the evidence re-derived", false},
 		{"this abbench's rules, other wording", good, reworded, "does not match the evidence re-derived", false},
 		{"newer rules", good, func(ev map[string]any) { ev["rules"] = evidence.RulesVersion + 1; reworded(ev) }, "newer than this abbench's", false},
 	}
@@ -696,4 +701,17 @@ func TestOlderRulesAreHeldToTheJudgment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropOneMetric leaves a metric other than the headline out of the
+// evidence's record, as rules before 4 left out the latencies.
+func dropOneMetric(t *testing.T, ev map[string]any) {
+	metrics := ev["throughput"].(map[string]any)["metrics"].(map[string]any)
+	for name := range metrics {
+		if name != "output_throughput" {
+			delete(metrics, name)
+			return
+		}
+	}
+	t.Fatalf("the record has no metric but the headline: %v", metrics)
 }

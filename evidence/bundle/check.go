@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/abbench/abbench/rundir"
 )
 
 // Check is the outcome of verifying one bundle path (abbench verify).
@@ -30,6 +32,10 @@ type Check struct {
 	// Pod is the Kubernetes pod the run ran in (machine.Pod.Describe), or
 	// why a run under Kubernetes has no facts of it; "" for other runs.
 	Pod string `json:"pod,omitempty"`
+	// Campaign is what the verified bundle's provenance says of its
+	// campaign (nil outside one, or for a failed check): a caller that
+	// verifies several runs holds them to one run per plan index.
+	Campaign *rundir.CampaignRef `json:"-"`
 }
 
 // CheckSchema names abbench verify --format json's output.
@@ -45,21 +51,34 @@ type CheckReport struct {
 // returns one Check each, and how many failed.
 func CheckAll(paths []string, opts VerifyOptions) (checks []Check, failed int) {
 	for _, p := range paths {
-		c := Check{Bundle: p}
-		if v, err := VerifyPath(p, opts); err != nil {
-			c.Error = err.Error()
-			var ve *VerifyError
-			if errors.As(err, &ve) {
-				c.Step, c.File = ve.Step, ve.File
-			}
+		v, err := VerifyPath(p, opts)
+		c := NewCheck(p, v, err)
+		if !c.OK {
 			failed++
-		} else {
-			c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
-			c.Pod = podLine(v.Provenance)
 		}
 		checks = append(checks, c)
 	}
 	return checks, failed
+}
+
+// NewCheck is the Check of the bundle at path, as a verification of it
+// ended: v when it passed, else err.
+func NewCheck(path string, v *Verified, err error) Check {
+	c := Check{Bundle: path}
+	if err != nil {
+		c.Error = err.Error()
+		var ve *VerifyError
+		if errors.As(err, &ve) {
+			c.Step, c.File = ve.Step, ve.File
+		}
+		return c
+	}
+	c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules
+	c.Pod = podLine(v.Provenance)
+	if v.Provenance != nil {
+		c.Campaign = v.Provenance.Campaign
+	}
+	return c
 }
 
 // WriteChecks prints one line per check: FAIL and why, or ok with the

@@ -382,7 +382,10 @@ func (c *dirCheck) rederive() error {
 // judgmentDifference is the first difference between two derivations of
 // one run's evidence in what a comparison reads: the arm, the matched and
 // workload digests, whether it was accepted, the headline and every metric
-// of its record. "" when they agree.
+// of its record. "" when they agree. A metric newer rules read that the
+// older ones did not (rules 4's latencies) is no difference: a comparison
+// reads the stored evidence, which lacks it, and every metric it holds
+// must be derived again equal.
 func judgmentDifference(made, again *evidence.Evidence) string {
 	type judgment struct {
 		Arm           string             `json:"arm"`
@@ -400,7 +403,17 @@ func judgmentDifference(made, again *evidence.Evidence) string {
 		}
 		return j
 	}
-	return firstDifference(of(made), of(again))
+	then, now := of(made), of(again)
+	if then.Metrics != nil && now.Metrics != nil {
+		kept := map[string]float64{}
+		for name := range then.Metrics {
+			if v, ok := now.Metrics[name]; ok {
+				kept[name] = v
+			}
+		}
+		now.Metrics = kept
+	}
+	return firstDifference(then, now)
 }
 
 // Recollect derives the evidence of a bundle from its bundled log bytes and

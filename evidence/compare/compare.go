@@ -63,6 +63,18 @@ type Run struct {
 	prov *bundle.Provenance
 	// bundle is what LoadRuns found of the run's bundle.
 	bundle bundleState
+	// checked is LoadRuns' verification of the run's bundle, which
+	// VerifyRuns reports rather than verifying the bundle again.
+	checked checked
+}
+
+// checked is how loading verified a run's bundle: with which options
+// (the signature checked when they name allowed signers) and why it
+// failed (nil when it verified, or the run is no bundle).
+type checked struct {
+	with bundle.VerifyOptions
+	err  error
+	done bool // false: the run was not loaded by LoadRuns
 }
 
 // Options tune a comparison.

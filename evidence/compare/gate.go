@@ -28,6 +28,10 @@ type gate struct {
 	stoppedByDesign bool
 	// metricGiven says the options named the metric (else the runs' headline).
 	metricGiven bool
+	// copies are the runs (by position in runs) that are an earlier
+	// run given again (its token): said once, as such, and not counted
+	// again as a second run of its plan index.
+	copies map[int]bool
 }
 
 func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }
@@ -49,7 +53,8 @@ func (g *gate) check() {
 	}
 	tokens := map[string]string{}
 	present := map[string]bool{}
-	for _, run := range g.runs {
+	g.copies = map[int]bool{}
+	for i, run := range g.runs {
 		e := run.Evidence
 		value := metricOf(e, g.opts.Metric)
 		started, secs, hosts, err := timing(run)
@@ -60,6 +65,7 @@ func (g *gate) check() {
 			Started: started, Seconds: max(secs, 0), Hosts: hosts})
 		if prev, dup := tokens[e.Token]; dup {
 			g.add(reason.New(reason.DuplicateRun, "%s and %s are the same run (token %s): a run counts once", prev, run.Path, e.Token))
+			g.copies[i] = true
 			continue
 		}
 		tokens[e.Token] = run.Path
@@ -68,6 +74,7 @@ func (g *gate) check() {
 	}
 	g.armsGiven(first.Arms, present)
 	g.workloads()
+	g.outputLengths()
 	g.builds()
 	g.sources()
 	g.images()

@@ -30,22 +30,36 @@ import (
 // that failed itself, an attempt without its bundle, a bundle whose files
 // or evidence do not verify (checked whether or not it is signed).
 //
+// Each bundle is read and verified once, with verify: given allowed
+// signers, its signature is checked in that same pass, and the evidence
+// compared is the one that pass verified; VerifyRuns then says what it
+// found without reading the bundle again (a bundle swapped on disk after
+// its evidence was read can never pass as signature-checked). Without
+// allowed signers everything but the signature is checked.
+//
 // Archives are unpacked by bundle.UnpackVerified with verify (without
 // allowed signers the signature is not checked, but only the files the
 // manifest lists are extracted, each against its digest); an archive
 // refused there is a *bundle.VerifyError.
 func LoadRuns(paths []string, verify bundle.VerifyOptions) (runs []Run, cleanup func(), err error) {
-	vo := verify
-	if vo.AllowedSigners == nil {
-		vo.SkipSignature, vo.AllowUnsigned = true, true
-	}
+	vo := loadOptions(verify)
 	unpack := func(archive, dir string) error { return bundle.UnpackVerified(archive, dir, vo) }
 	all, cleanup, err := resolveAll(paths, unpack)
 	if err != nil {
 		return nil, cleanup, err
 	}
-	runs, err = loadAll(all) // the runs of every path at once: a path may hold few
+	runs, err = loadAll(all, vo) // the runs of every path at once: a path may hold few
 	return runs, cleanup, err
+}
+
+// loadOptions are the options loading verifies bundles with: verify's,
+// signature included, when it names allowed signers; else every check
+// but the signature, unsigned bundles accepted.
+func loadOptions(verify bundle.VerifyOptions) bundle.VerifyOptions {
+	if verify.AllowedSigners == nil {
+		verify.SkipSignature, verify.AllowUnsigned = true, true
+	}
+	return verify
 }
 
 // resolveAll resolves every path on every core (a campaign's plan.json
@@ -91,20 +105,18 @@ func onEveryCore(n int, work func(i int)) {
 // evidence derived again from its files: milliseconds a run, which
 // thousands of runs make seconds), in their order; the first error in
 // that order is returned.
-func loadAll(found []rundir.Found) ([]Run, error) {
-	verifier := bundle.NewVerifier(bundle.VerifyOptions{SkipSignature: true, AllowUnsigned: true})
+func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
+	verifier := bundle.NewVerifier(vo)
 	runs := make([]Run, len(found))
 	errs := make([]error, len(found))
 	onEveryCore(len(found), func(i int) {
 		f := found[i]
 		if f.Problem == "" {
-			runs[i], errs[i] = loadRun(f, verifier)
+			runs[i], _, errs[i] = loadRun(f, verifier)
+			runs[i].checked.with, runs[i].checked.done = vo, true
 			return
 		}
-		runs[i] = Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
-		if f.Planned != nil && f.Planned.Result == nil {
-			runs[i].NotRun = f.Planned.Index // the gate knows whether a sequential design stopped before it
-		}
+		runs[i] = missingRun(f)
 	})
 	if err := cmp.Or(errs...); err != nil {
 		return nil, err
@@ -115,6 +127,18 @@ func loadAll(found []rundir.Found) ([]Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// missingRun is the run of a campaign's entry f that holds no attempt to
+// read (f.Problem says why): censored run-missing, and, for a planned run
+// that never started, its index, so that the gate can judge whether a
+// sequential design stopped before it.
+func missingRun(f rundir.Found) Run {
+	run := Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
+	if f.Planned != nil && f.Planned.Result == nil {
+		run.NotRun = f.Planned.Index
+	}
+	return run
 }
 
 // IsBundle reports whether the run was read from a bundle.
@@ -151,11 +175,12 @@ const (
 // loadRun reads the run f found: a bundle is verified first, and a run
 // whose bundle verifies is read from what verification parsed (its
 // evidence and provenance, from the bytes their digests were checked on);
-// any other run is read from its files.
-func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
+// any other run is read from its files. verified is what the bundle's
+// verification passed (nil when it failed, or there is no bundle).
+func loadRun(f rundir.Found, verifier *bundle.Verifier) (run Run, verified *bundle.Verified, err error) {
 	dir := f.EvidenceDir()
 	verified, invalid := verifier.Verify(dir) // a directory without a manifest fails its first read: no bundle
-	run := Run{Path: f.Source, Dir: dir, bundle: failedBundle}
+	run = Run{Path: f.Source, Dir: dir, bundle: failedBundle}
 	isBundle := !bundle.NoBundle(invalid)
 	switch {
 	case !isBundle:
@@ -165,16 +190,17 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	case verified != nil:
 		run.bundle = signedBundle
 	}
+	run.checked.err = invalid
 	if verified != nil {
 		run.Evidence, run.prov = verified.Evidence, verified.Provenance
 	} else if err := readRun(f, &run); err != nil {
-		return Run{}, err
+		return Run{}, nil, err
 	} else if run.Evidence == nil {
-		return run, nil // withoutEvidence's
+		return run, nil, nil // withoutEvidence's
 	}
 	path := filepath.Join(dir, rundir.EvidenceFile)
 	if run.Evidence.Schema != evidence.Schema {
-		return Run{}, fmt.Errorf("%s: schema %q is not %s", path, run.Evidence.Schema, evidence.Schema)
+		return Run{}, nil, fmt.Errorf("%s: schema %q is not %s", path, run.Evidence.Schema, evidence.Schema)
 	}
 	if prov := run.prov; prov != nil {
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
@@ -188,7 +214,7 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (Run, error) {
 	case !isBundle && exists(filepath.Join(f.Dir, rundir.StatusFile)):
 		run.censor(reason.New(reason.BundleInvalid, "run %s has no bundle: a run counts only with its complete bundle (see its %s)", f.Source, rundir.ControllerLog))
 	}
-	return run, nil
+	return run, verified, nil
 }
 
 // readRun reads the evidence and provenance of a run that is no bundle,

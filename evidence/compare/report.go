@@ -137,7 +137,7 @@ func (r *Result) Headline() string {
 // reason and no delta, otherwise per-arm statistics, warnings and the verdict.
 func (r *Result) WriteText(w io.Writer) error {
 	out := textout.New(w)
-	out.Printf("comparison of %s on %s, baseline %s\n", r.Scenario, r.Metric, r.Baseline)
+	out.Printf("comparison of %s on %s, baseline %s\n", r.Scenario, MetricLabel(r.Metric), r.Baseline)
 	if r.Verdict == Censored {
 		out.Printf("\nCENSORED: no delta is reported. Every reason, root causes first:\n")
 		for _, rs := range r.Reasons {

@@ -149,38 +149,49 @@ func sweepKey(c *rundir.CampaignRef) string {
 }
 
 // adjust applies Holm's method to every treatment's test of every cell at
-// once and decides each again at its adjusted p; a censored cell's
-// treatments count in the family and reject nothing.
+// once (holm).
 func (sw *Sweep) adjust(opts Options) {
-	type member struct{ cell, delta int }
+	rs, raw := make([]*Result, len(sw.Cells)), make([]map[string]float64, len(sw.Cells))
+	for i, c := range sw.Cells {
+		rs[i], raw[i] = c.Comparison, c.RawP
+	}
+	sw.Family = holm(rs, raw, opts, "tests of the sweep's cells")
+}
+
+// holm adjusts every treatment's test of every comparison of rs as one
+// family by Holm's step-down method and decides each again at its
+// adjusted p, keeping each raw p in raw (by arm); a censored comparison's
+// treatments count in the family and reject nothing. It returns the
+// family's size; what says what the family is, in the tests' reasons.
+func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int {
+	type member struct{ result, delta int }
 	var members []member
 	var ds []decide.Decision
-	sw.Family = 0
-	for i, c := range sw.Cells {
-		r := c.Comparison
+	family := 0
+	for i, r := range rs {
 		if r.Verdict == Censored {
-			sw.Family += max(len(r.Arms)-1, 1)
+			family += max(len(r.Arms)-1, 1)
 			continue
 		}
 		for j, d := range r.Deltas {
-			sw.Family++
+			family++
 			if d.P == nil || d.Pct == nil {
 				continue
 			}
-			c.RawP[d.Arm] = *d.P
+			raw[i][d.Arm] = *d.P
 			members = append(members, member{i, j})
 			ds = append(ds, decide.Decision{Method: d.Method, N: d.N, Estimate: *d.Pct, Interval: d.Interval, P: d.P, Alpha: testedAt(d), Effect: d.Effect, Verdict: d.Verdict})
 		}
 	}
-	if sw.Family < 2 {
-		return // a family of one test: nothing to adjust
+	if family < 2 {
+		return family // a family of one test: nothing to adjust
 	}
 	rule := decide.Rule{Alpha: opts.Alpha, Effect: opts.Effect, Method: opts.Method}
 	for k, dec := range ds {
 		m := members[k]
-		r := sw.Cells[m.cell].Comparison
+		r := rs[m.result]
 		rule.HigherIsBetter = r.HigherIsBetter
-		adj := decide.HolmFamily(ds, sw.Family, rule, "tests of the sweep's cells")[k]
+		adj := decide.HolmFamily(ds, family, rule, what)[k]
 		d := &r.Deltas[m.delta]
 		if q := r.Design.Sequential; q != nil && adj.Verdict != d.Verdict {
 			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) // the looks together hold the design's alpha
@@ -189,11 +200,12 @@ func (sw *Sweep) adjust(opts Options) {
 		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
 	}
-	for _, c := range sw.Cells {
-		if r := c.Comparison; r.Verdict != Censored {
+	for _, r := range rs {
+		if r.Verdict != Censored {
 			r.Verdict = overall(r.Deltas)
 		}
 	}
+	return family
 }
 
 // testedAt is the level d's test was held to: a sequential delta's, its

@@ -13,7 +13,7 @@ var metricUnits = []struct{ suffix, unit string }{
 // benchmarks' (vLLM, SGLang, AIPerf) throughputs.
 var metricUnitsExact = map[string]string{
 	"output_throughput": "tokens/s", "input_throughput": "tokens/s", "total_throughput": "tokens/s",
-	"request_throughput": "requests/s",
+	"request_throughput": "requests/s", "goodput": "requests/s",
 }
 
 // MetricUnit is the unit of a metric as its name says it, or "" when the

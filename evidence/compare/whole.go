@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -14,10 +15,13 @@ import (
 func (g *gate) campaigns() {
 	var ref *rundir.CampaignRef
 	refPath := ""
-	given := map[int]bool{}
+	given := map[int]string{} // the path of each plan index given
 	var outside []string
-	for _, run := range g.runs {
+	for i, run := range g.runs {
 		c := run.Campaign
+		if g.copies[i] {
+			continue // the same run given again: said by check
+		}
 		if c == nil {
 			outside = append(outside, run.Path)
 			continue
@@ -29,7 +33,11 @@ func (g *gate) campaigns() {
 				run.Path, short(c.PlanDigest), refPath, short(ref.PlanDigest)))
 			continue
 		}
-		given[c.Index] = true
+		if first, twice := given[c.Index]; twice {
+			g.add(duplicateIndex(first, run, ref))
+			continue
+		}
+		given[c.Index] = run.Path
 	}
 	if ref == nil {
 		for _, idx := range slices.Sorted(maps.Keys(g.notRun)) {
@@ -57,7 +65,7 @@ func (g *gate) campaigns() {
 	}
 	for _, id := range ref.Runs {
 		idx := rundir.RunIndex(id)
-		if given[idx] || g.missing[id] {
+		if _, ok := given[idx]; ok || g.missing[id] {
 			continue
 		}
 		rs := reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest))
@@ -72,4 +80,24 @@ func (g *gate) campaigns() {
 			"the sequential campaign ends after pair %d of at most %d, but no look decided: it was stopped, not finished (the runs after it follow)",
 			ref.Block(last)+1-ref.Warmup, ref.Sequential.MaxPairs)}, g.deferred...)
 	}
+}
+
+// duplicateIndex says that run is a second run of the plan index a run at
+// first already is: a planned run counts once, so a stage run again (with
+// another token) beside the first, or a campaign's run made again by
+// abbench arm --plan, would weigh its arm twice.
+func duplicateIndex(first string, run Run, ref *rundir.CampaignRef) reason.Reason {
+	c := run.Campaign
+	id := fmt.Sprint(c.Index)
+	for _, planned := range c.Runs {
+		if rundir.RunIndex(planned) == c.Index {
+			id = planned // N-ARM, as the plan names it
+		}
+	}
+	rs := reason.New(reason.DuplicateRun, "%s and %s are both run %s of campaign plan %s: a planned run counts once: give one of the two (a stage run again replaces its first run, never adds to it)",
+		first, run.Path, id, short(ref.PlanDigest))
+	if run.Evidence != nil {
+		rs.Arm = run.Evidence.Arm
+	}
+	return rs
 }

@@ -16,12 +16,17 @@ import (
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/bundle"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/records"
+	"github.com/abbench/abbench/scenarios"
 )
 
 // Options are a comparison's flags.
 type Options struct {
-	Baseline    string
-	Metric      string
+	Baseline string
+	// Metric are the metrics --metric names (several: a family of tests,
+	// Holm-adjusted); none: the scenario's declared metrics, else its
+	// headline.
+	Metric      []string
 	Effect      float64
 	Alpha       float64
 	Method      string
@@ -45,7 +50,7 @@ var FieldFlags = cli.FieldFlags{"Effect": "--smallest-effect", "Alpha": "--alpha
 func AddFlags(cmd *cobra.Command, opts *Options) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier campaign of the same scenario (its abbench run --out directory, or one run: an arm directory or bundle archive) each arm is also compared with")
-	fs.StringVar(&opts.Metric, "metric", "", "record metric: output_throughput, request_throughput, total_token_throughput, duration, or a regex record's group (default: the scenario's evidence.throughput.metric, else output_throughput)")
+	fs.StringSliceVar(&opts.Metric, "metric", nil, "record metric: output_throughput, request_throughput, total_token_throughput, duration, goodput, a latency STAT_KIND_ms (p99_ttft_ms, median_itl_ms, mean_e2el_ms), or a regex record's group; several (comma-separated or repeated) are compared together, a table each, their tests Holm-adjusted as one family (default: the scenario's evidence.throughput.metrics, else its metric, else the format's headline)")
 	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default 1; the scenario's noise_threshold is not it)")
 	fs.Float64Var(&opts.Effect, "threshold", 0, "the old name of --smallest-effect")
 	if err := fs.MarkHidden("threshold"); err != nil {
@@ -80,7 +85,11 @@ func (o *Options) LoadRuns(args []string) ([]compare.Run, func(), error) {
 
 // Given are the comparison's options as the flags give them.
 func (o *Options) Given() compare.Options {
-	return compare.Options{Baseline: o.Baseline, Metric: o.Metric, Effect: o.Effect, Alpha: o.Alpha, Method: o.Method, PlotURL: o.PlotURL, FailOn: o.FailOn}
+	metric := ""
+	if len(o.Metric) == 1 {
+		metric = o.Metric[0]
+	}
+	return compare.Options{Baseline: o.Baseline, Metric: metric, Effect: o.Effect, Alpha: o.Alpha, Method: o.Method, PlotURL: o.PlotURL, FailOn: o.FailOn}
 }
 
 // Complete checks the flags and resolves them, once, into Resolved (the
@@ -118,6 +127,22 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		return err
 	}
 	co.SignaturesChecked = checked
+	metrics := o.Metric
+	if len(metrics) == 0 {
+		metrics = compare.DeclaredMetrics(runs)
+	}
+	if err := compare.CheckMetrics(runs, metrics); err != nil {
+		return cli.Usage(err, "name a metric the records have with --metric (several comma-separated)")
+	}
+	if err := compare.CheckMetrics(runs, []string{co.Metric}); err != nil {
+		return cli.Usage(err, "name a metric the records have with --metric (several comma-separated)")
+	}
+	if len(metrics) > 1 {
+		return o.runFamily(stdout, runs, co, metrics)
+	}
+	if len(metrics) == 1 {
+		co.Metric = metrics[0]
+	}
 	if compare.IsSweep(runs) {
 		return o.runSweep(stdout, runs, co)
 	}
@@ -151,6 +176,22 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
 	case r.GateUndecided != "":
 		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
+	}
+	return nil
+}
+
+// CheckScenarioMetrics refuses, before anything runs, a --metric that
+// the scenario's record format cannot hold (records.Provides), listing
+// those it can: a campaign would otherwise run to its end for it.
+func (o *Options) CheckScenarioMetrics(s *scenarios.Scenario) error {
+	t := s.Evidence.Throughput
+	if t == nil {
+		return nil
+	}
+	for _, m := range o.Metric {
+		if !records.Provides(t.Format, m, t.SLO.Set()) {
+			return cli.Usagef("name one of them, or leave --metric out", "--metric %s: %s records have no such metric (they have %s)", m, t.Format, records.ProvidedList(t.Format))
+		}
 	}
 	return nil
 }

@@ -52,3 +52,34 @@ func sweepCensor(sw *compare.Sweep) string {
 	}
 	return "a cell is censored"
 }
+
+// runFamily compares runs on several metrics together
+// (compare.CompareMetrics), reports each metric's table and the family,
+// and returns the exit status: censored (3) when a metric's comparison
+// is, a --fail-on condition a metric meets (5).
+func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Options, metrics []string) error {
+	switch {
+	case !slices.Contains(compare.FamilyFormats, o.Format.Value):
+		return cli.Usagef("give --format "+strings.Join(compare.FamilyFormats, " or ")+", or one --metric", "--format %s: several metrics are reported as a table each", o.Format.Value)
+	case compare.IsSweep(runs):
+		return cli.Usagef("give one --metric", "--metric %s: these runs are a sweep's, whose cells are already a family of tests; compare one metric at a time", strings.Join(metrics, ","))
+	case o.Baseline != "" && !compare.IsArm(runs, o.Baseline):
+		return cli.Usagef("give one --metric", "--baseline %s: a stored baseline is compared on one metric", o.Baseline)
+	case o.Plot != "":
+		return cli.Usagef("give one --metric with --plot", "--plot %s: a plot shows one metric, and %d are compared", o.Plot, len(metrics))
+	}
+	f := compare.CompareMetrics(runs, co, metrics)
+	if err := f.Render(stdout, o.Format.Value, o.FailOn); err != nil {
+		return err
+	}
+	if r := f.Censored(); r != nil {
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]),
+			Hint: "every reason is listed above; fix what they name and run again"}
+	}
+	for _, r := range f.Comparisons {
+		if cond := r.FailsOn(o.FailOn); cond != "" {
+			return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s: %s", cond, r.Metric, r.Headline())}
+		}
+	}
+	return nil
+}

@@ -22,7 +22,8 @@ import (
 func Flags(root *cobra.Command) {
 	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": compare.FailConditions,
 		"method": decide.Methods, "until": {campaign.UntilConclusive},
-		"metric": {"output_throughput", "request_throughput", "total_token_throughput", "duration"}}
+		"metric": {"output_throughput", "request_throughput", "total_token_throughput", "duration", "goodput",
+			"p99_ttft_ms", "median_ttft_ms", "mean_ttft_ms", "p99_tpot_ms", "mean_tpot_ms", "p99_itl_ms", "median_itl_ms", "p99_e2el_ms", "mean_e2el_ms"}}
 	for _, c := range root.Commands() {
 		if f := c.Flags().Lookup("format"); f != nil {
 			fixed["format"] = strings.Split(strings.TrimPrefix(f.Usage, "output format: "), ", ")

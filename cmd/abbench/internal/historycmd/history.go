@@ -37,7 +37,7 @@ func New() *cobra.Command {
 }
 
 func newHistoryAddCmd() *cobra.Command {
-	var store string
+	var store, metric string
 	opts := comparison.Options{Format: cli.Format{Value: "table", Choices: []string{"table"}}}
 	cmd := &cobra.Command{
 		Use:     "add RUN... --store FILE",
@@ -48,6 +48,9 @@ func newHistoryAddCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if store == "" {
 				return cli.Usagef("for example --store perf/history.jsonl (created when missing)", "--store is required")
+			}
+			if metric != "" { // a store's entry is of one metric
+				opts.Metric = []string{metric}
 			}
 			runs, cleanup, err := opts.LoadRuns(args)
 			defer cleanup()
@@ -60,7 +63,7 @@ func newHistoryAddCmd() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&store, "store", "", "the history store (JSON Lines, append-only; created when missing)")
 	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm of the comparison (default: the scenario's)")
-	fs.StringVar(&opts.Metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
+	fs.StringVar(&metric, "metric", "", "record metric to keep (default: the scenario's headline metric)")
 	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent (default 1)")
 	fs.Float64Var(&opts.Alpha, "alpha", decide.DefaultRule.Alpha, "level of the comparison's tests")
 	signing.AddTrustFlags(fs, &opts.Trust, "verify every run's bundle against this allowed_signers file first; entries then say signed")

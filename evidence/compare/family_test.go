@@ -1,0 +1,69 @@
+package compare
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// latencyRuns are runs whose records hold output_throughput and
+// p99_ttft_ms, the treatment faster on both.
+func latencyRuns() []Run {
+	runs := runsOf(map[string][]float64{"blocking": {100, 102, 98, 101, 99, 100}, "async": {120, 121, 119, 122, 118, 120}})
+	for i, run := range runs {
+		ttft := map[string]float64{"blocking": 50, "async": 40}[run.Evidence.Arm] + float64(i%3)
+		run.Evidence.Throughput.Metrics["p99_ttft_ms"] = ttft
+	}
+	return runs
+}
+
+// TestCheckMetricsRefusesWhatNoRecordHas: a metric no run's record holds
+// is refused as such, listing the metrics they hold, where before it
+// censored every run throughput-invalid.
+func TestCheckMetricsRefusesWhatNoRecordHas(t *testing.T) {
+	runs := latencyRuns()
+	err := CheckMetrics(runs, []string{"p99_ttft_ms", "p99_ttf_ms"})
+	var unknown *UnknownMetricError
+	if !errors.As(err, &unknown) || unknown.Metric != "p99_ttf_ms" || !strings.Contains(err.Error(), "they have output_throughput, p99_ttft_ms") {
+		t.Fatalf("got %v", err)
+	}
+	if err := CheckMetrics(runs, []string{"p99_ttft_ms", "output_throughput", ""}); err != nil {
+		t.Errorf("metrics the records hold: %v", err)
+	}
+	for _, run := range runs {
+		run.Evidence.Throughput.Metrics = map[string]float64{} // unreadable records: the gate's to censor
+	}
+	if err := CheckMetrics(runs, []string{"p99_ttf_ms"}); err != nil {
+		t.Errorf("records that hold nothing: %v", err)
+	}
+}
+
+// TestMetricsAreOneFamily: several metrics are compared each as one, and
+// their tests adjusted together by Holm: each adjusted p at least its
+// raw p, the family every treatment of every metric; a latency improves
+// downwards.
+func TestMetricsAreOneFamily(t *testing.T) {
+	f := CompareMetrics(latencyRuns(), Options{}, []string{"output_throughput", "p99_ttft_ms"})
+	if f.Family != 2 || len(f.Comparisons) != 2 || f.Correction != Holm {
+		t.Fatalf("family %d of %d comparisons (%s)", f.Family, len(f.Comparisons), f.Correction)
+	}
+	for i, r := range f.Comparisons {
+		raw, ok := f.RawP[i].P["async"]
+		if r.Verdict != Improved || !ok || r.Deltas[0].P == nil || *r.Deltas[0].P < raw {
+			t.Errorf("%s: verdict %s, raw p %v, adjusted %v", r.Metric, r.Verdict, raw, r.Deltas[0].P)
+		}
+	}
+	if f.Comparisons[1].HigherIsBetter {
+		t.Error("p99_ttft_ms improves upwards")
+	}
+	var out bytes.Buffer
+	if err := f.Render(&out, "table", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"comparison of s on output_throughput (tokens/s)", "comparison of s on p99_ttft_ms (ms)", "2 metrics compared together (output_throughput (tokens/s), p99_ttft_ms (ms)): a family of 2 test(s)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

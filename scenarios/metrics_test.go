@@ -1,0 +1,51 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestMetricsTheFormatProvides: validate refuses, before anything runs,
+// a metric the format's records cannot hold (a typo, a latency of a kind
+// the tool does not write), naming the field's line and listing the
+// metrics the format has; goodput needs SLOs, and SLOs a format with
+// per-request lists. Before, an unknown metric passed validate and
+// censored every run after the campaign.
+func TestMetricsTheFormatProvides(t *testing.T) {
+	for _, c := range []struct{ throughput, acceptance, want string }{
+		{"format: vllm, metric: p99_ttf_ms}", "", `s.yaml:12: metric "p99_ttf_ms": vllm records have no such metric (they have output_throughput`},
+		{"format: vllm, metrics: [p99_ttft_ms, median_itl_mss]}", "", `metric "median_itl_mss": vllm records have no such metric`},
+		{"format: vllm, metrics: [p99_ttft_ms, p99_ttft_ms]}", "", `metric "p99_ttft_ms" is named twice`},
+		{"format: vllm, metrics: [goodput]}", "", "metric goodput needs the requests' objectives: declare evidence.throughput.slo"},
+		{"format: aiperf, metrics: [p99_tpot_ms]}", "", `aiperf records have no such metric`},
+		{"format: console, metrics: [goodput], slo: {ttft: 200}}", "", "slo: console records have no per-request latencies"},
+		{"format: vllm, slo: {ttft: -1}}", "", "slo.ttft -1: a latency in ms, above 0"},
+		{"format: vllm, slo: {}}", "", "slo declares no objective"},
+		{"format: vllm}", "  - {output_tokens: equal, within: 200%}\n", `within "200%": a percentage at least 0 and below 100`},
+		{"format: vllm}", "  - {output_tokens: same}\n", `output_tokens: "same" is not allowed`},
+		{"format: vllm}", "  - {requests: all, within: 2%}\n", `within "2%" is only for output_tokens`},
+		{"format: aiperf}", "  - {output_tokens: equal}\n", "needs a record that counts the tokens generated"},
+	} {
+		_, err := load(t, strings.Replace(base, "format: vllm}", c.throughput, 1)+c.acceptance)
+		var errs Errors
+		if !errors.As(err, &errs) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.throughput, c.acceptance, err, c.want)
+		}
+	}
+	for _, ok := range []struct{ throughput, acceptance string }{
+		{"format: vllm, metrics: [p99_ttft_ms, median_itl_ms, p99.9_e2el_ms, goodput], slo: {ttft: 200, tpot: 50, e2e: 2000}}", "  - {output_tokens: equal}\n"},
+		{"format: sglang, metric: mean_e2el_ms}", "  - {output_tokens: equal, within: 2%}\n"},
+		{"format: guidellm, metrics: [p99_tpot_ms]}", ""},
+		{"format: wrk, metrics: [p99_latency_ms]}", ""}, // known from its files only
+	} {
+		s, err := load(t, strings.Replace(base, "format: vllm}", ok.throughput, 1)+ok.acceptance)
+		if err != nil {
+			t.Errorf("%s: %v", ok.throughput, err)
+			continue
+		}
+		if ok.acceptance != "" && s.Acceptance[len(s.Acceptance)-1].Kind() != "output_tokens" {
+			t.Errorf("%s: kind %q", ok.acceptance, s.Acceptance[len(s.Acceptance)-1].Kind())
+		}
+	}
+}
