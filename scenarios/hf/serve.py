@@ -446,7 +446,12 @@ def main():
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--max-tokens-limit", type=int, default=1024)
     p.add_argument("--num-blocks", type=int, help="the paged cache's blocks (default: the library sizes it)")
-    p.add_argument("--max-batch-tokens", type=int, help="tokens per batch (default: the library's)")
+    # The arm may set it through the environment (scenarios/hf-latency.yaml's
+    # arm key); the mode line reports what the batch processor uses, never
+    # this value, so an arm that did not reach the engine is caught.
+    env_mbt = os.environ.get("HF_MAX_BATCH_TOKENS")
+    p.add_argument("--max-batch-tokens", type=int, default=int(env_mbt) if env_mbt else None,
+                   help="tokens per batch (default: HF_MAX_BATCH_TOKENS, else the library's)")
     p.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip capturing CUDA graphs before ready")
     p.add_argument("--force-attn", help="ignore HF_ATTN_IMPLEMENTATION and use this (the broken variant's fault)")
     p.add_argument("--request-timeout", type=float, default=600)
