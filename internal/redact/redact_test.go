@@ -12,6 +12,10 @@ func TestSecret(t *testing.T) {
 		"MY_DB_PASS": true, "FOO_TOKEN": true, "db-pwd": true,
 		"PATH": false, "DISAGGSIM_TERMINAL": false, "NCCL_ALGO": false, "HOME": false,
 		"BYPASS_CACHE": false, "PWD": false, "ABBENCH_TOKEN": false, "ABBENCH_ARM_KEYS": false,
+		// A count of a model's tokens is the knob an LLM-serving A/B varies.
+		"HF_MAX_BATCH_TOKENS": false, "VLLM_MAX_NUM_BATCHED_TOKENS": false, "MAX_TOKENS": false,
+		// A marker inside a word, or beside the plural, still counts.
+		"APIKEY": true, "HFTOKEN": true, "TOKENS_SECRET": true, "MAX_TOKENS_AUTH": true,
 	} {
 		if Secret(name) != secret {
 			t.Errorf("Secret(%q) = %v", name, !secret)
