@@ -17,9 +17,11 @@ import (
 )
 
 // resumable is what plan.json records for abbench run --resume: the
-// scenario file and the scenario, the flags, and the binaries.
+// scenario file and the scenario, the flags, the binaries, and the files
+// the roles run.
 func (c *Config) resumable() *rundir.Resumable {
-	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Flags: maps.Clone(c.Flags), Binaries: c.binaries()}
+	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Flags: maps.Clone(c.Flags), Binaries: c.binaries(),
+		Executables: c.executables()}
 }
 
 // scenarioRecord is the scenario's canonical encoding with its arms as
@@ -74,7 +76,8 @@ func exists(path string) bool {
 
 // resumeChanges says, one line each, how the campaign as it would start
 // now (fresh) departs from the one plan.json recorded (was): its
-// scenario, flags, binaries, and last the plan they make.
+// scenario, flags, binaries, the files its roles run, and last the plan
+// they make.
 func resumeChanges(was, fresh *rundir.Plan) []string {
 	if was.Resume == nil {
 		if was.Launcher == LauncherStages {
@@ -92,6 +95,7 @@ func resumeChanges(was, fresh *rundir.Plan) []string {
 	}
 	out = append(out, flagChanges(a.Flags, b.Flags)...)
 	out = append(out, binaryChanges(a.Binaries, b.Binaries)...)
+	out = append(out, executableChanges(a.Executables, b.Executables)...)
 	if len(out) == 0 && !samePlan(was, fresh) {
 		out = append(out, fmt.Sprintf("the plan the scenario and flags make now (%d runs, plan digest %.12s) is not the campaign's (%d runs, %.12s): a file a flag names (--calibration) changed",
 			len(fresh.Runs), fresh.Ref(1).PlanDigest, len(was.Runs), was.Ref(1).PlanDigest))

@@ -128,7 +128,7 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 func resumeError(err error) error {
 	var refused *campaign.RefusedError
 	if errors.As(err, &refused) {
-		return cli.Usage(err, "resume the campaign with the scenario, flags and binaries it began with, or begin a new one (abbench run SCENARIO --out NEW)")
+		return cli.Usage(err, "resume the campaign with the scenario, flags and binaries it began with (and the files its roles run: put back the one a change names, so no run before the change is paired with one after it), or begin a new one (abbench run SCENARIO --out NEW)")
 	}
 	return err
 }
