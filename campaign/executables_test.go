@@ -4,9 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -36,7 +38,7 @@ type sut struct {
 	interp, script, out, early string
 }
 
-func beginInterpreted(t *testing.T) *sut {
+func beginInterpreted(t *testing.T, order ...string) *sut {
 	t.Helper()
 	dir, bin, self := t.TempDir(), t.TempDir(), t.TempDir()
 	x := &sut{interp: filepath.Join(bin, "sut-interp"), script: filepath.Join(dir, "serve.py"), out: filepath.Join(t.TempDir(), "written-by-runs.txt"),
@@ -52,7 +54,7 @@ func beginInterpreted(t *testing.T) *sut {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.cfg = &Config{Scenario: s, Launcher: "local", Repeat: 2, Order: OrderABBA, Seed: 5, Self: filepath.Join(self, "abbench"),
+	x.cfg = &Config{Scenario: s, Launcher: "local", Repeat: 2, Order: append(order, OrderABBA)[0], Seed: 5, Self: filepath.Join(self, "abbench"),
 		Out: filepath.Join(t.TempDir(), "camp"), Flags: map[string]string{"repeat": "2", "seed": "5"}}
 	if _, err := plan(x.cfg); err != nil {
 		t.Fatal(err)
@@ -62,14 +64,19 @@ func beginInterpreted(t *testing.T) *sut {
 
 func (x *sut) reopen(t *testing.T) error {
 	t.Helper()
+	_, err := x.reopenNew(t, false)
+	return err
+}
+
+func (x *sut) reopenNew(t *testing.T, newBlocks bool) (*Result, error) {
+	t.Helper()
 	s, err := scenarios.Load(x.cfg.Scenario.File)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := *x.cfg
-	cfg.Scenario = s
-	_, err = Reopen(&cfg)
-	return err
+	cfg.Scenario, cfg.NewBlocks = s, newBlocks
+	return Reopen(&cfg)
 }
 
 // A resume after the system under test changed (the program a role runs,
@@ -149,5 +156,61 @@ func TestExecutablesAreTheFilesTheRolesRun(t *testing.T) {
 	hashExecutable(&e, &budget)
 	if e.Hashed != executableCap || e.Size != executableCap+10 || budget != executableBudget-executableCap {
 		t.Errorf("a file past the cap: %+v, budget left %d", e, budget)
+	}
+}
+
+// With --resume-new-blocks, a resume after the system under test changed
+// pairs no run before the change with one after it: a block whose runs
+// all ended is kept, and the block with a run ended and a run left runs
+// again whole (the run that had ended marked to run again, so a resume
+// of this resume runs it too); plan.json records the change and holds
+// the campaign to the new files from then on. A random order, which has
+// no blocks, is refused.
+func TestResumeNewBlocksPairsNoRunAcrossTheChange(t *testing.T) {
+	x := beginInterpreted(t)
+	p, err := Recorded(x.cfg.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 { // block 1 whole, and the first run of block 2
+		p.Runs[i].Result = &rundir.Outcome{State: launcher.Succeeded}
+	}
+	if err := rundir.WritePlan(x.cfg.Out, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(x.interp, []byte("interpreter v2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := x.reopenNew(t, true)
+	if err != nil {
+		t.Fatalf("a resume with new blocks: %v", err)
+	}
+	for i, want := range []bool{true, true, false, false} {
+		if r.Runs[i].kept != want {
+			t.Errorf("run %d: kept %v, want %v", i+1, r.Runs[i].kept, want)
+		}
+	}
+	nb := r.Plan.Resume.NewBlocks
+	if len(nb) != 1 || !slices.Equal(nb[0].Again, []int{3}) || len(nb[0].Changes) != 1 || !strings.Contains(nb[0].Changes[0], "role server runs sut-interp") {
+		t.Errorf("recorded %+v: want the change and run 3 run again", nb)
+	}
+	if err := rundir.WritePlan(x.cfg.Out, r.Plan); err != nil {
+		t.Fatal(err)
+	}
+	again, err := x.reopenNew(t, false)
+	if err != nil {
+		t.Fatalf("a resume of the resume, nothing changed since: %v", err)
+	}
+	if again.Runs[2].kept || !again.Runs[0].kept {
+		t.Errorf("a resume of the resume keeps %v, %v of runs 1 and 3: want run 1 kept and run 3 run again", again.Runs[0].kept, again.Runs[2].kept)
+	}
+
+	random := beginInterpreted(t, OrderRandom)
+	if err := os.WriteFile(random.interp, []byte("interpreter v2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var re *RefusedError
+	if _, err := random.reopenNew(t, true); !errors.As(err, &re) || !strings.Contains(err.Error(), "a random order has no blocks") {
+		t.Errorf("a random order with new blocks: %v, want a refusal", err)
 	}
 }

@@ -76,8 +76,8 @@ func exists(path string) bool {
 
 // resumeChanges says, one line each, how the campaign as it would start
 // now (fresh) departs from the one plan.json recorded (was): its
-// scenario, flags, binaries, the files its roles run, and last the plan
-// they make.
+// scenario, flags, binaries, and last the plan they make (the files its
+// roles run are Reopen's to judge: executableChanges).
 func resumeChanges(was, fresh *rundir.Plan) []string {
 	if was.Resume == nil {
 		if was.Launcher == LauncherStages {
@@ -95,7 +95,6 @@ func resumeChanges(was, fresh *rundir.Plan) []string {
 	}
 	out = append(out, flagChanges(a.Flags, b.Flags)...)
 	out = append(out, binaryChanges(a.Binaries, b.Binaries)...)
-	out = append(out, executableChanges(a.Executables, b.Executables)...)
 	if len(out) == 0 && !samePlan(was, fresh) {
 		out = append(out, fmt.Sprintf("the plan the scenario and flags make now (%d runs, plan digest %.12s) is not the campaign's (%d runs, %.12s): a file a flag names (--calibration) changed",
 			len(fresh.Runs), fresh.Ref(1).PlanDigest, len(was.Runs), was.Ref(1).PlanDigest))

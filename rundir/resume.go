@@ -31,6 +31,19 @@ type Resumable struct {
 	Executables []Executable `json:"executables,omitempty"`
 	// Resumed are the times abbench run --resume continued the campaign.
 	Resumed []time.Time `json:"resumed,omitempty"`
+	// NewBlocks are the resumes that continued the campaign after its
+	// system under test changed (abbench run --resume-new-blocks).
+	NewBlocks []NewBlocks `json:"new_blocks,omitempty"`
+}
+
+// NewBlocks is one resume after the system under test changed: when,
+// what changed (as a refused resume names it), and the runs, ended
+// before the change, that ran again so that each of their blocks is of
+// one system.
+type NewBlocks struct {
+	At      time.Time `json:"at"`
+	Changes []string  `json:"changes"`
+	Again   []int     `json:"again"`
 }
 
 // Executable is one file a role's command names, as the campaign began:
