@@ -26,9 +26,9 @@ const LockSuffix = ".lock"
 // when its holder is a process of this host, and pid namespace, that is
 // gone. lockWait bounds the wait for a lock that is held.
 var (
-	lease      = 15 * time.Second
-	renewEvery = 3 * time.Second
-	lockWait   = time.Minute
+	lease      = 30 * time.Second
+	renewEvery = 5 * time.Second
+	lockWait   = 2 * time.Minute
 )
 
 // lockCap bounds what is read of a lock file: an owner record is a few
@@ -211,16 +211,12 @@ func (h *heldLock) renew() {
 }
 
 // ownsLocked says whether the lock file at its path is still this add's
-// (h.mu held): the descriptor's file is the path's, and holds this add's
-// record.
+// (h.mu held): it holds this add's nonce, which no other writer writes
+// (a lock moved aside and linked back is the same file). Inode numbers
+// are not compared: some FUSE filesystems do not keep them.
 func (h *heldLock) ownsLocked() bool {
 	content, err := readLock(h.path)
-	if err != nil || !isOwner(content, h.me.Nonce) {
-		return false
-	}
-	a, errA := h.f.Stat()
-	b, errB := os.Lstat(h.path)
-	return errA == nil && errB == nil && os.SameFile(a, b)
+	return err == nil && isOwner(content, h.me.Nonce)
 }
 
 // check is nil while the lock is this add's, else a *LostLockError:
