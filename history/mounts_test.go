@@ -2,9 +2,13 @@ package history
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // lockNothing makes flock lock nothing for the test, as on a store shared
@@ -76,4 +80,86 @@ func twoAddsAtOnce(t *testing.T, store string, trial, perAdd int) {
 	}
 	close(start)
 	wg.Wait()
+}
+
+// Two processes adding at once, each locking nothing with flock (as two
+// hosts through two sshfs mounts: each mount's flock is its own), lose
+// nothing: every entry of both adds is in the store once, in every trial.
+func TestAddsOfTwoProcessesLoseNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts writer processes")
+	}
+	const trials, perAdd = 8, 3000
+	for trial := range trials {
+		dir := t.TempDir()
+		store, start := filepath.Join(dir, "h.jsonl"), filepath.Join(dir, "start")
+		twoWritersAtOnce(t, store, start, trial, perAdd)
+		entries, torn, err := Read(store)
+		if err != nil || torn != "" {
+			t.Fatalf("trial %d: the store reads %v, %q", trial, err, torn)
+		}
+		seen := map[string]int{}
+		for _, e := range entries {
+			seen[e.Key]++
+		}
+		for w := range 2 {
+			for i := range perAdd {
+				if seen[addKey(trial, w, i)] != 1 {
+					t.Fatalf("trial %d: entry %s of add %d is in the store %d times (%d entries): an add was lost", trial, addKey(trial, w, i), w, seen[addKey(trial, w, i)], len(entries))
+				}
+			}
+		}
+	}
+}
+
+// twoWritersAtOnce starts two writer processes of perAdd entries each
+// into store, lets them go at once (the start file) and waits for both.
+func twoWritersAtOnce(t *testing.T, store, start string, trial, perAdd int) {
+	t.Helper()
+	for w := range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMountWriter$")
+		cmd.Env = append(os.Environ(), "HISTORY_MOUNT_STORE="+store, "HISTORY_MOUNT_START="+start, fmt.Sprintf("HISTORY_MOUNT_ADD=%d,%d,%d", trial, w, perAdd))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("trial %d: writer %d: %v\n%s", trial, w, err, out.String())
+			}
+		}()
+	}
+	if err := os.WriteFile(start, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMountWriter is a writer of the test above: it waits (at most 30 s)
+// for the start file, then makes one add with flock locking nothing.
+func TestMountWriter(t *testing.T) {
+	store, start, add := os.Getenv("HISTORY_MOUNT_STORE"), os.Getenv("HISTORY_MOUNT_START"), os.Getenv("HISTORY_MOUNT_ADD")
+	if store == "" {
+		t.Skip("a writer of TestAddsOfTwoProcessesLoseNothing")
+	}
+	lockNothing(t)
+	var trial, w, perAdd int
+	if _, err := fmt.Sscanf(add, "%d,%d,%d", &trial, &w, &perAdd); err != nil {
+		t.Fatal(err)
+	}
+	var batch []Entry
+	for i := range perAdd {
+		batch = append(batch, runEntry(addKey(trial, w, i), float64(i)))
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(start); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no start in 30 s")
+		}
+	}
+	if n, _, err := Append(store, batch); err != nil || n != perAdd {
+		t.Fatalf("added %d, %v; want %d", n, err, perAdd)
+	}
 }
