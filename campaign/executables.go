@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/arms/rankwrap"
@@ -86,6 +87,9 @@ func roleFiles(s *scenarios.Scenario, r *scenarios.Role, arm, rankPath string) [
 	var out []rundir.Executable
 	for rank := range r.Ranks {
 		for j, text := range r.Command {
+			if rank > 0 && !strings.Contains(text, "{{") {
+				continue // a literal argument is every rank's: taken at rank 0
+			}
 			arg, ok := sameInEveryRun(s, r, arm, rank, text)
 			if !ok {
 				continue
