@@ -60,11 +60,15 @@ func (s *Scenario) expandAsArm(text, arm string) (string, error) {
 	return b.String(), nil
 }
 
-// armEnvCovered refuses a role that takes the arm's environment which no
-// mode rule covers: the arm would reach a process nothing proves uses it.
-// The arm belongs on the roles it concerns; a client may take it only as
-// the system under test (a single-process benchmark), and then its own
-// mode line, evidence.mode's rule, proves it.
+// armEnvCovered refuses a client that takes the arm's environment which
+// the mode rule does not cover: the measurement itself would differ by the
+// arm, and nothing proves how. A client may take it only as the system
+// under test (a single-process benchmark), and then its own mode line,
+// evidence.mode's rule, proves it. Another role the rule does not cover
+// is warned about: the arm belongs on the roles it concerns, and one mode
+// rule proves one role of a system the arm may reach in several. So is
+// every role given the arm in a scenario without evidence.mode ({mode:
+// all-ranks} is refused there on its own).
 func (v *validator) armEnvCovered() {
 	if len(v.s.ArmKeys()) == 0 {
 		return // arms of builds alone: arm_env gives nothing
@@ -77,19 +81,20 @@ func (v *validator) armEnvCovered() {
 		if !r.ArmEnv || r.Name == modeRole || r.OpenAI != nil {
 			continue // an openai client's arm_env is refused on its own
 		}
+		path := p("roles", i, "arm_env")
 		fix := "give the arm only to the roles it concerns (leave arm_env out here)"
 		if r.Client {
 			fix += ", or, where the client is itself the system under test (a single-process benchmark), make it evidence.mode's role so its own mode line proves the arm"
 		} else {
 			fix += ", or make it evidence.mode's role so its mode line proves the arm"
 		}
-		if modeRole == "" {
-			// A scenario that proves no arm at all is said to (validate
-			// prints it), not refused: {mode: all-ranks} is refused without
-			// evidence.mode on its own.
-			v.warn(p("roles", i, "arm_env"), "role %q takes the arm's environment (arm_env: true), but the scenario has no evidence.mode: nothing proves the arm reached it; %s", r.Name, fix)
-		} else {
-			v.at(p("roles", i, "arm_env"), "role %q takes the arm's environment (arm_env: true), but the mode rule covers role %q only: nothing proves the arm reached %q; %s", r.Name, modeRole, r.Name, fix)
+		switch {
+		case modeRole == "":
+			v.warn(path, "role %q takes the arm's environment (arm_env: true), but the scenario has no evidence.mode: nothing proves the arm reached it; %s", r.Name, fix)
+		case r.Client:
+			v.at(path, "role %q takes the arm's environment (arm_env: true), but the mode rule covers role %q only: nothing proves the arm reached %q; %s", r.Name, modeRole, r.Name, fix)
+		default:
+			v.warn(path, "role %q takes the arm's environment (arm_env: true), but the mode rule covers role %q only: nothing proves the arm reached %q; %s", r.Name, modeRole, r.Name, fix)
 		}
 	}
 }

@@ -68,12 +68,23 @@ func TestArmIndependentTemplatesLoad(t *testing.T) {
 	}
 }
 
-// A role given the arm that no mode rule covers is refused: the arm would
-// reach a process nothing proves uses it. A client may carry it as the
-// system under test, when the mode rule is its own.
+// A client given the arm that the mode rule does not cover is refused:
+// the measurement would differ by the arm, and nothing proves how. A
+// client may carry it as the system under test, when the mode rule is its
+// own. Another role the rule does not cover, and every role given the arm
+// without evidence.mode, is warned about.
 func TestArmEnvWithoutAModeRuleIsRefused(t *testing.T) {
 	refusedAt(t, "after_ready: true,", "after_ready: true, arm_env: true,", 9,
 		`role "client" takes the arm's environment (arm_env: true), but the mode rule covers role "server" only`)
+
+	frontend := strings.Replace(base, "  - {name: client,", "  - {name: frontend, arm_env: true, command: [fe]}\n  - {name: client,", 1)
+	s, err := load(t, frontend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0].Line != 9 || !strings.Contains(s.Warnings[0].Msg, `role "frontend" takes the arm's environment (arm_env: true), but the mode rule covers role "server" only`) {
+		t.Errorf("warnings %v, want one at line 9 saying nothing proves the arm reached the frontend", s.Warnings)
+	}
 
 	single := strings.NewReplacer(
 		"  - {name: server, ranks: 2, arm_env: true, command: [srv, --rank, \"{{.Rank}}\"]}\n", "",
@@ -85,7 +96,7 @@ func TestArmEnvWithoutAModeRuleIsRefused(t *testing.T) {
 	}
 
 	noMode := strings.Replace(base, "  mode: {role: server, pattern: 'mode rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n", "", 1)
-	s, err := load(t, noMode)
+	s, err = load(t, noMode)
 	if err != nil {
 		t.Fatal(err)
 	}
