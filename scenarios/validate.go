@@ -62,6 +62,7 @@ func (v *validator) run() {
 	v.matrix()
 	v.roles()
 	v.evidence()
+	v.armEnvCovered()
 	v.acceptance()
 	v.metrics()
 	v.deadlines()
@@ -191,18 +192,30 @@ func (v *validator) reservedKey(path []any, k string) {
 	}
 }
 
+// template checks a template: it expands, and expands alike under every
+// arm (see armTemplate).
 func (v *validator) template(path []any, text string) {
+	if v.templateSyntax(path, text) {
+		v.armTemplate(path, text)
+	}
+}
+
+// templateSyntax checks that a template expands over the sample data,
+// saying what it may use where it does not; it reports whether it does.
+func (v *validator) templateSyntax(path []any, text string) bool {
 	if _, err := Expand(text, v.s.sampleData()); err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
 		v.at(path, "template %q: %s (available: %s)", text, msg, templateFields)
-		return
+		return false
 	}
 	if strings.Contains(text, ".Build") && !v.s.HasBuilds() {
 		v.at(path, "template %q: {{.Build}} is an arm's build, but no arm declares one (arms: NAME: build: {binary: PATH})", text)
+		return false
 	}
+	return true
 }
 
 func (v *validator) regexp(path []any, pattern string, groups ...string) *regexp.Regexp {

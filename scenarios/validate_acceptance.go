@@ -3,6 +3,8 @@ package scenarios
 import (
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/records"
 )
 
 // criterionWords are the one word each kind of criterion that takes a
@@ -53,6 +55,10 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 		v.at(append(cp, kind), "%s: %q is not allowed (allowed: %s)", kind, c.word(kind), allowed)
 	}
 	v.criterionFields(cp, n, kind, c)
+	if t := s.Evidence.Throughput; kind == "record" && t != nil && slices.Contains(records.Formats(), t.Format) && !records.SaysValid(t.Format) {
+		v.at(append(cp, kind), "{record: valid}: the %s tool never says a run is valid, so every run would be censored; require {throughput: valid} instead (it censors what the tool says is not valid), or read a format whose tool gives a verdict (%s)",
+			t.Format, strings.Join(records.ValidVerdictFormats(), ", "))
+	}
 	if need := v.missingEvidence(kind); need != "" {
 		v.at(cp, "criterion %d needs %s", n, need)
 	}

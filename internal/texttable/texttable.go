@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"golang.org/x/text/width"
+
+	"github.com/abbench/abbench/internal/textout"
 )
 
 // Write draws a plain-text table of header and rows to w. A cell is
@@ -60,9 +62,10 @@ func Write(w io.Writer, header []string, rows [][]string) error {
 	return out.Flush()
 }
 
-// cellLines is a cell's text as the lines it is drawn in.
+// cellLines is a cell's text as the lines it is drawn in, its control
+// bytes escaped (textout.Escape) before its width is taken.
 func cellLines(text string) []string {
-	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	text = textout.Escape(strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n")))
 	return strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n")
 }
 
