@@ -54,63 +54,140 @@ func (o Options) request(t target, body []byte) []byte {
 	return append([]byte(b.String()), body...)
 }
 
+// Caps on what a server can make a worker hold or do.
+const (
+	// maxHead bounds a response's status line and headers together.
+	maxHead = 1 << 20
+	// idleReuse is how long a TLS connection may sit idle and still be
+	// reused: under TLS no peek tells whether the server closed it while
+	// idle, and a request written on a closed one would be lost (never
+	// sent again), so an older one is closed first. Servers close idle
+	// connections after 5 s (uvicorn, so vLLM and SGLang) or more.
+	idleReuse = time.Second
+)
+
 // worker sends one request at a time over a connection of its own, kept
 // alive between requests: reading and writing it itself, with none of
 // the hand-offs between goroutines by which net/http's client spends
-// several times what wrk spends on a request.
+// several times what wrk spends on a request, and none of its retries: a
+// request written is never written again.
 type worker struct {
 	c    *client
 	conn net.Conn
-	br   *bufio.Reader
-	// reused says the connection served a request before this one.
-	reused bool
+	// raw is the connection's socket when it is plain TCP (nil under TLS),
+	// peeked before a request is written on it again.
+	raw syscall.RawConn
+	m   meter
+	br  *bufio.Reader
+	sse *bufio.Reader // the lines of a streamed body, reused
+	// idleSince is when conn's last response ended.
+	idleSince time.Time
+	// prev is the request conn last answered: bytes after its response
+	// fail it (stray-bytes), they are no later request's answer.
+	prev *Outcome
 }
+
+// meter counts the bytes read from a connection and, while capped, stops
+// at cap: a response head that never ends ends there.
+type meter struct {
+	r      io.Reader
+	n, cap int64 // cap 0: none
+	hit    bool
+}
+
+func (m *meter) Read(p []byte) (int, error) {
+	if m.cap > 0 {
+		left := m.cap - m.n
+		if left <= 0 {
+			m.hit = true
+			return 0, errHeadTooLarge
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
+	n, err := m.r.Read(p)
+	m.n += int64(n)
+	return n, err
+}
+
+var errHeadTooLarge = &failure{KindOversized, fmt.Sprintf("the response head (status line and headers) is longer than %d bytes", maxHead)}
 
 // roundTrip writes req and reads the response's head; ctx ending cuts the
 // connection at once. The caller reads the body and calls done.
 func (w *worker) roundTrip(ctx context.Context, req []byte) (*http.Response, func(ok bool), error) {
-	for attempt := 0; ; attempt++ {
-		if w.conn == nil {
-			if err := w.dial(ctx); err != nil {
-				return nil, nil, err
-			}
-		}
-		conn := w.conn
-		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-		done := func(ok bool) {
-			if !stop() || !ok {
-				w.close() // cut by the context, or in an unknown state
-			}
-		}
-		resp, err := w.exchange(req)
-		if err == nil {
-			return resp, func(ok bool) { done(ok && !resp.Close) }, nil
-		}
-		reused := w.reused
-		done(false)
-		// A kept-alive connection the server closed while idle fails
-		// before any byte of a response: the request was not served; once
-		// more, on a new connection, as net/http and browsers do.
-		if attempt > 0 || !reused || ctx.Err() != nil || !closedIdle(err) {
+	if w.conn != nil {
+		w.checkIdle()
+	}
+	if w.conn == nil {
+		if err := w.dial(ctx); err != nil {
 			return nil, nil, err
 		}
 	}
+	conn := w.conn
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	done := func(ok bool) {
+		if !stop() || !ok {
+			w.close() // cut by the context, or in an unknown state
+			return
+		}
+		if w.raw == nil {
+			w.idleSince = time.Now()
+		}
+	}
+	resp, err := w.exchange(req)
+	if err != nil {
+		done(false)
+		return nil, nil, err
+	}
+	return resp, func(ok bool) { done(ok && !resp.Close) }, nil
 }
+
+// checkIdle closes a kept-alive connection that must not carry the next
+// request: one with bytes no request asked for (which fail the request
+// they follow), one the server closed while it was idle, and a TLS one
+// idle for longer than idleReuse. Nothing has been written yet, so the
+// next request goes on a new connection, once.
+func (w *worker) checkIdle() {
+	stray, closed := w.br.Buffered() > 0, false
+	switch {
+	case stray:
+	case w.raw != nil:
+		stray, closed = peek(w.raw)
+	default:
+		closed = time.Since(w.idleSince) > idleReuse
+	}
+	if stray && w.prev != nil {
+		w.prev.Kind, w.prev.Error = KindStrayBytes, strayMsg
+	}
+	if stray || closed {
+		w.close()
+	}
+}
+
+const strayMsg = "the server sent bytes after the complete response, before the next request was written (an answer sent twice?): the connection was closed, so no later request takes them for its answer"
 
 func (w *worker) exchange(req []byte) (*http.Response, error) {
 	if _, err := w.conn.Write(req); err != nil {
 		return nil, err
 	}
+	before := w.m.n
+	w.m.cap = before + maxHead
 	resp, err := http.ReadResponse(w.br, nil)
-	if err != nil {
+	w.m.cap = 0
+	switch {
+	case w.m.hit:
+		return nil, errHeadTooLarge
+	case err != nil && w.m.n == before && closedConn(err):
+		return nil, &failure{KindConnectionClosed, "the server closed the connection after the request was written, before any byte of an answer: it may have been served, so it is not sent again"}
+	case err != nil:
 		return nil, err
 	}
-	w.reused = true
 	return resp, nil
 }
 
-// closedIdle says whether err is a connection the server had closed.
-func closedIdle(err error) bool {
+// closedConn says whether err is a connection the server closed.
+func closedConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
@@ -124,6 +201,7 @@ func (w *worker) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	w.raw = nil
 	if t.tls {
 		host, _, _ := net.SplitHostPort(t.addr)
 		tc := tls.Client(conn, &tls.Config{ServerName: host, NextProtos: []string{"http/1.1"}})
@@ -132,14 +210,24 @@ func (w *worker) dial(ctx context.Context) error {
 			return &failure{KindConnect, fmt.Sprintf("TLS handshake with %s: %v", t.addr, err)}
 		}
 		conn = tc
+	} else if sc, ok := conn.(syscall.Conn); ok && canPeek {
+		if w.raw, err = sc.SyscallConn(); err != nil {
+			w.raw = nil
+		}
 	}
-	w.conn, w.br, w.reused = conn, bufio.NewReaderSize(conn, 64<<10), false
+	w.conn, w.m = conn, meter{r: conn}
+	if w.br == nil {
+		w.br = bufio.NewReaderSize(&w.m, 64<<10)
+	} else {
+		w.br.Reset(&w.m)
+	}
+	w.idleSince, w.prev = time.Now(), nil
 	return nil
 }
 
 func (w *worker) close() {
 	if w.conn != nil {
 		_ = w.conn.Close() // a connection given up: nothing of it is wanted
-		w.conn, w.br = nil, nil
+		w.conn, w.raw, w.prev = nil, nil, nil
 	}
 }

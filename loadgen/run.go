@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +29,22 @@ const (
 	KindNetwork   = "network"       // the connection broke
 	KindCancelled = "cancelled"     // the run ended (its deadline, or it was stopped) with the request in flight
 	KindNotSent   = "not-sent"      // the run ended before the request's turn came
+	// KindOversized is an answer past a cap: a response head over
+	// maxHead, a stream line over maxEvent, a body over maxBody.
+	KindOversized = "oversized"
+	// KindConnectionClosed is a request written whole that got no byte
+	// of an answer before the server closed the connection: it may have
+	// been served, so it is never sent again.
+	KindConnectionClosed = "connection-closed"
+	// KindStrayBytes is a request whose complete response was followed
+	// on its kept-alive connection by bytes no request asked for (an
+	// answer sent twice): what followed is no next request's answer.
+	KindStrayBytes = "stray-bytes"
+	// KindOverMaxTokens is an answer of more tokens than max_tokens: more
+	// content events, or a usage that says more.
+	KindOverMaxTokens = "over-max-tokens"
+	// KindUsageMismatch is a usage that says fewer tokens than came.
+	KindUsageMismatch = "usage-mismatch"
 )
 
 // failure is a request's failure of a known kind.
@@ -37,8 +55,8 @@ func (f *failure) Error() string { return f.msg }
 // errRequestDeadline is the cause of a request's own deadline.
 var errRequestDeadline = errors.New("request deadline")
 
-// maxBody bounds a response read whole.
-const maxBody = 64 << 20
+// maxBody bounds a response read whole: every worker may hold one.
+const maxBody = 8 << 20
 
 // Result is a run: one outcome per scheduled request, in order of
 // sending, and the digest of the prompts sent.
@@ -84,6 +102,9 @@ type client struct {
 	prompts  []digest.Prompt
 	requests [][]byte // each prompt's whole HTTP request, made once
 	start    time.Time
+	// secrets are the values no error may hold: the API key and
+	// Options.Secrets.
+	secrets redact.Values
 }
 
 func newClient(o Options, prompts []digest.Prompt) (*client, error) {
@@ -91,7 +112,8 @@ func newClient(o Options, prompts []digest.Prompt) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts))}
+	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts)), secrets: slices.Clone(o.Secrets)}
+	c.secrets.Add(o.APIKey)
 	if c.target, err = parseTarget(full); err != nil {
 		return nil, err
 	}
@@ -209,34 +231,43 @@ func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req [
 	sent := time.Now()
 	out.Send = sent.Sub(w.c.start)
 	if err := w.exchangeOutcome(ctx, req, p, sent, out); err != nil {
-		out.Kind, out.Error = classify(err, ctx, runCtx, time.Since(sent), w.c.o.RequestTimeout)
-		out.Error = redact.URL(out.Error)
+		kind, msg := classify(err, ctx, runCtx, time.Since(sent), w.c.o.RequestTimeout)
+		// Redacted whole, then cut short: a secret across the cut would
+		// leave its first part in clear.
+		out.Kind, out.Error = kind, truncate(w.c.secrets.In(msg))
 	}
 }
 
 // exchangeOutcome sends req and reads its response into out.
 func (w *worker) exchangeOutcome(ctx context.Context, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
-	o := w.c.o
 	resp, done, err := w.roundTrip(ctx, req)
 	if err != nil {
 		return err
 	}
-	err = readResponse(resp, o, p, sent, out)
+	err = w.readResponse(resp, p, sent, out)
 	// What is left is drained, a little, so the connection serves the
 	// next request; a body with more is given up with its connection.
 	const drain = 64 << 10
 	n, drainErr := io.Copy(io.Discard, io.LimitReader(resp.Body, drain))
-	done(err == nil && drainErr == nil && n < drain && resp.Body.Close() == nil)
+	ok := err == nil && drainErr == nil && n < drain && resp.Body.Close() == nil
+	if ok && !resp.Close && w.br.Buffered() > 0 {
+		err, ok = &failure{KindStrayBytes, strayMsg}, false
+	}
+	done(ok)
+	if w.conn != nil {
+		w.prev = out
+	}
 	return err
 }
 
 // readResponse reads a response: its status, then a stream or a whole body.
-func readResponse(resp *http.Response, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
+func (w *worker) readResponse(resp *http.Response, p digest.Prompt, sent time.Time, out *Outcome) error {
+	o := w.c.o
 	out.Status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		var c chunk
-		msg := truncate(string(data))
+		msg := plainText(data)
 		if json.Unmarshal(data, &c) == nil && errorText(c.Error) != "" {
 			msg = errorText(c.Error)
 		}
@@ -246,16 +277,21 @@ func readResponse(resp *http.Response, o Options, p digest.Prompt, sent time.Tim
 		if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
 			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", ct)}
 		}
-		return readStream(resp.Body, o.Endpoint, p, sent, out)
+		if w.sse == nil {
+			w.sse = bufio.NewReaderSize(resp.Body, 16<<10)
+		} else {
+			w.sse.Reset(resp.Body)
+		}
+		return readStream(w.sse, o, p, sent, out)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return err
 	}
 	if len(data) > maxBody {
-		return &failure{KindResponse, fmt.Sprintf("the response is larger than %d bytes", maxBody)}
+		return &failure{KindOversized, fmt.Sprintf("the response is larger than %d bytes", maxBody)}
 	}
-	return decodeResponse(data, o.Endpoint, p, sent, out)
+	return decodeResponse(data, o, p, sent, out)
 }
 
 // classify names a request's error: its kind and what to say.
