@@ -93,6 +93,17 @@ func (vs *Values) Add(v string) {
 	}
 }
 
+// AddEnv records the value of every NAME=value entry whose name holds a
+// secret (Secret): a process given its secrets in its environment
+// redacts them from whatever it writes.
+func (vs *Values) AddEnv(env []string) {
+	for _, kv := range env {
+		if name, value, ok := strings.Cut(kv, "="); ok && Secret(name) {
+			vs.Add(value)
+		}
+	}
+}
+
 // In replaces every secret value in s, the longest first, and the
 // passwords of URLs.
 func (vs Values) In(s string) string {

@@ -50,3 +50,12 @@ func TestValues(t *testing.T) {
 		t.Fatalf("%v", env)
 	}
 }
+
+func TestAddEnv(t *testing.T) {
+	var vs Values
+	vs.AddEnv([]string{"OPENAI_API_KEY=sk-abcdef", "MY_DB_PASS=pa55word", "MODEL=llama-3-8b", "PWD=/home/x", "BROKEN"})
+	got := vs.In("key sk-abcdef pass pa55word model llama-3-8b dir /home/x")
+	if got != "key [REDACTED] pass [REDACTED] model llama-3-8b dir /home/x" {
+		t.Fatalf("%q", got)
+	}
+}

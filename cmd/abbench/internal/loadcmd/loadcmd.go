@@ -38,6 +38,10 @@ func New() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.o.Progress = cmd.ErrOrStderr()
 			opts.o.APIKey = os.Getenv("OPENAI_API_KEY")
+			// Whatever the environment holds under a secret's name (the
+			// scenario's {{env}} values given as OPENAI_API_KEY, a
+			// token) is never written, whoever quotes it back.
+			opts.o.Secrets.AddEnv(os.Environ())
 			return runLoad(cmd, opts)
 		},
 	}
@@ -74,7 +78,8 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	if opts.prompts == "" || opts.files.Record == "" {
 		return cli.Usagef("abbench load --url URL --model NAME --prompts FILE --out FILE", "--prompts and --out are required")
 	}
-	prompts, err := digest.ReadPromptsFile(opts.prompts, opts.field)
+	// Only the prompts sent are read: --requests 4 of a large file reads 4.
+	prompts, err := digest.ReadPromptsFileN(opts.prompts, opts.field, opts.o.Requests)
 	if errors.Is(err, os.ErrNotExist) {
 		return cli.Usage(err, "--prompts names a JSON Lines prompts file")
 	}
