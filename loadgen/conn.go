@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -56,8 +55,10 @@ func (o Options) request(t target, body []byte) []byte {
 
 // Caps on what a server can make a worker hold or do.
 const (
-	// maxHead bounds a response's status line and headers together.
-	maxHead = 1 << 20
+	// maxHead bounds a response's status line and headers together;
+	// readBuffer, the connection's read buffer, each line of them.
+	maxHead    = 1 << 20
+	readBuffer = 64 << 10
 	// idleReuse is how long a TLS connection may sit idle and still be
 	// reused: under TLS no peek tells whether the server closed it while
 	// idle, and a request written on a closed one would be lost (never
@@ -76,10 +77,13 @@ type worker struct {
 	conn net.Conn
 	// raw is the connection's socket when it is plain TCP (nil under TLS),
 	// peeked before a request is written on it again.
-	raw syscall.RawConn
-	m   meter
-	br  *bufio.Reader
-	sse *bufio.Reader // the lines of a streamed body, reused
+	raw  syscall.RawConn
+	br   *bufio.Reader
+	body bodyReader
+	sse  *bufio.Reader // the lines of a streamed body, reused
+	buf  []byte        // a whole body, reused
+	// stopRun stops the run's end from cutting conn, once it is closed.
+	stopRun func() bool
 	// idleSince is when conn's last response ended.
 	idleSince time.Time
 	// prev is the request conn last answered: bytes after its response
@@ -87,60 +91,45 @@ type worker struct {
 	prev *Outcome
 }
 
-// meter counts the bytes read from a connection and, while capped, stops
-// at cap: a response head that never ends ends there.
-type meter struct {
-	r      io.Reader
-	n, cap int64 // cap 0: none
-	hit    bool
-}
-
-func (m *meter) Read(p []byte) (int, error) {
-	if m.cap > 0 {
-		left := m.cap - m.n
-		if left <= 0 {
-			m.hit = true
-			return 0, errHeadTooLarge
-		}
-		if int64(len(p)) > left {
-			p = p[:left]
-		}
-	}
-	n, err := m.r.Read(p)
-	m.n += int64(n)
-	return n, err
-}
-
-var errHeadTooLarge = &failure{KindOversized, fmt.Sprintf("the response head (status line and headers) is longer than %d bytes", maxHead)}
-
-// roundTrip writes req and reads the response's head; ctx ending cuts the
-// connection at once. The caller reads the body and calls done.
-func (w *worker) roundTrip(ctx context.Context, req []byte) (*http.Response, func(ok bool), error) {
+// roundTrip writes req and reads the response's head, framing its body
+// in w.body, all by deadline; the run's end (runCtx) cuts the connection
+// at once. The caller reads the body and calls done. Deadlines are the
+// connection's own, set once a request: no context, timer or goroutine
+// of its own per request.
+func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byte) (head, func(ok bool), error) {
 	if w.conn != nil {
+		// Set first: a peek on a connection past an old deadline would
+		// take it for a broken one.
+		_ = w.conn.SetDeadline(deadline) // a closed connection fails the write, named there
 		w.checkIdle()
 	}
 	if w.conn == nil {
-		if err := w.dial(ctx); err != nil {
-			return nil, nil, err
+		if err := w.dial(runCtx, deadline); err != nil {
+			return head{}, nil, err
 		}
+		_ = w.conn.SetDeadline(deadline)
 	}
-	conn := w.conn
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	// After the deadline is set: a run that ended before it is seen here,
+	// one that ends after it sets the connection's deadline past (the
+	// AfterFunc of dial) after this one.
+	if err := runCtx.Err(); err != nil {
+		return head{}, nil, err
+	}
 	done := func(ok bool) {
-		if !stop() || !ok {
-			w.close() // cut by the context, or in an unknown state
+		if !ok || runCtx.Err() != nil {
+			w.close() // cut by the run's end, or in an unknown state
 			return
 		}
 		if w.raw == nil {
 			w.idleSince = time.Now()
 		}
 	}
-	resp, err := w.exchange(req)
+	h, err := w.exchange(req)
 	if err != nil {
 		done(false)
-		return nil, nil, err
+		return h, nil, err
 	}
-	return resp, func(ok bool) { done(ok && !resp.Close) }, nil
+	return h, func(ok bool) { done(ok && !h.close) }, nil
 }
 
 // checkIdle closes a kept-alive connection that must not carry the next
@@ -167,23 +156,15 @@ func (w *worker) checkIdle() {
 
 const strayMsg = "the server sent bytes after the complete response, before the next request was written (an answer sent twice?): the connection was closed, so no later request takes them for its answer"
 
-func (w *worker) exchange(req []byte) (*http.Response, error) {
+func (w *worker) exchange(req []byte) (head, error) {
 	if _, err := w.conn.Write(req); err != nil {
-		return nil, err
+		return head{}, err
 	}
-	before := w.m.n
-	w.m.cap = before + maxHead
-	resp, err := http.ReadResponse(w.br, nil)
-	w.m.cap = 0
-	switch {
-	case w.m.hit:
-		return nil, errHeadTooLarge
-	case err != nil && w.m.n == before && closedConn(err):
-		return nil, &failure{KindConnectionClosed, "the server closed the connection after the request was written, before any byte of an answer: it may have been served, so it is not sent again"}
-	case err != nil:
-		return nil, err
+	h, err := readHead(w.br)
+	if err == nil {
+		w.body.reset(w.br, h)
 	}
-	return resp, nil
+	return h, err
 }
 
 // closedConn says whether err is a connection the server closed.
@@ -191,11 +172,14 @@ func closedConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// dial connects within the connect deadline (and the request's).
-func (w *worker) dial(ctx context.Context) error {
+// dial connects within the connect deadline (and the request's); the
+// run's end cuts the connection at once, whatever it is doing.
+func (w *worker) dial(runCtx context.Context, deadline time.Time) error {
 	o, t := w.c.o, w.c.target
-	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	ctx, cancel := context.WithDeadline(runCtx, deadline)
 	defer cancel()
+	ctx, cancelConnect := context.WithTimeout(ctx, o.ConnectTimeout)
+	defer cancelConnect()
 	d := net.Dialer{KeepAlive: 30 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
@@ -215,11 +199,12 @@ func (w *worker) dial(ctx context.Context) error {
 			w.raw = nil
 		}
 	}
-	w.conn, w.m = conn, meter{r: conn}
+	w.conn = conn
+	w.stopRun = context.AfterFunc(runCtx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	if w.br == nil {
-		w.br = bufio.NewReaderSize(&w.m, 64<<10)
+		w.br = bufio.NewReaderSize(conn, readBuffer)
 	} else {
-		w.br.Reset(&w.m)
+		w.br.Reset(conn)
 	}
 	w.idleSince, w.prev = time.Now(), nil
 	return nil
@@ -228,6 +213,7 @@ func (w *worker) dial(ctx context.Context) error {
 func (w *worker) close() {
 	if w.conn != nil {
 		_ = w.conn.Close() // a connection given up: nothing of it is wanted
-		w.conn, w.raw, w.prev = nil, nil, nil
+		w.stopRun()
+		w.conn, w.raw, w.prev, w.stopRun = nil, nil, nil, nil
 	}
 }

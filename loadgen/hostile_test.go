@@ -374,3 +374,41 @@ func TestHostileSecretQuotedBack(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileFraming: a head or body the client cannot frame is a failed
+// request, never a shorter or merged answer.
+func TestHostileFraming(t *testing.T) {
+	for _, tc := range []struct{ name, answer, kind string }{
+		{"body-cut-short", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n" + okBody, KindNetwork},
+		{"two-lengths", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nContent-Length: 11\r\n\r\n0123456789", KindResponse},
+		{"not-http", "SSH-2.0-OpenSSH\r\n\r\n", KindResponse},
+		{"gzip-coding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", KindResponse},
+		{"folded", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n x: y\r\nContent-Length: 2\r\n\r\n{}", KindResponse},
+		{"header-line-over-the-buffer", "HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 70<<10) + "\r\n\r\n", KindOversized},
+		{"continue-then-answer", "HTTP/1.1 100 Continue\r\n\r\n" + okResponse(), ""},
+		{"chunked-with-trailer", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n0\r\nX-T: 1\r\n\r\n", len(okBody), okBody), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hostile{answer: func(c net.Conn, _ int64, _ int) bool {
+				_, err := io.WriteString(c, tc.answer)
+				if tc.kind == KindNetwork {
+					return false
+				}
+				return err == nil
+			}}
+			url := h.start(t)
+			_, prompts := tokenPrompts(t, 3)
+			res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: 3, RequestTimeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Summarize()
+			if (tc.kind == "" && s.Completed != 3) || (tc.kind != "" && s.Failures[tc.kind] != 3) {
+				t.Errorf("summary %+v, want 3 %q; first %+v", s, tc.kind, res.Outcomes[0])
+			}
+			if h.reads.Load() != 3 {
+				t.Errorf("the server read %d requests, want 3", h.reads.Load())
+			}
+		})
+	}
+}

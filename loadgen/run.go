@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -51,9 +51,6 @@ const (
 type failure struct{ kind, msg string }
 
 func (f *failure) Error() string { return f.msg }
-
-// errRequestDeadline is the cause of a request's own deadline.
-var errRequestDeadline = errors.New("request deadline")
 
 // maxBody bounds a response read whole: every worker may hold one.
 const maxBody = 8 << 20
@@ -226,12 +223,11 @@ func endCause(ctx context.Context) string {
 
 // do sends one request and fills its outcome.
 func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req []byte) {
-	ctx, cancel := context.WithTimeoutCause(runCtx, w.c.o.RequestTimeout, errRequestDeadline)
-	defer cancel()
 	sent := time.Now()
+	deadline := sent.Add(w.c.o.RequestTimeout)
 	out.Send = sent.Sub(w.c.start)
-	if err := w.exchangeOutcome(ctx, req, p, sent, out); err != nil {
-		kind, msg := classify(err, ctx, runCtx, time.Since(sent), w.c.o.RequestTimeout)
+	if err := w.exchangeOutcome(runCtx, deadline, req, p, sent, out); err != nil {
+		kind, msg := classify(err, deadline, runCtx, time.Since(sent), w.c.o.RequestTimeout)
 		// Redacted whole, then cut short: a secret across the cut would
 		// leave its first part in clear.
 		out.Kind, out.Error = kind, truncate(w.c.secrets.In(msg))
@@ -239,18 +235,16 @@ func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req [
 }
 
 // exchangeOutcome sends req and reads its response into out.
-func (w *worker) exchangeOutcome(ctx context.Context, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
-	resp, done, err := w.roundTrip(ctx, req)
+func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
+	h, done, err := w.roundTrip(runCtx, deadline, req)
 	if err != nil {
 		return err
 	}
-	err = w.readResponse(resp, p, sent, out)
+	err = w.readResponse(h, p, sent, out)
 	// What is left is drained, a little, so the connection serves the
 	// next request; a body with more is given up with its connection.
-	const drain = 64 << 10
-	n, drainErr := io.Copy(io.Discard, io.LimitReader(resp.Body, drain))
-	ok := err == nil && drainErr == nil && n < drain && resp.Body.Close() == nil
-	if ok && !resp.Close && w.br.Buffered() > 0 {
+	ok := err == nil && !h.close && w.body.finish(64<<10)
+	if ok && w.br.Buffered() > 0 {
 		err, ok = &failure{KindStrayBytes, strayMsg}, false
 	}
 	done(ok)
@@ -261,47 +255,64 @@ func (w *worker) exchangeOutcome(ctx context.Context, req []byte, p digest.Promp
 }
 
 // readResponse reads a response: its status, then a stream or a whole body.
-func (w *worker) readResponse(resp *http.Response, p digest.Prompt, sent time.Time, out *Outcome) error {
+func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outcome) error {
 	o := w.c.o
-	out.Status = resp.StatusCode
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	out.Status = h.status
+	if h.status != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(&w.body, 64<<10))
 		var c chunk
 		msg := plainText(data)
 		if json.Unmarshal(data, &c) == nil && errorText(c.Error) != "" {
 			msg = errorText(c.Error)
 		}
-		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)}
+		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", h.status, msg)}
 	}
 	if o.Stream {
-		if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
-			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", ct)}
+		if !h.eventStream {
+			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", h.contentType)}
 		}
 		if w.sse == nil {
-			w.sse = bufio.NewReaderSize(resp.Body, 16<<10)
+			w.sse = bufio.NewReaderSize(&w.body, 16<<10)
 		} else {
-			w.sse.Reset(resp.Body)
+			w.sse.Reset(&w.body)
 		}
 		return readStream(w.sse, o, p, sent, out)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := readAll(&w.body, w.buf[:0], maxBody)
+	w.buf = data[:0]
 	if err != nil {
 		return err
-	}
-	if len(data) > maxBody {
-		return &failure{KindOversized, fmt.Sprintf("the response is larger than %d bytes", maxBody)}
 	}
 	return decodeResponse(data, o, p, sent, out)
 }
 
+// readAll reads r into buf, growing it, up to limit bytes.
+func readAll(r io.Reader, buf []byte, limit int) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit+1)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case len(buf) > limit:
+			return buf, &failure{KindOversized, fmt.Sprintf("the response is larger than %d bytes", limit)}
+		case errors.Is(err, io.EOF):
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
+	}
+}
+
 // classify names a request's error: its kind and what to say.
-func classify(err error, reqCtx, runCtx context.Context, after, deadline time.Duration) (string, string) {
+func classify(err error, reqDeadline time.Time, runCtx context.Context, after, deadline time.Duration) (string, string) {
 	var f *failure
 	var op *net.OpError
 	switch {
 	case errors.As(err, &f): // what the server answered, whatever happened since
 		return f.kind, f.msg
-	case errors.Is(context.Cause(reqCtx), errRequestDeadline):
+	case !time.Now().Before(reqDeadline) && (runCtx.Err() == nil || errors.Is(err, os.ErrDeadlineExceeded)):
 		return KindTimeout, fmt.Sprintf("request deadline %s passed (after %.3fs)", deadline, after.Seconds())
 	case runCtx.Err() != nil:
 		return KindCancelled, fmt.Sprintf("cancelled after %.3fs: %s", after.Seconds(), endCause(runCtx))
@@ -309,10 +320,4 @@ func classify(err error, reqCtx, runCtx context.Context, after, deadline time.Du
 		return KindConnect, err.Error()
 	}
 	return KindNetwork, err.Error()
-}
-
-// isEventStream says whether a Content-Type is server-sent events.
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
