@@ -97,7 +97,8 @@ type client struct {
 	o        Options
 	target   target
 	prompts  []digest.Prompt
-	requests [][]byte // each prompt's whole HTTP request, made once
+	requests [][]byte        // each prompt's whole HTTP request, made once
+	records  []digest.Record // each prompt's record, hashed once
 	start    time.Time
 	// secrets are the values no error may hold: the API key and
 	// Options.Secrets.
@@ -109,7 +110,7 @@ func newClient(o Options, prompts []digest.Prompt) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts)), secrets: slices.Clone(o.Secrets)}
+	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts)), records: make([]digest.Record, len(prompts)), secrets: slices.Clone(o.Secrets)}
 	c.secrets.Add(o.APIKey)
 	if c.target, err = parseTarget(full); err != nil {
 		return nil, err
@@ -120,6 +121,7 @@ func newClient(o Options, prompts []digest.Prompt) (*client, error) {
 			return nil, fmt.Errorf("prompt on line %d: %w", p.Line, err)
 		}
 		c.requests[i] = o.request(c.target, body)
+		c.records[i] = p.Record()
 	}
 	return c, nil
 }
@@ -162,7 +164,7 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 		if !c.dispatch(runCtx, arrivals[k], jobs, k) {
 			break
 		}
-		sent.AddRecord(c.prompts[i].Record())
+		sent.AddRecord(c.records[i])
 		prog.started()
 	}
 	close(jobs)
