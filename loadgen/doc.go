@@ -40,7 +40,8 @@
 // conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
 // the look at an idle one before it is written on again; head.go a
 // response's head and the framing of its body;
-// stream.go the server-sent events of a streamed response; run.go the
+// stream.go the server-sent events of a streamed response; chunkjson.go
+// the decoding of a response or an event; run.go the
 // dispatcher and the workers; result.go the summary in vLLM's shape;
 // stats.go the percentiles; write.go the files; progress.go the progress
 // lines.

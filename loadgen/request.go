@@ -59,17 +59,20 @@ type usage struct {
 // chunk is a response, or one event of a streamed one: the fields of
 // both endpoints that say what was generated.
 type chunk struct {
-	Choices []struct {
-		Text    string `json:"text"`
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *usage          `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Choices []choice        `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// choice is one of a chunk's choices (decodeChunk reads it).
+type choice struct {
+	Text    string `json:"text"`
+	Message struct {
+		Content string `json:"content"`
+	} `json:"message"`
+	Delta struct {
+		Content string `json:"content"`
+	} `json:"delta"`
 }
 
 // content is the text the chunk carries: the choices' text for
@@ -195,7 +198,7 @@ func countPrompt(p digest.Prompt) int {
 // decodeResponse takes a whole (not streamed) response's outcome.
 func decodeResponse(data []byte, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
 	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := decodeChunk(data, &c); err != nil {
 		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
 	}
 	if msg := errorText(c.Error); msg != "" {

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,7 +70,7 @@ type streamState struct {
 // event takes one data: event other than [DONE].
 func (s *streamState) event(payload []byte) error {
 	var c chunk
-	if err := json.Unmarshal(payload, &c); err != nil {
+	if err := decodeChunk(payload, &c); err != nil {
 		return &failure{KindStream, fmt.Sprintf("a stream event is not JSON: %v", err)}
 	}
 	if msg := errorText(c.Error); msg != "" {

@@ -44,6 +44,7 @@ digest FuzzReadPrompts
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
+loadgen FuzzDecodeChunk
 "
 
 usage() {
