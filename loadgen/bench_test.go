@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/abbench/abbench/digest"
 )
@@ -81,4 +83,28 @@ func BenchmarkRequest(b *testing.B) {
 
 func readPromptsForBench(data []byte) ([]digest.Prompt, error) {
 	return digest.ReadPrompts(bytes.NewReader(data), "bench", "")
+}
+
+// BenchmarkWrite is the cost of a run's files per request: the record in
+// vLLM's shape and the per-request lines, of streamed requests of 16
+// tokens.
+func BenchmarkWrite(b *testing.B) {
+	res := &Result{Options: Options{Model: "m"}.withDefaults(), Duration: time.Minute, Outcomes: make([]Outcome, 100_000)}
+	itls := make([]time.Duration, 15)
+	for i := range itls {
+		itls[i] = time.Duration(i+1) * 1234567
+	}
+	for i := range res.Outcomes {
+		res.Outcomes[i] = Outcome{Index: i, Prompt: i % 256, Line: i%256 + 1, Sent: true, Send: time.Duration(i) * time.Microsecond,
+			TTFT: 12345678, E2E: 98765432, ITLs: itls, PromptTokens: 128, OutputTokens: 16, TokensFrom: FromUsage, Status: 200}
+	}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := res.Write(Files{Record: filepath.Join(dir, "r.json"), PerRequest: filepath.Join(dir, "r.jsonl")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(res.Outcomes)), "ns/request")
 }
