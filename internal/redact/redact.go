@@ -12,6 +12,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -93,14 +94,30 @@ func (vs *Values) Add(v string) {
 	}
 }
 
+// EnvValues names the variable by which the controller hands a process
+// of abbench's own that it starts (the openai client) the values its
+// templates read with env "NAME", whatever the variables or flags that
+// carry them are called: a JSON list of strings. Its name holds a secret,
+// so a record of the environment shows none of them.
+const EnvValues = "ABBENCH_SECRET_VALUES"
+
 // AddEnv records the value of every NAME=value entry whose name holds a
-// secret (Secret): a process given its secrets in its environment
-// redacts them from whatever it writes.
+// secret (Secret), and the values listed by EnvValues: a process given its
+// secrets in its environment redacts them from whatever it writes.
 func (vs *Values) AddEnv(env []string) {
 	for _, kv := range env {
-		if name, value, ok := strings.Cut(kv, "="); ok && Secret(name) {
-			vs.Add(value)
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !Secret(name) {
+			continue
 		}
+		var listed []string
+		if name == EnvValues && json.Unmarshal([]byte(value), &listed) == nil {
+			for _, v := range listed {
+				vs.Add(v)
+			}
+			continue
+		}
+		vs.Add(value)
 	}
 }
 

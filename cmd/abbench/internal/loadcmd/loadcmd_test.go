@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // run runs abbench load with args, its output discarded.
@@ -59,15 +61,17 @@ func TestLoadReadsOnlyThePromptsItSends(t *testing.T) {
 }
 
 // TestLoadRedactsTheEnvironmentsSecrets: a server that quotes back the
-// API key and another secret-named variable's value has neither written.
+// API key, another secret-named variable's value and a value the
+// controller listed as one its templates read has none of them written.
 func TestLoadRedactsTheEnvironmentsSecrets(t *testing.T) {
-	const key, token = "sk-load-key-0123456789", "tok-from-env-9876"
+	const key, token, route = "sk-load-key-0123456789", "tok-from-env-9876", "route-secret-55"
 	t.Setenv("OPENAI_API_KEY", key)
 	t.Setenv("MY_GATEWAY_TOKEN", token)
+	t.Setenv(redact.EnvValues, `["`+route+`"]`) // the controller's list of what the templates read
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprintf(w, `{"error": {"message": "bad credentials %s for gateway %s"}}`, r.Header.Get("Authorization"), token)
+		fmt.Fprintf(w, `{"error": {"message": "bad credentials %s for gateway %s on %s"}}`, r.Header.Get("Authorization"), token, route)
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -93,7 +97,7 @@ func TestLoadRedactsTheEnvironmentsSecrets(t *testing.T) {
 		t.Errorf("the per-request records show no redacted error:\n%s", texts["r.jsonl"])
 	}
 	for where, text := range texts {
-		for _, secret := range []string{key, token} {
+		for _, secret := range []string{key, token, route} {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s holds %q", where, secret)
 			}
