@@ -82,7 +82,7 @@ func readOneHead(br *bufio.Reader, budget *int) (head, error) {
 		return h, err
 	}
 	// HTTP/1.x SP 3DIGIT [SP reason]
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
 		return h, badHead("status line %q is not HTTP/1.x", truncate(string(line)))
 	}
 	h.http10 = line[7] == '0'
@@ -120,14 +120,14 @@ func (h *head) header(line []byte) error {
 		return badHead("a folded header line (obsolete, and ambiguous)")
 	}
 	name, value, ok := bytes.Cut(line, []byte(":"))
-	if !ok {
-		return badHead("header line %q has no colon", truncate(string(line)))
+	if !ok || !validName(name) || !validValue(value) {
+		return badHead("header line %q is not a name (a token) and a value", truncate(string(line)))
 	}
 	value = bytes.TrimSpace(value)
 	switch {
 	case bytes.EqualFold(name, headerContentLength):
 		n, err := strconv.ParseInt(string(value), 10, 64)
-		if err != nil || n < 0 || (h.length >= 0 && n != h.length) {
+		if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
 			return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
 		}
 		h.length, h.sawLength = n, true
@@ -153,6 +153,31 @@ func (h *head) header(line []byte) error {
 		}
 	}
 	return nil
+}
+
+// validName says whether name is a header name: one or more token
+// characters (RFC 9110, 5.6.2), as net/http holds it.
+func validName(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for _, c := range name {
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// validValue says whether value holds no control character but a tab.
+func validValue(value []byte) bool {
+	for _, c := range value {
+		if (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // hasBody says whether a response of h's status has a body.

@@ -412,3 +412,41 @@ func TestHostileFraming(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadHead: any bytes a server sends as a response head are read
+// within the caps, without a panic, into a head whose framing holds
+// together; a head read is one net/http reads too, with the same status.
+func FuzzReadHead(f *testing.F) {
+	for _, seed := range []string{
+		okResponse(), "HTTP/1.1 100 Continue\r\n\r\n" + okResponse(), "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX: y\r\n\r\n", "HTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello", "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n\r\ndata: x\n\n",
+		"HTTP/1.1 200\r\n\r\n", "HTTP/2 200\r\n\r\n", "HTTP/1.1 200 OK\n\n", "HTTP/1.1 999 X\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := readHead(bufio.NewReaderSize(bytes.NewReader(data), readBuffer))
+		if err != nil {
+			return
+		}
+		if h.status < 100 || h.status > 999 || h.length < -1 || (h.chunked && h.length != -1) || (!h.chunked && h.length < 0 && h.hasBody() && !h.close) {
+			t.Fatalf("%q: head %+v", data, h)
+		}
+		var b bodyReader
+		br := bufio.NewReaderSize(bytes.NewReader(data), readBuffer)
+		if h2, err := readHead(br); err != nil || h2 != h {
+			t.Fatalf("%q: read again %+v, %v", data, h2, err)
+		}
+		b.reset(br, h)
+		b.finish(1 << 20)
+		hr := bufio.NewReader(bytes.NewReader(data))
+		resp, err := http.ReadResponse(hr, nil)
+		for err == nil && resp.StatusCode < 200 && resp.StatusCode != 101 { // interim answers, as net/http's Transport passes over them
+			resp, err = http.ReadResponse(hr, nil)
+		}
+		if err != nil || resp.StatusCode != h.status {
+			t.Fatalf("%q: abbench reads status %d, net/http %v (%v)", data, h.status, resp, err)
+		}
+	})
+}

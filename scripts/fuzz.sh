@@ -45,6 +45,7 @@ digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
 loadgen FuzzDecodeChunk
+loadgen FuzzReadHead
 "
 
 usage() {
