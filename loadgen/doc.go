@@ -28,6 +28,16 @@
 //   - everything is bounded: the connection and each request have
 //     deadlines, the run has one, requests in flight never exceed the
 //     concurrency, and cancelling the context ends every request at once;
+//     a response head, a stream line, a whole body and a stream's content
+//     events have caps, past which the request fails (oversized,
+//     over-max-tokens);
+//   - it believes no more than came, and sends nothing twice: a usage is
+//     held to max_tokens and to the events streamed (over-max-tokens,
+//     usage-mismatch); a request written is never written again, one that
+//     got no answer is connection-closed; bytes after a complete response
+//     fail the request they follow (stray-bytes), never taken for the
+//     next one's answer; secrets (the API key, Options.Secrets) are
+//     redacted from every error;
 //   - the result is written in the shape of vLLM's benchmark_serving result
 //     (package records reads it as format vllm), beside a JSON Lines file
 //     of per-request records.
@@ -37,8 +47,11 @@
 // workload.go the checks, ramp and record of the workload options;
 // schedule.go the arrival times; phase.go the dispatcher and workers of
 // the warm-up and measured phases; request.go a request's body and its response;
-// conn.go a worker's own connection (HTTP/1.1, kept alive);
-// stream.go the server-sent events of a streamed response; run.go the
+// conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
+// the look at an idle one before it is written on again; head.go a
+// response's head and the framing of its body;
+// stream.go the server-sent events of a streamed response; chunkjson.go
+// the decoding of a response or an event; run.go the
 // run and its result; result.go the summary in vLLM's shape;
 // stats.go the percentiles; write.go the files; progress.go the progress
 // lines.

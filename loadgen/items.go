@@ -65,7 +65,8 @@ func ReadDataset(d Dataset) ([]Item, error) {
 		if d.MultiTurn {
 			return nil, fmt.Errorf("%s is a prompts file (one prompt a line): multi-turn needs a conversation dataset (ShareGPT JSON or conversation JSON Lines)", d.Path)
 		}
-		prompts, err := digest.ReadPromptsFile(d.Path, d.Field)
+		// Only the prompts sent are read: --requests 4 of a large file reads 4.
+		prompts, err := digest.ReadPromptsFileN(d.Path, d.Field, d.Limit)
 		return PromptItems(prompts), err
 	}
 	if d.Field != "" {

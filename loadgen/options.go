@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // Endpoint is the OpenAI API a client calls.
@@ -87,6 +88,9 @@ type Options struct {
 
 	// APIKey, when set, is sent as a bearer token; never written anywhere.
 	APIKey string
+	// Secrets are values never written either (those the scenario drew
+	// from the environment): redacted, with APIKey, from every error.
+	Secrets redact.Values
 	// Progress receives a line every ProgressEvery (nil: none).
 	Progress      io.Writer
 	ProgressEvery time.Duration

@@ -93,7 +93,7 @@ func (p *phase) send(ctx context.Context) {
 			break
 		}
 		p.outs = append(p.outs, out)
-		p.sent.AddRecord(p.c.prompts[i].Record())
+		p.sent.AddRecord(p.c.records[i])
 		p.prog.started()
 	}
 	close(p.jobs)

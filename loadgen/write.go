@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -35,11 +34,7 @@ type Files struct {
 func (r *Result) Write(fs Files) error {
 	var errs []error
 	if fs.Record != "" {
-		data, err := json.MarshalIndent(r.Record(time.Now()), "", "  ")
-		if err == nil {
-			err = atomicfile.WriteFile(fs.Record, append(data, '\n'), 0o644)
-		}
-		errs = append(errs, err)
+		errs = append(errs, r.writeFile(fs.Record, func(w *bufio.Writer) error { return r.writeRecord(w, time.Now()) }))
 	}
 	if fs.PerRequest != "" {
 		errs = append(errs, r.writePerRequest(fs.PerRequest))
@@ -64,19 +59,24 @@ func (r *Result) Write(fs Files) error {
 }
 
 func (r *Result) writePerRequest(path string) error {
+	return r.writeFile(path, func(w *bufio.Writer) error {
+		var line []byte
+		for i := range r.Outcomes {
+			line = append(r.Outcomes[i].appendJSON(line[:0]), '\n')
+			w.Write(line)
+		}
+		return w.Flush()
+	})
+}
+
+// writeFile writes path atomically with write: whole, or not at all.
+func (r *Result) writeFile(path string, write func(*bufio.Writer) error) error {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for i := range r.Outcomes {
-		if err := enc.Encode(r.Outcomes[i]); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if err := write(bufio.NewWriterSize(f, 256<<10)); err != nil {
 		return err
 	}
 	return f.Commit()

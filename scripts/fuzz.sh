@@ -45,6 +45,8 @@ digest FuzzReadConversations
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
+loadgen FuzzDecodeChunk
+loadgen FuzzReadHead
 "
 
 usage() {

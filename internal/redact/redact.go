@@ -15,6 +15,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -102,6 +103,33 @@ type Values []string
 func (vs *Values) Add(v string) {
 	if len(v) >= MinValue && !slices.Contains(*vs, v) {
 		*vs = append(*vs, v)
+	}
+}
+
+// EnvValues names the variable by which the controller hands a process
+// of abbench's own that it starts (the openai client) the values its
+// templates read with env "NAME", whatever the variables or flags that
+// carry them are called: a JSON list of strings. Its name holds a secret,
+// so a record of the environment shows none of them.
+const EnvValues = "ABBENCH_SECRET_VALUES"
+
+// AddEnv records the value of every NAME=value entry whose name holds a
+// secret (Secret), and the values listed by EnvValues: a process given its
+// secrets in its environment redacts them from whatever it writes.
+func (vs *Values) AddEnv(env []string) {
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !Secret(name) {
+			continue
+		}
+		var listed []string
+		if name == EnvValues && json.Unmarshal([]byte(value), &listed) == nil {
+			for _, v := range listed {
+				vs.Add(v)
+			}
+			continue
+		}
+		vs.Add(value)
 	}
 }
 

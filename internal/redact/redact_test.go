@@ -54,3 +54,12 @@ func TestValues(t *testing.T) {
 		t.Fatalf("%v", env)
 	}
 }
+
+func TestAddEnv(t *testing.T) {
+	var vs Values
+	vs.AddEnv([]string{"OPENAI_API_KEY=sk-abcdef", "MY_DB_PASS=pa55word", "MODEL=llama-3-8b", "PWD=/home/x", "BROKEN", EnvValues + `=["route-77", "gw \"q\""]`})
+	got := vs.In(`key sk-abcdef pass pa55word model llama-3-8b dir /home/x route /v1/route-77 gw "q"`)
+	if got != "key [REDACTED] pass [REDACTED] model llama-3-8b dir /home/x route /v1/[REDACTED] [REDACTED]" {
+		t.Fatalf("%q", got)
+	}
+}

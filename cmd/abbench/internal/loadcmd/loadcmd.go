@@ -40,6 +40,10 @@ func New() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.o.Progress = cmd.ErrOrStderr()
 			opts.o.APIKey = os.Getenv("OPENAI_API_KEY")
+			// Whatever the environment holds under a secret's name (the
+			// scenario's {{env}} values given as OPENAI_API_KEY, a
+			// token) is never written, whoever quotes it back.
+			opts.o.Secrets.AddEnv(os.Environ())
 			return runLoad(cmd, opts)
 		},
 	}
