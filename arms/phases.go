@@ -127,14 +127,20 @@ func (c *controller) deps(r *scenarios.Role) []string {
 	return deps
 }
 
-// measure is the measured phase: the clients run, then the logs settle.
+// measure is the measured phase: the clients run, then the logs settle;
+// the GPUs are sampled from the clients' start to their end.
 // A scenario without clients has its ranks run the benchmark themselves
 // and exit.
 func (c *controller) measure(ctx context.Context, clients []*scenarios.Role) error {
+	sampling := c.sampleGPUs()
 	if len(clients) == 0 {
-		return c.waitAllExit(ctx)
+		err := c.waitAllExit(ctx)
+		c.stopSampling(sampling)
+		return err
 	}
-	if err := c.runClients(ctx, clients); err != nil {
+	err := c.runClients(ctx, clients)
+	c.stopSampling(sampling)
+	if err != nil {
 		return err
 	}
 	c.phase("drain", "waiting for logs to settle")

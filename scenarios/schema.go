@@ -33,6 +33,8 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Telemetry is what is sampled while a run measures (telemetry.go).
+	Telemetry Telemetry `yaml:"telemetry" json:"telemetry"`
 	// Matrix sweeps named axes; each cell is its own matched A/B
 	// (matrix.go, docs/scenario.md).
 	Matrix Matrix `yaml:"matrix" json:"matrix"`

@@ -69,6 +69,7 @@ func (g *gate) check() {
 	g.armsGiven(first.Arms, present)
 	g.workloads()
 	g.outputLengths()
+	g.clocks()
 	g.builds()
 	g.sources()
 	g.images()

@@ -1,0 +1,104 @@
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/abbench/abbench/gputelemetry"
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/scenarios"
+)
+
+// GPUTelemetry is what the GPU samples of the measured phase say, on the
+// controller's node (package gputelemetry).
+type GPUTelemetry struct {
+	IntervalMS int64 `json:"interval_ms"`
+	// Samples are the lines read as samples; Malformed the lines that
+	// were none; Dropped the lines the sampler did not keep (past its
+	// cap: the samples then cover the phase's start only).
+	Samples   int `json:"samples"`
+	Malformed int `json:"malformed,omitempty"`
+	Dropped   int `json:"dropped,omitempty"`
+	// Error is how the sampler failed, as it recorded it.
+	Error string             `json:"error,omitempty"`
+	GPUs  []gputelemetry.GPU `json:"gpus"`
+	// MeanSMClockMHz is the mean SM clock of every sample, 0 when none
+	// had one.
+	MeanSMClockMHz float64 `json:"mean_sm_clock_mhz"`
+	// SMClocks is the scenario's telemetry.sm_clocks, for compare: warn
+	// or censor when the arms' mean SM clocks differ.
+	SMClocks string `json:"sm_clocks"`
+}
+
+// telemetry reads the GPU samples the controller took while the run
+// measured: a GPU held back by a slowdown reason for more than the
+// scenario's share of its sampled time censors the run gpu-throttled;
+// under telemetry.gpu: on, a run without samples is telemetry-missing.
+func (c *collector) telemetry() {
+	t := c.s.Telemetry
+	if t.GPUMode() == scenarios.TelemetryOff {
+		return
+	}
+	required := t.GPUMode() == scenarios.TelemetryOn
+	missing := func(format string, args ...any) {
+		if required {
+			c.e.reason(reason.New(reason.TelemetryMissing, "telemetry.gpu is on, but "+format, args...))
+		}
+	}
+	rec, samples, malformed, err := c.readTelemetry()
+	if errors.Is(err, fs.ErrNotExist) {
+		missing("the run has no GPU samples (%s): nvidia-smi was not on the controller's PATH, or the run ended before its measured phase", gputelemetry.RecordFile)
+		return
+	}
+	if err != nil {
+		c.e.reason(reason.New(reason.TelemetryMissing, "%v", err))
+		return
+	}
+	gpus := gputelemetry.Summarize(samples, rec.Interval())
+	mean, _ := gputelemetry.MeanSMClock(gpus)
+	c.e.GPUTelemetry = &GPUTelemetry{IntervalMS: rec.IntervalMS, Samples: len(samples), Malformed: malformed, Dropped: rec.Dropped,
+		Error: rec.Error, GPUs: gpus, MeanSMClockMHz: mean, SMClocks: t.ClockPolicy()}
+	switch {
+	case len(samples) == 0 && rec.Error != "":
+		missing("nvidia-smi gave no samples: %s", rec.Error)
+	case len(samples) == 0:
+		missing("%s holds no samples", gputelemetry.SamplesFile)
+	case rec.Error != "":
+		// It sampled, then stopped: the rest of the phase was not watched.
+		c.e.reason(reason.New(reason.TelemetryMissing, "the GPUs were sampled for part of the measured phase only: %s", rec.Error))
+	}
+	frac, _ := t.ThrottledFraction() // validated
+	for _, th := range gputelemetry.Throttled(gpus, frac) {
+		c.e.reason(reason.New(reason.GPUThrottled, "GPU %d (%s) was held back by %s for %s of the %s sampled during the measured phase (%.0f%%; telemetry.throttled_max allows %g%%)",
+			th.Index, th.UUID, th.Reason, th.Duration.Round(time.Millisecond), th.Span.Round(time.Millisecond), 100*th.Fraction(), 100*frac))
+	}
+}
+
+// readTelemetry reads the sampler's record and samples, noting both as
+// inputs of the evidence.
+func (c *collector) readTelemetry() (rec gputelemetry.Record, samples []gputelemetry.Sample, malformed int, err error) {
+	rel, data, err := c.readLocal(gputelemetry.RecordFile)
+	if err != nil {
+		return rec, nil, 0, err
+	}
+	c.input(rel)
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, nil, 0, fmt.Errorf("%s does not parse: %v", rel, err)
+	}
+	if rec.Schema != gputelemetry.Schema {
+		return rec, nil, 0, fmt.Errorf("%s is of schema %q, not %s that this abbench reads", rel, rec.Schema, gputelemetry.Schema)
+	}
+	if rec.Lines == 0 {
+		return rec, nil, 0, nil // the sampler kept nothing, and may have made no file
+	}
+	rel, data, err = c.readLocal(gputelemetry.SamplesFile)
+	if err != nil {
+		return rec, nil, 0, fmt.Errorf("%s says %d lines were kept, but: %w", gputelemetry.RecordFile, rec.Lines, err)
+	}
+	c.input(rel)
+	samples, malformed = gputelemetry.Parse(data)
+	return rec, samples, malformed, nil
+}
