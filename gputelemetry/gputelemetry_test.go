@@ -153,3 +153,18 @@ func TestSamplerEndedEarlyOrPastItsDeadline(t *testing.T) {
 		t.Errorf("record %+v", rec)
 	}
 }
+
+func FuzzParseLine(f *testing.F) {
+	f.Add("2026/12/02 01:14:09.123, 0, GPU-1, 1980, 3201, 512.34, 700.00, 45, 87, 0x0000000000000004")
+	f.Add("2026/12/02 01:14:09.323, 1, GPU-1, 1410 MHz, 1593 MHz, [N/A], [Not Supported], 39, 0 %, [N/A]")
+	f.Fuzz(func(t *testing.T, line string) {
+		s, err := ParseLine(line)
+		if err != nil {
+			return
+		}
+		gpus := Summarize([]Sample{s, s}, 200*time.Millisecond)
+		if len(gpus) != 1 || gpus[0].Samples != 2 || math.IsNaN(gpus[0].MeanSMClockMHz) || math.IsInf(gpus[0].MeanSMClockMHz, 0) {
+			t.Fatalf("%q summarised as %+v", line, gpus)
+		}
+	})
+}

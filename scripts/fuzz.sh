@@ -44,6 +44,8 @@ digest FuzzReadPrompts
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
+promtext FuzzParse
+gputelemetry FuzzParseLine
 "
 
 usage() {
