@@ -31,7 +31,8 @@ const Schema = "abbench-evidence-v1"
 //	   median_itl_ms, ...), the output tokens it generated, and, under the
 //	   scenario's slo:, its goodput.
 //	5: the GPU samples of the measured phase (gpu_telemetry), and the
-//	   reasons they give: gpu-throttled, telemetry-missing.
+//	   reasons they give: gpu-throttled, telemetry-missing; and the
+//	   server_metric criteria's values (server_metrics).
 const RulesVersion = 5
 
 // Evidence is what one arm run proves.
@@ -84,6 +85,9 @@ type Evidence struct {
 	// GPUTelemetry is what the GPUs sampled during the measured phase
 	// say (telemetry.go), when the run sampled them.
 	GPUTelemetry *GPUTelemetry `json:"gpu_telemetry,omitempty"`
+	// ServerMetrics are what the server_metric criteria read of the
+	// roles' Prometheus endpoints (servermetrics.go).
+	ServerMetrics []ServerMetric `json:"server_metrics,omitempty"`
 	// Build is the arm's build, hashed when the run started, when the arms
 	// are builds.
 	Build *rundir.BuildFact `json:"build,omitempty"`

@@ -80,8 +80,10 @@ func (t Telemetry) ClockPolicy() string {
 	return t.SMClocks
 }
 
-// telemetry checks the telemetry: key.
+// telemetry checks the telemetry: key and the roles' metrics: what is
+// sampled and scraped around the measured phase.
 func (v *validator) telemetry() {
+	v.roleMetrics()
 	t := v.s.Telemetry
 	if m := t.GPUMode(); m != TelemetryAuto && m != TelemetryOn && m != TelemetryOff {
 		v.at(p("telemetry", "gpu"), "telemetry.gpu %q: auto (sample when nvidia-smi is on PATH), on (required) or off", t.GPU)

@@ -70,6 +70,7 @@ func (g *gate) check() {
 	g.workloads()
 	g.outputLengths()
 	g.clocks()
+	g.serverMetrics()
 	g.builds()
 	g.sources()
 	g.images()
