@@ -54,7 +54,7 @@ func (c *collector) serverMetric(id string, cr scenarios.Criterion, fail func(re
 		}
 		total += v
 		if equals && v != want {
-			fail(reason.New(reason.ServerMetric, "%s rank %d: %s %s was %g, the criterion requires %g", role.Name, rank, cr.ServerMetric, moment(at), v, want).At(c.e.Arm, role.Name, rank))
+			fail(reason.New(reason.ServerMetric, "%s rank %d: %s %s %g, the criterion requires %g", role.Name, rank, cr.ServerMetric, moment(at), v, want).At(c.e.Arm, role.Name, rank))
 		}
 	}
 	if !read {
@@ -62,18 +62,18 @@ func (c *collector) serverMetric(id string, cr scenarios.Criterion, fail func(re
 	}
 	sm.Value = &total
 	if equals {
-		return fmt.Sprintf("%s %s = %g on every %s rank", cr.ServerMetric, moment(at), want, role.Name)
+		return fmt.Sprintf("%s %s %g on every %s rank", cr.ServerMetric, moment(at), want, role.Name)
 	}
-	return fmt.Sprintf("%s %s: %g over the %s ranks (the arms within %s)", cr.ServerMetric, moment(at), total, role.Name, cr.Within)
+	return fmt.Sprintf("%s %s %g over the %s ranks (the arms within %s)", cr.ServerMetric, moment(at), total, role.Name, cr.Within)
 }
 
-// moment says when a value was read, for a reason's detail.
+// moment says when a value was read, with its verb, for a detail.
 func moment(at string) string {
 	switch at {
 	case scenarios.MetricBefore:
-		return "before the client"
+		return "before the client was"
 	case scenarios.MetricAfter:
-		return "after the drain"
+		return "after the drain was"
 	}
 	return "changed during the run by"
 }
