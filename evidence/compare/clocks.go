@@ -3,7 +3,10 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
+	"time"
 
+	"github.com/abbench/abbench/gputelemetry"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -68,4 +71,88 @@ func meanOf(vs []float64) (float64, bool) {
 		sum += v
 	}
 	return sum / float64(len(vs)), true
+}
+
+// ArmGPU is what one arm's GPU samples say, for the report: the means of
+// its counted runs' means (each over the run's GPUs, by their samples),
+// and the time its GPUs were held back, by slowdown reason.
+type ArmGPU struct {
+	Arm             string  `json:"arm"`
+	Runs            int     `json:"runs"`
+	MeanSMClockMHz  float64 `json:"mean_sm_clock_mhz"`
+	MeanMemClockMHz float64 `json:"mean_mem_clock_mhz"`
+	MeanPowerW      float64 `json:"mean_power_w"`
+	// SampledMS is the time the samples of every GPU of every run cover;
+	// ThrottledMS the part of it each slowdown reason held.
+	SampledMS   int64            `json:"sampled_ms"`
+	ThrottledMS map[string]int64 `json:"throttled_ms,omitempty"`
+}
+
+// gpuSummary is each arm's ArmGPU, for the arms whose runs sampled GPUs.
+func (g *gate) gpuSummary() {
+	for _, arm := range g.arms {
+		a := ArmGPU{Arm: arm}
+		var sm, mem, power []float64
+		for _, run := range g.runs {
+			t := run.Evidence.GPUTelemetry
+			if run.Evidence.Arm != arm || t == nil || !counted(run) || len(t.GPUs) == 0 {
+				continue
+			}
+			a.Runs++
+			sm = append(sm, weighted(t.GPUs, func(x gputelemetry.GPU) float64 { return x.MeanSMClockMHz }))
+			mem = append(mem, weighted(t.GPUs, func(x gputelemetry.GPU) float64 { return x.MeanMemClockMHz }))
+			power = append(power, weighted(t.GPUs, func(x gputelemetry.GPU) float64 { return x.MeanPowerW }))
+			for _, gpu := range t.GPUs {
+				a.SampledMS += gpu.SpanMS
+				for _, r := range gputelemetry.Slowdowns {
+					if ms := gpu.ThrottledMS[r]; ms > 0 {
+						if a.ThrottledMS == nil {
+							a.ThrottledMS = map[string]int64{}
+						}
+						a.ThrottledMS[r] += ms
+					}
+				}
+			}
+		}
+		if a.Runs == 0 {
+			continue
+		}
+		a.MeanSMClockMHz, _ = meanOf(sm)
+		a.MeanMemClockMHz, _ = meanOf(mem)
+		a.MeanPowerW, _ = meanOf(power)
+		g.r.GPUs = append(g.r.GPUs, a)
+	}
+}
+
+// weighted is the mean of v over gpus by their samples, leaving out a
+// GPU without it (0).
+func weighted(gpus []gputelemetry.GPU, v func(gputelemetry.GPU) float64) float64 {
+	var sum float64
+	n := 0
+	for _, x := range gpus {
+		if v(x) > 0 {
+			sum += v(x) * float64(x.Samples)
+			n += x.Samples
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// Line says a's GPUs in a report: their means and the time held back.
+func (a ArmGPU) Line() string {
+	line := fmt.Sprintf("arm %s: SM %.0f MHz, memory %.0f MHz, %.0f W (mean of %d run(s), %s sampled)", a.Arm, a.MeanSMClockMHz, a.MeanMemClockMHz, a.MeanPowerW,
+		a.Runs, time.Duration(a.SampledMS)*time.Millisecond)
+	if len(a.ThrottledMS) == 0 {
+		return line + "; never throttled"
+	}
+	var parts []string
+	for _, r := range gputelemetry.Slowdowns {
+		if ms, ok := a.ThrottledMS[r]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s", r, time.Duration(ms)*time.Millisecond))
+		}
+	}
+	return line + "; throttled " + strings.Join(parts, ", ")
 }

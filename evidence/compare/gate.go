@@ -70,6 +70,7 @@ func (g *gate) check() {
 	g.workloads()
 	g.outputLengths()
 	g.clocks()
+	g.gpuSummary()
 	g.serverMetrics()
 	g.builds()
 	g.sources()
