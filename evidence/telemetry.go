@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/abbench/abbench/gputelemetry"
@@ -101,4 +104,27 @@ func (c *collector) readTelemetry() (rec gputelemetry.Record, samples []gputelem
 	c.input(rel)
 	samples, malformed = gputelemetry.Parse(data)
 	return rec, samples, malformed, nil
+}
+
+// gpuLine says one sampled GPU for a person: its means, its peak
+// temperature, the time sampled and the time each reason that is no
+// idling held.
+func gpuLine(g gputelemetry.GPU) string {
+	power := "power not reported" // [N/A]: a GPU that does not say
+	if g.MeanPowerW > 0 {
+		power = fmt.Sprintf("%.0f W of %.0f W", g.MeanPowerW, g.PowerLimitW)
+	}
+	line := fmt.Sprintf("gpu %d (%s): SM %.0f MHz (lowest %.0f), memory %.0f MHz, %s, up to %.0f C, %.0f%% busy, %s sampled",
+		g.Index, g.UUID, g.MeanSMClockMHz, g.MinSMClockMHz, g.MeanMemClockMHz, power, g.MaxTemperatureC, g.MeanUtilizationPct,
+		time.Duration(g.SpanMS)*time.Millisecond)
+	var held []string
+	for _, r := range slices.Sorted(maps.Keys(g.ThrottledMS)) {
+		if r != "gpu_idle" {
+			held = append(held, fmt.Sprintf("%s %s", r, time.Duration(g.ThrottledMS[r])*time.Millisecond))
+		}
+	}
+	if len(held) > 0 {
+		line += "; held back: " + strings.Join(held, ", ")
+	}
+	return line
 }

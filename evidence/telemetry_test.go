@@ -47,6 +47,16 @@ func TestGPUThrottledCensorsTheRun(t *testing.T) {
 		!slices.Contains(e.Inputs, gputelemetry.SamplesFile) || !slices.Contains(e.Inputs, gputelemetry.RecordFile) {
 		t.Fatalf("telemetry %+v, inputs %v", e.GPUTelemetry, e.Inputs)
 	}
+	var text strings.Builder
+	if err := e.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gpu 0 (GPU-aaaa): SM 1980 MHz (lowest 1980), memory 3201 MHz, 690 W of 700 W, up to 71 C, 100% busy, 10s sampled; held back: sw_power_cap 8s\n",
+		"gpu 1 (GPU-bbbb): SM 1980 MHz (lowest 1980), memory 3201 MHz, power not reported, up to 65 C, 100% busy, 10s sampled\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the evidence's text lacks %q:\n%s", want, text.String())
+		}
+	}
 	r.files[gputelemetry.SamplesFile] = gpuLines(50, 45, "0x0000000000000004")
 	if e := r.collect(t); !e.Accepted || e.GPUTelemetry.GPUs[0].ThrottledMS["sw_power_cap"] != 1000 {
 		t.Errorf("capped for 1s of 10s: accepted %v, reasons %v", e.Accepted, e.Reasons)

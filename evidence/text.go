@@ -39,6 +39,14 @@ func (e *Evidence) WriteText(w io.Writer) error {
 			out.Printf("%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
 		}
 	}
+	if t := e.GPUTelemetry; t != nil {
+		for _, g := range t.GPUs {
+			out.Printf("%s\n", gpuLine(g))
+		}
+		if t.Dropped > 0 {
+			out.Printf("gpu samples: %d kept, %d past the cap not kept (the samples cover the phase's start)\n", t.Samples, t.Dropped)
+		}
+	}
 	if len(e.Criteria) > 0 {
 		var rows [][]string
 		for _, c := range e.Criteria {
