@@ -20,11 +20,14 @@ import (
 type GPUTelemetry struct {
 	IntervalMS int64 `json:"interval_ms"`
 	// Samples are the lines read as samples; Malformed the lines that
-	// were none; Dropped the lines the sampler did not keep (past its
-	// cap: the samples then cover the phase's start only).
-	Samples   int `json:"samples"`
-	Malformed int `json:"malformed,omitempty"`
-	Dropped   int `json:"dropped,omitempty"`
+	// were none; Downsampled the lines the sampler left out to keep a
+	// long phase within its cap (the samples kept stand for them);
+	// Dropped the lines it did not keep otherwise (past its sparsest
+	// stride: the samples then end before the phase did).
+	Samples     int `json:"samples"`
+	Malformed   int `json:"malformed,omitempty"`
+	Downsampled int `json:"downsampled,omitempty"`
+	Dropped     int `json:"dropped,omitempty"`
 	// Error is how the sampler failed, as it recorded it.
 	Error string             `json:"error,omitempty"`
 	GPUs  []gputelemetry.GPU `json:"gpus"`
@@ -62,7 +65,7 @@ func (c *collector) telemetry() {
 	}
 	gpus := gputelemetry.Summarize(samples, rec.Interval())
 	mean, _ := gputelemetry.MeanSMClock(gpus)
-	c.e.GPUTelemetry = &GPUTelemetry{IntervalMS: rec.IntervalMS, Samples: len(samples), Malformed: malformed, Dropped: rec.Dropped,
+	c.e.GPUTelemetry = &GPUTelemetry{IntervalMS: rec.IntervalMS, Samples: len(samples), Malformed: malformed, Downsampled: rec.Downsampled, Dropped: rec.Dropped,
 		Error: rec.Error, GPUs: gpus, MeanSMClockMHz: mean, SMClocks: t.ClockPolicy()}
 	switch {
 	case len(samples) == 0 && rec.Error != "":
@@ -103,6 +106,7 @@ func (c *collector) readTelemetry() (rec gputelemetry.Record, samples []gputelem
 	}
 	c.input(rel)
 	samples, malformed = gputelemetry.Parse(data)
+	gputelemetry.Spread(samples, rec.Strides)
 	return rec, samples, malformed, nil
 }
 

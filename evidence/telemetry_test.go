@@ -61,6 +61,11 @@ func TestGPUThrottledCensorsTheRun(t *testing.T) {
 	if e := r.collect(t); !e.Accepted || e.GPUTelemetry.GPUs[0].ThrottledMS["sw_power_cap"] != 1000 {
 		t.Errorf("capped for 1s of 10s: accepted %v, reasons %v", e.Accepted, e.Reasons)
 	}
+	r.files[gputelemetry.RecordFile] = strings.Replace(gpuRecord(100, ""), `"lines": 100`, `"lines": 100, "strides": [{"from_line": 0, "every": 4}], "downsampled": 300`, 1)
+	if e := r.collect(t); e.GPUTelemetry.GPUs[0].SpanMS != 9800+800 || e.GPUTelemetry.Downsampled != 300 {
+		t.Errorf("samples that stand for every fourth: %+v", e.GPUTelemetry)
+	}
+	r.files[gputelemetry.RecordFile] = gpuRecord(100, "")
 	r.yaml = scenarioYAML + "telemetry: {throttled_max: 5%}\n"
 	if e := r.collect(t); e.Accepted || e.Reasons[0].Code != reason.GPUThrottled {
 		t.Errorf("capped for 1s of 10s, 5%% allowed: accepted %v, reasons %v", e.Accepted, e.Reasons)

@@ -43,8 +43,8 @@ func (e *Evidence) WriteText(w io.Writer) error {
 		for _, g := range t.GPUs {
 			out.Printf("%s\n", gpuLine(g))
 		}
-		if t.Dropped > 0 {
-			out.Printf("gpu samples: %d kept, %d past the cap not kept (the samples cover the phase's start)\n", t.Samples, t.Dropped)
+		if t.Downsampled > 0 || t.Dropped > 0 {
+			out.Printf("gpu samples: %d kept, %d left out to keep the phase within the cap (the kept ones stand for them), %d not kept\n", t.Samples, t.Downsampled, t.Dropped)
 		}
 	}
 	if len(e.Criteria) > 0 {

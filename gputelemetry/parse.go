@@ -42,6 +42,10 @@ type Sample struct {
 	UtilizationPct      float64
 	Reasons             uint64
 	HasReasons, HasTime bool
+	// Line is the line of the samples file it was read from (from 0);
+	// Every how many of the GPU's lines it stands for (Spread; 0 or 1:
+	// itself alone).
+	Line, Every int
 }
 
 // ParseLine reads one line of --format=csv,noheader,nounits of Fields,
@@ -91,7 +95,9 @@ func number(cell string) float64 {
 // not one (an error nvidia-smi printed between samples, a line cut by
 // the stop) is counted in malformed, never guessed at.
 func Parse(data []byte) (samples []Sample, malformed int) {
+	n := -1
 	for line := range bytes.Lines(data) {
+		n++
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -100,6 +106,7 @@ func Parse(data []byte) (samples []Sample, malformed int) {
 			malformed++
 			continue
 		}
+		s.Line = n
 		samples = append(samples, s)
 	}
 	return samples, malformed

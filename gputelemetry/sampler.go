@@ -29,7 +29,9 @@ const (
 const (
 	DefaultInterval = 200 * time.Millisecond
 	// DefaultMaxLines keeps 100,000 lines (about 10 MB): eight GPUs
-	// sampled every 200 ms for 40 minutes.
+	// sampled every 200 ms for 20 minutes at full rate, then every
+	// second sample for the next 20, every fourth for the next 20, ...:
+	// about five hours in all before lines are dropped.
 	DefaultMaxLines = 100_000
 	// maxLine bounds one line: a sample is about 120 bytes.
 	maxLine = 1024
@@ -49,11 +51,15 @@ type Record struct {
 	IntervalMS int64     `json:"interval_ms"`
 	Started    time.Time `json:"started"`
 	Ended      time.Time `json:"ended"`
-	// Lines are the lines kept in SamplesFile; Dropped those not kept
-	// (past MaxLines, or longer than a sample can be): the samples then
-	// cover the measured phase's start only, and the evidence says so.
-	Lines   int `json:"lines"`
-	Dropped int `json:"dropped,omitempty"`
+	// Lines are the lines kept in SamplesFile, within MaxLines: past
+	// half of it, each GPU's lines are kept ever more sparsely (Strides),
+	// so that the samples span the whole phase; Downsampled are the
+	// lines left out so. Dropped are the lines not kept otherwise
+	// (longer than a sample can be, cut by the stop, past the cap).
+	Lines       int      `json:"lines"`
+	Strides     []Stride `json:"strides,omitempty"`
+	Downsampled int      `json:"downsampled,omitempty"`
+	Dropped     int      `json:"dropped,omitempty"`
 	// Error says how the sampler failed: it could not start, or ended on
 	// its own before the measured phase did (with its last line of
 	// standard error).
@@ -153,12 +159,14 @@ func (s *Sampler) start() error {
 	return nil
 }
 
-// read keeps each line nvidia-smi prints, up to MaxLines, then waits for
-// it to end.
+// read keeps the lines nvidia-smi prints, within MaxLines (downsampled
+// past half of it), then waits for it to end.
 func (s *Sampler) read(stdout io.Reader) {
 	defer close(s.done)
 	w := bufio.NewWriter(s.out)
 	r := bufio.NewReaderSize(stdout, maxLine)
+	k := newKeeper(s.opts.MaxLines)
+	defer func() { s.rec.Strides = k.strides }()
 	for {
 		line, err := r.ReadSlice('\n')
 		switch {
@@ -167,11 +175,13 @@ func (s *Sampler) read(stdout io.Reader) {
 			for errors.Is(err, bufio.ErrBufferFull) { // the rest of the line
 				_, err = r.ReadSlice('\n')
 			}
-		case len(line) > 0 && line[len(line)-1] == '\n' && s.rec.Lines < s.opts.MaxLines:
+		case len(line) > 0 && (line[len(line)-1] != '\n' || k.full(s.rec.Lines)):
+			s.rec.Dropped++ // cut short by the stop, or past the sparsest stride
+		case len(line) > 0 && k.keep(line, s.rec.Lines):
 			w.Write(line)
 			s.rec.Lines++
 		case len(line) > 0:
-			s.rec.Dropped++ // past the cap, or cut short by the stop
+			s.rec.Downsampled++
 		}
 		if err != nil {
 			break

@@ -39,8 +39,8 @@ type GPU struct {
 	UUID    string `json:"uuid,omitempty"`
 	Samples int    `json:"samples"`
 	// SpanMS is the time the samples cover: each sample stands for the
-	// time to the GPU's next one (at most five intervals: a longer gap
-	// was not watched), the last for one interval.
+	// time to the GPU's next one (at most five intervals, of its stride:
+	// a longer gap was not watched), the last for one.
 	SpanMS             int64   `json:"span_ms"`
 	MeanSMClockMHz     float64 `json:"mean_sm_clock_mhz"`
 	MinSMClockMHz      float64 `json:"min_sm_clock_mhz"`
@@ -102,16 +102,19 @@ func summarizeOne(idx int, ss []Sample, interval time.Duration) GPU {
 	return g
 }
 
-// spanOf is the time sample i of one GPU stands for.
+// spanOf is the time sample i of one GPU stands for: to its next sample,
+// at most five times what one sample stands for (a longer gap was not
+// watched), or, for the last, what one sample stands for.
 func spanOf(ss []Sample, i int, interval time.Duration) time.Duration {
+	one := ss[i].stands(interval)
 	if i+1 == len(ss) || !ss[i].HasTime || !ss[i+1].HasTime {
-		return interval
+		return one
 	}
 	gap := ss[i+1].Time.Sub(ss[i].Time)
 	if gap < 0 {
-		return interval // a clock stepped back: the interval asked for
+		return one // a clock stepped back: the interval asked for
 	}
-	return min(gap, 5*interval)
+	return min(gap, 5*one)
 }
 
 // mean is a running mean that leaves out values nvidia-smi did not have.
