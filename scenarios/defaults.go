@@ -72,6 +72,7 @@ func ApplyDefaults(s *Scenario) {
 		}
 	}
 	applyHookDefaults(s)
+	s.Telemetry.leaveDefaultsOut()
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = DefaultNoiseThreshold
 	}

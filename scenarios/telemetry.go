@@ -50,10 +50,13 @@ func (t Telemetry) GPUMode() string {
 	return t.GPU
 }
 
-// SampleInterval is Interval, 200ms when unset.
+// DefaultInterval is Interval's default.
+const DefaultInterval = 200 * time.Millisecond
+
+// SampleInterval is Interval, DefaultInterval when unset.
 func (t Telemetry) SampleInterval() time.Duration {
 	if t.Interval <= 0 {
-		return 200 * time.Millisecond
+		return DefaultInterval
 	}
 	return time.Duration(t.Interval)
 }
@@ -78,6 +81,25 @@ func (t Telemetry) ClockPolicy() string {
 		return ClocksWarn
 	}
 	return t.SMClocks
+}
+
+// leaveDefaultsOut clears each value that is its default: a scenario made
+// before telemetry: had none, and writing the defaults out would change
+// its matched digest (its committed runs would no longer verify). So a
+// default written and one left out encode alike.
+func (t *Telemetry) leaveDefaultsOut() {
+	if t.GPU == TelemetryAuto {
+		t.GPU = ""
+	}
+	if time.Duration(t.Interval) == DefaultInterval {
+		t.Interval = 0
+	}
+	if f, err := t.ThrottledFraction(); err == nil && f == DefaultThrottledMax {
+		t.ThrottledMax = ""
+	}
+	if t.SMClocks == ClocksWarn {
+		t.SMClocks = ""
+	}
 }
 
 // telemetry checks the telemetry: key and the roles' metrics: what is

@@ -38,6 +38,13 @@ func TestTelemetryKeys(t *testing.T) {
 	if frac, _ := set.Telemetry.ThrottledFraction(); frac != 0.05 || set.Telemetry.GPUMode() != "on" || set.MatchedDigest() == plain.MatchedDigest() {
 		t.Errorf("declared %+v", set.Telemetry)
 	}
+	defaults, err := load(t, base+"telemetry: {gpu: auto, interval: 200ms, throttled_max: 20%, sm_clocks: warn}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaults.MatchedDigest() != plain.MatchedDigest() {
+		t.Errorf("the defaults written out change the matched digest")
+	}
 	if !strings.Contains(string(plain.Canonical()), `"name":"t"`) || strings.Contains(string(plain.Canonical()), "telemetry") {
 		t.Errorf("a scenario without telemetry: has it in its canonical form %s", plain.Canonical())
 	}
