@@ -73,6 +73,7 @@ func ApplyDefaults(s *Scenario) {
 	}
 	applyHookDefaults(s)
 	s.Telemetry.leaveDefaultsOut()
+	applyMetricDefaults(s)
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = DefaultNoiseThreshold
 	}

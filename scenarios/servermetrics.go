@@ -17,6 +17,16 @@ const (
 	MetricChange = "change"
 )
 
+// applyMetricDefaults writes out each server_metric criterion's at, so
+// that one left out and one spelled change encode alike.
+func applyMetricDefaults(s *Scenario) {
+	for i := range s.Acceptance {
+		if c := &s.Acceptance[i]; c.ServerMetric != "" && c.At == "" {
+			c.At = MetricChange
+		}
+	}
+}
+
 // MetricAt is the criterion's at, "change" when unset.
 func (c Criterion) MetricAt() string {
 	if c.At == "" {

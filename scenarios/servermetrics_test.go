@@ -34,6 +34,10 @@ func TestServerMetricRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	spelled, err := load(t, withMetrics+"  - {server_metric: 'vllm:prefix_cache_hits_total{engine=\"0\"}', at: before, equals: 0}\n  - {server_metric: vllm:num_preemptions_total, at: change, within: 5%}\n")
+	if err != nil || spelled.MatchedDigest() != s.MatchedDigest() {
+		t.Errorf("at: change spelled out changes the matched digest (%v)", err)
+	}
 	c := s.Acceptance[1]
 	if sel, _ := c.MetricSelector(); c.Kind() != "server_metric" || c.MetricAt() != "before" || sel.Labels["engine"] != "0" || s.MetricsRole(c).Name != "server" || s.Acceptance[2].MetricAt() != "change" {
 		t.Errorf("criterion %+v", c)
