@@ -18,7 +18,9 @@ import (
 // GPUTelemetry is what the GPU samples of the measured phase say, on the
 // controller's node (package gputelemetry).
 type GPUTelemetry struct {
-	IntervalMS int64 `json:"interval_ms"`
+	// Host is the node sampled: the controller's.
+	Host       string `json:"host,omitempty"`
+	IntervalMS int64  `json:"interval_ms"`
 	// Samples are the lines read as samples; Malformed the lines that
 	// were none; Downsampled the lines the sampler left out to keep a
 	// long phase within its cap (the samples kept stand for them);
@@ -65,7 +67,7 @@ func (c *collector) telemetry() {
 	}
 	gpus := gputelemetry.Summarize(samples, rec.Interval())
 	mean, _ := gputelemetry.MeanSMClock(gpus)
-	c.e.GPUTelemetry = &GPUTelemetry{IntervalMS: rec.IntervalMS, Samples: len(samples), Malformed: malformed, Downsampled: rec.Downsampled, Dropped: rec.Dropped,
+	c.e.GPUTelemetry = &GPUTelemetry{Host: rec.Host, IntervalMS: rec.IntervalMS, Samples: len(samples), Malformed: malformed, Downsampled: rec.Downsampled, Dropped: rec.Dropped,
 		Error: rec.Error, GPUs: gpus, MeanSMClockMHz: mean, SMClocks: t.ClockPolicy()}
 	switch {
 	case len(samples) == 0 && rec.Error != "":

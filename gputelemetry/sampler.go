@@ -45,7 +45,9 @@ const (
 // Record says how the samples were taken, for the evidence to say what
 // they cover.
 type Record struct {
-	Schema     string    `json:"schema"`
+	Schema string `json:"schema"`
+	// Host is the node sampled (the controller's).
+	Host       string    `json:"host,omitempty"`
 	Command    []string  `json:"command"`
 	Fields     []string  `json:"fields"`
 	IntervalMS int64     `json:"interval_ms"`
@@ -107,7 +109,8 @@ func Start(opts Options) *Sampler {
 	}
 	fields := Fields(reasonsField(opts.Path))
 	s := &Sampler{opts: opts, done: make(chan struct{}), stopping: make(chan struct{}), stderr: tail{max: 4096}}
-	s.rec = Record{Schema: Schema, Fields: fields, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC(),
+	host, _ := os.Hostname() // "" when the kernel will not say: the record still holds
+	s.rec = Record{Schema: Schema, Host: host, Fields: fields, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC(),
 		Command: []string{filepath.Base(opts.Path), "--query-gpu=" + strings.Join(fields, ","), "--format=csv,noheader,nounits",
 			"-lms", fmt.Sprint(opts.Interval.Milliseconds())}}
 	if err := s.start(); err != nil {
