@@ -71,6 +71,8 @@ type run struct {
 	pins     []rundir.ContainerImage
 	recorded bool
 	rules    *Rules // the compiled rules it shares; nil: its own
+	// files are other files of the run directory, by their path in it.
+	files map[string]string
 }
 
 func goodRun() *run {
@@ -118,6 +120,10 @@ func (r *run) collect(t *testing.T) *Evidence {
 		os.Symlink(stale, filepath.Join(dir, "throughput.json"))
 	case r.record != "":
 		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
+	}
+	for name, content := range r.files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
 	return collectWith(t, s, "async", dir, st, Options{Rules: r.rules})
 }

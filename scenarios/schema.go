@@ -34,6 +34,8 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Telemetry is what is sampled while a run measures (telemetry.go).
+	Telemetry Telemetry `yaml:"telemetry" json:"telemetry"`
 	// Matrix sweeps named axes; each cell is its own matched A/B
 	// (matrix.go, docs/scenario.md).
 	Matrix Matrix `yaml:"matrix" json:"matrix"`
@@ -198,6 +200,9 @@ type Role struct {
 	OpenAI *OpenAIClient `yaml:"openai" json:"openai,omitempty"`
 	// Container runs each rank in a container (local launcher).
 	Container *Container `yaml:"container" json:"container,omitempty"`
+	// Metrics is the URL (a template) of each rank's Prometheus
+	// endpoint, scraped before the client and after the drain.
+	Metrics string `yaml:"metrics" json:"metrics,omitempty"`
 }
 
 // RoleSlurm places one role's srun step inside the allocation.
@@ -317,6 +322,11 @@ type Criterion struct {
 	// per run (compare censors output-length-mismatch), within Within
 	// ("2%") when set.
 	OutputTokens string `yaml:"output_tokens" json:"output_tokens,omitempty"`
+	// ServerMetric names a metric of the role's Prometheus endpoint
+	// (servermetrics.go) held, At a moment, to Equals or, across the
+	// arms, Within.
+	ServerMetric string `yaml:"server_metric" json:"server_metric,omitempty"`
+	At           string `yaml:"at" json:"at,omitempty"`
 	Within       string `yaml:"within" json:"within,omitempty"`
 	Role         string `yaml:"role" json:"role,omitempty"`
 	// Equals is an integer or a product of integers and workload names
@@ -333,6 +343,7 @@ func (c Criterion) Kind() string {
 		"requests": c.Requests != "", "throughput": c.Throughput != "", "record": c.Record != "", "mode": c.Mode != "",
 		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
 		"config": c.Config != "", "clean_shutdown": c.CleanShutdown, "output_tokens": c.OutputTokens != "",
+		"server_metric": c.ServerMetric != "",
 	} {
 		if set {
 			kinds = append(kinds, k)

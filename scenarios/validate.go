@@ -71,6 +71,7 @@ func (v *validator) run() {
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}
 	v.launcher()
+	v.telemetry()
 	v.workloadLiterals()
 }
 

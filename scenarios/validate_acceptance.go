@@ -40,7 +40,7 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 	s := v.s
 	kind := c.Kind()
 	if kind == "" {
-		v.at(cp, "criterion %d: set exactly one of requests, throughput, record, mode, digest, activation, counter, config, clean_shutdown", n)
+		v.at(cp, "criterion %d: set exactly one of requests, throughput, record, mode, digest, activation, counter, config, clean_shutdown, output_tokens, server_metric", n)
 		return
 	}
 	for j, a := range c.Arms {
@@ -85,6 +85,8 @@ func (v *validator) criterionFields(cp []any, n int, kind string, c Criterion) {
 		if c.Role != "" && s.Role(c.Role) == nil {
 			v.at(append(cp, "role"), "role %q does not exist", c.Role)
 		}
+	case "server_metric":
+		v.serverMetric(cp, n, c)
 	case "config":
 		found := slices.ContainsFunc(s.Evidence.Configs, func(f ConfigFact) bool { return f.Name == c.Config })
 		if !found {

@@ -47,6 +47,8 @@ rundir FuzzResolveCampaign
 rundir FuzzRunFiles
 loadgen FuzzDecodeChunk
 loadgen FuzzReadHead
+promtext FuzzParse
+gputelemetry FuzzParseLine
 "
 
 usage() {

@@ -30,6 +30,9 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Machine != "" {
 		fmt.Fprintf(&b, "- machine: %s\n", mdEscape(r.Machine))
 	}
+	for _, a := range r.GPUs {
+		fmt.Fprintf(&b, "- gpus: %s\n", mdEscape(a.Line()))
+	}
 	if r.PlotURL != "" {
 		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}
