@@ -144,19 +144,17 @@ func (c *controller) checkArmEnv(r *scenarios.Role, rank int, reg *rundir.Regist
 	return rs
 }
 
-// checkModes requires each rank's last mode line to agree with the arm.
+// checkModes requires the last mode line of each rank of every mode
+// rule's role to agree with the arm.
 func (c *controller) checkModes(when string) error {
-	m := c.s.Evidence.Mode
-	if m == nil {
-		return nil
-	}
-	re := c.pattern(m.Pattern)
 	armEnv := c.s.Arms[c.arm].Env
 	var rs []reason.Reason
 	for _, p := range c.procs {
-		if p.role != m.Role {
+		m := c.s.Evidence.Mode.Of(p.role)
+		if m == nil {
 			continue
 		}
+		re := c.pattern(m.Pattern)
 		if p.mode == nil {
 			p.mode = newFollower(p.log, p.offset, re)
 		}

@@ -146,12 +146,22 @@ func (c *collector) validRecord(fail func(reason.Reason)) string {
 	return fmt.Sprintf("%s record valid, %s %s", r.Format, c.e.HeadlineMetric, numfmt.Value(r.Metrics[c.e.HeadlineMetric]))
 }
 
+// modes holds every rank of each mode rule's role to the arm's mode.
 func (c *collector) modes(fail func(reason.Reason)) string {
-	m := c.s.Evidence.Mode
-	facts := c.factsOf(m.Role)
-	role := c.s.Role(m.Role)
+	rules := c.s.Evidence.Mode
+	var said []string
+	for _, m := range rules {
+		said = append(said, c.roleModes(m.Role, fail))
+	}
+	return strings.Join(said, "; ")
+}
+
+// roleModes holds every rank of role to the arm's mode.
+func (c *collector) roleModes(roleName string, fail func(reason.Reason)) string {
+	facts := c.factsOf(roleName)
+	role := c.s.Role(roleName)
 	if len(facts) < role.Ranks {
-		fail(reason.New(reason.ArmModeMismatch, "only %d of %d %s ranks have a measured mode", len(facts), role.Ranks, m.Role))
+		fail(reason.New(reason.ArmModeMismatch, "only %d of %d %s ranks have a measured mode", len(facts), role.Ranks, roleName))
 	}
 	want := c.s.Arms[c.e.Arm].Env
 	for _, f := range facts {
@@ -165,7 +175,7 @@ func (c *collector) modes(fail func(reason.Reason)) string {
 			}
 		}
 	}
-	return fmt.Sprintf("all %d %s ranks ran the arm's mode", len(facts), m.Role)
+	return fmt.Sprintf("all %d %s ranks ran the arm's mode", len(facts), roleName)
 }
 
 func (c *collector) digestAgree(fail func(reason.Reason)) string {

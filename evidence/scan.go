@@ -144,7 +144,7 @@ func (c *collector) readable(scans []*rankScan) []*rankScan {
 // cores to spare, and takes the facts of its measured lifecycle.
 func (c *collector) scanRank(sc *rankScan, parts int) {
 	ev := c.s.Evidence
-	hasMode := ev.Mode != nil && ev.Mode.Role == sc.role.Name
+	hasMode := ev.Mode.Of(sc.role.Name) != nil
 	hasEnd := ev.LifecycleEnd != nil && ev.LifecycleEnd.Role == sc.role.Name
 	sc.phases = newPhases(ev.Profiling, hasMode, hasEnd)
 	f := sc.facts

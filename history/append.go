@@ -27,7 +27,8 @@ import (
 // stored, at most three times, then refused (*ChangedError). When the
 // write or the sync fails (a full disk), the store is put back byte for
 // byte as it was found, so a failed add leaves nothing a retry would have
-// to skip or mend.
+// to skip or mend. An entry of a planned run whose place in its plan the
+// store holds under another token refuses the add (*DuplicateRunError).
 func Append(path string, entries []Entry) (added int, removed string, err error) {
 	held, err := lockFile(path)
 	if err != nil {
@@ -77,10 +78,16 @@ func appendLocked(path string, entries []Entry, held *heldLock) (added int, remo
 	var oldTail []byte // the mapping shows the bytes written over it
 	var before end
 	err = readMapped(path, func() (err error) {
-		if have, complete, err = storedKeys(path, data, entries); err == nil {
-			removed, oldTail, before = tornNote(path, data, complete), slices.Clone(data[complete:]), endOf(data)
+		if have, complete, err = storedKeys(path, data, entries); err != nil {
+			return err
 		}
-		return err
+		// Under the lock, so no add between this check and the write
+		// stores the same planned run.
+		if err = plannedOnce(path, data[:complete], entries); err != nil {
+			return err
+		}
+		removed, oldTail, before = tornNote(path, data, complete), slices.Clone(data[complete:]), endOf(data)
+		return nil
 	})
 	if err != nil {
 		return 0, "", err

@@ -123,6 +123,10 @@ func (d *entryDecoder) field(s *lineScanner, e *Entry, name string) (bit uint32,
 		return 1 << 20, s.int(&e.N)
 	case "method":
 		return 1 << 21, d.text(s, &e.Method)
+	case "plan_digest":
+		return 1 << 22, d.text(s, &e.PlanDigest)
+	case "run_index":
+		return 1 << 23, s.int(&e.RunIndex)
 	}
 	return 0, false
 }

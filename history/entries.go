@@ -54,6 +54,9 @@ func FromComparison(r *compare.Result, runs []compare.Run, signed bool, added ti
 		e.Kind, e.Key, e.Arm, e.Time, e.Value = KindRun, s.Token, s.Arm, s.Started.UTC(), s.Value
 		e.Machine, e.Source = runFacts(byPath[s.Path].Provenance())
 		e.Build = builds[s.Arm]
+		if c := byPath[s.Path].Campaign; c != nil {
+			e.PlanDigest, e.RunIndex = c.PlanDigest, c.Index
+		}
 		out = append(out, e)
 		tokens[s.Arm] = append(tokens[s.Arm], s.Token)
 		if s.Started.After(latest[s.Arm]) {

@@ -41,6 +41,13 @@ type Entry struct {
 	// Key identifies the entry: a run's token, a comparison's arms and
 	// tokens hashed; add skips keys already stored.
 	Key string `json:"key"`
+	// PlanDigest and RunIndex are a run's place in the campaign plan it
+	// was made for (its signed provenance's), absent for a run of no plan
+	// and in entries added before they were kept: a planned run counts
+	// once, so an add refuses a run whose place the store holds under
+	// another token (*DuplicateRunError).
+	PlanDigest string `json:"plan_digest,omitempty"`
+	RunIndex   int    `json:"run_index,omitempty"`
 	// Machine is the hardware class the runs ran on (CPU and GPU models
 	// per host); Source the system under test's commit when recorded.
 	Machine string `json:"machine,omitempty"`

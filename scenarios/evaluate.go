@@ -83,7 +83,7 @@ type LogRule struct {
 func (s *Scenario) RulesFor(role string) []LogRule {
 	ev := s.Evidence
 	var out []LogRule
-	for name, r := range map[string]*Rule{"mode": ev.Mode, "lifecycle_end": ev.LifecycleEnd, "activation": ev.Activation} {
+	for name, r := range map[string]*Rule{"mode": ev.Mode.Of(role), "lifecycle_end": ev.LifecycleEnd, "activation": ev.Activation} {
 		if r != nil && r.Role == role {
 			out = append(out, LogRule{Name: name, Pattern: r.Pattern})
 		}

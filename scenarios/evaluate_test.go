@@ -26,7 +26,7 @@ func TestEvalExpr(t *testing.T) {
 
 func TestRulesFor(t *testing.T) {
 	s := &Scenario{Evidence: Evidence{
-		Mode:         &Rule{Role: "srv", Pattern: "m"},
+		Mode:         ModeRules{{Role: "srv", Pattern: "m"}},
 		LifecycleEnd: &Rule{Role: "srv", Pattern: "e"},
 		Activation:   &Rule{Role: "cli", Pattern: "a"},
 		Counters:     map[string]Counter{"lines": {Role: "srv", Pattern: "l"}, "last": {Role: "srv", Pattern: "v=(?P<v>\\d+)", Value: "v"}, "other": {Role: "cli", Pattern: "o"}},

@@ -288,7 +288,7 @@ type Evidence struct {
 	// Profiling is true when each rank's cumulative log holds a complete
 	// profiling lifecycle before the measured one.
 	Profiling    bool               `yaml:"profiling" json:"profiling"`
-	Mode         *Rule              `yaml:"mode" json:"mode"`
+	Mode         ModeRules          `yaml:"mode" json:"mode"`
 	LifecycleEnd *Rule              `yaml:"lifecycle_end" json:"lifecycle_end"`
 	Activation   *Rule              `yaml:"activation" json:"activation"`
 	Counters     map[string]Counter `yaml:"counters" json:"counters"`

@@ -102,7 +102,7 @@ func (v *validator) missingEvidence(kind string) string {
 	switch {
 	case (kind == "throughput" || kind == "record") && e.Throughput == nil:
 		return "evidence.throughput"
-	case kind == "mode" && e.Mode == nil:
+	case kind == "mode" && len(e.Mode) == 0:
 		return "evidence.mode"
 	case kind == "digest" && e.Activation == nil && v.s.OpenAIRole() == nil:
 		return "evidence.activation (or an openai client, whose sent prompts it then checks)"

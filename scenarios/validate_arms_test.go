@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -68,22 +69,24 @@ func TestArmIndependentTemplatesLoad(t *testing.T) {
 	}
 }
 
-// A client given the arm that the mode rule does not cover is refused:
-// the measurement would differ by the arm, and nothing proves how. A
+// A role given the arm that no mode rule covers is refused where the
+// scenario has mode rules: nothing would prove the arm reached it. A
 // client may carry it as the system under test, when the mode rule is its
-// own. Another role the rule does not cover, and every role given the arm
-// without evidence.mode, is warned about.
+// own; a list of rules, one per role, covers several roles. Every role
+// given the arm without evidence.mode is warned about. Before, a role
+// other than a client that the single rule missed was only warned about.
 func TestArmEnvWithoutAModeRuleIsRefused(t *testing.T) {
 	refusedAt(t, "after_ready: true,", "after_ready: true, arm_env: true,", 9,
 		`role "client" takes the arm's environment (arm_env: true), but the mode rule covers role "server" only`)
 
-	frontend := strings.Replace(base, "  - {name: client,", "  - {name: frontend, arm_env: true, command: [fe]}\n  - {name: client,", 1)
-	s, err := load(t, frontend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Warnings) != 1 || s.Warnings[0].Line != 9 || !strings.Contains(s.Warnings[0].Msg, `role "frontend" takes the arm's environment (arm_env: true), but the mode rule covers role "server" only`) {
-		t.Errorf("warnings %v, want one at line 9 saying nothing proves the arm reached the frontend", s.Warnings)
+	const frontendRole = "  - {name: frontend, arm_env: true, command: [fe]}\n  - {name: client,"
+	frontend := strings.Replace(base, "  - {name: client,", frontendRole, 1)
+	_, err := load(t, frontend)
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 || es[0].Line != 9 ||
+		!strings.Contains(es[0].Msg, `role "frontend" takes the arm's environment (arm_env: true), but the mode rule covers role "server" only`) ||
+		!strings.Contains(es[0].Msg, "add a rule of this role to evidence.mode") {
+		t.Errorf("a frontend no mode rule covers: %v, want one error at line 9 saying nothing proves the arm reached it", err)
 	}
 
 	single := strings.NewReplacer(
@@ -96,12 +99,96 @@ func TestArmEnvWithoutAModeRuleIsRefused(t *testing.T) {
 	}
 
 	noMode := strings.Replace(base, "  mode: {role: server, pattern: 'mode rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n", "", 1)
-	s, err = load(t, noMode)
+	s, err := load(t, noMode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Warnings) != 1 || s.Warnings[0].Line != 8 || !strings.Contains(s.Warnings[0].Msg, "has no evidence.mode: nothing proves the arm reached it") {
 		t.Errorf("warnings %v, want one at line 8 saying nothing proves the arm", s.Warnings)
+	}
+}
+
+// evidence.mode as a list gives each role given the arm its own rule: a
+// scenario whose rules cover every such role loads, with every rule in
+// order; each rule is checked as a single one is (its errors at its own
+// item's line), a role may have one rule only, and an item is a mapping
+// of the rule's keys alone.
+func TestModeRulesAList(t *testing.T) {
+	const one = "  mode: {role: server, pattern: 'mode rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n"
+	const frontendRole = "  - {name: frontend, arm_env: true, command: [fe]}\n  - {name: client,"
+	list := func(second string) string {
+		return strings.Replace(strings.Replace(base, "  - {name: client,", frontendRole, 1), one,
+			"  mode:\n    - {role: server, pattern: 'mode rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n"+second, 1)
+	}
+	s, err := load(t, list("    - {role: frontend, pattern: 'fe rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n"))
+	if err != nil {
+		t.Fatalf("a rule per role given the arm: %v", err)
+	}
+	if got := s.Evidence.Mode.Roles(); len(got) != 2 || got[0] != "server" || got[1] != "frontend" || len(s.Warnings) != 0 {
+		t.Errorf("rules of %v, warnings %v; want server then frontend, no warning", got, s.Warnings)
+	}
+	if r := s.RulesFor("frontend"); len(r) != 1 || r[0].Name != "mode" || r[0].Pattern != `fe rank=(?P<rank>\d+) mode=(?P<MODE>\d)` {
+		t.Errorf("the frontend's log rules: %+v, want its mode rule", r)
+	}
+	for _, c := range []struct {
+		second string
+		line   int
+		want   string
+	}{
+		{"    - {role: frontend, pattern: 'fe rank=(?P<rank>\\d+) mode=(?P<OTHER>\\d)'}\n", 14, `mode group "OTHER" is not an arm key`},
+		{"    - {role: client, pattern: 'c rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n", 14, `mode role "client" does not take the arm env`},
+		{"    - {role: server, pattern: 'again rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n", 14, `role "server" has a mode rule already (evidence.mode item 1)`},
+		{"    - {role: frontend, pattern: 'fe rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)', records: r.jsonl}\n", 14, "records is only for evidence.activation"},
+	} {
+		_, err := load(t, list(c.second))
+		var es Errors
+		if !errors.As(err, &es) {
+			t.Errorf("%s: got %v, want Errors", c.second, err)
+			continue
+		}
+		found := false
+		for _, e := range es {
+			found = found || (strings.Contains(e.Msg, c.want) && e.Line == c.line)
+		}
+		if !found {
+			t.Errorf("%s: %v, want %q at line %d", c.second, err, c.want, c.line)
+		}
+	}
+	if _, err := load(t, list("    - {role: frontend, patern: 'fe rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)'}\n")); err == nil || !strings.Contains(err.Error(), `unknown key "patern" in a mode rule`) {
+		t.Errorf("a misspelt key: %v, want it refused", err)
+	}
+}
+
+// One rule is written as the rule itself, as evidence.mode always was, so
+// the matched digest of a scenario written before the list form is
+// unchanged; a list is written as a list and read back.
+func TestModeRulesEncoding(t *testing.T) {
+	one := ModeRules{{Role: "server", Pattern: `a<b&(?P<MODE>\d)`}}
+	b, err := json.Marshal(struct{ Mode ModeRules }{one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, _ := json.Marshal(struct{ Mode *Rule }{&one[0]})
+	if string(b) != string(was) {
+		t.Errorf("one rule: %s, want %s", b, was)
+	}
+	s, err := load(t, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(s.Canonical()), `"mode":{"pattern":"mode rank=(?P<rank>\\d+) mode=(?P<MODE>\\d)","role":"server"}`) {
+		t.Errorf("the canonical scenario writes its one mode rule otherwise:\n%s", s.Canonical())
+	}
+	two := ModeRules{{Role: "a", Pattern: "x"}, {Role: "b", Pattern: "y"}}
+	for _, m := range []ModeRules{nil, one, two} {
+		b, err := json.Marshal(m)
+		var back ModeRules
+		if err == nil {
+			err = json.Unmarshal(b, &back)
+		}
+		if err != nil || len(back) != len(m) || (len(m) > 0 && back[len(m)-1] != m[len(m)-1]) {
+			t.Errorf("%v: wrote %s, read back %v (%v)", m, b, back, err)
+		}
 	}
 }
 

@@ -69,9 +69,7 @@ func (v *validator) roleNames() []string {
 
 func (v *validator) evidence() {
 	e := &v.s.Evidence
-	if e.Mode != nil {
-		v.mode(e.Mode)
-	}
+	v.modes(e.Mode)
 	v.lifecycle(e)
 	if e.Activation != nil {
 		v.roleRef(p("evidence", "activation"), e.Activation.Role)
@@ -80,10 +78,13 @@ func (v *validator) evidence() {
 			v.evidenceFile(p("evidence", "activation", "records"), e.Activation.Records, false)
 		}
 	}
-	for name, r := range map[string]*Rule{"mode": e.Mode, "lifecycle_end": e.LifecycleEnd} {
-		if r != nil && r.Records != "" {
-			v.at(p("evidence", name, "records"), "records is only for evidence.activation")
+	for i, r := range e.Mode {
+		if r.Records != "" {
+			v.at(append(v.modePath(i), "records"), "records is only for evidence.activation")
 		}
+	}
+	if r := e.LifecycleEnd; r != nil && r.Records != "" {
+		v.at(p("evidence", "lifecycle_end", "records"), "records is only for evidence.activation")
 	}
 	v.counters(e.Counters)
 	for _, name := range slices.Sorted(maps.Keys(e.Extra)) {
@@ -96,10 +97,10 @@ func (v *validator) evidence() {
 	}
 }
 
-// mode checks evidence.mode: a rule of a role that takes the arm env,
-// with a group named after an arm key, as only that proves the arm.
-func (v *validator) mode(m *Rule) {
-	mp := p("evidence", "mode")
+// mode checks a rule of evidence.mode (mp its path): a rule of a role that
+// takes the arm env, with a group named after an arm key, as only that
+// proves the arm.
+func (v *validator) mode(mp []any, m *Rule) {
 	r := v.roleRef(mp, m.Role)
 	if re := v.regexp(append(mp, "pattern"), m.Pattern, "rank"); re != nil {
 		keys := v.s.ArmKeys()
@@ -130,7 +131,7 @@ func (v *validator) lifecycle(e *Evidence) {
 	} else if e.Profiling {
 		v.at(p("evidence", "profiling"), "profiling: true needs evidence.lifecycle_end to find where the profiling lifecycle ends")
 	}
-	if e.Profiling && e.Mode == nil {
+	if e.Profiling && len(e.Mode) == 0 {
 		v.at(p("evidence", "profiling"), "profiling: true needs evidence.mode to find where the measured lifecycle starts")
 	}
 }

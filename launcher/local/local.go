@@ -106,9 +106,21 @@ func (r *run) wait() {
 	case err == nil:
 		res.State = launcher.Succeeded
 	default:
-		res.State, res.Detail = launcher.Failed, err.Error()
+		res.State, res.Detail = launcher.Failed, failureDetail(err)
 	}
 	r.End(res)
+}
+
+// failureDetail is what a failed run's outcome says beyond its exit code:
+// nothing for a leader that exited with a code of its own (ExitCode holds
+// it, and a summary shows a detail only where it adds something), the
+// signal or the error that ended it otherwise.
+func failureDetail(err error) string {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Exited() {
+		return ""
+	}
+	return err.Error()
 }
 
 func (r *run) ID() string           { return r.spec.ID }

@@ -45,3 +45,30 @@ func TestFailedStartKeepsTheEarlierAttempts(t *testing.T) {
 		t.Fatal("a new run that never started left its directory")
 	}
 }
+
+// A leader that exits with a code of its own leaves the outcome no detail
+// (its exit code says it; a summary shows a detail only where there is
+// one, whatever words Go's exec would have used), and one a signal ended
+// names the signal. Before, the detail was exec's message, "exit status
+// 4", which the summary hid by matching its words.
+func TestAPlainExitHasNoDetail(t *testing.T) {
+	l := &Launcher{Grace: 200 * time.Millisecond}
+	for _, c := range []struct{ script, detail string }{
+		{"exit 4", ""},
+		{"kill -KILL $$", "signal: killed"},
+	} {
+		r, err := l.Start(context.Background(), launcher.Spec{ID: "r", Dir: filepath.Join(t.TempDir(), "r"), Command: []string{"/bin/sh", "-c", c.script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := r.Wait(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.State != launcher.Failed || res.Detail != c.detail {
+			t.Errorf("%s: state %s, detail %q; want failed, %q", c.script, res.State, res.Detail, c.detail)
+		}
+	}
+}

@@ -90,7 +90,10 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts comparison.Optio
 		return fmt.Errorf("--store %s: creating its directory: %w", store, err)
 	}
 	added, removed, err := history.Append(store, entries)
-	if err != nil {
+	var twice *history.DuplicateRunError
+	if errors.As(err, &twice) {
+		return &cli.Error{Code: cli.ExitCensored, Err: err, Hint: "the store keeps each planned run once; the run given now is censored as compare censors a run given twice"}
+	} else if err != nil {
 		return err
 	}
 	out := textout.New(stderr)

@@ -145,3 +145,43 @@ func TestSummarySaysWhichBlocksRanSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// A censored run's reason is prefixed with what its allocation said only
+// where the launcher said something beyond the exit code (an empty
+// detail, a local leader's plain exit, adds nothing), whatever the words:
+// a detail that happens to start "exit status" is the launcher's and is
+// shown. Before, the summary hid any detail starting with those words.
+func TestSummaryShowsALaunchersDetailByItsPresence(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	censored := &evidence.Evidence{Reasons: []reason.Reason{reason.New(reason.LaunchFailed, "rank 0 failed")}}
+	p := &rundir.Plan{Scenario: "s", Order: "abba", Seed: 1, Runs: []rundir.PlannedRun{
+		{Index: 1, Arm: "a", Result: &rundir.Outcome{State: "failed", ExitCode: 3, Started: start, Ended: start.Add(time.Second)}},
+		{Index: 2, Arm: "b", Result: &rundir.Outcome{State: "failed", ExitCode: 3, Started: start, Ended: start.Add(time.Second),
+			Detail: "exit status of the job step: node lost"}},
+	}}
+	r := &campaign.Result{Out: "out/s", Plan: p, Runs: make([]campaign.Run, len(p.Runs))}
+	for i := range p.Runs {
+		r.Runs[i].Planned = &p.Runs[i]
+		r.Runs[i].Status = &rundir.Status{State: rundir.StateFailed}
+		r.Runs[i].Evidence = censored
+	}
+	var b strings.Builder
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var row1, row2 string
+	for _, l := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.HasPrefix(l, "| 1 "):
+			row1 = l
+		case strings.HasPrefix(l, "| 2 "):
+			row2 = l
+		}
+	}
+	if strings.Contains(row1, "; ") {
+		t.Errorf("run 1's row: %q, want its reason alone (its launcher said nothing more)", row1)
+	}
+	if !strings.Contains(row2, "node lost; ") {
+		t.Errorf("run 2's row: %q, want the launcher's detail before the reason\n%s", row2, b.String())
+	}
+}

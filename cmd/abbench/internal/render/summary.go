@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/abbench/abbench/campaign"
@@ -104,6 +103,9 @@ func summaryRow(p *rundir.Plan, run campaign.Run) []string {
 // controllerFailure says a run's controller failed, with what its
 // allocation said.
 func controllerFailure(pr *rundir.PlannedRun) string {
+	if pr.Result.Detail == "" {
+		return fmt.Sprintf("controller exited with status %d (see %s)", pr.Result.ExitCode, pr.Dir)
+	}
 	return fmt.Sprintf("%s: controller exited with status %d (see %s)", pr.Result.Detail, pr.Result.ExitCode, pr.Dir)
 }
 
@@ -113,7 +115,7 @@ func runReason(run campaign.Run) string {
 	pr := run.Planned
 	if run.Evidence != nil && len(run.Evidence.Reasons) > 0 {
 		r := reason.Group(run.Evidence.Reasons)[0].String()
-		if pr.Result != nil && pr.Result.State != string(launcher.Succeeded) && pr.Result.Detail != "" && !strings.HasPrefix(pr.Result.Detail, "exit status") {
+		if pr.Result != nil && pr.Result.State != string(launcher.Succeeded) && pr.Result.Detail != "" {
 			r = pr.Result.Detail + "; " + r
 		}
 		return r
