@@ -50,7 +50,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cli.Usage(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(validatecmd.New(), digestcmd.New(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), newRankExecCmd(), newGuardCmd())
+	arm, runCmd, rankExec, guard := newArmCmd(), newRunCmd(), newRankExecCmd(), newGuardCmd()
+	needLinux(arm, runCmd, rankExec, guard)
+	root.AddCommand(validatecmd.New(), digestcmd.New(), arm, newPlanCmd(), runCmd, newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), rankExec, guard)
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {

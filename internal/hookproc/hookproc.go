@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/abbench/abbench/internal/deathsig"
 )
 
 // Result is how a hook ended.
@@ -72,7 +74,7 @@ func Run(ctx context.Context, argv, env []string, dir, log string, deadline, gra
 	defer func() { _ = f.Close() }() // the hook wrote through its own descriptor; this one wrote nothing
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		res.Err = err
 		return res
