@@ -69,7 +69,7 @@ func newRunCmd() *cobra.Command {
 	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags and binaries must be as it began")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
-	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
+	cli.AddFormat(fs, &opts.compare.Format, compare.Formats...)
 	return cmd
 }
 
