@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/digestcmd"
+	"github.com/abbench/abbench/cmd/abbench/internal/importcmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/loadcmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/validatecmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/verifycmd"
@@ -52,7 +53,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	})
 	arm, runCmd, rankExec, guard := newArmCmd(), newRunCmd(), newRankExecCmd(), newGuardCmd()
 	needLinux(arm, runCmd, rankExec, guard)
-	root.AddCommand(validatecmd.New(), digestcmd.New(), arm, newPlanCmd(), runCmd, newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), rankExec, guard)
+	root.AddCommand(validatecmd.New(), digestcmd.New(), arm, newPlanCmd(), runCmd, newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), importcmd.New(), rankExec, guard)
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {
