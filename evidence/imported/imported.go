@@ -53,6 +53,10 @@ type Options struct {
 	Result string
 	Arms   []Arm // the first is the baseline
 	Out    string
+	// Paired pairs the I-th file of every arm as one block (every arm
+	// then has as many files): compare tests the paired differences, not
+	// the arms' samples (Welch).
+	Paired bool
 }
 
 // Run is one imported run: its directory and what its evidence says.
@@ -96,10 +100,17 @@ func Import(o Options) ([]Run, error) {
 		return nil, err
 	}
 	matched := o.matchedDigest()
+	var plan *rundir.CampaignRef
+	if o.Paired {
+		plan = o.campaign(matched)
+	}
 	var runs []Run
 	for i, a := range o.Arms {
 		for j, f := range a.Files {
 			run, err := o.write(a.Name, j+1, f, data[i][j], matched)
+			if err == nil && plan != nil {
+				err = writeProvenance(run.Dir, run.Evidence.Token, plan, i, j)
+			}
 			if err != nil {
 				return runs, err
 			}
@@ -131,6 +142,9 @@ func (o Options) check() error {
 	}
 	if o.Out == "" {
 		return &field.Error{Field: "Out", Problem: "is needed: the directory the runs are written to"}
+	}
+	if o.Paired {
+		return o.checkPaired()
 	}
 	return nil
 }
@@ -180,7 +194,7 @@ func emptyOut(out string) error {
 // import's: the format, the result chosen and the arms.
 func (o Options) matchedDigest() string {
 	h := sha256.New()
-	_, _ = fmt.Fprintf(h, "abbench-import-v1\nformat %s\nresult %s\n", o.Format, o.Result) // a hash's Write never fails
+	_, _ = fmt.Fprintf(h, "abbench-import-v1\nformat %s\nresult %s\npaired %t\n", o.Format, o.Result, o.Paired) // a hash's Write never fails
 	for _, a := range o.Arms {
 		_, _ = fmt.Fprintf(h, "arm %s\n", a.Name)
 	}

@@ -41,13 +41,18 @@ func New() *cobra.Command {
 	}
 }
 
-// parseArgs reads --format, --result, --out and --arm NAME followed by
-// that arm's files (each flag also as --flag=VALUE).
+// parseArgs reads --format, --result, --out, --paired and --arm NAME
+// followed by that arm's files (each flag with a value also as
+// --flag=VALUE).
 func parseArgs(args []string) (o imported.Options, wantHelp bool, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "-h" || a == "--help" {
 			return o, true, nil
+		}
+		if a == "--paired" {
+			o.Paired = true
+			continue
 		}
 		if !strings.HasPrefix(a, "-") {
 			if len(o.Arms) == 0 {
@@ -90,7 +95,7 @@ func runImport(stdout io.Writer, o imported.Options) error {
 		return cli.Usage(err, "give files the tool wrote, each a regular file")
 	}
 	if err != nil {
-		return cli.FieldUsage(err, cli.FieldFlags{"Format": "--format", "Arms": "--arm", "Out": "--out"}, usageHint)
+		return cli.FieldUsage(err, cli.FieldFlags{"Format": "--format", "Arms": "--arm", "Out": "--out", "Paired": "--paired"}, usageHint)
 	}
 	out := textout.New(stdout)
 	out.Printf("imported %d run(s) of %s records into %s: unsigned, scenario %q\n", len(runs), o.Format, o.Out, imported.Scenario(o.Format))
