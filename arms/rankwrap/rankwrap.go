@@ -163,10 +163,10 @@ func execLaunch(dir, role string, rank int, base []string, dropArmKeys bool) err
 		if err != nil {
 			return fmt.Errorf("rank wrapper: log: %w", err)
 		}
-		if err := syscall.Dup2(int(f.Fd()), 1); err != nil {
+		if err := dupTo(int(f.Fd()), 1); err != nil {
 			return err
 		}
-		if err := syscall.Dup2(int(f.Fd()), 2); err != nil {
+		if err := dupTo(int(f.Fd()), 2); err != nil {
 			return err
 		}
 	}
