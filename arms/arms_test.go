@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/rundir"
 
 	"github.com/abbench/abbench/reason"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		// (its own group, SIGKILL at parent death), say its pid, and wait
 		// to be killed.
 		cmd := exec.Command(os.Args[2], os.Args[3:]...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 		if err := cmd.Start(); err != nil {
 			fmt.Println(err)
 			os.Exit(1)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/container"
+	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -40,7 +41,7 @@ func (c *controller) startGuard() error {
 	}
 	// SIGTERM when the controller's thread that forked it ends: the guard
 	// also polls its parent, as a signal set after the parent died is lost.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGTERM}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setsid: true}, syscall.SIGTERM)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

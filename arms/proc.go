@@ -11,6 +11,7 @@ import (
 
 	"github.com/abbench/abbench/arms/rankwrap"
 
+	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/internal/proctree"
 )
 
@@ -141,7 +142,7 @@ func startRank(p *rankProc, wrapper, argv, env []string, dir string, exited chan
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
 	// Its own process group, so teardown signals the rank and its children;
 	// and killed with the controller, so nothing outlives a crashed controller.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -96,7 +97,7 @@ func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []
 	defer func() { _ = out.Close() }() // srun writes the log through its own descriptor; this one wrote nothing
 	cmd := exec.Command("srun", args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return err
 	}

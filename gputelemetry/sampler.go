@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/abbench/abbench/internal/deathsig"
 )
 
 // Schema names RecordFile's format.
@@ -128,7 +130,7 @@ func reasonsField(path string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "--query-gpu="+EventField, "--format=csv,noheader")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{}, syscall.SIGKILL)
 	if err := cmd.Run(); err != nil {
 		return ThrottleField
 	}
@@ -148,7 +150,7 @@ func (s *Sampler) start() error {
 	cmd.Stderr = &s.stderr
 	// Its own group, so a stop reaches whatever it started; and it dies
 	// with abbench: it must never outlive the run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()

@@ -20,7 +20,7 @@ func mapStore(f *os.File) (data []byte, release func(), err error) {
 	if int64(int(st.Size())) != st.Size() {
 		return nil, nil, fmt.Errorf("%d bytes do not fit in memory", st.Size())
 	}
-	data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	data, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED|populate)
 	if err != nil {
 		// A file system that maps no files (some network and FUSE
 		// ones) is read instead.

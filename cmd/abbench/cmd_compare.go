@@ -6,6 +6,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
+	"github.com/abbench/abbench/evidence/compare"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -26,6 +27,6 @@ func newCompareCmd() *cobra.Command {
 		},
 	}
 	comparison.AddFlags(cmd, &opts)
-	cli.AddFormat(cmd.Flags(), &opts.Format, "table", "json", "markdown", "junit", "csv")
+	cli.AddFormat(cmd.Flags(), &opts.Format, compare.Formats...)
 	return cmd
 }

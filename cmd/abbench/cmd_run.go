@@ -71,7 +71,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.NewBlocks, "resume-new-blocks", false, "with --resume, after the system under test changed: run every block with runs before the change and runs left again whole, so no pair holds runs of both systems")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
-	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
+	cli.AddFormat(fs, &opts.compare.Format, compare.Formats...)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/digestcmd"
+	"github.com/abbench/abbench/cmd/abbench/internal/importcmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/loadcmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/validatecmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/verifycmd"
@@ -67,7 +68,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return cli.Usage(errors.New(msg), "run 'abbench --help' for the commands and their flags")
 	}
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	root.AddCommand(validatecmd.New(), digestcmd.New(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), newRankExecCmd(), newGuardCmd(), newHookGuardCmd())
+	arm, runCmd, rankExec, guard, hookGuard := newArmCmd(), newRunCmd(), newRankExecCmd(), newGuardCmd(), newHookGuardCmd()
+	needLinux(arm, runCmd, rankExec, guard, hookGuard)
+	root.AddCommand(validatecmd.New(), digestcmd.New(), arm, newPlanCmd(), runCmd, newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), importcmd.New(), rankExec, guard, hookGuard)
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {

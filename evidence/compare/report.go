@@ -208,11 +208,14 @@ func writeTo(path string, flag int, write func(io.Writer) error) error {
 }
 
 // Formats are the report formats Render takes.
-var Formats = []string{"table", "json", "markdown", "junit", "csv"}
+var Formats = []string{"table", "json", "markdown", "junit", "csv", "bmf", "github-benchmark", "openmetrics", "github-output"}
 
 // Render writes the report in format (one of Formats); failOn marks the
 // JUnit comparison case failed as --fail-on would.
 func (r *Result) Render(w io.Writer, format, failOn string) error {
+	if export, ok := exports[format]; ok {
+		return export(r, w)
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

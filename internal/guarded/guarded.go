@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/abbench/abbench/internal/readonly"
 )
 
@@ -47,7 +49,8 @@ func Open(root *os.Root, name string) (*os.File, error) {
 	var oerr error
 	cerr := raw.Control(func(dirfd uintptr) {
 		for {
-			fd, oerr = syscall.Openat(int(dirfd), filepath.Base(name), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+			// golang.org/x/sys/unix: the syscall package has no openat on darwin.
+			fd, oerr = unix.Openat(int(dirfd), filepath.Base(name), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 			if oerr != syscall.EINTR {
 				return
 			}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/abbench/abbench/internal/deathsig"
 )
 
 // Result is how a hook ended.
@@ -80,7 +82,7 @@ func RunGuarded(ctx context.Context, guard *Guard, argv, env []string, dir, log 
 	defer func() { _ = f.Close() }() // the hook wrote through its own descriptor; this one wrote nothing
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	var wt *watch
 	if guard != nil {
 		// Started before the hook, so that no moment of the hook is

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/launcher"
 	"github.com/abbench/abbench/rundir"
@@ -66,7 +67,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	cmd.Dir, cmd.Stdout, cmd.Stderr = spec.Dir, logf, logf
 	cmd.Env = append(slices.Clone(env), EnvAllocation+"="+marker)
 	// A session of its own: its process group is the allocation.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setsid: true}, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		launcher.RemoveMade(spec) // the run never started: what stays is its directory, and the error says why
 		return nil, fmt.Errorf("local launcher: starting %s: %w", argv[0], err)

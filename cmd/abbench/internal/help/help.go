@@ -40,6 +40,7 @@ var CommandExits = map[string][]int{
 	"abbench compare":      {cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitCensored, cli.ExitUnverified, cli.ExitFailOn},
 	"abbench verify":       {cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitUnverified},
 	"abbench replay":       {cli.ExitOK, cli.ExitError, cli.ExitUsage},
+	"abbench import":       {cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitCensored},
 	"abbench load":         {cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitCensored},
 	"abbench history":      {cli.ExitOK, cli.ExitUsage},
 	"abbench history add":  {cli.ExitOK, cli.ExitError, cli.ExitUsage, cli.ExitCensored, cli.ExitUnverified},
