@@ -53,8 +53,10 @@ func (r Result) Why(deadline time.Duration) string {
 // ends, the hook's process group gets SIGTERM, then SIGKILL after grace;
 // Run returns once the hook is gone (a child that left its group is its
 // caller's to sweep).
-func Run(ctx context.Context, argv, env []string, dir, log string, deadline, grace time.Duration) Result {
-	res := Result{ExitCode: -1, Started: time.Now()}
+func Run(ctx context.Context, argv, env []string, dir, log string, deadline, grace time.Duration) (res Result) {
+	res = Result{ExitCode: -1, Started: time.Now()}
+	// A named result, so that the end time set on the way out is the one
+	// returned (a deferred write to a local is lost once it is copied out).
 	defer func() { res.Ended = time.Now() }()
 	if len(argv) == 0 {
 		res.Err = errors.New("empty command")
