@@ -53,7 +53,9 @@ func newRunCmd() *cobra.Command {
 	}
 	fs, c := cmd.Flags(), &opts.cfg
 	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each), slurm (an sbatch job each) or kubernetes (a Job each)")
-	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration: A/A pairs")
+	// No default in the flag: without --repeat the design decides (pairs
+	// until conclusive, else one block), and completeRun says which.
+	fs.IntVar(&c.Repeat, "repeat", 0, "blocks (runs per arm), fixed; a calibration: A/A pairs (default: pairs --until conclusive for two arms or more in abba order, else 1)")
 	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")
 	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
@@ -87,6 +89,7 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 		if cfg.Until == "" && cfg.Calibrate == "" && cfg.Order == campaign.OrderABBA && len(s.ArmOrder) > 1 {
 			cfg.Until = campaign.UntilConclusive // the default: pairs until a test decides
 		}
+		cfg.Repeat = 1
 		if cfg.Until != "" {
 			cfg.Repeat = 0 // the design's pairs, not a fixed count
 		}
