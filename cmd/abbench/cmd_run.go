@@ -141,6 +141,9 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	return res, release, err
 }
 
+// runSchema names run --format json's document: the plan and its comparison.
+const runSchema = "abbench-run-v1"
+
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, path string) (err error) {
 	begin := beginRun
 	if opts.resume != "" {
@@ -199,13 +202,15 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	if opts.compare.Format.Value != "json" {
 		return opts.compare.Run(stdout, runs)
 	}
-	// One JSON document: the plan and the comparison.
+	// One JSON document: the plan and the comparison, named as every JSON
+	// abbench writes is (docs/schema/run.schema.json).
 	var buf bytes.Buffer
 	err = opts.compare.Run(&buf, runs)
 	if e := cli.WriteJSON(stdout, struct {
+		Schema     string          `json:"schema"`
 		Plan       any             `json:"plan"`
 		Comparison json.RawMessage `json:"comparison"`
-	}{res.Plan, buf.Bytes()}); e != nil {
+	}{runSchema, res.Plan, buf.Bytes()}); e != nil {
 		return e
 	}
 	return err
