@@ -154,6 +154,12 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 		return err
 	}
 	defer release()
+	stdout, done := opts.compare.Format.Fitted(stdout)
+	defer func() {
+		if derr := done(); err == nil {
+			err = derr
+		}
+	}()
 	cfg := &opts.cfg
 	prog := render.NewProgress(stderr)
 	cfg.Progress = prog.Event

@@ -56,7 +56,10 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
-	if err := texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows); err != nil {
+	// The metric is named above the table, not in its header: a long
+	// name (output_throughput) would take the columns the reason needs.
+	out.Printf("raw %s of each run:\n", metric)
+	if err := texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", "raw", "reason"}, rows); err != nil {
 		return err
 	}
 	if p.Concurrent {
