@@ -94,3 +94,34 @@ func TestSVGOfACensoredComparison(t *testing.T) {
 	}
 	rendertest.Check(t, rendertest.PNG(t, "compare-censored", svg), int(svgWidth), int(svgHeight), 0.01, svgplot.Red, svgplot.Blue, svgplot.Grey)
 }
+
+// The change bar is coloured by what it means: green for an improvement,
+// red for a regression, grey for a change neither way; the legend's bar
+// is the colour drawn.
+func TestSVGColoursTheChangeByItsVerdict(t *testing.T) {
+	for _, c := range []struct {
+		async []float64
+		want  string
+	}{
+		{[]float64{38412.7, 38390.2, 38430.9}, Improved},
+		{[]float64{12150.6, 12144.1, 12155.3}, Regressed},
+		{[]float64{24000.1, 24700.2, 24290.5}, Inconclusive},
+	} {
+		r := Compare(runsOf(map[string][]float64{"blocking": {24301.2, 24288.1, 24310.5}, "async": c.async}), Options{Effect: 1})
+		if r.Verdict != c.want || len(r.Deltas) != 1 || r.Deltas[0].Interval == nil {
+			t.Fatalf("verdict %s, want %s: %v", r.Verdict, c.want, r.Reasons)
+		}
+		s := string(svgOf(t, r))
+		color := map[string]string{Improved: svgplot.Green, Regressed: svgplot.Red, Inconclusive: svgplot.Grey}[c.want]
+		bar := `stroke="` + color + `" stroke-width="3"`
+		if strings.Count(s, bar) != 4 || // the bar, its two caps, the legend's mark
+			!strings.Contains(s, `l -6 -6 z" fill="`+color+`"`) {
+			t.Errorf("%s: the change bar and its estimate are not %s:\n%s", c.want, color, s)
+		}
+		for _, other := range []string{svgplot.Green, svgplot.Red, svgplot.Grey} {
+			if other != color && strings.Contains(s, `stroke="`+other+`" stroke-width="3"`) {
+				t.Errorf("%s: a bar drawn in %s", c.want, other)
+			}
+		}
+	}
+}
