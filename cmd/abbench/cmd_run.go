@@ -32,6 +32,7 @@ type runOptions struct {
 	changed func(flag string) bool // whether the flag was given
 	flags   *pflag.FlagSet
 	resume  string // --resume DIR
+	verbose bool   // -v: the runs table and the full report, not a summary
 }
 
 // runFlags name campaign.Config's fields by the flags that set them.
@@ -69,6 +70,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
 	fs.BoolVar(&c.Concurrent, "concurrent", false, "run the runs of each block at the same time, each in its own allocation: slurm on nodes of its own; local only with launcher.local.concurrent_safe")
 	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags and binaries must be as it began")
+	fs.BoolVarP(&opts.verbose, "verbose", "v", false, "print every run's row and the full report (default: a summary; abbench compare DIR prints the full report)")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
 	cli.AddFormat(fs, &opts.compare.Format, "table", "json", "markdown", "junit", "csv")
@@ -174,13 +176,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 			return err
 		}
 	}
-	if res.Interrupted || res.Unrecorded != nil || opts.compare.Format.Value == "table" {
-		if err := render.WriteSummary(stdout, res); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(stdout); err != nil {
-			return err
-		}
+	if err := writeRuns(stdout, res, opts); err != nil {
+		return err
 	}
 	if res.Unrecorded != nil {
 		return &cli.Error{Code: cli.ExitError, Err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
@@ -219,5 +216,25 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	}{runSchema, res.Plan, buf.Bytes()}); e != nil {
 		return e
 	}
+	return err
+}
+
+// writeRuns prints the campaign's runs: every run's row where the
+// campaign did not end (interrupted, or its plan.json unwritten) or with
+// -v, else a line of them, the comparison then summed up (the full report
+// is abbench compare DIR's).
+func writeRuns(stdout io.Writer, res *campaign.Result, opts *runOptions) error {
+	table := opts.compare.Format.Value == "table"
+	if !res.Interrupted && res.Unrecorded == nil && table && !opts.verbose {
+		opts.compare.Summary = "abbench compare " + res.Out + " (or abbench run -v)"
+		return render.WriteBrief(stdout, res)
+	}
+	if !res.Interrupted && res.Unrecorded == nil && !table {
+		return nil
+	}
+	if err := render.WriteSummary(stdout, res); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(stdout)
 	return err
 }

@@ -36,6 +36,10 @@ type Options struct {
 	PlotURL     string
 	Trust       signing.Trust
 	Format      cli.Format
+	// Summary, when not "", has a table report of one comparison printed
+	// as its summary (compare.Result.WriteSummary), Summary being the
+	// command that prints the full report.
+	Summary string
 
 	// Resolved and Verified are what Complete made of the flags: the
 	// comparison's options and the bundles' verification.
@@ -157,7 +161,12 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		co.Stored, co.StoredPath, co.Baseline = stored, o.Baseline, ""
 	}
 	r := compare.Compare(runs, co)
-	if err := r.Render(stdout, o.Format.Value, o.FailOn); err != nil {
+	if o.Summary != "" && o.Format.Value == "table" {
+		err = r.WriteSummary(stdout, o.Summary)
+	} else {
+		err = r.Render(stdout, o.Format.Value, o.FailOn)
+	}
+	if err != nil {
 		return err
 	}
 	if o.Plot != "" {

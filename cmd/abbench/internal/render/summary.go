@@ -68,6 +68,31 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 	return out.Err()
 }
 
+// WriteBrief sums the campaign's runs up in a line: how many ran of those
+// planned, how many were accepted, and why the others did not run.
+func WriteBrief(w io.Writer, r *campaign.Result) error {
+	ran, accepted := 0, 0
+	for _, run := range r.Runs {
+		if run.Planned.Result != nil || run.Status != nil {
+			ran++
+		}
+		if row := summaryRow(r.Plan, run); row[3] == "accepted" {
+			accepted++
+		}
+	}
+	line := fmt.Sprintf("%s: %d of %d planned runs ran, %d accepted", r.Plan.Scenario, ran, len(r.Runs), accepted)
+	switch {
+	case ran == len(r.Runs):
+	case r.Decided != "":
+		line += "; the sequential design stopped at its " + r.Decided
+	case r.Stopped != "":
+		line += "; stopped early (see above)"
+	}
+	out := textout.New(w)
+	out.Println(line)
+	return out.Err()
+}
+
 // summaryRow is one run's row: its state, evidence, time, headline metric
 // and first reason. A run whose controller failed (rundir.Outcome's
 // ControllerFailed: a requeued job that never ran again, most often) is

@@ -1,0 +1,53 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/textout"
+)
+
+// summaryCauses is how many root causes a censored summary names: the
+// first is what to fix first; the full report lists every one.
+const summaryCauses = 3
+
+// WriteSummary prints the comparison in a few lines, the answer last: a
+// line per arm (n, median, and a treatment's change with its interval),
+// a censored one's first root causes instead, where the full report is
+// (full: the command that prints it), and the verdict line, the warnings
+// counted on it. It leaves out the design, the tests, the digests and
+// each warning's text, which the full report says.
+func (r *Result) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	if r.Verdict == Censored {
+		out.Printf("CENSORED: no delta is reported. Every reason, root causes first:\n")
+		for i, rs := range r.Reasons {
+			if i == summaryCauses {
+				out.Printf("  and %d more\n", len(r.Reasons)-i)
+				break
+			}
+			out.Printf("  %s\n", rs.Lines()[0])
+		}
+	} else {
+		out.Printf("%s, baseline %s:\n", MetricLabel(r.Metric), r.Baseline)
+		for _, a := range r.Arms {
+			delta, interval, _, verdict := r.DeltaCells(a.Name)
+			line := fmt.Sprintf("  %-10s n=%-3d median %s", a.Name, a.N, numfmt.Value(a.Median))
+			if delta != "" {
+				line += "  " + delta
+			}
+			if interval != "" {
+				line += " " + interval
+			}
+			out.Printf("%s  %s\n", line, verdict)
+		}
+	}
+	out.Printf("full report: %s\n", full)
+	verdict := "verdict: " + r.Headline()
+	if n := len(r.Warnings); n > 0 {
+		verdict += fmt.Sprintf("; %d warning(s)", n)
+	}
+	out.Println(verdict)
+	return out.Err()
+}
