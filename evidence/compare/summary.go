@@ -3,14 +3,16 @@ package compare
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/textout"
 )
 
-// summaryCauses is how many root causes a censored summary names: the
-// first is what to fix first; the full report lists every one.
-const summaryCauses = 3
+// summaryCauses is how many root causes a censored summary names, each
+// cut to summaryReason bytes (two lines of 80 columns): the first is what
+// to fix first; the full report lists every one, whole.
+const summaryCauses, summaryReason = 2, 150
 
 // WriteSummary prints the comparison in a few lines, the answer last: a
 // line per arm (n, median, and a treatment's change with its interval),
@@ -24,10 +26,14 @@ func (r *Result) WriteSummary(w io.Writer, full string) error {
 		out.Printf("CENSORED: no delta is reported. Every reason, root causes first:\n")
 		for i, rs := range r.Reasons {
 			if i == summaryCauses {
-				out.Printf("  and %d more\n", len(r.Reasons)-i)
+				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
 				break
 			}
-			out.Printf("  %s\n", rs.Lines()[0])
+			line := rs.Lines()[0]
+			if len(line) > summaryReason {
+				line = strings.ToValidUTF8(line[:summaryReason], "") + "..."
+			}
+			out.Printf("  %s\n", line)
 		}
 	} else {
 		out.Printf("%s, baseline %s:\n", MetricLabel(r.Metric), r.Baseline)

@@ -179,8 +179,11 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	}
 	switch {
 	case r.Verdict == compare.Censored:
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]),
-			Hint: "every reason is listed above; fix what they name and run again"}
+		hint := "every reason is listed above; fix what they name and run again"
+		if o.Summary != "" && o.Format.Value == "table" {
+			hint = "the root causes come first above; " + o.Summary + " lists every reason"
+		}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: hint}
 	case r.FailsOn(o.FailOn) != "":
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
 	case r.GateUndecided != "":

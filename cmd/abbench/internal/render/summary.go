@@ -86,7 +86,7 @@ func WriteBrief(w io.Writer, r *campaign.Result) error {
 	case r.Decided != "":
 		line += "; the sequential design stopped at its " + r.Decided
 	case r.Stopped != "":
-		line += "; stopped early (see above)"
+		line += "; stopped early"
 	}
 	out := textout.New(w)
 	out.Println(line)

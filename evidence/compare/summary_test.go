@@ -1,0 +1,55 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/internal/termwidth"
+	"github.com/abbench/abbench/reason"
+)
+
+// A comparison's summary is a few lines that fit 80 columns, the verdict
+// line last with the warnings counted on it: an arm a line, or a censored
+// one's first root causes, each cut to two lines, and where the full
+// report is.
+func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
+	accepted := Compare(runsOf(map[string][]float64{"blocking": {24301.2, 24288.1, 24310.5}, "async": {38412.7, 38390.2, 38430.9}}), Options{Effect: 1})
+	long := strings.Repeat("a rank's last log line, long ", 20)
+	censored := &Result{Verdict: Censored, Baseline: "blocking", Warnings: []string{"unsigned"}, Reasons: []reason.Reason{
+		reason.New(reason.RankExited, "ctx rank 0 exited with status 127; last log line: %s", long),
+		reason.New(reason.ArmModeMismatch, "ctx rank 1 logged no mode line"),
+		reason.New(reason.ArmModeMismatch, "ctx rank 2 logged no mode line"),
+		reason.New(reason.ArmModeMismatch, "ctx rank 3 logged no mode line"),
+	}}
+	for name, c := range map[string]struct {
+		r    *Result
+		want []string
+	}{
+		"accepted": {accepted, []string{"output_throughput (tokens/s), baseline blocking:", "  async      n=3   median 38,413  +58.", "improved", "  blocking   n=3   median 24,301  baseline"}},
+		"censored": {censored, []string{"root causes first:\n  rank-exited", "...\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "; 1 warning(s)\n"}},
+	} {
+		var b strings.Builder
+		w := termwidth.NewWriter(&b, 80)
+		if err := c.r.WriteSummary(w, "abbench compare out"); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) > 10 {
+			t.Errorf("%s: %d lines, want at most 10:\n%s", name, len(lines), out)
+		}
+		for _, l := range lines {
+			if termwidth.Display(l) > 80 {
+				t.Errorf("%s: a line of %d columns: %q", name, termwidth.Display(l), l)
+			}
+		}
+		if !strings.Contains(out, "full report: abbench compare out\nverdict: "+c.r.Headline()[:20]) {
+			t.Errorf("%s: the verdict is not last, after where the full report is:\n%s", name, out)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", name, want, out)
+			}
+		}
+	}
+}
