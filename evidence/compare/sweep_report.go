@@ -14,10 +14,11 @@ import (
 )
 
 // SweepFormats are the report formats a sweep renders in.
-var SweepFormats = []string{"table", "json", "markdown"}
+var SweepFormats = []string{"table", "json", "markdown", "junit", "csv"}
 
-// Render writes the sweep's report in format (one of SweepFormats).
-func (sw *Sweep) Render(w io.Writer, format string) error {
+// Render writes the sweep's report in format (one of SweepFormats); failOn
+// marks a cell's JUnit comparison case failed as --fail-on would.
+func (sw *Sweep) Render(w io.Writer, format, failOn string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -28,6 +29,10 @@ func (sw *Sweep) Render(w io.Writer, format string) error {
 		return sw.WriteText(w)
 	case "markdown":
 		return sw.Markdown(w)
+	case "junit":
+		return sw.JUnit(w, failOn)
+	case "csv":
+		return sw.CSV(w)
 	}
 	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
 }
