@@ -89,6 +89,11 @@ func (r *Result) svgRange(base float64) (lo, hi float64) {
 		return 0, 1
 	}
 	pad := (hi - lo) * 0.08
+	if lo >= 0 {
+		// A quantity that is never negative (a time, a throughput) gets no
+		// axis below zero: a margin there would read as values that can be.
+		return math.Max(lo-pad, 0), hi + pad
+	}
 	return lo - pad, hi + pad
 }
 

@@ -125,3 +125,19 @@ func TestSVGColoursTheChangeByItsVerdict(t *testing.T) {
 		}
 	}
 }
+
+// The value axis of a quantity that is never negative (a time per
+// operation near zero) starts at zero at the lowest, not below it.
+func TestSVGValueAxisOfTimesStaysAtOrAboveZero(t *testing.T) {
+	r := Compare(runsOf(map[string][]float64{"blocking": {0.9, 1.4, 2.3, 0.8, 3.1}, "async": {0.2, 0.5, 1.9, 0.3, 2.8}}), Options{Effect: 1})
+	s := string(svgOf(t, r))
+	ticks := regexp.MustCompile(`text-anchor="end">([0-9,.-]+)</text>`).FindAllStringSubmatch(s, -1)
+	if len(ticks) < 2 {
+		t.Fatalf("%d tick labels", len(ticks))
+	}
+	for _, m := range ticks {
+		if strings.HasPrefix(m[1], "-") {
+			t.Errorf("a tick at %s: the values are all positive", m[1])
+		}
+	}
+}
