@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
@@ -167,36 +166,4 @@ func (c SweepCell) headline(family int) string {
 		}
 	}
 	return h
-}
-
-// WriteSVGFile writes the sweep's plot to path: a row per cell, each the
-// plot of one comparison (SVG), its verdict in its title.
-func (sw *Sweep) WriteSVGFile(path string) error {
-	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, sw.SVG)
-}
-
-// SVG stacks each cell's plot in a row of its own, the cell named above it.
-func (sw *Sweep) SVG(w io.Writer) error {
-	out := textout.New(w)
-	const label = 24.0
-	rowH := svgHeight + label
-	height := rowH * float64(max(len(sw.Cells), 1))
-	out.Printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Verdana, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
-	out.Printf(`<rect width="%.0f" height="%.0f" fill="white"/>`+"\n", svgWidth, height)
-	for i, c := range sw.Cells {
-		y := rowH * float64(i)
-		out.Printf(`<text x="%.0f" y="%.0f" font-size="15" font-weight="bold">cell %s</text>`+"\n", svgFrame.Left, y+18, svgEscape(c.Cell))
-		var b strings.Builder
-		if err := c.Comparison.SVG(&b); err != nil {
-			return err
-		}
-		// A nested svg is placed by its x and y: the cell's plot as it is.
-		out.Printf("%s", strings.Replace(b.String(), "<svg ", fmt.Sprintf(`<svg x="0" y="%.0f" `, y+label), 1))
-	}
-	out.Printf("</svg>\n")
-	return out.Err()
-}
-
-func svgEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
