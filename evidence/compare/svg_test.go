@@ -141,3 +141,19 @@ func TestSVGValueAxisOfTimesStaysAtOrAboveZero(t *testing.T) {
 		}
 	}
 }
+
+// Every metric a record format gives that has a unit says it on the
+// plot's axis: hyperfine's and pytest-benchmark's times in seconds, go
+// test -bench's per operation.
+func TestMetricLabelsSayTheUnitOfEveryFormatsMetric(t *testing.T) {
+	for metric, want := range map[string]string{
+		"mean_time": "mean_time (s)", "user_time": "user_time (s)", "median_time": "median_time (s)",
+		"time_per_op": "time_per_op (ns/op)", "bytes_per_op": "bytes_per_op (B/op)", "allocs_per_op": "allocs_per_op (allocs/op)",
+		"mb_per_second": "mb_per_second (MB/s)", "ops_per_second": "ops_per_second (ops/s)",
+		"output_throughput": "output_throughput (tokens/s)", "p99_ttft_ms": "p99_ttft_ms (ms)",
+	} {
+		if got := MetricLabel(metric); got != want {
+			t.Errorf("%s: %q, want %q", metric, got, want)
+		}
+	}
+}
