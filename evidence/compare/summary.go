@@ -57,3 +57,48 @@ func (r *Result) WriteSummary(w io.Writer, full string) error {
 	out.Println(verdict)
 	return out.Err()
 }
+
+// WriteSummary prints the sweep in a few lines, the answer last: a line
+// per treatment of every cell (its change, interval and Holm-adjusted
+// verdict), a censored cell's first root cause instead, where the full
+// report is (full), and the sweep's verdict with the warnings counted.
+func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	metric, baseline, warnings := "", "", 0
+	if len(sw.Cells) > 0 {
+		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
+	}
+	out.Printf("%s, baseline %s, p Holm-adjusted for %d test(s):\n", MetricLabel(metric), baseline, sw.Family)
+	for _, c := range sw.Cells {
+		r := c.Comparison
+		warnings += len(r.Warnings)
+		if r.Verdict == Censored {
+			why := ""
+			if len(r.Reasons) > 0 {
+				why = ": " + r.Reasons[0].Lines()[0]
+			}
+			if len(why) > summaryReason {
+				why = strings.ToValidUTF8(why[:summaryReason], "") + "..."
+			}
+			out.Printf("  %s censored%s\n", c.Cell, why)
+			continue
+		}
+		for _, a := range r.Arms {
+			if a.Name == r.Baseline {
+				continue
+			}
+			delta, interval, _, verdict := r.DeltaCells(a.Name)
+			out.Printf("  %s %s %s %s  %s\n", c.Cell, a.Name, delta, interval, verdict)
+		}
+	}
+	if len(sw.Reasons) > 0 {
+		out.Printf("  the sweep is censored: %s\n", sw.Reasons[0].Lines()[0])
+	}
+	out.Printf("full report: %s\n", full)
+	verdict := fmt.Sprintf("sweep: %s (Holm's step-down over %d test(s))", sw.Verdict, sw.Family)
+	if warnings > 0 {
+		verdict += fmt.Sprintf("; %d warning(s)", warnings)
+	}
+	out.Println(verdict)
+	return out.Err()
+}

@@ -53,3 +53,37 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A sweep's summary is a line per treatment of every cell, a censored
+// cell's first root cause, where the full report is, and the sweep's
+// verdict last; its table of cells fits 80 columns in the full report.
+func TestSweepSummaryIsALineACell(t *testing.T) {
+	sw := CompareSweep(censoredCellRuns(), Options{})
+	var b strings.Builder
+	w := termwidth.NewWriter(&b, 80)
+	if err := sw.WriteSummary(w, "abbench compare out"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 10 || !strings.HasPrefix(lines[len(lines)-1], "sweep: censored (Holm's step-down over 3 test(s))") {
+		t.Errorf("%d lines, the last %q:\n%s", len(lines), lines[len(lines)-1], out)
+	}
+	for _, want := range []string{"\n  concurrency=8 async +10.10% [+", "improved\n", "\n  concurrency=128 censored: ", "full report: abbench compare out\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := sw.WriteText(w); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "|") && termwidth.Display(l) > 80 {
+			t.Errorf("a table line of %d columns: %q", termwidth.Display(l), l)
+		}
+		if strings.HasPrefix(l, "| con") && strings.HasPrefix(strings.Split(l, "|")[1], " concur ") {
+			t.Errorf("the cell's name is cut: %q", l)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func (sw *Sweep) Render(w io.Writer, format, failOn string) error {
 }
 
 // WriteText prints the sweep for a person: one table of every cell's
-// arms (each cell's verdict, estimate, interval, raw and Holm-adjusted
+// arms (each cell's verdict, estimate with its interval, Holm-adjusted
 // p), then what censored a cell or the sweep, each cell's design and
 // warnings, and each cell's verdict.
 func (sw *Sweep) WriteText(w io.Writer) error {
@@ -50,9 +50,11 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 		sw.Scenario, metric, baseline, len(sw.Cells), sw.Family)
 	var rows [][]string
 	for _, c := range sw.Cells {
-		rows = append(rows, c.rows()...)
+		rows = append(rows, c.textRows()...)
 	}
-	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta", sw.intervalHeader(), "raw p", "holm p", "verdict"}, rows); err != nil {
+	// The change and its interval share a column, and the raw p is left
+	// to the verdict lines below: so the table fits 80 columns.
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta, " + sw.intervalHeader(), "holm p", "verdict"}, rows); err != nil {
 		return err
 	}
 	if len(sw.Reasons) > 0 {
@@ -90,7 +92,8 @@ func (sw *Sweep) intervalHeader() string {
 	return header
 }
 
-// rows are the cell's arms as the sweep's table lists them.
+// rows are the cell's arms as the sweep's tables list them: cell, arm,
+// n, median, delta, interval, raw p, Holm-adjusted p, verdict.
 func (c SweepCell) rows() [][]string {
 	r := c.Comparison
 	var rows [][]string
@@ -112,6 +115,17 @@ func (c SweepCell) rows() [][]string {
 		rows = append(rows, []string{c.Cell, "", "0", "", "", "", "", "", r.Verdict})
 	}
 	return rows
+}
+
+// textRows are rows as the text table lists them: the delta and its
+// interval in one column and no raw p (the cell's verdict line says it),
+// so that the table fits 80 columns.
+func (c SweepCell) textRows() [][]string {
+	var out [][]string
+	for _, r := range c.rows() {
+		out = append(out, []string{r[0], r[1], r[2], r[3], strings.TrimSpace(r[4] + " " + r[5]), r[7], r[8]})
+	}
+	return out
 }
 
 func deltaByArm(ds []Delta, arm string) *Delta {
