@@ -212,7 +212,7 @@ roles:
      command: [disaggsim, ctx, --rank, "{{.Rank}}", --ranks, "4", --coord, "{{.Coord}}"]}
   - {name: gen, ranks: 2, ready: {log: 'ready rank='}, command: [disaggsim, gen, --rank, "{{.Rank}}", --coord, "{{.Coord}}"]}
   - {name: frontend, after: [ctx, gen], ready: {log: 'ready addr='}, command: [disaggsim, frontend, --coord, "{{.Coord}}", --ctx-ranks, "4"]}
-  - {name: client, client: true, after_ready: true, arm_env: true,
+  - {name: client, client: true, after_ready: true,
      command: [disaggsim, client, --coord, "{{.Coord}}", --prompts, %s, --requests, "256", --concurrency, "32", --out, "{{.Out}}/throughput.json"]}
 evidence:
   mode: {role: ctx, pattern: 'mode rank=(?P<rank>\d+) phase=\S+ terminal=(?P<DISAGGSIM_TERMINAL>\S+)'}

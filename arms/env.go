@@ -19,6 +19,12 @@ import (
 // installed beside it (such as disaggsim) are found.
 var BaseKeys = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SHELL", "TERM"}
 
+// RankPath is a rank's PATH: abbench's own directory first, then the
+// PATH the rank inherited.
+func RankPath(selfDir, inherited string) string {
+	return selfDir + string(filepath.ListSeparator) + inherited
+}
+
 // rankEnv builds one rank's environment, in this order, later entries
 // winning: base (inherited), scenario env, role env, abbench's variables,
 // and the arm env for roles that take it. It returns the environment and the
@@ -34,7 +40,7 @@ func rankEnv(inherited []string, selfDir string, s *scenarios.Scenario, role *sc
 		}
 	}
 	if selfDir != "" {
-		env["PATH"] = selfDir + string(filepath.ListSeparator) + env["PATH"]
+		env["PATH"] = RankPath(selfDir, env["PATH"])
 	}
 	for _, layer := range []map[string]string{s.Env, role.Env} {
 		for _, k := range slices.Sorted(maps.Keys(layer)) {

@@ -20,10 +20,10 @@ arms:
 baseline: off
 workload: {prompts: prompts.jsonl}
 setup:
-  - [sh, -c, 'echo "clocks locked=1400 arm={{.Arm}} rank={{.Rank}} mode=${MODE:-none}"']
+  - [sh, -c, 'echo "clocks locked=1400 rank={{.Rank}} mode=${MODE:-none}"']
   - {command: [sh, -c, 'echo "mode=$MODE"; SETUP'], arm_env: true}
 teardown:
-  - [sh, -c, 'echo "{{.Arm}} server-was-$(cat "{{.Out}}/server" 2>/dev/null)" >> "{{.Dir}}/teardown.txt"']
+  - {command: [sh, -c, 'echo "{{.Arm}} server-was-$(cat "{{.Out}}/server" 2>/dev/null)" >> "{{.Dir}}/teardown.txt"'], arm_env: true}
   - [sh, -c, 'TEARDOWN']
 roles:
   - {name: server, arm_env: true, command: [sh, -c, 'echo up > "{{.Out}}/server"; echo up; exec sleep 60'], ready: {log: up}}
@@ -57,7 +57,7 @@ func TestHooksRunAroundTheRoles(t *testing.T) {
 	}
 	first, _ := os.ReadFile(filepath.Join(st.Dir, rundir.HookLog("setup", 0)))
 	second, _ := os.ReadFile(filepath.Join(st.Dir, rundir.HookLog("setup", 1)))
-	if string(first) != "clocks locked=1400 arm=on rank=0 mode=none\n" || string(second) != "mode=1\n" {
+	if string(first) != "clocks locked=1400 rank=0 mode=none\n" || string(second) != "mode=1\n" {
 		t.Errorf("setup output %q and %q: want the templates expanded, and MODE only with arm_env", first, second)
 	}
 	if len(st.Hooks) != 4 || st.Hooks[0].Kind != "setup" || st.Hooks[3].Kind != "teardown" || st.Hooks[3].Index != 1 || st.Hooks[1].ExitCode != 0 {

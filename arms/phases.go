@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/abbench/abbench/metricscrape"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -127,17 +128,27 @@ func (c *controller) deps(r *scenarios.Role) []string {
 	return deps
 }
 
-// measure is the measured phase: the clients run, then the logs settle.
+// measure is the measured phase: the clients run, then the logs settle;
+// the GPUs are sampled from the clients' start to their end, and the
+// servers' metrics scraped before the clients and after the drain.
 // A scenario without clients has its ranks run the benchmark themselves
 // and exit.
 func (c *controller) measure(ctx context.Context, clients []*scenarios.Role) error {
 	if len(clients) == 0 {
-		return c.waitAllExit(ctx)
+		sampling := c.sampleGPUs()
+		err := c.waitAllExit(ctx)
+		c.stopSampling(sampling)
+		return err
 	}
-	if err := c.runClients(ctx, clients); err != nil {
+	c.scrapeMetrics(ctx, metricscrape.Before)
+	sampling := c.sampleGPUs()
+	err := c.runClients(ctx, clients)
+	c.stopSampling(sampling)
+	if err != nil {
 		return err
 	}
 	c.phase("drain", "waiting for logs to settle")
 	c.drain(ctx)
+	c.scrapeMetrics(ctx, metricscrape.After)
 	return nil
 }

@@ -167,6 +167,12 @@ func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Value
 		data, _ := json.Marshal(shown)
 		lp.env = append(lp.env, rankwrap.EnvArgv+"="+string(data))
 	}
+	// abbench's own client redacts what it writes itself (a server may
+	// quote back a header): it is told every value the templates read.
+	if r.OpenAI != nil && len(lp.secrets) > 0 {
+		data, _ := json.Marshal([]string(lp.secrets))
+		lp.env = append(lp.env, redact.EnvValues+"="+string(data))
+	}
 	// What the rank is given, secrets redacted by name and by value, for
 	// provenance: the unredacted environment is never written anywhere
 	// but the 0600 launch file of an srun step, removed at teardown.

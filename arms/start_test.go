@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -50,5 +51,38 @@ func TestAPreparedRankIsGivenSecretsThatNoRecordShows(t *testing.T) {
 	}
 	if !slices.Contains(lp.secrets, "hunter2-secret") {
 		t.Fatalf("secrets %q: the controller would not redact the value its templates read", lp.secrets)
+	}
+}
+
+// TestOpenAIRankIsToldItsSecrets: abbench's own client is handed every
+// value its role's templates read with env, whatever carries it, and no
+// record of its environment shows them.
+func TestOpenAIRankIsToldItsSecrets(t *testing.T) {
+	t.Setenv("UNIT_GATEWAY", "gw-secret-route")
+	t.Setenv("UNIT_KEY", "sk-unit-key-1")
+	c := unitController(t, strings.Replace(unitScenario, `command: [sh, -c, 'true']}
+evidence:`, `env: {OPENAI_API_KEY: '{{env "UNIT_KEY"}}'}, openai: {url: 'http://127.0.0.1:{{.Port "http"}}/{{env "UNIT_GATEWAY"}}', model: m}}
+evidence:`, 1))
+	lp := c.prepareRank(c.s.OpenAIRole(), 0, nil)
+	if lp.err != nil {
+		t.Fatal(lp.err)
+	}
+	var told []string
+	for _, kv := range lp.env {
+		if v, ok := strings.CutPrefix(kv, redact.EnvValues+"="); ok {
+			if err := json.Unmarshal([]byte(v), &told); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Contains(told, "gw-secret-route") || !slices.Contains(told, "sk-unit-key-1") {
+		t.Fatalf("the client is told %q, want both values its templates read", told)
+	}
+	record, err := os.ReadFile(rundir.EnvPath(c.coord, "client", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(record), "gw-secret") || strings.Contains(string(record), "sk-unit") {
+		t.Fatalf("the environment record shows a secret: %s", record)
 	}
 }

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# The Hugging Face transformers A/B on one GPU (scenarios/hf-serving.yaml):
-# transformers' continuous batching serving a random-weight Llama-shaped
-# model behind scenarios/hf/serve.py, SDPA against eager attention, measured
-# by abbench's own client; abba pairs until a test decides (at most
-# MAX_PAIRS, default 4: about a minute a run), each run in its own
-# allocation, signed bundles, the comparison as Markdown, and the broken
-# variant (a server that hard-codes its attention), which must be stopped
-# with arm-mode-mismatch.
+# A Hugging Face transformers A/B on one GPU: transformers' continuous
+# batching serving a random-weight Llama-shaped model behind
+# scenarios/hf/serve.py, measured by abbench's own client. SCENARIO names it
+# (default hf-serving: SDPA against eager attention, a throughput claim;
+# hf-latency: the engine's batch token budget, a p99 TTFT claim). abba pairs
+# until a test decides (at most MAX_PAIRS, default 4: about a minute a run),
+# each run in its own allocation, signed bundles, the comparison as
+# Markdown, and the scenario's broken variant where it has one
+# (scenarios/SCENARIO-broken.yaml: a server that hard-codes its attention),
+# which must be stopped with arm-mode-mismatch.
 #   bench/hf-gpu.sh BIN_DIR SIGN_KEY OUT_DIR
 #   bench/hf-gpu.sh --dry-run BIN_DIR OUT_DIR   (no GPU needed: the checks,
 #       then both arms and the broken variant on the CPU with a tiny model)
 # BIN_DIR holds abbench and abbench-rank (CGO_ENABLED=0 builds where the
 # GPU machine has no Go). OUT_DIR receives, as each is made: check.txt
 # (every transformers and aiohttp name serve.py uses, checked), machine.txt,
-# run.log, report.md, hf-serving.svg, broken.txt, bundles/, plan.json,
+# run.log, report.md, SCENARIO.svg, broken.txt, bundles/, plan.json,
 # allowed_signers, verify.txt, then results.tar of them all. Exits 0 when
 # every step did what it should (the A/B accepted, whatever its verdict; the
 # broken variant censored), 1 naming the first step that did not.
@@ -34,6 +36,13 @@ cd "$(dirname "$0")/.." || exit 1
 repo=$(pwd)
 abb=$bin/abbench
 max_pairs=${MAX_PAIRS:-4}
+scenario=${SCENARIO:-hf-serving}
+[ -f "scenarios/$scenario.yaml" ] || { echo "scenarios/$scenario.yaml: no such scenario (SCENARIO)" >&2; exit 2; }
+broken=""
+[ -f "scenarios/$scenario-broken.yaml" ] && broken=$scenario-broken
+# The arms as validate prints them ("arms: a (baseline), b").
+arms=$("$abb" validate "scenarios/$scenario.yaml" 2>/dev/null | sed -n 's/^arms: //p' | sed 's/ (baseline)//; s/,/ /g')
+[ -n "$arms" ] || { "$abb" validate "scenarios/$scenario.yaml" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-hf.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failed=""
@@ -60,7 +69,7 @@ grep '^check versions' "$out/check.txt"
 	python3 -c 'import sys, torch, transformers, aiohttp; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "gpus", torch.cuda.device_count(), "transformers", transformers.__version__, "aiohttp", aiohttp.__version__)'
 	nproc
 } >"$out/machine.txt" 2>&1
-"$abb" validate scenarios/hf-serving.yaml scenarios/hf-serving-broken.yaml >>"$out/machine.txt" 2>&1 || { cat "$out/machine.txt" >&2; exit 1; }
+"$abb" validate "scenarios/$scenario.yaml" ${broken:+"scenarios/$broken.yaml"} >>"$out/machine.txt" 2>&1 || { cat "$out/machine.txt" >&2; exit 1; }
 
 if [ -n "$dry" ]; then
 	# The same scenarios on the CPU: a model of 2 layers, 16 requests of 8
@@ -68,23 +77,29 @@ if [ -n "$dry" ]; then
 	# evidence) as on the GPU.
 	mkdir -p "$work/dry/hf"
 	cp scenarios/hf/serve.py "$work/dry/hf/"
-	for s in hf-serving hf-serving-broken; do
+	# A scenario whose arms set the batch token budget keeps it; the others
+	# get a small one the CPU can hold.
+	mbt=', --max-batch-tokens, "256"'
+	grep -q HF_MAX_BATCH_TOKENS "scenarios/$scenario.yaml" && mbt=""
+	for s in $scenario $broken; do
 		sed -e "s|prompts: ../testdata/|prompts: $repo/testdata/|" -e 's|requests: 256|requests: 16|' -e 's|concurrency: 64|concurrency: 4|' \
-			-e 's|--device, cuda, --dtype, bfloat16, --layers, "16", --hidden, "1024", --heads, "16"|--device, cpu, --dtype, float32, --layers, "2", --hidden, "64", --heads, "4", --num-blocks, "256", --max-batch-tokens, "256"|' \
+			-e "s|--device, cuda, --dtype, bfloat16, --layers, \"16\", --hidden, \"1024\", --heads, \"16\"|--device, cpu, --dtype, float32, --layers, \"2\", --hidden, \"64\", --heads, \"4\", --num-blocks, \"256\"$mbt|" \
 			-e 's|max_tokens: 128|max_tokens: 8|' "scenarios/$s.yaml" >"$work/dry/$s.yaml"
 		grep -q -- '--device, cpu' "$work/dry/$s.yaml" || fail "dry-run: the server command of $s.yaml no longer reads as this script expects"
 	done
-	for arm in sdpa eager; do
+	for arm in $arms; do
 		step "dry-run arm $arm (CPU)"
-		"$abb" arm "$work/dry/hf-serving.yaml" --arm "$arm" --out "$work/dry/out-$arm" >"$out/dry-$arm.txt" 2>&1 || fail "dry-run arm $arm: not accepted (dry-$arm.txt; the server's log: $out/dry-$arm-server.log)"
+		"$abb" arm "$work/dry/$scenario.yaml" --arm "$arm" --out "$work/dry/out-$arm" >"$out/dry-$arm.txt" 2>&1 || fail "dry-run arm $arm: not accepted (dry-$arm.txt; the server's log: $out/dry-$arm-server.log)"
 		cp "$work/dry/out-$arm"/*/server-0.log "$out/dry-$arm-server.log" 2>/dev/null
 		grep -E '^evidence:|mode rank' "$out/dry-$arm.txt" "$out/dry-$arm-server.log" 2>/dev/null
 	done
-	step "dry-run broken variant (CPU)"
-	"$abb" arm "$work/dry/hf-serving-broken.yaml" --arm eager --out "$work/dry/out-broken" >"$out/dry-broken.txt" 2>&1
-	grep -q 'arm-mode-mismatch' "$out/dry-broken.txt" || fail "dry-run broken variant: not stopped with arm-mode-mismatch (dry-broken.txt)"
+	if [ -n "$broken" ]; then
+		step "dry-run broken variant (CPU)"
+		"$abb" arm "$work/dry/$broken.yaml" --arm eager --out "$work/dry/out-broken" >"$out/dry-broken.txt" 2>&1
+		grep -q 'arm-mode-mismatch' "$out/dry-broken.txt" || fail "dry-run broken variant: not stopped with arm-mode-mismatch (dry-broken.txt)"
+	fi
 	[ -z "$failed" ] || exit 1
-	echo "dry run passed: both arms accepted on the CPU, the broken variant censored"
+	echo "dry run passed: both arms accepted on the CPU${broken:+, the broken variant censored}"
 	exit 0
 fi
 
@@ -93,18 +108,20 @@ python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 
 [ -f "$key" ] || { echo "$key: no signing key (ssh-keygen -q -t ed25519 -N '' -f KEY)" >&2; exit 1; }
 
 step "the A/B: abba pairs until a test decides, at most $max_pairs"
-"$abb" run scenarios/hf-serving.yaml --order abba --until conclusive --max-pairs "$max_pairs" --out "$work/hf" \
-	--sign-key "$key" --archive --format markdown --plot "$out/hf-serving.svg" >"$out/report.md" 2>"$out/run.log"
+"$abb" run "scenarios/$scenario.yaml" --order abba --until conclusive --max-pairs "$max_pairs" --out "$work/hf" \
+	--sign-key "$key" --archive --format markdown --plot "$out/$scenario.svg" >"$out/report.md" 2>"$out/run.log"
 status=$?
 echo "abbench run exit status $status" >>"$out/run.log"
 [ "$status" -eq 0 ] || fail "abbench run exited $status (run.log)"
 "$abb" compare "$work/hf" >>"$out/run.log" 2>&1
 cp "$work/hf/plan.json" "$out/" 2>/dev/null
 
-step "the broken variant"
-"$abb" arm scenarios/hf-serving-broken.yaml --arm eager --out "$work/broken" --sign-key "$key" --archive >"$out/broken.txt" 2>&1
-echo "abbench arm exit status $?" >>"$out/broken.txt"
-grep -q 'arm-mode-mismatch' "$out/broken.txt" || fail "the broken variant was not stopped with arm-mode-mismatch (broken.txt)"
+if [ -n "$broken" ]; then
+	step "the broken variant"
+	"$abb" arm "scenarios/$broken.yaml" --arm eager --out "$work/broken" --sign-key "$key" --archive >"$out/broken.txt" 2>&1
+	echo "abbench arm exit status $?" >>"$out/broken.txt"
+	grep -q 'arm-mode-mismatch' "$out/broken.txt" || fail "the broken variant was not stopped with arm-mode-mismatch (broken.txt)"
+fi
 
 step "bundles"
 mkdir -p "$out/bundles"
@@ -114,7 +131,9 @@ for d in "$work"/hf/runs/*/; do
 	cp "$d$(cat "$d/LATEST")/bundle.tar.gz" "$out/bundles/$run.tar.gz" 2>/dev/null || fail "run $run left no bundle"
 	cp "$d/controller.log" "$out/bundles/$run.controller.log" 2>/dev/null
 done
-cp "$work/broken/$(cat "$work/broken/LATEST")/bundle.tar.gz" "$out/bundles/broken-eager.tar.gz" 2>/dev/null || fail "the broken variant left no bundle"
+if [ -n "$broken" ]; then
+	cp "$work/broken/$(cat "$work/broken/LATEST")/bundle.tar.gz" "$out/bundles/broken-eager.tar.gz" 2>/dev/null || fail "the broken variant left no bundle"
+fi
 # The public key: KEY.pub beside the key (a GPU machine may have no
 # ssh-keygen), else derived from it.
 if [ -f "$key.pub" ]; then pub=$(cut -d' ' -f1,2 "$key.pub"); else pub=$(ssh-keygen -y -f "$key"); fi

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # abbench's own load client beside wrk on one plain HTTP endpoint that
 # answers every request in 1 ms (bench/replyserver), at concurrency 256:
-# requests per second and CPU of each client, from the same run.
+# requests per second, CPU per request and peak RSS of each client, from
+# the same run.
 #   bench/load-client.sh [SECONDS]   (default 10 per client)
 # The server gets one core and the client under test the other (taskset),
 # so neither client is measured with the other's share of the machine;
 # wrk posts the body abbench load sends for its first prompt. wrk comes
 # from Debian (apt-get install wrk, done here when it is missing).
-# Goal: abbench load reaches at least half wrk's requests per second.
+# Goals: abbench load reaches at least half wrk's requests per second, at
+# no more CPU per request than wrk, its peak RSS flat in the requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -47,34 +49,35 @@ wrk.body = '$body'
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-# user+system CPU seconds and wall seconds of a command, its output in $2
+# user+system CPU seconds, wall seconds and peak RSS (KiB) of a command,
+# its output in $1
 timed() {
 	local out=$1
 	shift
-	/usr/bin/time -f '%U %S %e' -o "$work/time" "$@" >"$out" 2>&1
-	read -r u s e <"$work/time"
-	echo "$u $s $e"
+	/usr/bin/time -f '%U %S %e %M' -o "$work/time" "$@" >"$out" 2>&1
+	read -r u s e m <"$work/time"
+	echo "$u $s $e $m"
 }
 
 threads=1
 [ ${#pin_client[@]} -eq 0 ] && threads=$cores
-read -r wu ws we < <(timed "$work/wrk.txt" "${pin_client[@]}" wrk -t"$threads" -c"$conc" -d"${secs}s" -s "$work/post.lua" "$url/v1/completions")
+read -r wu ws we wm < <(timed "$work/wrk.txt" "${pin_client[@]}" wrk -t"$threads" -c"$conc" -d"${secs}s" -s "$work/post.lua" "$url/v1/completions")
 wrk_rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.txt")
 wrk_n=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
 
 # As many requests as wrk made in its time: 256 prompts, that many rounds.
 rounds=$(((wrk_n + 255) / 256))
-read -r au as ae < <(timed "$work/load.txt" "${pin_client[@]}" "$work/bin/abbench" load --url "$url" --model bench \
+read -r au as ae am < <(timed "$work/load.txt" "${pin_client[@]}" "$work/bin/abbench" load --url "$url" --model bench \
 	--prompts "$work/prompts.jsonl" --concurrency "$conc" --rounds "$rounds" --stream=false --max-tokens 1 \
 	--out "$work/result.json" --progress-every 1h)
 read -r ab_rps ab_n ab_failed < <(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["request_throughput"], r["completed"], r["failed"])' "$work/result.json")
 
 echo "endpoint: 1 ms per answer, concurrency $conc, $cores cores (server pinned to core 0, client to core 1: ${pin_client[*]:-none})"
-awk -v wr="$wrk_rps" -v wn="$wrk_n" -v wu="$wu" -v ws="$ws" -v we="$we" \
-	-v ar="$ab_rps" -v an="$ab_n" -v af="$ab_failed" -v au="$au" -v as="$as" -v ae="$ae" 'BEGIN {
-	printf "%-14s %10s %10s %9s %8s %16s\n", "client", "requests", "req/s", "CPU s", "CPU %", "CPU us/request"
-	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f\n", "wrk", wn, wr, wu+ws, 100*(wu+ws)/we, 1e6*(wu+ws)/wn
-	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f\n", "abbench load", an, ar, au+as, 100*(au+as)/ae, 1e6*(au+as)/an
-	printf "abbench load / wrk requests per second: %.2f (goal >= 0.5); failed requests: %d\n", ar/wr, af
+awk -v wr="$wrk_rps" -v wn="$wrk_n" -v wu="$wu" -v ws="$ws" -v we="$we" -v wm="$wm" \
+	-v ar="$ab_rps" -v an="$ab_n" -v af="$ab_failed" -v au="$au" -v as="$as" -v ae="$ae" -v am="$am" 'BEGIN {
+	printf "%-14s %10s %10s %9s %8s %16s %14s\n", "client", "requests", "req/s", "CPU s", "CPU %", "CPU us/request", "peak RSS MiB"
+	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "wrk", wn, wr, wu+ws, 100*(wu+ws)/we, 1e6*(wu+ws)/wn, wm/1024
+	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "abbench load", an, ar, au+as, 100*(au+as)/ae, 1e6*(au+as)/an, am/1024
+	printf "abbench load / wrk requests per second: %.2f (goal >= 0.5); CPU per request: %.2f (goal <= 1); failed requests: %d\n", ar/wr, (au+as)/an/((wu+ws)/wn), af
 	printf "ceiling at concurrency 256 and 1 ms: %d req/s\n", 256000
 }'

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -266,24 +265,40 @@ func (c *Config) blockNodes(r *Result, i int) []string {
 }
 
 // hopeless says why a run failed for a cause that cannot change between
-// repeats, or "": a rank that could not be started, a command not found or
-// not executable, a file that does not exist. Running the other planned
-// runs would only bury that cause under their reasons.
+// repeats, or "": a rank that could not be started, or whose process
+// exited 127 or 126, the statuses a shell and the rank wrapper give a
+// command not found or not executable. Running the other planned runs
+// would only bury that cause under their reasons. The rank's exit status
+// is read from the status's ranks, never from the reason's words, which
+// quote the rank's last log line.
 func hopeless(run *Run) string {
 	if run.Status == nil || len(run.Status.Reasons) == 0 {
 		return ""
 	}
 	first := reason.Group(run.Status.Reasons)[0]
-	d := strings.ToLower(first.Detail)
 	switch {
 	case first.Code == reason.LaunchFailed || first.Code == reason.ImageMismatch:
 		return first.String()
-	case first.Code == reason.RankExited && (strings.Contains(d, "exited with status 127") || strings.Contains(d, "exited with status 126")):
-		return first.String() + " (127: command not found, 126: not executable)"
-	case first.Code == reason.RankExited && (strings.Contains(d, "no such file or directory") || strings.Contains(d, "not found in the rank's path")):
-		return first.String()
+	case first.Code == reason.RankExited && first.Rank != nil:
+		switch rankExit(run.Status, first.Role, *first.Rank) {
+		case 127:
+			return first.String() + " (127: command not found)"
+		case 126:
+			return first.String() + " (126: not executable)"
+		}
 	}
 	return ""
+}
+
+// rankExit is the exit status a run's status records for a rank that
+// exited, or -1.
+func rankExit(st *rundir.Status, role string, rank int) int {
+	for _, r := range st.Ranks {
+		if r.Role == role && r.Rank == rank && r.Exited {
+			return r.ExitCode
+		}
+	}
+	return -1
 }
 
 // collect reads what the run left: its newest attempt's status and

@@ -79,6 +79,11 @@ type Config struct {
 	// Stages plans runs that CI stages make, one abbench arm each (abbench
 	// plan); nothing runs the plan here.
 	Stages bool
+	// NewBlocks lets Reopen resume a campaign whose system under test
+	// changed (a file its roles run): every block with a run before the
+	// change and a run left runs again whole (newBlocks), so that no block,
+	// which the statistics pair within, holds runs of both systems.
+	NewBlocks bool
 	// Flags are the flags the command was given, by name, as they print:
 	// plan.json records them, and Reopen holds a resumed campaign to them.
 	Flags map[string]string

@@ -34,7 +34,7 @@ func (c *Config) campaignHooks(ctx context.Context, r *Result, kind string) []st
 		log := filepath.Join(r.Out, rundir.HookLog(kind, i))
 		res := hookproc.Result{ExitCode: -1, Err: err}
 		if err == nil {
-			res = hookproc.Run(ctx, argv, env, r.Out, log, s.HookDeadline(kind), time.Duration(s.Deadlines.KillGrace))
+			res = hookproc.RunGuarded(ctx, c.hookGuard(), argv, env, r.Out, log, s.HookDeadline(kind), time.Duration(s.Deadlines.KillGrace))
 		}
 		if res.OK() {
 			continue
@@ -46,6 +46,17 @@ func (c *Config) campaignHooks(ctx context.Context, r *Result, kind string) []st
 	}
 	return failed
 }
+
+// hookGuard is the guard of the campaign's hooks: abbench hook-guard,
+// which kills what a hook started when abbench run dies while it runs
+// (a run's hooks have their controller's guard).
+func (c *Config) hookGuard() *hookproc.Guard {
+	return &hookproc.Guard{Program: c.Self, Args: []string{HookGuardVerb}}
+}
+
+// HookGuardVerb is the hidden verb of abbench that runs a hook's guard
+// (hookproc.GuardMain).
+const HookGuardVerb = "hook-guard"
 
 // campaignHookCommand expands a campaign hook's arguments, and its
 // environment: this host's, with the scenario's env over it.

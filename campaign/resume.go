@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +42,15 @@ func Reopen(c *Config) (*Result, error) {
 		return nil, err
 	}
 	fresh.Plan.ID = was.ID // the campaign's identity is the one it began with, not a new one
-	if changes := resumeChanges(was, fresh.Plan); len(changes) > 0 {
+	changes := resumeChanges(was, fresh.Plan)
+	sut := executableChanges(was.Resume.Executables, fresh.Plan.Resume.Executables)
+	switch {
+	case len(sut) > 0 && c.NewBlocks && was.Order == OrderRandom:
+		changes = append(changes, "the system under test changed, and a random order has no blocks to begin anew (its runs are compared unpaired, runs of both systems together): begin a new campaign")
+	case len(sut) > 0 && !c.NewBlocks:
+		changes = append(changes, sut...)
+	}
+	if len(changes) > 0 {
 		return nil, &RefusedError{Dir: c.Out, Changes: changes}
 	}
 	r := &Result{Out: fresh.Out, Plan: was, Runs: make([]Run, len(was.Runs)), given: c.Out}
@@ -49,8 +58,43 @@ func Reopen(c *Config) (*Result, error) {
 		r.Runs[i].Planned = &was.Runs[i]
 		r.Runs[i].reopen()
 	}
-	was.Resume.Resumed = append(was.Resume.Resumed, time.Now().UTC())
+	now := time.Now().UTC()
+	if len(sut) > 0 {
+		r.newBlocks(c.blockSize()*max(1, len(was.Cells)), now, sut, fresh.Plan.Resume.Executables)
+	}
+	was.Resume.Resumed = append(was.Resume.Resumed, now)
 	return r, nil
+}
+
+// newBlocks continues a campaign whose system under test changed (the
+// files its roles run, changes) so that no block of size runs (a run of
+// every arm, of every cell of a sweep), which the statistics pair
+// within, holds runs of both systems: a block whose runs all ended is
+// kept (all of one system, the old), one with none ended runs as
+// planned (all of the new), and one with runs ended and runs left runs
+// again whole, each run that had ended as a new attempt beside its old
+// one (marked interrupted until it starts, so that a resume of this
+// resume runs it too). plan.json then holds the campaign to the new
+// files, and records the change and the runs made again.
+func (r *Result) newBlocks(size int, at time.Time, changes []string, now []rundir.Executable) {
+	var again []int
+	for start := 0; start < len(r.Runs); start += size {
+		block := r.Runs[start:min(start+size, len(r.Runs))]
+		if !slices.ContainsFunc(block, func(run Run) bool { return run.kept }) || !slices.ContainsFunc(block, func(run Run) bool { return !run.kept }) {
+			continue
+		}
+		for i := range block {
+			if run := &block[i]; run.kept {
+				run.kept, run.Status, run.Evidence = false, nil, nil
+				pr := run.Planned
+				pr.Result, pr.Accepted, pr.Interrupted = nil, nil, true
+				again = append(again, pr.Index)
+			}
+		}
+	}
+	res := r.Plan.Resume
+	res.Executables = now
+	res.NewBlocks = append(res.NewBlocks, rundir.NewBlocks{At: at, Changes: changes, Again: again})
 }
 
 // Recorded reads the plan of the campaign begun in dir, with what a

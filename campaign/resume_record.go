@@ -17,9 +17,11 @@ import (
 )
 
 // resumable is what plan.json records for abbench run --resume: the
-// scenario file and the scenario, the flags, and the binaries.
+// scenario file and the scenario, the flags, the binaries, and the files
+// the roles run.
 func (c *Config) resumable() *rundir.Resumable {
-	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Flags: maps.Clone(c.Flags), Binaries: c.binaries()}
+	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Flags: maps.Clone(c.Flags), Binaries: c.binaries(),
+		Executables: c.executables()}
 }
 
 // scenarioRecord is the scenario's canonical encoding with its arms as
@@ -74,7 +76,8 @@ func exists(path string) bool {
 
 // resumeChanges says, one line each, how the campaign as it would start
 // now (fresh) departs from the one plan.json recorded (was): its
-// scenario, flags, binaries, and last the plan they make.
+// scenario, flags, binaries, and last the plan they make (the files its
+// roles run are Reopen's to judge: executableChanges).
 func resumeChanges(was, fresh *rundir.Plan) []string {
 	if was.Resume == nil {
 		if was.Launcher == LauncherStages {

@@ -97,8 +97,11 @@ var ErrNoImage = errors.New("no such image here")
 func (d Docker) Inspect(ctx context.Context, ref string) (Image, error) {
 	out, err := d.run(ctx, callTimeout, "image", "inspect", "--", ref)
 	var ce *CallError
-	if errors.As(err, &ce) && strings.Contains(strings.ToLower(ce.Said), "no such image") {
-		return Image{}, fmt.Errorf("image %s: %w", ref, ErrNoImage)
+	if errors.As(err, &ce) && d.answers(ctx) {
+		// The daemon answers, yet has nothing to inspect by ref: told by
+		// asking it, never by the words of the client's error, which
+		// differ between clients and versions.
+		return Image{}, fmt.Errorf("image %s: %w (%s)", ref, ErrNoImage, ce.Said)
 	}
 	if err != nil {
 		return Image{}, err
@@ -113,6 +116,13 @@ func (d Docker) Inspect(ctx context.Context, ref string) (Image, error) {
 		return Image{}, fmt.Errorf("docker image inspect %s: not one image with a sha256 ID (%v): %.200s", ref, err, out)
 	}
 	return Image{ID: found[0].ID, Entrypoint: found[0].Config.Entrypoint}, nil
+}
+
+// answers says whether the daemon answers the client: it gives its
+// version.
+func (d Docker) answers(ctx context.Context) bool {
+	out, err := d.run(ctx, callTimeout, "version", "--format", "{{.Server.Version}}")
+	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 
 // IsDigest says whether id is a full content digest, sha256: and 64

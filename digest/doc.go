@@ -13,5 +13,9 @@
 //     the sorted (multiset) algorithm must sort, so it holds 40 bytes per prompt;
 //   - ReadFile parses a JSON Lines prompts file with both cores, and the digest
 //     does not depend on how the work was split;
-//   - Explain tells equal, reordered and different-content record lists apart.
+//   - Explain tells equal, reordered and different-content record lists apart;
+//   - SniffForm tells a prompts file from ShareGPT JSON and conversation JSON
+//     Lines, and ReadConversations yields a conversation dataset's requests
+//     one at a time, each hashed (text algorithm) by its Body: its messages
+//     and output length as the request carries them (dataset.go).
 package digest

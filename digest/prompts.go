@@ -47,16 +47,28 @@ func (p Prompt) Record() Record { return RecordOf(p.Body) }
 // order, with the rules and errors of ReadFile (field names the object
 // field, as ReadOptions.Field does).
 func ReadPromptsFile(path, field string) ([]Prompt, error) {
+	return ReadPromptsFileN(path, field, 0)
+}
+
+// ReadPromptsFileN is ReadPromptsFile that stops after the first n
+// prompts (n 0: every one): a client that sends n reads no further, so a
+// large file costs what its first n prompts do.
+func ReadPromptsFileN(path, field string, n int) ([]Prompt, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer readonly.Close(f)
-	return ReadPrompts(f, path, field)
+	return ReadPromptsN(f, path, field, n)
 }
 
 // ReadPrompts is ReadPromptsFile of r; name is used in errors.
 func ReadPrompts(r io.Reader, name, field string) ([]Prompt, error) {
+	return ReadPromptsN(r, name, field, 0)
+}
+
+// ReadPromptsN is ReadPromptsFileN of r.
+func ReadPromptsN(r io.Reader, name, field string, n int) ([]Prompt, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var (
 		out      []Prompt
@@ -80,6 +92,9 @@ func ReadPrompts(r io.Reader, name, field string) ([]Prompt, error) {
 		}
 		if u != UnitNone {
 			out = append(out, Prompt{Body: body, Unit: u, Line: line})
+			if len(out) == n {
+				return out, nil
+			}
 		}
 		if readErr == io.EOF {
 			return out, nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/abbench/abbench/internal/guarded"
+	"github.com/abbench/abbench/metricscrape"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -22,6 +23,9 @@ type collector struct {
 	opts Options
 	// sentRecs are the openai client's records of what it sent (sent.go).
 	sentRecs sentRecords
+	// scraped is the record of the servers' metrics scrapes, once read
+	// (servermetrics.go).
+	scraped *metricscrape.Record
 }
 
 // data is the template data of role's rank (nil: the whole run), with the

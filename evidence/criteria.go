@@ -50,6 +50,8 @@ func (c *collector) criteria() {
 			res.Detail = c.cleanShutdown(fail)
 		case "output_tokens":
 			res.Detail = c.outputTokens(cr, fail)
+		case "server_metric":
+			res.Detail = c.serverMetric(res.ID, cr, fail)
 		}
 		res.OK = len(fails) == 0
 		for _, f := range fails {

@@ -30,7 +30,10 @@ const Schema = "abbench-evidence-v1"
 //	4: a serving record holds every latency its tool wrote (p99_ttft_ms,
 //	   median_itl_ms, ...), the output tokens it generated, and, under the
 //	   scenario's slo:, its goodput.
-const RulesVersion = 4
+//	5: the GPU samples of the measured phase (gpu_telemetry), and the
+//	   reasons they give: gpu-throttled, telemetry-missing; and the
+//	   server_metric criteria's values (server_metrics).
+const RulesVersion = 5
 
 // Evidence is what one arm run proves.
 type Evidence struct {
@@ -79,6 +82,12 @@ type Evidence struct {
 	// Inputs are the files besides the logs the evidence was derived from
 	// (the record, activation records, configs), relative to the run directory.
 	Inputs []string `json:"inputs"`
+	// GPUTelemetry is what the GPUs sampled during the measured phase
+	// say (telemetry.go), when the run sampled them.
+	GPUTelemetry *GPUTelemetry `json:"gpu_telemetry,omitempty"`
+	// ServerMetrics are what the server_metric criteria read of the
+	// roles' Prometheus endpoints (servermetrics.go).
+	ServerMetrics []ServerMetric `json:"server_metrics,omitempty"`
 	// Build is the arm's build, hashed when the run started, when the arms
 	// are builds.
 	Build *rundir.BuildFact `json:"build,omitempty"`
@@ -202,6 +211,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	c.ranks()
 	c.sent()
 	c.throughput()
+	c.telemetry()
 	c.criteria()
 	e.Accepted = len(e.Reasons) == 0
 	for _, cr := range e.Criteria {

@@ -71,6 +71,8 @@ type run struct {
 	pins     []rundir.ContainerImage
 	recorded bool
 	rules    *Rules // the compiled rules it shares; nil: its own
+	// files are other files of the run directory, by their path in it.
+	files map[string]string
 }
 
 func goodRun() *run {
@@ -118,6 +120,10 @@ func (r *run) collect(t *testing.T) *Evidence {
 		os.Symlink(stale, filepath.Join(dir, "throughput.json"))
 	case r.record != "":
 		os.WriteFile(filepath.Join(dir, "throughput.json"), []byte(r.record), 0o644)
+	}
+	for name, content := range r.files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
 	}
 	return collectWith(t, s, "async", dir, st, Options{Rules: r.rules})
 }
@@ -366,8 +372,17 @@ func TestScopeReadInParts(t *testing.T) {
 func TestUnreadableRecordIsTheRootCause(t *testing.T) {
 	for name, record := range map[string]string{
 		"another tool's record": `{"records": {"request_throughput": {"unit": "requests/sec", "avg": 3.2}}}`,
-		"console text":          "Successful requests:                     4\nOutput token throughput (tok/s):         100.5\n",
-		"no record":             "",
+		// A key of this format's name (vLLM's duration) in another tool's
+		// stats is no count: it was blamed on requests that failed.
+		"another tool's record with a duration": `{"duration": 60.2, "num_requests": 1000, "num_failures": 3}`,
+		"console text":                          "Successful requests:                     4\nOutput token throughput (tok/s):         100.5\n",
+		"no record":                             "",
+		// Two runs appended to one file: which is this run's, it does not
+		// say; the second lost 3 of its 4 requests.
+		"two results": `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5}` + "\n" +
+			`{"num_prompts": 4, "completed": 1, "failed": 3, "output_throughput": 20.1}`,
+		"trailing text": `{"num_prompts": 4, "completed": 4, "failed": 0, "output_throughput": 100.5} and more`,
+		"truncated":     `{"num_prompts": 4, "completed": 4, "failed": 0, "output_thr`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := goodRun()
@@ -376,8 +391,8 @@ func TestUnreadableRecordIsTheRootCause(t *testing.T) {
 			if e.Accepted || len(e.Reasons) == 0 {
 				t.Fatalf("accepted or no reason: %+v", e.Reasons)
 			}
-			if e.Reasons[0].Code != reason.ThroughputInvalid {
-				t.Errorf("first reason %s: %s, want throughput-invalid", e.Reasons[0].Code, e.Reasons[0].Detail)
+			if e.Reasons[0].Code != reason.ThroughputInvalid || !strings.Contains(e.Reasons[0].Detail, "vllm record throughput.json") {
+				t.Errorf("first reason %s: %s, want throughput-invalid naming the format and the file", e.Reasons[0].Code, e.Reasons[0].Detail)
 			}
 			for _, rs := range e.Reasons {
 				if rs.Code == reason.RequestsFailed {

@@ -56,6 +56,12 @@ func (c *collector) sentOnly(fail func(reason.Reason)) string {
 		return ""
 	}
 	c.e.Workload = &s.Digest
+	if c.s.Workload.Duration > 0 {
+		if !c.sentCycle(fail) {
+			return ""
+		}
+		return fmt.Sprintf("the openai client (role %s) sent %d requests in %s, cycling through %s", s.Role, s.Digest.Count, c.s.Workload.Duration, c.e.Workload)
+	}
 	c.servedIsDeclared(s.Digest, "the openai client sent", fail)
 	return fmt.Sprintf("the openai client (role %s) sent %s", s.Role, s.Digest)
 }
@@ -76,6 +82,9 @@ func (c *collector) sentIsServed(served digest.Digest, facts []RankFacts, fail f
 		return
 	}
 	c.servedIsDeclared(s.Digest, "the openai client sent", fail)
+	if c.s.Workload.Duration > 0 && !c.sentCycle(fail) {
+		return
+	}
 	if got, ok := digestIn(c.sentRecs.recs, served.Algorithm); ok && got == served {
 		return
 	}

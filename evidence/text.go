@@ -39,6 +39,14 @@ func (e *Evidence) WriteText(w io.Writer) error {
 			out.Printf("%s: none (%s record, valid %v)\n", metric, t.Format, t.Valid)
 		}
 	}
+	if t := e.GPUTelemetry; t != nil {
+		for _, g := range t.GPUs {
+			out.Printf("%s\n", gpuLine(g))
+		}
+		if t.Downsampled > 0 || t.Dropped > 0 {
+			out.Printf("gpu samples: %d kept, %d left out to keep the phase within the cap (the kept ones stand for them), %d not kept\n", t.Samples, t.Downsampled, t.Dropped)
+		}
+	}
 	if len(e.Criteria) > 0 {
 		var rows [][]string
 		for _, c := range e.Criteria {

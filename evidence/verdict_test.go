@@ -1,6 +1,9 @@
 package evidence
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,13 +47,19 @@ func TestRecordVerdictCriterion(t *testing.T) {
 	}
 }
 
-// A run whose record format has no verdict is not accepted under
-// {record: valid}, whatever else holds (goodRun is accepted without it).
+// {record: valid} over a format whose tool gives no verdict could never
+// hold: validate refuses the scenario before any run (the collector's own
+// rule, TestRecordVerdictCriterion's "no verdict", stays for a scenario
+// read from elsewhere).
 func TestRecordVerdictOfAFormatWithout(t *testing.T) {
-	r := goodRun()
-	r.yaml = scenarioYAML + "  - {record: valid}\n"
-	e := r.collect(t)
-	if e.Accepted || len(e.Reasons) != 1 || e.Reasons[0].Code != reason.ThroughputInvalid || !strings.Contains(e.Reasons[0].Detail, "vllm record throughput.json carries no verdict of its tool") {
-		t.Fatalf("accepted %v, reasons %+v", e.Accepted, e.Reasons)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(scenarioYAML+"  - {record: valid}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := scenarios.Load(path)
+	var es scenarios.Errors
+	if !errors.As(err, &es) || !strings.Contains(err.Error(), "{record: valid}: the vllm tool never says a run is valid") {
+		t.Fatalf("load: %v, want the criterion refused", err)
 	}
 }

@@ -12,14 +12,47 @@ import (
 
 // Append adds the entries whose keys the store's complete lines do not
 // hold yet and returns how many it added, and a note when it removed an
-// unfinished last line. It is all or nothing: writers are serialised by an
-// exclusive lock on the store; the new lines replace the unfinished line
-// (the bytes after the last newline, which a writer that died left) in one
-// write and are synced before the lock is released. When the write or the
-// sync fails (a full disk), the store is put back byte for byte as it was
-// found, so a failed add leaves nothing a retry would have to skip or
-// mend.
+// unfinished last line. It is all or nothing, and never writes over
+// another add: writers are held apart by the store's lock file (lockFile:
+// made exclusively, which holds across the hosts and mounts of a shared
+// filesystem, where flock holds per mount) and, for a writer of this host
+// that only flocks (an earlier abbench), by an exclusive flock of the
+// store; the store is opened only once the lock is held, so a filesystem
+// that shows another host's writes at open (NFS) shows them all. The new
+// lines replace the unfinished line (the bytes after the last newline,
+// which a writer that died left) in one write, synced before the lock is
+// released. The store's end is checked right before the write and read
+// back after it: a store that changed meanwhile (a writer that held no
+// lock) is read again and the add made again, which skips what is
+// stored, at most three times, then refused (*ChangedError). When the
+// write or the sync fails (a full disk), the store is put back byte for
+// byte as it was found, so a failed add leaves nothing a retry would have
+// to skip or mend.
 func Append(path string, entries []Entry) (added int, removed string, err error) {
+	held, err := lockFile(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer held.release()
+	for try := 1; ; try++ {
+		added, removed, err = appendLocked(path, entries, held)
+		var changed *ChangedError
+		if !errors.As(err, &changed) || try == appendTries {
+			return added, removed, err
+		}
+	}
+}
+
+// betweenReadAndWrite is called between an add's read of the store and
+// its write; a test writes the store there as a writer without the lock.
+var betweenReadAndWrite = func(string) {}
+
+// appendTries bounds how often an add whose store changed under it is
+// made again.
+const appendTries = 3
+
+// appendLocked is one add under the store's lock file.
+func appendLocked(path string, entries []Entry, held *heldLock) (added int, removed string, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return 0, "", err
@@ -33,7 +66,7 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 		return 0, "", fmt.Errorf("locking %s: %w", path, err)
 	}
 	// Closing the file releases the lock too; unlocking first says so.
-	defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
+	defer func() { _ = flock(int(f.Fd()), syscall.LOCK_UN) }()
 	data, release, err := mapStore(f)
 	if err != nil {
 		return 0, "", fmt.Errorf("reading %s: %w", path, err)
@@ -42,16 +75,44 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 	var have map[string]bool
 	var complete int
 	var oldTail []byte // the mapping shows the bytes written over it
+	var before end
 	err = readMapped(path, func() (err error) {
 		if have, complete, err = storedKeys(path, data, entries); err == nil {
-			removed, oldTail = tornNote(path, data, complete), slices.Clone(data[complete:])
+			removed, oldTail, before = tornNote(path, data, complete), slices.Clone(data[complete:]), endOf(data)
 		}
 		return err
 	})
 	if err != nil {
 		return 0, "", err
 	}
-	var lines []byte
+	lines, added, err := newLines(entries, have)
+	if err != nil || (added == 0 && removed == "") {
+		return 0, "", err
+	}
+	betweenReadAndWrite(path)
+	if err := held.check(); err != nil {
+		return 0, "", err
+	}
+	if now, err := fileEnd(f); err != nil {
+		return 0, "", fmt.Errorf("reading %s again before the write: %w", path, err)
+	} else if now != before {
+		return 0, "", &ChangedError{Store: path, Size: before.size, Now: now.size}
+	}
+	if err := replaceTail(f, path, int64(complete), oldTail, lines); err != nil {
+		return 0, "", fmt.Errorf("appending to %s: %w", path, err)
+	}
+	if err := wroteWhole(f, path, int64(complete), lines); err != nil {
+		return 0, "", err
+	}
+	if removed != "" {
+		removed += ": removed"
+	}
+	return added, removed, nil
+}
+
+// newLines are the store's lines of the entries whose keys have does not
+// hold (each key once), and how many.
+func newLines(entries []Entry, have map[string]bool) (lines []byte, added int, err error) {
 	for _, e := range entries {
 		if have[e.Kind+" "+e.Key] {
 			continue
@@ -60,21 +121,12 @@ func Append(path string, entries []Entry) (added int, removed string, err error)
 		e.Schema = Schema
 		line, err := json.Marshal(e)
 		if err != nil {
-			return 0, "", err
+			return nil, 0, err
 		}
 		lines = append(append(lines, line...), '\n')
 		added++
 	}
-	if added == 0 && removed == "" {
-		return 0, "", nil
-	}
-	if err := replaceTail(f, path, int64(complete), oldTail, lines); err != nil {
-		return 0, "", fmt.Errorf("appending to %s: %w", path, err)
-	}
-	if removed != "" {
-		removed += ": removed"
-	}
-	return added, removed, nil
+	return lines, added, nil
 }
 
 // tailFile is what replaceTail needs of the store (an *os.File; a test
@@ -114,12 +166,16 @@ func replaceTail(f tailFile, path string, at int64, oldTail, lines []byte) error
 	return fmt.Errorf("%w (the store is as it was; add again once the cause is fixed)", err)
 }
 
+// flock is flock(2); a test makes it lock nothing, as each mount of a
+// store on sshfs locks only for itself.
+var flock = syscall.Flock
+
 // lock takes the store's exclusive lock, waiting at most a minute (another
 // add holds it only while it writes).
 func lock(f *os.File) error {
 	deadline := time.Now().Add(time.Minute)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) {
 			return err
 		}

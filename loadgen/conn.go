@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,76 +53,139 @@ func (o Options) request(t target, body []byte) []byte {
 	return append([]byte(b.String()), body...)
 }
 
+// Caps on what a server can make a worker hold or do.
+const (
+	// maxHead bounds a response's status line and headers together;
+	// readBuffer, the connection's read buffer, each line of them.
+	maxHead    = 1 << 20
+	readBuffer = 64 << 10
+	// idleReuse is how long a TLS connection may sit idle and still be
+	// reused: under TLS no peek tells whether the server closed it while
+	// idle, and a request written on a closed one would be lost (never
+	// sent again), so an older one is closed first. Servers close idle
+	// connections after 5 s (uvicorn, so vLLM and SGLang) or more.
+	idleReuse = time.Second
+)
+
 // worker sends one request at a time over a connection of its own, kept
 // alive between requests: reading and writing it itself, with none of
 // the hand-offs between goroutines by which net/http's client spends
-// several times what wrk spends on a request.
+// several times what wrk spends on a request, and none of its retries: a
+// request written is never written again.
 type worker struct {
 	c    *client
 	conn net.Conn
+	// raw is the connection's socket when it is plain TCP (nil under TLS),
+	// peeked before a request is written on it again.
+	raw  syscall.RawConn
 	br   *bufio.Reader
-	// reused says the connection served a request before this one.
-	reused bool
+	body bodyReader
+	sse  *bufio.Reader // the lines of a streamed body, reused
+	buf  []byte        // a whole body, reused
+	// stopRun stops the run's end from cutting conn, once it is closed.
+	stopRun func() bool
+	// idleSince is when conn's last response ended.
+	idleSince time.Time
+	// prev is the request conn last answered: bytes after its response
+	// fail it (stray-bytes), they are no later request's answer.
+	prev *Outcome
 }
 
-// roundTrip writes req and reads the response's head; ctx ending cuts the
-// connection at once. The caller reads the body and calls done.
-func (w *worker) roundTrip(ctx context.Context, req []byte) (*http.Response, func(ok bool), error) {
-	for attempt := 0; ; attempt++ {
-		if w.conn == nil {
-			if err := w.dial(ctx); err != nil {
-				return nil, nil, err
-			}
+// roundTrip writes req and reads the response's head, framing its body
+// in w.body, all by deadline; the run's end (runCtx) cuts the connection
+// at once. The caller reads the body and calls done. Deadlines are the
+// connection's own, set once a request: no context, timer or goroutine
+// of its own per request.
+func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byte) (head, func(ok bool), error) {
+	if w.conn != nil {
+		// Set first: a peek on a connection past an old deadline would
+		// take it for a broken one.
+		_ = w.conn.SetDeadline(deadline) // a closed connection fails the write, named there
+		w.checkIdle()
+	}
+	if w.conn == nil {
+		if err := w.dial(runCtx, deadline); err != nil {
+			return head{}, nil, err
 		}
-		conn := w.conn
-		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-		done := func(ok bool) {
-			if !stop() || !ok {
-				w.close() // cut by the context, or in an unknown state
-			}
+		_ = w.conn.SetDeadline(deadline)
+	}
+	// After the deadline is set: a run that ended before it is seen here,
+	// one that ends after it sets the connection's deadline past (the
+	// AfterFunc of dial) after this one.
+	if err := runCtx.Err(); err != nil {
+		return head{}, nil, err
+	}
+	done := func(ok bool) {
+		if !ok || runCtx.Err() != nil {
+			w.close() // cut by the run's end, or in an unknown state
+			return
 		}
-		resp, err := w.exchange(req)
-		if err == nil {
-			return resp, func(ok bool) { done(ok && !resp.Close) }, nil
-		}
-		reused := w.reused
-		done(false)
-		// A kept-alive connection the server closed while idle fails
-		// before any byte of a response: the request was not served; once
-		// more, on a new connection, as net/http and browsers do.
-		if attempt > 0 || !reused || ctx.Err() != nil || !closedIdle(err) {
-			return nil, nil, err
+		if w.raw == nil {
+			w.idleSince = time.Now()
 		}
 	}
-}
-
-func (w *worker) exchange(req []byte) (*http.Response, error) {
-	if _, err := w.conn.Write(req); err != nil {
-		return nil, err
-	}
-	resp, err := http.ReadResponse(w.br, nil)
+	h, err := w.exchange(req)
 	if err != nil {
-		return nil, err
+		done(false)
+		return h, nil, err
 	}
-	w.reused = true
-	return resp, nil
+	return h, func(ok bool) { done(ok && !h.close) }, nil
 }
 
-// closedIdle says whether err is a connection the server had closed.
-func closedIdle(err error) bool {
+// checkIdle closes a kept-alive connection that must not carry the next
+// request: one with bytes no request asked for (which fail the request
+// they follow), one the server closed while it was idle, and a TLS one
+// idle for longer than idleReuse. Nothing has been written yet, so the
+// next request goes on a new connection, once.
+func (w *worker) checkIdle() {
+	stray, closed := w.br.Buffered() > 0, false
+	switch {
+	case stray:
+	case w.raw != nil:
+		stray, closed = peek(w.raw)
+	default:
+		closed = time.Since(w.idleSince) > idleReuse
+	}
+	if stray && w.prev != nil {
+		w.prev.Kind, w.prev.Error = KindStrayBytes, strayMsg
+	}
+	if stray || closed {
+		w.close()
+	}
+}
+
+const strayMsg = "the server sent bytes after the complete response, before the next request was written (an answer sent twice?): the connection was closed, so no later request takes them for its answer"
+
+func (w *worker) exchange(req []byte) (head, error) {
+	if _, err := w.conn.Write(req); err != nil {
+		return head{}, err
+	}
+	h, err := readHead(w.br)
+	if err == nil {
+		w.body.reset(w.br, h)
+	}
+	return h, err
+}
+
+// closedConn says whether err is a connection the server closed.
+func closedConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// dial connects within the connect deadline (and the request's).
-func (w *worker) dial(ctx context.Context) error {
+// dial connects within the connect deadline (and the request's); the
+// run's end cuts the connection at once, whatever it is doing.
+func (w *worker) dial(runCtx context.Context, deadline time.Time) error {
 	o, t := w.c.o, w.c.target
-	ctx, cancel := context.WithTimeout(ctx, o.ConnectTimeout)
+	ctx, cancel := context.WithDeadline(runCtx, deadline)
 	defer cancel()
+	ctx, cancelConnect := context.WithTimeout(ctx, o.ConnectTimeout)
+	defer cancelConnect()
 	d := net.Dialer{KeepAlive: 30 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
 		return err
 	}
+	w.raw = nil
 	if t.tls {
 		host, _, _ := net.SplitHostPort(t.addr)
 		tc := tls.Client(conn, &tls.Config{ServerName: host, NextProtos: []string{"http/1.1"}})
@@ -132,14 +194,26 @@ func (w *worker) dial(ctx context.Context) error {
 			return &failure{KindConnect, fmt.Sprintf("TLS handshake with %s: %v", t.addr, err)}
 		}
 		conn = tc
+	} else if sc, ok := conn.(syscall.Conn); ok && canPeek {
+		if w.raw, err = sc.SyscallConn(); err != nil {
+			w.raw = nil
+		}
 	}
-	w.conn, w.br, w.reused = conn, bufio.NewReaderSize(conn, 64<<10), false
+	w.conn = conn
+	w.stopRun = context.AfterFunc(runCtx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	if w.br == nil {
+		w.br = bufio.NewReaderSize(conn, readBuffer)
+	} else {
+		w.br.Reset(conn)
+	}
+	w.idleSince, w.prev = time.Now(), nil
 	return nil
 }
 
 func (w *worker) close() {
 	if w.conn != nil {
 		_ = w.conn.Close() // a connection given up: nothing of it is wanted
-		w.conn, w.br = nil, nil
+		w.stopRun()
+		w.conn, w.raw, w.prev, w.stopRun = nil, nil, nil, nil
 	}
 }

@@ -1,10 +1,15 @@
 // Package loadgen is abbench's own load client for OpenAI-compatible
 // servers (vLLM, SGLang, trtllm-serve, TGI, llama.cpp, Ollama, disaggsim):
-// it sends a prompts file's prompts to /v1/completions or
-// /v1/chat/completions, streaming or not, and says exactly what it sent.
+// it sends a workload (a prompts file's prompts, a ShareGPT or
+// conversation dataset's requests, or a seeded synthetic workload) to
+// /v1/completions or /v1/chat/completions, streaming or not, and says
+// exactly what it sent.
 //
 // What it guarantees:
-//   - the prompts it sends are the prompts file's, parsed by package digest,
+//   - every source gives a sequence of Items, each the content its digest
+//     record is of (a conversation request's messages and output length,
+//     package digest's Request.Body), so what it hashes is what it sends;
+//   - the prompts it sends are the dataset's, parsed by package digest,
 //     and it hashes each request's prompt content as it dispatches it: the
 //     digest of what was sent, in order of sending (and, for tokens, as a
 //     multiset), with per-prompt records that abbench digest --explain
@@ -13,7 +18,9 @@
 //     loop at a concurrency, or a seeded Poisson (gamma, with burstiness)
 //     process whose seed is part of the matched workload; requests are
 //     dispatched one at a time, so the order of sending never depends on
-//     timing;
+//     timing; a ramp maps the same seeded gaps through a rising rate, or
+//     raises the requests allowed in flight; a duration run cycles through
+//     the items until its time passes; warm-up requests go first, apart;
 //   - every request scheduled is accounted for: it succeeded, or it failed
 //     with its error named (an HTTP status, a deadline, a broken stream, a
 //     cancellation), or it was never sent because the run ended, which is a
@@ -21,15 +28,31 @@
 //   - everything is bounded: the connection and each request have
 //     deadlines, the run has one, requests in flight never exceed the
 //     concurrency, and cancelling the context ends every request at once;
+//     a response head, a stream line, a whole body and a stream's content
+//     events have caps, past which the request fails (oversized,
+//     over-max-tokens);
+//   - it believes no more than came, and sends nothing twice: a usage is
+//     held to max_tokens and to the events streamed (over-max-tokens,
+//     usage-mismatch); a request written is never written again, one that
+//     got no answer is connection-closed; bytes after a complete response
+//     fail the request they follow (stray-bytes), never taken for the
+//     next one's answer; secrets (the API key, Options.Secrets) are
+//     redacted from every error;
 //   - the result is written in the shape of vLLM's benchmark_serving result
 //     (package records reads it as format vllm), beside a JSON Lines file
 //     of per-request records.
 //
-// Where each job is: options.go the options and their checks; schedule.go
-// the arrival times; request.go a request's body and its response;
-// conn.go a worker's own connection (HTTP/1.1, kept alive);
-// stream.go the server-sent events of a streamed response; run.go the
-// dispatcher and the workers; result.go the summary in vLLM's shape;
+// Where each job is: options.go the options and their checks; items.go
+// the workload's items and datasets; synthetic.go the synthetic workload;
+// workload.go the checks, ramp and record of the workload options;
+// schedule.go the arrival times; phase.go the dispatcher and workers of
+// the warm-up and measured phases; request.go a request's body and its response;
+// conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
+// the look at an idle one before it is written on again; head.go a
+// response's head and the framing of its body;
+// stream.go the server-sent events of a streamed response; chunkjson.go
+// the decoding of a response or an event; run.go the
+// run and its result; result.go the summary in vLLM's shape;
 // stats.go the percentiles; write.go the files; progress.go the progress
 // lines.
 package loadgen

@@ -341,9 +341,10 @@ func TestDistIsNumpys(t *testing.T) {
 }
 
 // TestServerClosingIdleConnections: a server that closes every connection
-// after one response, without saying so, serves every request: a request
-// whose kept-alive connection the server had closed is sent once more, on
-// a new one, and only then.
+// after one response, without saying so, gets every request once: the
+// client sees the close before writing on the connection again and dials
+// a new one; a request written as the close came (a race under load) is
+// a failure, connection-closed, and is not sent again.
 func TestServerClosingIdleConnections(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -376,7 +377,7 @@ func TestServerClosingIdleConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := res.Summarize(); s.Completed != 5 || requests.Load() != 5 {
+	if s := res.Summarize(); s.Completed+s.Failures[KindConnectionClosed] != 5 || requests.Load() != int64(s.Completed) || s.Completed == 0 {
 		t.Fatalf("summary %+v, %d requests served on %d connections; first failure %+v", s, requests.Load(), conns.Load(), res.Outcomes)
 	}
 }

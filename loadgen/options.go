@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // Endpoint is the OpenAI API a client calls.
@@ -68,6 +69,18 @@ type Options struct {
 	Burstiness float64
 	// Seed seeds the arrival schedule.
 	Seed uint64
+	// Duration, when above 0, sends requests until it has passed since
+	// the measured phase began, cycling through the Requests items, in
+	// place of Requests × Rounds (workload.go).
+	Duration time.Duration
+	// Warmup requests are sent first and waited for, not measured and
+	// not in the sent digest (Result.Warmup, Result.WarmupSent).
+	Warmup int
+	// RampOver, when above 0, ramps the load linearly from RampFrom to
+	// its target over that time: the rate with a Rate, else the
+	// concurrency.
+	RampFrom float64
+	RampOver time.Duration
 
 	ConnectTimeout time.Duration // dialing, and TLS
 	RequestTimeout time.Duration // one request, from sending to its last byte
@@ -75,6 +88,9 @@ type Options struct {
 
 	// APIKey, when set, is sent as a bearer token; never written anywhere.
 	APIKey string
+	// Secrets are values never written either (those the scenario drew
+	// from the environment): redacted, with APIKey, from every error.
+	Secrets redact.Values
 	// Progress receives a line every ProgressEvery (nil: none).
 	Progress      io.Writer
 	ProgressEvery time.Duration
@@ -132,8 +148,12 @@ func joinEndpoints() string {
 	return strings.Join(s, " or ")
 }
 
-// check says what is wrong with o for prompts of unit, every problem.
-func (o Options) check(prompts int, unit digest.Unit) error {
+// check says what is wrong with o for the workload's items, every problem.
+func (o Options) check(items []Item) error {
+	prompts, unit := len(items), digest.UnitNone
+	if prompts > 0 {
+		unit = items[0].Prompt.Unit
+	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if _, err := o.Target(); err != nil {
@@ -177,5 +197,6 @@ func (o Options) check(prompts int, unit digest.Unit) error {
 			bad("%s %s: must be above 0", d.name, d.v)
 		}
 	}
+	errs = append(errs, o.checkWorkload(items)...)
 	return errors.Join(errs...)
 }

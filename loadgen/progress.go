@@ -56,8 +56,12 @@ func (p *progress) print(end string) {
 	done, sent := p.done.Load(), p.sent.Load()
 	secs := time.Since(p.start).Seconds()
 	// Progress is for a person watching; a writer that fails loses a line, never the run.
-	_, _ = fmt.Fprintf(p.w, "abbench load: %d/%d done (%d failed), %d in flight, %.1f req/s over %.1fs%s\n",
-		done, p.total, p.failed.Load(), sent-done, float64(done)/max(secs, 1e-9), secs, end)
+	of := fmt.Sprintf("/%d", p.total)
+	if p.total == 0 { // a duration run: no count is known
+		of = ""
+	}
+	_, _ = fmt.Fprintf(p.w, "abbench load: %d%s done (%d failed), %d in flight, %.1f req/s over %.1fs%s\n",
+		done, of, p.failed.Load(), sent-done, float64(done)/max(secs, 1e-9), secs, end)
 }
 
 // stop ends the progress lines with the run's last.
@@ -69,7 +73,7 @@ func (p *progress) stop(r *Result) {
 	}
 	end := ""
 	if r.Ended != "" {
-		end = fmt.Sprintf("; %d not sent: %s", int64(p.total)-p.sent.Load(), r.Ended)
+		end = fmt.Sprintf("; %d not sent: %s", max(int64(p.total)-p.sent.Load(), 1), r.Ended)
 	}
 	p.print(end)
 }

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -58,17 +59,20 @@ type usage struct {
 // chunk is a response, or one event of a streamed one: the fields of
 // both endpoints that say what was generated.
 type chunk struct {
-	Choices []struct {
-		Text    string `json:"text"`
-		Message struct {
-			Content string `json:"content"`
-		} `json:"message"`
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *usage          `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Choices []choice        `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// choice is one of a chunk's choices (decodeChunk reads it).
+type choice struct {
+	Text    string `json:"text"`
+	Message struct {
+		Content string `json:"content"`
+	} `json:"message"`
+	Delta struct {
+		Content string `json:"content"`
+	} `json:"delta"`
 }
 
 // content is the text the chunk carries: the choices' text for
@@ -86,6 +90,17 @@ func (c *chunk) content(e Endpoint) string {
 	return b.String()
 }
 
+// hasContent says whether the chunk carries any content, without
+// building it.
+func (c *chunk) hasContent(e Endpoint) bool {
+	for _, ch := range c.Choices {
+		if (e == Chat && ch.Message.Content+ch.Delta.Content != "") || (e != Chat && ch.Text != "") {
+			return true
+		}
+	}
+	return false
+}
+
 // errorText is what the server said went wrong, "" when nothing.
 func errorText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -101,7 +116,28 @@ func errorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil && s != "" {
 		return s
 	}
-	return truncate(string(raw))
+	return plainText(raw)
+}
+
+// plainText is a server's text as an error may quote it: JSON written
+// again with no escapes but those JSON needs (a server may escape any
+// character, \/ or \u0041, and a secret escaped is still a secret to
+// redact), anything else as it came. Nothing is cut short here: a
+// message is redacted whole, then cut (truncate).
+func plainText(data []byte) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if d.Decode(&v) != nil || d.More() {
+		return string(data)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(data)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // truncate keeps an error text short enough for a record.
@@ -123,6 +159,27 @@ func (out *Outcome) takeUsage(u *usage, countedPrompt, countedOutput int) {
 	}
 }
 
+// checkUsage holds a server's usage to what came: never more completion
+// tokens than max_tokens (when sent), never fewer than the content events
+// streamed (each carries a token at least), or, for a whole response,
+// than 1 when there is content. A usage left out is not checked: the
+// client counts what came instead.
+func checkUsage(u *usage, maxTokens, atLeast int) error {
+	if u == nil || u.CompletionTokens == nil || u.PromptTokens == nil {
+		return nil
+	}
+	completion, prompt := *u.CompletionTokens, *u.PromptTokens
+	switch {
+	case completion < 0 || prompt < 0:
+		return &failure{KindResponse, fmt.Sprintf("the server's usage says %d prompt and %d completion tokens: a count is never negative", prompt, completion)}
+	case maxTokens > 0 && completion > maxTokens:
+		return &failure{KindOverMaxTokens, fmt.Sprintf("the server's usage says %d completion tokens, above max_tokens %d", completion, maxTokens)}
+	case completion < atLeast:
+		return &failure{KindUsageMismatch, fmt.Sprintf("the server's usage says %d completion tokens, but at least %d came", completion, atLeast)}
+	}
+	return nil
+}
+
 // Where an outcome's token counts come from.
 const (
 	FromUsage   = "usage"   // the server's usage
@@ -139,9 +196,9 @@ func countPrompt(p digest.Prompt) int {
 }
 
 // decodeResponse takes a whole (not streamed) response's outcome.
-func decodeResponse(data []byte, e Endpoint, p digest.Prompt, sent time.Time, out *Outcome) error {
+func decodeResponse(data []byte, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
 	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := decodeChunk(data, &c); err != nil {
 		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
 	}
 	if msg := errorText(c.Error); msg != "" {
@@ -150,8 +207,15 @@ func decodeResponse(data []byte, e Endpoint, p digest.Prompt, sent time.Time, ou
 	if len(c.Choices) == 0 {
 		return &failure{KindResponse, "the response has no choices"}
 	}
+	atLeast := 0
+	if c.hasContent(o.Endpoint) {
+		atLeast = 1
+	}
+	if err := checkUsage(c.Usage, o.MaxTokens, atLeast); err != nil {
+		return err
+	}
 	out.E2E = time.Since(sent)
 	out.TTFT = out.E2E // without streaming, the first token arrives with the last
-	out.takeUsage(c.Usage, countPrompt(p), len(strings.Fields(c.content(e))))
+	out.takeUsage(c.Usage, countPrompt(p), len(strings.Fields(c.content(o.Endpoint))))
 	return nil
 }

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -34,27 +33,7 @@ func (o *Outcome) OK() bool { return o.Sent && o.Kind == "" }
 // MarshalJSON writes an outcome as a line of the per-request records:
 // times in milliseconds, the send time in seconds from the run's start.
 func (o Outcome) MarshalJSON() ([]byte, error) {
-	itl := make([]float64, len(o.ITLs))
-	for i, d := range o.ITLs {
-		itl[i] = ms(d)
-	}
-	return json.Marshal(struct {
-		Index        int       `json:"index"`
-		Prompt       int       `json:"prompt"`
-		Line         int       `json:"line"`
-		Sent         bool      `json:"sent"`
-		SendS        float64   `json:"send_s"`
-		TTFTms       float64   `json:"ttft_ms"`
-		ITLms        []float64 `json:"itl_ms"`
-		E2Ems        float64   `json:"e2e_ms"`
-		PromptTokens int       `json:"prompt_tokens"`
-		OutputTokens int       `json:"output_tokens"`
-		TokensFrom   string    `json:"tokens_from,omitempty"`
-		Status       int       `json:"status"`
-		Failure      string    `json:"failure,omitempty"`
-		Error        string    `json:"error,omitempty"`
-	}{o.Index, o.Prompt, o.Line, o.Sent, o.Send.Seconds(), ms(o.TTFT), itl, ms(o.E2E),
-		o.PromptTokens, o.OutputTokens, o.TokensFrom, o.Status, o.Kind, o.Error})
+	return o.appendJSON(nil), nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -109,8 +88,7 @@ func (r *Result) Summarize() Summary {
 // every request succeeded), the failures by kind and the sent prompts'
 // digests besides.
 func (r *Result) Record(now time.Time) map[string]any {
-	s := r.Summarize()
-	o := r.Options
+	rec := r.recordSummary(now)
 	n := len(r.Outcomes)
 	inLens, outLens, ttfts, errs := make([]int, n), make([]int, n), make([]float64, n), make([]string, n)
 	itls := make([][]float64, n)
@@ -124,6 +102,15 @@ func (r *Result) Record(now time.Time) map[string]any {
 			}
 		}
 	}
+	rec["input_lens"], rec["output_lens"], rec["ttfts"], rec["itls"], rec["errors"] = inLens, outLens, ttfts, itls, errs
+	return rec
+}
+
+// recordSummary is Record less its per-request arrays (perRequestArrays).
+func (r *Result) recordSummary(now time.Time) map[string]any {
+	s := r.Summarize()
+	o := r.Options
+	n := len(r.Outcomes)
 	var rate any = "inf"
 	if o.Rate > 0 {
 		rate = o.Rate
@@ -139,7 +126,6 @@ func (r *Result) Record(now time.Time) map[string]any {
 		"duration": s.Duration.Seconds(), "completed": s.Completed, "failed": s.Failed, "failure_kinds": s.Failures,
 		"total_input_tokens": s.InputTokens, "total_output_tokens": s.OutputTokens,
 		"request_throughput": s.RequestRate, "output_throughput": s.OutputRate, "total_token_throughput": s.TokenRate,
-		"input_lens": inLens, "output_lens": outLens, "ttfts": ttfts, "itls": itls, "errors": errs,
 		"valid": s.Failed == 0,
 	}
 	if r.Sent != nil {
@@ -148,6 +134,7 @@ func (r *Result) Record(now time.Time) map[string]any {
 	if r.SentMultiset != nil {
 		rec["prompt_multiset_digest"] = r.SentMultiset.String()
 	}
+	r.workloadRecord(rec)
 	for name, d := range map[string]dist{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2E} {
 		rec["mean_"+name+"_ms"], rec["median_"+name+"_ms"], rec["std_"+name+"_ms"] = d.Mean, d.Median, d.Std
 		for i, q := range Percentiles {

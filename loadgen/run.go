@@ -1,15 +1,16 @@
 package loadgen
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
-	"sync"
+	"os"
+	"slices"
 	"time"
 
 	"github.com/abbench/abbench/digest"
@@ -27,6 +28,22 @@ const (
 	KindNetwork   = "network"       // the connection broke
 	KindCancelled = "cancelled"     // the run ended (its deadline, or it was stopped) with the request in flight
 	KindNotSent   = "not-sent"      // the run ended before the request's turn came
+	// KindOversized is an answer past a cap: a response head over
+	// maxHead, a stream line over maxEvent, a body over maxBody.
+	KindOversized = "oversized"
+	// KindConnectionClosed is a request written whole that got no byte
+	// of an answer before the server closed the connection: it may have
+	// been served, so it is never sent again.
+	KindConnectionClosed = "connection-closed"
+	// KindStrayBytes is a request whose complete response was followed
+	// on its kept-alive connection by bytes no request asked for (an
+	// answer sent twice): what followed is no next request's answer.
+	KindStrayBytes = "stray-bytes"
+	// KindOverMaxTokens is an answer of more tokens than max_tokens: more
+	// content events, or a usage that says more.
+	KindOverMaxTokens = "over-max-tokens"
+	// KindUsageMismatch is a usage that says fewer tokens than came.
+	KindUsageMismatch = "usage-mismatch"
 )
 
 // failure is a request's failure of a known kind.
@@ -34,11 +51,8 @@ type failure struct{ kind, msg string }
 
 func (f *failure) Error() string { return f.msg }
 
-// errRequestDeadline is the cause of a request's own deadline.
-var errRequestDeadline = errors.New("request deadline")
-
-// maxBody bounds a response read whole.
-const maxBody = 64 << 20
+// maxBody bounds a response read whole: every worker may hold one.
+const maxBody = 8 << 20
 
 // Result is a run: one outcome per scheduled request, in order of
 // sending, and the digest of the prompts sent.
@@ -54,27 +68,41 @@ type Result struct {
 	Sent, SentMultiset *digest.Digest
 	SentRecords        []digest.Record
 	// Ended says why the run ended before sending every request ("" when
-	// it sent them all).
+	// it sent them all; a duration run's time running out is no end of
+	// this kind).
 	Ended string
+	// Warmup are the warm-up requests' outcomes, sent before Start and
+	// measured by nothing; WarmupSent their prompts' digest, in order of
+	// sending, with WarmupRecords; WarmupEnded as Ended, for them.
+	Warmup        []Outcome
+	WarmupSent    *digest.Digest
+	WarmupRecords []digest.Record
+	WarmupEnded   string
+	// Cycle is a duration run's prompts once, in order (the cycle its
+	// requests go through), with CycleRecords; nil for a counted run.
+	Cycle        *digest.Digest
+	CycleRecords []digest.Record
 }
 
-// Run sends the workload: request k carries prompt k mod o.Requests of
-// prompts. It returns an error only for options it refuses, before
-// sending anything; whatever happens to a request is in its outcome.
+// Run sends the workload of a prompts file's prompts (RunItems).
 func Run(ctx context.Context, prompts []digest.Prompt, o Options) (*Result, error) {
+	return RunItems(ctx, PromptItems(prompts), o)
+}
+
+// RunItems sends the workload: request k carries item k mod o.Requests
+// of items, after o.Warmup warm-up requests. It returns an error only for
+// options it refuses, before sending anything; whatever happens to a
+// request is in its outcome.
+func RunItems(ctx context.Context, items []Item, o Options) (*Result, error) {
 	o = o.withDefaults()
-	unit := digest.UnitNone
-	if len(prompts) > 0 {
-		unit = prompts[0].Unit
-	}
-	if err := o.check(len(prompts), unit); err != nil {
+	if err := o.check(items); err != nil {
 		return nil, err
 	}
-	c, err := newClient(o, prompts[:o.Requests])
+	c, err := newClient(o, items[:o.Requests])
 	if err != nil {
 		return nil, err
 	}
-	return c.run(ctx, unit), nil
+	return c.run(ctx, items[0].Prompt.Unit), nil
 }
 
 // client is one run's prepared requests.
@@ -82,115 +110,74 @@ type client struct {
 	o        Options
 	target   target
 	prompts  []digest.Prompt
-	requests [][]byte // each prompt's whole HTTP request, made once
+	requests [][]byte        // each item's whole HTTP request, made once
+	records  []digest.Record // each item's record, hashed once
 	start    time.Time
+	// secrets are the values no error may hold: the API key and
+	// Options.Secrets.
+	secrets redact.Values
 }
 
-func newClient(o Options, prompts []digest.Prompt) (*client, error) {
+func newClient(o Options, items []Item) (*client, error) {
 	full, err := o.Target()
 	if err != nil {
 		return nil, err
 	}
-	c := &client{o: o, prompts: prompts, requests: make([][]byte, len(prompts))}
+	c := &client{o: o, prompts: make([]digest.Prompt, len(items)), requests: make([][]byte, len(items)),
+		records: make([]digest.Record, len(items)), secrets: slices.Clone(o.Secrets)}
+	c.secrets.Add(o.APIKey)
 	if c.target, err = parseTarget(full); err != nil {
 		return nil, err
 	}
-	for i, p := range prompts {
-		body, err := o.body(p)
+	for i, it := range items {
+		body, err := o.itemBody(it)
 		if err != nil {
-			return nil, fmt.Errorf("prompt on line %d: %w", p.Line, err)
+			return nil, fmt.Errorf("prompt on line %d: %w", it.Prompt.Line, err)
 		}
-		c.requests[i] = o.request(c.target, body)
+		c.prompts[i], c.requests[i] = it.Prompt, o.request(c.target, body)
+		c.records[i] = it.Prompt.Record()
 	}
 	return c, nil
 }
 
-// run dispatches every request in order: each waits for its arrival time
-// and a free worker of the concurrency, goes, and is hashed into the sent
-// digest. When the run ends early the rest are outcomes of kind not-sent.
+// run sends the warm-up requests, waits for them, then the measured ones
+// (phase.go); the sent digest is of the measured requests alone.
 func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	o := c.o
-	total := o.Requests * o.Rounds
-	res := &Result{Options: o, Unit: unit, Outcomes: make([]Outcome, total)}
-	arrivals := Arrivals(total, o.Rate, o.Burstiness, o.Seed)
+	res := &Result{Options: o, Unit: unit}
 	runCtx, cancel := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the run's timeout %s passed", o.Timeout))
 	defer cancel()
-	sent, _ := digest.NewBuilder(digest.DefaultFor(unit), true)
-	// Concurrency workers, each sending one request at a time: a request
-	// is dispatched when one takes it, so no more are ever in flight.
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	c.start = time.Now()
+	if o.Warmup > 0 {
+		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil)
+		w.send(runCtx)
+		res.Warmup, res.WarmupEnded = w.outcomes(), w.ended
+		d, _ := w.sent.Sum() // held in memory (records kept): Sum cannot fail
+		res.WarmupSent, res.WarmupRecords = &d, w.sent.Records()
+	}
+	total := o.Requests * o.Rounds
+	if o.Duration > 0 {
+		total = -1
+	}
+	spec := phaseSpec{total: total, until: o.Duration, sched: newSchedule(o.Rate, o.Burstiness, o.Seed, o.RampFrom, o.RampOver), gated: o.RampOver > 0 && o.Rate == 0}
+	prog := startProgress(o.Progress, o.ProgressEvery, max(total, 0), time.Now())
+	m := c.startPhase(spec, prog)
 	res.Start = c.start
-	prog := startProgress(o.Progress, o.ProgressEvery, total, c.start)
-	for range o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &worker{c: c}
-			defer w.close()
-			for k := range jobs {
-				out := &res.Outcomes[k]
-				w.do(runCtx, out, c.prompts[out.Prompt], c.requests[out.Prompt])
-				prog.finished(out.Kind == "")
-			}
-		}()
-	}
-	k := 0
-	for ; k < total; k++ {
-		i := k % o.Requests
-		res.Outcomes[k] = Outcome{Index: k, Prompt: i, Line: c.prompts[i].Line, Sent: true}
-		if !c.dispatch(runCtx, arrivals[k], jobs, k) {
-			break
-		}
-		sent.AddRecord(c.prompts[i].Record())
-		prog.started()
-	}
-	close(jobs)
-	if k < total {
-		res.Ended = endCause(runCtx)
-		for j := k; j < total; j++ {
-			i := j % o.Requests
-			res.Outcomes[j] = Outcome{Index: j, Prompt: i, Line: c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + res.Ended}
-		}
-	}
-	wg.Wait()
+	m.send(runCtx)
+	res.Outcomes, res.Ended = m.outcomes(), m.ended
+	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)
-	d, _ := sent.Sum() // held in memory (records kept): Sum cannot fail
-	res.Sent, res.SentRecords = &d, sent.Records()
+	d, _ := m.sent.Sum() // held in memory (records kept): Sum cannot fail
+	res.Sent, res.SentRecords = &d, m.sent.Records()
 	if unit == digest.UnitTokens {
-		m, _ := digest.NewBuilder(digest.TokensSorted, false)
+		b, _ := digest.NewBuilder(digest.TokensSorted, false)
 		for _, r := range res.SentRecords {
-			m.AddRecord(r)
+			b.AddRecord(r)
 		}
-		md, _ := m.Sum()
+		md, _ := b.Sum()
 		res.SentMultiset = &md
 	}
 	return res
-}
-
-// dispatch waits for request k's arrival time, then hands it to the
-// first free worker; false when the run ended first.
-func (c *client) dispatch(ctx context.Context, at time.Duration, jobs chan<- int, k int) bool {
-	if d := time.Until(c.start.Add(at)); d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		}
-	}
-	if ctx.Err() != nil {
-		return false
-	}
-	select {
-	case jobs <- k:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // endCause says why the run's context ended.
@@ -204,68 +191,96 @@ func endCause(ctx context.Context) string {
 
 // do sends one request and fills its outcome.
 func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req []byte) {
-	ctx, cancel := context.WithTimeoutCause(runCtx, w.c.o.RequestTimeout, errRequestDeadline)
-	defer cancel()
 	sent := time.Now()
+	deadline := sent.Add(w.c.o.RequestTimeout)
 	out.Send = sent.Sub(w.c.start)
-	if err := w.exchangeOutcome(ctx, req, p, sent, out); err != nil {
-		out.Kind, out.Error = classify(err, ctx, runCtx, time.Since(sent), w.c.o.RequestTimeout)
-		out.Error = redact.URL(out.Error)
+	if err := w.exchangeOutcome(runCtx, deadline, req, p, sent, out); err != nil {
+		kind, msg := classify(err, deadline, runCtx, time.Since(sent), w.c.o.RequestTimeout)
+		// Redacted whole, then cut short: a secret across the cut would
+		// leave its first part in clear.
+		out.Kind, out.Error = kind, truncate(w.c.secrets.In(msg))
 	}
 }
 
 // exchangeOutcome sends req and reads its response into out.
-func (w *worker) exchangeOutcome(ctx context.Context, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
-	o := w.c.o
-	resp, done, err := w.roundTrip(ctx, req)
+func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
+	h, done, err := w.roundTrip(runCtx, deadline, req)
 	if err != nil {
 		return err
 	}
-	err = readResponse(resp, o, p, sent, out)
+	err = w.readResponse(h, p, sent, out)
 	// What is left is drained, a little, so the connection serves the
 	// next request; a body with more is given up with its connection.
-	const drain = 64 << 10
-	n, drainErr := io.Copy(io.Discard, io.LimitReader(resp.Body, drain))
-	done(err == nil && drainErr == nil && n < drain && resp.Body.Close() == nil)
+	ok := err == nil && !h.close && w.body.finish(64<<10)
+	if ok && w.br.Buffered() > 0 {
+		err, ok = &failure{KindStrayBytes, strayMsg}, false
+	}
+	done(ok)
+	if w.conn != nil {
+		w.prev = out
+	}
 	return err
 }
 
 // readResponse reads a response: its status, then a stream or a whole body.
-func readResponse(resp *http.Response, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
-	out.Status = resp.StatusCode
-	if resp.StatusCode != http.StatusOK {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outcome) error {
+	o := w.c.o
+	out.Status = h.status
+	if h.status != http.StatusOK {
+		data, _ := io.ReadAll(io.LimitReader(&w.body, 64<<10))
 		var c chunk
-		msg := truncate(string(data))
+		msg := plainText(data)
 		if json.Unmarshal(data, &c) == nil && errorText(c.Error) != "" {
 			msg = errorText(c.Error)
 		}
-		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, msg)}
+		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", h.status, msg)}
 	}
 	if o.Stream {
-		if ct := resp.Header.Get("Content-Type"); !isEventStream(ct) {
-			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", ct)}
+		if !h.eventStream {
+			return &failure{KindResponse, fmt.Sprintf("asked for a stream, the server answered Content-Type %q", h.contentType)}
 		}
-		return readStream(resp.Body, o.Endpoint, p, sent, out)
+		if w.sse == nil {
+			w.sse = bufio.NewReaderSize(&w.body, 16<<10)
+		} else {
+			w.sse.Reset(&w.body)
+		}
+		return readStream(w.sse, o, p, sent, out)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	data, err := readAll(&w.body, w.buf[:0], maxBody)
+	w.buf = data[:0]
 	if err != nil {
 		return err
 	}
-	if len(data) > maxBody {
-		return &failure{KindResponse, fmt.Sprintf("the response is larger than %d bytes", maxBody)}
+	return decodeResponse(data, o, p, sent, out)
+}
+
+// readAll reads r into buf, growing it, up to limit bytes.
+func readAll(r io.Reader, buf []byte, limit int) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit+1)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case len(buf) > limit:
+			return buf, &failure{KindOversized, fmt.Sprintf("the response is larger than %d bytes", limit)}
+		case errors.Is(err, io.EOF):
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
 	}
-	return decodeResponse(data, o.Endpoint, p, sent, out)
 }
 
 // classify names a request's error: its kind and what to say.
-func classify(err error, reqCtx, runCtx context.Context, after, deadline time.Duration) (string, string) {
+func classify(err error, reqDeadline time.Time, runCtx context.Context, after, deadline time.Duration) (string, string) {
 	var f *failure
 	var op *net.OpError
 	switch {
 	case errors.As(err, &f): // what the server answered, whatever happened since
 		return f.kind, f.msg
-	case errors.Is(context.Cause(reqCtx), errRequestDeadline):
+	case !time.Now().Before(reqDeadline) && (runCtx.Err() == nil || errors.Is(err, os.ErrDeadlineExceeded)):
 		return KindTimeout, fmt.Sprintf("request deadline %s passed (after %.3fs)", deadline, after.Seconds())
 	case runCtx.Err() != nil:
 		return KindCancelled, fmt.Sprintf("cancelled after %.3fs: %s", after.Seconds(), endCause(runCtx))
@@ -273,10 +288,4 @@ func classify(err error, reqCtx, runCtx context.Context, after, deadline time.Du
 		return KindConnect, err.Error()
 	}
 	return KindNetwork, err.Error()
-}
-
-// isEventStream says whether a Content-Type is server-sent events.
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }

@@ -2,7 +2,6 @@ package loadgen
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -23,6 +22,11 @@ type Files struct {
 	// (token prompts only), for comparing with a server that hashes the
 	// prompts it served as a multiset.
 	SentMultiset string
+	// Warmup is the digest records of the warm-up requests' prompts.
+	Warmup string
+	// Cycle is the digest records of a duration run's prompts once, the
+	// cycle its requests go through (Result.Cycle).
+	Cycle string
 }
 
 // Write writes every file of fs, each atomically: a file is whole or
@@ -30,11 +34,7 @@ type Files struct {
 func (r *Result) Write(fs Files) error {
 	var errs []error
 	if fs.Record != "" {
-		data, err := json.MarshalIndent(r.Record(time.Now()), "", "  ")
-		if err == nil {
-			err = atomicfile.WriteFile(fs.Record, append(data, '\n'), 0o644)
-		}
-		errs = append(errs, err)
+		errs = append(errs, r.writeFile(fs.Record, func(w *bufio.Writer) error { return r.writeRecord(w, time.Now()) }))
 	}
 	if fs.PerRequest != "" {
 		errs = append(errs, r.writePerRequest(fs.PerRequest))
@@ -49,23 +49,34 @@ func (r *Result) Write(fs Files) error {
 			errs = append(errs, digest.WriteRecordsFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords))
 		}
 	}
+	if fs.Cycle != "" && r.Cycle != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Cycle, *r.Cycle, r.CycleRecords))
+	}
+	if fs.Warmup != "" && r.WarmupSent != nil {
+		errs = append(errs, digest.WriteRecordsFile(fs.Warmup, *r.WarmupSent, r.WarmupRecords))
+	}
 	return errors.Join(errs...)
 }
 
 func (r *Result) writePerRequest(path string) error {
+	return r.writeFile(path, func(w *bufio.Writer) error {
+		var line []byte
+		for i := range r.Outcomes {
+			line = append(r.Outcomes[i].appendJSON(line[:0]), '\n')
+			w.Write(line)
+		}
+		return w.Flush()
+	})
+}
+
+// writeFile writes path atomically with write: whole, or not at all.
+func (r *Result) writeFile(path string, write func(*bufio.Writer) error) error {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
-	for i := range r.Outcomes {
-		if err := enc.Encode(r.Outcomes[i]); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if err := write(bufio.NewWriterSize(f, 256<<10)); err != nil {
 		return err
 	}
 	return f.Commit()

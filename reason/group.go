@@ -17,10 +17,12 @@ var stopping = map[Code]bool{
 
 // consequences are the codes that, in a stopped run, only report what it
 // did not produce: no client ran, so no requests, no record, no digests,
-// no complete lifecycle, and ranks that abbench stopped on purpose.
+// no complete lifecycle, no GPU samples or metrics scrapes of its
+// measured phase, and ranks that abbench stopped on purpose.
 var consequences = map[Code]bool{
 	RequestsFailed: true, ThroughputInvalid: true, DigestMissing: true, PhaseIncomplete: true,
 	FactCount: true, UncleanShutdown: true, DigestRankDisagreement: true,
+	TelemetryMissing: true, ServerMetric: true,
 }
 
 // beforeRoles are the codes of a run stopped before any role started: its

@@ -63,3 +63,17 @@ func TestGroupSetupFailedHoldsTheRanksThatNeverRan(t *testing.T) {
 		t.Fatalf("grouped %s", got)
 	}
 }
+
+// A run stopped before its client has no GPU samples and no scrapes: the
+// telemetry and server metrics it could not read are consequences of the
+// stop, not root causes beside it.
+func TestGroupStoppedRunHoldsItsMissingTelemetry(t *testing.T) {
+	rs := []Reason{
+		New(TelemetryMissing, "telemetry.gpu is on, but the run has no GPU samples"),
+		New(RankExited, "ctx rank 0 exited with status 3").At("a", "ctx", 0),
+		New(ServerMetric, "no scrape of the servers' metrics was recorded"),
+	}
+	if got := codes(Group(rs)); got != "rank-exited{telemetry-missing,server-metric}" {
+		t.Fatalf("grouped %s", got)
+	}
+}

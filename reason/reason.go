@@ -48,6 +48,10 @@ const (
 	SetupFailed            Code = "setup-failed"           // a setup hook failed: no role started
 	TeardownFailed         Code = "teardown-failed"        // a teardown hook failed: the next run may not start from the state this one began in
 	OutputLengthMismatch   Code = "output-length-mismatch" // the arms generated different amounts of output ({output_tokens: equal})
+	GPUThrottled           Code = "gpu-throttled"          // a GPU was held back by power, thermal or hardware slowdown for much of the measured phase
+	TelemetryMissing       Code = "telemetry-missing"      // the GPU telemetry the scenario requires was not sampled, or not all of the phase
+	ClockMismatch          Code = "clock-mismatch"         // the arms' mean SM clocks differ by more than the smallest effect (telemetry.sm_clocks: censor)
+	ServerMetric           Code = "server-metric"          // a server's own metric is not what a server_metric criterion requires, or could not be read
 )
 
 // Reason is one censor reason.

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -10,19 +9,35 @@ import (
 
 var consoleLine = lazyregexp.New(`(?i)^\s*(Successful requests|Failed requests|Output token throughput \(tok/s\)|Total Token throughput \(tok/s\)|Total throughput \(tok/s\)|Request throughput \(req/s\)|Benchmark duration \(s\)|Number of requests|Token Throughput \(tokens/sec\)|Total Output Throughput \(tokens/sec\)|Total Token Throughput \(tokens/sec\)|Request Throughput \(req/sec\)|Total Latency \(ms\)):\s*([0-9.eE+-]+)`)
 
+// consoleBanner is the line a summary starts with: vLLM's and SGLang's
+// "==== Serving Benchmark Result ====", trtllm-bench's "= PERFORMANCE
+// OVERVIEW". A log of several runs holds one per run.
+var consoleBanner = lazyregexp.New(`(?m)^=+ ?(Serving Benchmark Result|PERFORMANCE OVERVIEW)\b`)
+
 // consoleLatency is a latency line of vLLM's and SGLang's summaries:
 // "P99 TTFT (ms):", "Median E2E Latency (ms):".
 var consoleLatency = lazyregexp.New(`(?i)^\s*(Mean|Median|Std|Min|Max|P[0-9]+(?:\.[0-9]+)?) (TTFT|TPOT|ITL|E2EL|E2E Latency) \(ms\):\s*([0-9.eE+-]+)\s*$`)
 
 // parseConsole reads the benchmark's console summary; a "!FAILED REQUESTS!"
 // marker or failed requests make it invalid. Without a "Failed requests:"
-// line, failures are the requested count minus the successful ones.
-func (r *Record) parseConsole(data []byte, _ Spec) {
-	if bytes.Contains(data, []byte("!FAILED REQUESTS!")) {
+// line, failures are the requested count minus the successful ones. A log
+// of several summaries (runs appended to one log) is read for the one
+// throughput.result names by its place, as chooseRun has it: read whole,
+// the last value of each line would mix the runs.
+func (r *Record) parseConsole(data []byte, spec Spec) {
+	runs := consoleRuns(string(data), consoleBanner, "")
+	text, ok := r.chooseRun(runs, spec.Result)
+	if !ok {
+		return
+	}
+	if len(runs) == 1 {
+		text = string(data) // a marker before the banner is the run's too
+	}
+	if strings.Contains(text, "!FAILED REQUESTS!") {
 		r.problem("the summary carries a !FAILED REQUESTS! marker")
 	}
 	found := false
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if l := consoleLatency.FindStringSubmatch(line); l != nil {
 			r.consoleLatency(l[1], l[2], l[3])
 			continue

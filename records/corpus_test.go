@@ -29,6 +29,14 @@ func serving(format string, requests int, metrics map[string]float64, completed,
 	return corpusCase{Format: format, Requests: requests, Metrics: metrics, Completed: completed, Failed: failed, Valid: valid, Problem: problem}
 }
 
+// servingNamed is serving for a file of several results, read for the
+// one result names.
+func servingNamed(format string, requests int, result string, metrics map[string]float64, completed, failed int, valid bool, problem string) corpusCase {
+	c := serving(format, requests, metrics, completed, failed, valid, problem)
+	c.Result = result
+	return c
+}
+
 // corpus is every file of testdata/records with what it must read as:
 // servingCorpus here, and each format's table added by its own test file
 // (addCorpus in an init function).
@@ -153,10 +161,11 @@ var servingCorpus = map[string]corpusCase{
 	"console/vllm-qwen2-7b-100-prompts.txt": serving("console", 100, map[string]float64{"output_throughput": 882.67, "request_throughput": 0.88,
 		"total_token_throughput": 1778.56, "duration": 114.01}, 100, 0, true, ""),
 	// python3 -m sglang.bench_serving --output-file, appended a line per run:
-	// the last line counts (3,200, 2,400 and 10,000 requests; Infinity
-	// is Python's request rate "inf").
-	"sglang/h200-llama-3.3-70b-online.jsonl": serving("sglang", 3200, map[string]float64{"output_throughput": 4238.110256944623, "duration": 387.5871320969891}, 3200, 0, true, ""),
-	"sglang/h200-llama-405b-online.jsonl":    serving("sglang", 2400, map[string]float64{"output_throughput": 1224.3946098961699, "duration": 377.2264237909112}, 2400, 0, true, ""),
+	// the run named by its place (the fifth of five, 3,200 requests; the
+	// sixth of six, 2,400; the one line, 10,000; Infinity is Python's
+	// request rate "inf"). TestAppendedResultsAreNamed reads them unnamed.
+	"sglang/h200-llama-3.3-70b-online.jsonl": servingNamed("sglang", 3200, "5", map[string]float64{"output_throughput": 4238.110256944623, "duration": 387.5871320969891}, 3200, 0, true, ""),
+	"sglang/h200-llama-405b-online.jsonl":    servingNamed("sglang", 2400, "6", map[string]float64{"output_throughput": 1224.3946098961699, "duration": 377.2264237909112}, 2400, 0, true, ""),
 	"sglang/h200-deepseek-dp-mla.jsonl":      serving("sglang", 10000, map[string]float64{"output_throughput": 12412.394674113431, "duration": 412.49091206211597}, 10000, 0, true, ""),
 	// An SGLang fork's LoRA serving benchmark (on sglang.bench_serving): 1,000 requests
 	// sent, 996 completed, and neither file says so; only the workload does.

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 )
 
 // MaxPlausible bounds every metric: no serving system moves 10^12 tokens
@@ -39,11 +40,19 @@ func (r *Record) finish(spec Spec) {
 		r.Failed = r.Requested - r.Completed
 	}
 	_, hasMetric := r.Metrics[metric]
-	if !hasMetric && !r.Unreadable && r.Completed < 0 && r.Failed < 0 && len(r.Metrics) == 0 && r.Verdict == nil {
+	switch {
+	case hasMetric || r.Unreadable || r.Completed >= 0 || r.Failed >= 0 || r.Verdict != nil:
+	case len(r.Metrics) == 0:
 		// Nothing of what the format writes is here (not even the tool's
 		// verdict, as of a run it stopped): the file is not a record of
 		// this format, which is the root cause, not a failure.
 		r.unreadable("holds nothing a %s record has (no count, no metric): is it a %s record?", r.Format, r.Format)
+	default:
+		// A key of another tool's file that has this format's name (a
+		// duration) is no record of it either: without a count and the
+		// headline, nothing shows a request failed.
+		r.unreadable("holds neither a count nor the %s a %s record has (only %s): is it a %s record?",
+			cmp.Or(metricWords[metric], metric), r.Format, strings.Join(slices.Sorted(maps.Keys(r.Metrics)), ", "), r.Format)
 	}
 	r.counts(requested)
 	if !hasMetric {

@@ -55,7 +55,9 @@ func (r *Record) parseFio(data []byte, spec Spec) {
 	r.Unit = UnitJobs
 	body := data
 	if at := bytes.Index(data, []byte("\n{")); at >= 0 && data[0] != '{' {
-		body = data[at+1:]
+		// The lines before the JSON are blanked, not cut, so that an
+		// offset a problem names is the file's.
+		body = slices.Concat(bytes.Repeat([]byte{' '}, at+1), data[at+1:])
 	}
 	jobs, ok := decodeList[fioJob](r, body, "jobs", "fio --output-format=json output", fioPercentiles)
 	if !ok {

@@ -29,6 +29,13 @@ var guidellmLatencies = []toolLatency{
 	{E2EL, at("metrics", "request_latency", "successful"), 1000},
 }
 
+// guidellmKept keeps all of benchmarks.json but each benchmark's
+// requests: every request's own statistics (and its prompt and output),
+// most of the file, which abbench does not read.
+func guidellmKept(path []string, _ bool) bool {
+	return len(path) != 3 || path[0] != "benchmarks" || path[2] != "requests"
+}
+
 // parseGuideLLM reads GuideLLM's benchmarks.json (its 0.5 layout). A sweep
 // holds a benchmark per strategy; each is named as GuideLLM names its
 // strategy (synchronous, concurrent@4, throughput@unlimited,
@@ -38,7 +45,7 @@ var guidellmLatencies = []toolLatency{
 // such as max_seconds ends it) failed, and a benchmark that sent fewer
 // requests than its max_requests fell short.
 func (r *Record) parseGuideLLM(data []byte, spec Spec) {
-	obj, err := decodeObject(data)
+	obj, err := decodeObject(data, guidellmKept)
 	if err != nil {
 		r.unreadable("does not parse as a GuideLLM benchmarks file: %v", err)
 		return

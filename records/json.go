@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // ValidityKey is the validity flag abbench's simulator writes; a record
@@ -34,78 +37,78 @@ func (r *Record) flags(obj map[string]any, flag string) {
 	}
 }
 
-func decodeObject(data []byte) (map[string]any, error) {
-	var obj map[string]any
-	if err := decodeJSON(data, &obj); err != nil {
-		return nil, err
-	}
-	if obj == nil {
-		return nil, fmt.Errorf("not a JSON object")
-	}
-	return obj, nil
-}
-
-// decodeJSON decodes the JSON value data begins with into v (numbers of
-// an interface value as json.Number), after the checks every JSON record
-// gets: Python's non-standard numbers read as null, and no key twice
-// (but in the values of the keys exempt names: see duplicateKey).
+// decodeJSON decodes the one JSON value data holds into v (numbers of an
+// interface value as json.Number), after the checks every JSON record
+// gets: Python's non-standard numbers read as null, no key twice (but in
+// the values of the keys exempt names: see duplicateKey), and nothing but
+// white space after the value (a *TrailingDataError): a file of two
+// results read up to its first would compare a result the run may not
+// have written.
 func decodeJSON(data []byte, v any, exempt ...string) error {
-	data = pythonJSON(data)
-	if key, dup := duplicateKey(data, exempt...); dup {
+	if key, dup := duplicateKey(newPythonReader(data), exempt...); dup {
 		return fmt.Errorf("key %q appears twice (which one counts is up to the reader)", key)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	src := newPythonReader(data)
+	dec := json.NewDecoder(src)
 	dec.UseNumber()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	return trailingData(data, src.shifts, dec.InputOffset())
 }
 
-// pythonJSON replaces the non-standard tokens Python's json module writes
-// for float("inf") and float("nan") (Infinity, -Infinity, NaN) with null,
-// outside strings, so records written by Python benchmark clients parse.
-func pythonJSON(data []byte) []byte {
-	if !bytes.Contains(data, []byte("Infinity")) && !bytes.Contains(data, []byte("NaN")) {
-		return data
+// TrailingDataError is a JSON record with more than white space after
+// its value: another result appended, or bytes of something else.
+type TrailingDataError struct {
+	// Offset is the byte of the file where what follows begins.
+	Offset int64
+	// Excerpt is what follows, its first bytes quoted (escaped).
+	Excerpt string
+}
+
+func (e *TrailingDataError) Error() string {
+	return fmt.Sprintf("data after its JSON value, at byte %d: %s", e.Offset, e.Excerpt)
+}
+
+// excerptBytes is how much of what follows a record's value its error
+// quotes: enough to tell a second result from stray text.
+const excerptBytes = 40
+
+// trailingData says what follows the value that ends at end (an offset in
+// what a pythonReader of data read, shifts its replacements so far), nil
+// when only white space does.
+func trailingData(data []byte, shifts []jsonShift, end int64) error {
+	at := nextValue(data, shifts, end)
+	if at == len(data) {
+		return nil
 	}
-	out := make([]byte, 0, len(data))
-	inString, escaped := false, false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-		}
-		replaced := false
-		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
-			if bytes.HasPrefix(data[i:], []byte(tok)) {
-				out = append(out, "null"...)
-				i += len(tok) - 1
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			out = append(out, c)
-		}
+	return &TrailingDataError{Offset: int64(at), Excerpt: excerpt(data[at:])}
+}
+
+// nextValue is the byte of data where what follows end (an offset as in
+// trailingData) begins, past white space: len(data) when nothing does.
+func nextValue(data []byte, shifts []jsonShift, end int64) int {
+	rest := bytes.TrimLeft(data[originalOffset(shifts, int(end)):], " \t\r\n")
+	return len(data) - len(rest)
+}
+
+// excerpt quotes the first bytes of b, escaped, marked when cut.
+func excerpt(b []byte) string {
+	if len(b) <= excerptBytes {
+		return strconv.Quote(string(b))
 	}
-	return out
+	cut := excerptBytes
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut-- // never cut a character in two
+	}
+	return strconv.Quote(string(b[:cut])) + "..."
 }
 
 // duplicateKey finds a key given twice in one JSON object, at any depth,
 // but in the values of the keys exempt names (objects a format's tool
 // writes with keys repeated, and abbench does not read).
-func duplicateKey(data []byte, exempt ...string) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+func duplicateKey(src io.Reader, exempt ...string) (string, bool) {
+	dec := json.NewDecoder(src)
 	outside := &jsonLevel{} // the top level: no object, no keys
 	stack := []*jsonLevel{outside}
 	for {

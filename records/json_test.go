@@ -1,6 +1,9 @@
 package records
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // duplicateKey finds a key given twice in one object at any depth, and
 // only that: the same key in sibling objects, or a value spelled as a key,
@@ -26,7 +29,7 @@ func TestDuplicateKey(t *testing.T) {
 		{`{"percentile": {}, "percentile": {}}`, "percentile"},
 	}
 	for _, c := range cases {
-		key, dup := duplicateKey([]byte(c.json), "percentile")
+		key, dup := duplicateKey(strings.NewReader(c.json), "percentile")
 		if key != c.key || dup != (c.key != "") {
 			t.Errorf("%s: duplicate %q %v, want %q", c.json, key, dup, c.key)
 		}

@@ -1,8 +1,6 @@
 package records
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -85,15 +83,8 @@ var llmperfResponseMetrics = []struct{ name, key, kind string }{
 // no start or end of the test, so no throughput of the run: its headline
 // is the mean output throughput of a request.
 func (r *Record) parseLLMPerfResponses(data []byte, _ Spec) {
-	data = pythonJSON(data)
-	if key, dup := duplicateKey(data); dup {
-		r.unreadable("key %q appears twice in one response (which one counts is up to the reader)", key)
-		return
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var raw []map[string]any
-	if err := dec.Decode(&raw); err != nil {
+	raw, err := decodeObjectList(data)
+	if err != nil {
 		r.unreadable("does not parse as LLMPerf's individual responses (a JSON array of objects): %v", err)
 		return
 	}

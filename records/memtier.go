@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,17 @@ var (
 	memtierErrorReply = lazyregexp.New(`^server \S+ handle error response: `)
 	memtierDropped    = "connection dropped."
 	memtierColumns    = lazyregexp.New(`\s{2,}`)
+	// memtierProgress is the progress line memtier prints to standard
+	// error each second of a run, ended by a carriage return, and once
+	// more when every thread is done ("0 threads"): its ops are then the
+	// run's operations, all of them. Later versions add the connections
+	// and, when there were any, the connection errors.
+	memtierProgress = lazyregexp.New(`^\[RUN #(\d+) [0-9.]+%, +\d+ secs\] +(\d+) threads(?: +\d+ conns)?(?: +(\d+) conn errors)?: +(\d+) ops,`)
 )
+
+// memtierRun is what a run's last progress line says: the threads still
+// running, its operations and connection errors so far.
+type memtierRun struct{ threads, ops, connErrors int }
 
 // memtierTable is one of the output's statistics tables.
 type memtierTable struct {
@@ -55,9 +66,17 @@ func (r *Record) parseMemtier(data []byte, spec Spec) {
 	var tables []*memtierTable
 	var cur *memtierTable
 	errorReplies, dropped := 0, 0
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRight(line, " \r")
+	runs := map[string]memtierRun{}
+	for _, line := range memtierLines(string(data)) {
+		line = strings.TrimRight(line, " ")
 		switch {
+		case memtierProgress.MatchString(line):
+			m := memtierProgress.FindStringSubmatch(line)
+			var run memtierRun
+			run.threads, _ = strconv.Atoi(m[2])
+			run.connErrors, _ = strconv.Atoi(m[3])
+			run.ops, _ = strconv.Atoi(m[4])
+			runs[m[1]] = run
 		case memtierErrorReply.MatchString(line):
 			errorReplies++
 		case strings.HasSuffix(line, memtierDropped):
@@ -93,8 +112,52 @@ func (r *Record) parseMemtier(data []byte, spec Spec) {
 		r.Requested = settings["Threads"] * settings["Connections per thread"] * settings["Requests per client"]
 		r.Completed = r.Requested - r.Failed
 	case settings["Seconds"] > 0:
-		r.problem("a --test-time run: memtier's console says no count of the operations it did (run it with --requests)")
+		r.timedRun(runs, settings["Seconds"])
 	}
+}
+
+// timedRun reads the count of a --test-time run, which its tables do not
+// print: the ops of the progress line memtier printed when every thread
+// was done, on standard error (captured into the record with 2>&1);
+// without it (standard error not captured), or in a run of several
+// (--run-count, whose tables name no run), the table's Totals rate times
+// the run's seconds, since memtier's rate is its operations over the time
+// it ran, which a timed run's seconds are (to the second).
+func (r *Record) timedRun(runs map[string]memtierRun, seconds int) {
+	run, ok := runs["1"]
+	switch {
+	case ok && len(runs) == 1 && run.threads > 0:
+		r.problem("a --test-time run whose last progress line has %d threads still running: it was stopped before it ended", run.threads)
+		return
+	case ok && len(runs) == 1:
+		r.Requested = run.ops
+		if run.connErrors > 0 {
+			r.problem("memtier counted %d connection errors", run.connErrors)
+		}
+	default:
+		r.Requested = int(math.Round(r.Metrics["ops_per_second"] * float64(seconds)))
+	}
+	r.Completed = r.Requested - r.Failed
+}
+
+// memtierLines splits memtier's output into lines: at a line feed, and at
+// the carriage return that ends each progress line (a line of nothing but
+// a carriage return is one empty line, so that a table of CRLF lines ends
+// where it ends).
+func memtierLines(text string) []string {
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		n := len(lines)
+		for _, seg := range strings.Split(line, "\r") {
+			if seg != "" {
+				lines = append(lines, seg)
+			}
+		}
+		if len(lines) == n {
+			lines = append(lines, "")
+		}
+	}
+	return lines
 }
 
 // add reads one line into the table: its header, its rows; the table

@@ -23,7 +23,13 @@ func (r *Record) parseMLPerf(data []byte, _ Spec) {
 	switch {
 	case bytes.Contains(data, []byte(":::MLLOG ")):
 		r.mlperfDetail(data)
-	case bytes.Contains(data, []byte("MLPerf Results Summary")):
+	case bytes.Count(data, []byte(mlperfSummaryHeader)) > 1:
+		// Summaries of several runs in one file (LoadGen writes one per
+		// run): read line by line, the later run's lines would win,
+		// mixed with any line only the earlier wrote; as the detail
+		// log's several results, refused.
+		r.unreadable("holds %d %q headers: LoadGen writes one summary per run; give each run's summary its own file", bytes.Count(data, []byte(mlperfSummaryHeader)), mlperfSummaryHeader)
+	case bytes.Contains(data, []byte(mlperfSummaryHeader)):
 		r.mlperfSummary(string(data))
 	case mlperfOldDetailLine.Match(data):
 		r.unreadable("is LoadGen's plain-text detail log (LoadGen before 1.0), which holds no result: read mlperf_log_summary.txt of the same run")
@@ -38,6 +44,9 @@ func (r *Record) parseMLPerf(data []byte, _ Spec) {
 		r.unreadable("is neither an MLPerf LoadGen summary (no \"MLPerf Results Summary\" header) nor a LoadGen detail log (no :::MLLOG lines)")
 	}
 }
+
+// mlperfSummaryHeader opens LoadGen's summary.
+const mlperfSummaryHeader = "MLPerf Results Summary"
 
 var (
 	mlperfOldDetailLine  = lazyregexp.New(`(?m)^"pid": \d+, "tid": \d+, "ts": \d+ns : `)

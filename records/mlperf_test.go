@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,21 @@ func TestVerdictStandsForAMissingCount(t *testing.T) {
 		bare.Metrics["m"] = 1
 		if bare.finish(Spec{Metric: "m"}); bare.Valid {
 			t.Errorf("no count and no verdict: valid")
+		}
+	}
+}
+
+// Two LoadGen summaries in one file (logs of two runs concatenated) were
+// read line by line, the later run's lines winning: an INVALID run
+// followed by a VALID one was valid. The file is unreadable. Failed on
+// the old code.
+func TestMLPerfSummariesOfSeveralRuns(t *testing.T) {
+	valid := corpusFile(t, "mlperf/offline-valid-10-samples-summary.txt")
+	invalid := edited(t, "mlperf/offline-valid-10-samples-summary.txt", "Result is : VALID", "Result is : INVALID")
+	for name, data := range map[string][]byte{"invalid, then valid": slices.Concat(invalid, valid), "valid twice": slices.Concat(valid, valid)} {
+		r := Parse(data, "mlperf_log_summary.txt", Spec{Format: "mlperf", Metric: "samples_per_second"})
+		if r.Valid || !r.Unreadable || !strings.HasPrefix(r.Problems[0], `holds 2 "MLPerf Results Summary" headers`) {
+			t.Errorf("%s: valid %v unreadable %v, problems %q", name, r.Valid, r.Unreadable, r.Problems)
 		}
 	}
 }

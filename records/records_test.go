@@ -22,7 +22,8 @@ func TestRecordFormats(t *testing.T) {
 		// vLLM writes no validity flag: its counts say whether the run is whole.
 		{"vllm-novalidity.json", "vllm", 256, "", true, 256, 0, 797.86, ""},
 		{"vllm.json", "vllm", 300, "", false, 256, 0, 797.86, "256 of 300 requested requests completed"},
-		{"vllm-append.jsonl", "vllm-append", 256, "", true, 256, 0, 797.86, ""},
+		// Two results appended: which is this run's, the file does not say.
+		{"vllm-append.jsonl", "vllm-append", 256, "", false, -1, -1, 0, `holds 2 results, appended one per run`},
 		{"trtllm.json", "trtllm", 256, "", false, 255, 1, 854.4, "1 of 256 requests failed"},
 		{"sglang.jsonl", "sglang", 256, "", true, 256, 0, 817.2, ""},
 		{"aiperf.json", "aiperf", 200, "", true, 200, 0, 1274.63, ""},

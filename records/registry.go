@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"os"
@@ -66,6 +67,9 @@ var parsers = map[string]func(r *Record, data []byte, spec Spec){
 // Formats are the names of the formats a record can be read in, sorted.
 func Formats() []string { return slices.Sorted(maps.Keys(parsers)) }
 
+// utf8BOM is the UTF-8 byte-order mark some tools write first.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // Parse reads a record already read from the file named path. A record
 // that cannot be parsed, or breaks a rule (see Record.finish), is returned
 // with Valid false and its problems; so is one of an unknown format.
@@ -76,7 +80,9 @@ func Parse(data []byte, path string, spec Spec) *Record {
 		r.unreadable("unknown throughput record format %q", spec.Format)
 		return r
 	}
-	parse(r, data, spec)
+	// A byte-order mark (Windows tools, PowerShell's redirection, Excel's
+	// CSV) is no part of any format: every format reads what follows it.
+	parse(r, bytes.TrimPrefix(data, utf8BOM), spec)
 	if spec.Result != "" && !r.chose && !r.Unreadable {
 		// The scenario names a result the format has no way to choose:
 		// what it compares would not be what it names.

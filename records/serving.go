@@ -1,8 +1,11 @@
 package records
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // servingMetrics are the headline metrics of a serving result, each under
@@ -52,30 +55,107 @@ func (r *Record) fromServingObject(obj map[string]any) {
 	}
 }
 
-// lastServingLine reads the last non-empty line of a newline-separated form
-// (vLLM --append-result, SGLang bench_serving's output file) as a serving
-// result, and returns its object; false when there is none or it does not
-// parse, with the problem said.
-func (r *Record) lastServingLine(data []byte, spec Spec) (map[string]any, bool) {
-	var last []byte
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
-		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
-			last = append(last[:0], line...)
-		}
-	}
-	if last == nil {
-		r.unreadable("holds no %s record", r.Format)
-		return nil, false
-	}
-	obj, err := decodeObject(last)
+// servingResult reads this run's result of a serving file: its one JSON
+// object, or, in a file a tool appended a result per run to (vLLM's
+// --append-result, SGLang bench_serving's --output-file), the one
+// throughput.result names by its 1-based place; see chooseServing. It
+// returns the result's object; false when there is none, with the
+// record unreadable.
+func (r *Record) servingResult(data []byte, spec Spec) (map[string]any, bool) {
+	results, err := decodeKeptObjects(data, servingKept(spec.SLO))
 	if err != nil {
-		r.unreadable("last line does not parse as a %s record: %v", r.Format, err)
+		r.unreadable("does not parse as a %s result: %v", r.Format, err)
 		return nil, false
 	}
+	i, ok := r.chooseServing(results, spec.Result)
+	if !ok {
+		return nil, false
+	}
+	obj := results[i]
 	r.fromServingObject(obj)
 	r.goodput(obj, spec.SLO)
 	r.flags(obj, spec.Flag)
 	return obj, true
+}
+
+// goodputLists are the per-request lists goodput reads (see perRequest),
+// errors among them.
+var goodputLists = []string{"ttfts", "itls", "output_lens", "errors"}
+
+// servingKept keeps what a serving result is read for: its top-level
+// numbers, strings and flags, and its errors list; and, with the
+// scenario's SLOs, the per-request lists goodput is computed from. Not
+// the other per-request lists (prompt lengths, generated texts), nor
+// those without SLOs: they are most of a large result.
+func servingKept(slo *SLO) keepFunc {
+	lists := goodputLists[len(goodputLists)-1:] // errors
+	if slo.Set() {
+		lists = goodputLists
+	}
+	return func(path []string, container bool) bool {
+		switch {
+		case len(path) == 1:
+			return !container || slices.Contains(lists, path[0])
+		case path[0] == "itls" && len(path) == 2:
+			return true // a request's list of gaps
+		default:
+			return !container && slices.Contains(lists, path[0])
+		}
+	}
+}
+
+// maxDescribed is how many of a file's results its refusal describes,
+// the first and the last half of them, so that a file of thousands
+// gives a reason a reader can read.
+const maxDescribed = 12
+
+// servingKeys tell the results of one appended file apart, as their
+// tools write them: vLLM's date, and the load each run was given.
+var servingKeys = []string{"date", "request_rate", "max_concurrency", "num_prompts", "completed"}
+
+// chooseServing picks this run's result among a file's: a file of one
+// gives it; a file of several only the one throughput.result names by
+// its place ("1" is the first), since which of them this run wrote the
+// file does not say (the last is the previous run's when this one wrote
+// none). A file of several read without a name is unreadable, each of
+// its results described by what tells them apart.
+func (r *Record) chooseServing(results []map[string]any, want string) (int, bool) {
+	if want == "" && len(results) > 1 {
+		r.chose = true
+		var described []string
+		for i, obj := range results {
+			if len(results) > maxDescribed && i == maxDescribed/2 {
+				described = append(described, fmt.Sprintf("%d more", len(results)-maxDescribed))
+			}
+			if len(results) > maxDescribed && i >= maxDescribed/2 && i < len(results)-maxDescribed/2 {
+				continue
+			}
+			var parts []string
+			for _, key := range servingKeys {
+				if v := obj[key]; v != nil && differ(results, key) {
+					parts = append(parts, fmt.Sprintf("%s %s", key, truncateText(fmt.Sprint(v), 40)))
+				}
+			}
+			described = append(described, fmt.Sprintf("%d: %s", i+1, cmp.Or(strings.Join(parts, ", "), "the same date and load")))
+		}
+		r.unreadable("holds %d results, appended one per run (%s): name this run's by its place with throughput.result (\"1\" to \"%d\"), or give each run a file of its own",
+			len(results), strings.Join(described, "; "), len(results))
+		return 0, false
+	}
+	names := make([]string, len(results))
+	for i := range results {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	return r.choose(names, want)
+}
+
+// differ says whether the results' values of key are not all one.
+func differ(results []map[string]any, key string) bool {
+	first := fmt.Sprint(results[0][key])
+	for _, obj := range results[1:] {
+		if fmt.Sprint(obj[key]) != first {
+			return true
+		}
+	}
+	return false
 }

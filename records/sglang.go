@@ -1,10 +1,11 @@
 package records
 
 // parseSGLang reads SGLang bench_serving's output file: a result per line
-// (a run appends one), the last one the record, in the keys of vLLM's
-// benchmark_serving and a few of its own.
+// (a run appends one), the one throughput.result names where there are
+// several (see servingResult), in the keys of vLLM's benchmark_serving
+// and a few of its own.
 func (r *Record) parseSGLang(data []byte, spec Spec) {
-	obj, ok := r.lastServingLine(data, spec)
+	obj, ok := r.servingResult(data, spec)
 	if !ok {
 		return
 	}

@@ -32,3 +32,22 @@ func TestWrongFormatIsUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// Another tool's file that holds a key of this format's name (a duration)
+// but no count and not the headline is no record of this format: it was
+// read as one whose requests did not say they completed, and blamed on
+// failed requests. A truncated console summary that kept only its
+// duration is unreadable so too. Failed on the old code.
+func TestWrongFormatWithAKeyOfItsNameIsUnreadable(t *testing.T) {
+	for _, c := range []struct{ name, format, data, problem string }{
+		{"another tool's stats", "vllm", `{"duration": 60.2, "num_requests": 1000, "num_failures": 3}`,
+			"holds neither a count nor the output token throughput a vllm record has (only duration): is it a vllm record?"},
+		{"a summary cut after its duration", "console", "============ Serving Benchmark Result ============\nBenchmark duration (s):                  46.96\n",
+			"holds neither a count nor the output token throughput a console record has (only duration): is it a console record?"},
+	} {
+		r := Parse([]byte(c.data), "out.json", Spec{Format: c.format, Requested: 120, Metric: "output_throughput"})
+		if r.Valid || !r.Unreadable || r.Problems[0] != c.problem {
+			t.Errorf("%s as %s: valid %v unreadable %v, problems %q", c.name, c.format, r.Valid, r.Unreadable, r.Problems)
+		}
+	}
+}

@@ -24,8 +24,41 @@ type Resumable struct {
 	// Binaries are abbench's own executables and every arm's build, by
 	// content.
 	Binaries []Binary `json:"binaries"`
+	// Executables are the files the roles' commands run and read: each
+	// command's program as the rank resolves it on its PATH, and every
+	// other argument that names a regular file by an absolute path, by
+	// content (campaign.Config's executables say the rule).
+	Executables []Executable `json:"executables,omitempty"`
 	// Resumed are the times abbench run --resume continued the campaign.
 	Resumed []time.Time `json:"resumed,omitempty"`
+	// NewBlocks are the resumes that continued the campaign after its
+	// system under test changed (abbench run --resume-new-blocks).
+	NewBlocks []NewBlocks `json:"new_blocks,omitempty"`
+}
+
+// NewBlocks is one resume after the system under test changed: when,
+// what changed (as a refused resume names it), and the runs, ended
+// before the change, that ran again so that each of their blocks is of
+// one system.
+type NewBlocks struct {
+	At      time.Time `json:"at"`
+	Changes []string  `json:"changes"`
+	Again   []int     `json:"again"`
+}
+
+// Executable is one file a role's command names, as the campaign began:
+// Arg is the argument as expanded (a program's name as the command gives
+// it, or a file's absolute path), Path the file it resolved to ("" when
+// none was there), SHA256 the digest of its first Hashed bytes of Size
+// (a file past the cap is held by its first bytes and its size; one past
+// the campaign's whole budget by its size alone, SHA256 and Hashed empty).
+type Executable struct {
+	Role   string `json:"role"`
+	Arg    string `json:"arg"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Hashed int64  `json:"hashed"`
 }
 
 // Binary is one executable a campaign runs, by its content's SHA-256

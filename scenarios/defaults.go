@@ -72,6 +72,8 @@ func ApplyDefaults(s *Scenario) {
 		}
 	}
 	applyHookDefaults(s)
+	s.Telemetry.leaveDefaultsOut()
+	applyMetricDefaults(s)
 	if s.NoiseThreshold == 0 {
 		s.NoiseThreshold = DefaultNoiseThreshold
 	}

@@ -48,6 +48,9 @@ func (w Workload) EvalExpr(expr string) (int64, error) {
 			if w.Requests == FromRecord {
 				return 0, fmt.Errorf("workload.requests is %s: there is no count for %q", FromRecordName, expr)
 			}
+			if w.Duration > 0 {
+				return 0, fmt.Errorf("workload.duration is %s: the client sends requests until it passes, so there is no count for %q (the record says how many)", w.Duration, expr)
+			}
 			n = int64(w.Requests)
 		case "rounds":
 			n = int64(w.Rounds)

@@ -136,13 +136,7 @@ func (v *validator) hooks() {
 			if len(h.Command) == 0 {
 				v.at(hp, "%s hook %d has no command: give its argument list, such as [sh, -c, 'sync']", kind, i+1)
 			}
-			args := hp // the list itself, or its command
-			if lookup(v.root, hp...).Kind == yaml.MappingNode {
-				args = append(p(kind, i), "command")
-			}
-			for j, arg := range h.Command {
-				v.template(append(slices.Clone(args), j), arg)
-			}
+			v.hookTemplates(kind, i, h)
 			if h.ArmEnv && !slices.Contains(RunHooks, kind) {
 				v.at(hp, "%s hook %d: arm_env is for a run's hooks (setup, teardown): %s runs once per campaign, outside every arm", kind, i+1, kind)
 			}
@@ -164,6 +158,23 @@ func (v *validator) hooks() {
 	for i, r := range s.Roles {
 		if slices.Contains(RunHooks, r.Name) {
 			v.at(p("roles", i, "name"), "role name %q is taken: evidence rules read the %s hooks' output as role %s", r.Name, r.Name, r.Name)
+		}
+	}
+}
+
+// hookTemplates checks the templates of hook i of kind's list.
+func (v *validator) hookTemplates(kind string, i int, h Hook) {
+	args := p(kind, i) // the list itself, or its command
+	if lookup(v.root, args...).Kind == yaml.MappingNode {
+		args = append(args, "command")
+	}
+	for j, arg := range h.Command {
+		if h.ArmEnv && slices.Contains(RunHooks, kind) {
+			// A run's hook given the arm's environment is declared to
+			// act by the arm: it may name it too.
+			v.templateSyntax(append(slices.Clone(args), j), arg)
+		} else {
+			v.template(append(slices.Clone(args), j), arg)
 		}
 	}
 }

@@ -17,7 +17,7 @@ func TestHooksLoad(t *testing.T) {
   - [sh, -c, 'echo clocks locked=1400']
   - {command: [sh, -c, 'echo "mode=$MODE"'], arm_env: true}
 teardown:
-  - [sh, -c, 'echo "{{.Arm}} {{.Role}} {{.Rank}}"']
+  - {command: [sh, -c, 'echo "{{.Arm}} {{.Role}} {{.Rank}}"'], arm_env: true}
 before_all:
   - [true]
 deadlines: {setup_hook: 30s}

@@ -93,7 +93,7 @@ func (s *Scenario) LoadArgs(r *Role) []string {
 	if s.PromptsDigest.Algorithm.Unit() == digest.UnitTokens {
 		args = append(args, "--multiset-records", "{{.Out}}/"+OpenAISentMultiset)
 	}
-	return args
+	return s.workloadArgs(args)
 }
 
 // openAI checks an openai role at rp.
@@ -120,8 +120,16 @@ func (v *validator) openAI(rp []any, r *Role) {
 	} else if e == loadgen.Chat && s.PromptsDigest.Algorithm.Unit() == digest.UnitTokens {
 		v.at(append(op, "endpoint"), "endpoint chat sends text messages, but the prompts file holds token IDs: use completions, or text prompts")
 	}
-	if s.Workload.Prompts == "" || s.Workload.Requests == FromRecord {
-		v.at(op, "role %q: the openai client sends the workload's prompts: give workload.prompts, and requests as a count", r.Name)
+	if s.Workload.Prompts == "" && s.Workload.Synthetic == nil || s.Workload.Requests == FromRecord {
+		v.at(op, "role %q: the openai client sends the workload's prompts: give workload.prompts (or workload.synthetic), and requests as a count", r.Name)
+	}
+	if o.MaxTokens > 0 && v.ownOutputLengths() {
+		v.at(append(op, "max_tokens"), "max_tokens %d, but the workload gives each request its own output length (a conversation dataset's replies, synthetic.output_len): leave max_tokens out", o.MaxTokens)
+	}
+	if e := loadgen.Endpoint(o.Endpoint); e == loadgen.Completions && s.Workload.MultiTurn {
+		v.at(append(op, "endpoint"), "endpoint completions sends one prompt, but workload.multi_turn sends each turn with its history as messages: use endpoint chat")
+	} else if e == loadgen.Completions && v.chatOnly > 0 {
+		v.at(append(op, "endpoint"), "endpoint completions sends one prompt, but the request of conversation %d of %s carries several messages (a system prompt, or turns before it): use endpoint chat", v.chatOnly, s.Workload.Prompts)
 	}
 	if o.MaxTokens < 0 {
 		v.at(append(op, "max_tokens"), "max_tokens %d: at least 0 (0: not sent)", o.MaxTokens)

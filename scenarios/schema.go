@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/loadgen"
 	"github.com/abbench/abbench/records"
 )
 
@@ -33,6 +34,8 @@ type Scenario struct {
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
 	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
 	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	// Telemetry is what is sampled while a run measures (telemetry.go).
+	Telemetry Telemetry `yaml:"telemetry" json:"telemetry"`
 	// Matrix sweeps named axes; each cell is its own matched A/B
 	// (matrix.go, docs/scenario.md).
 	Matrix Matrix `yaml:"matrix" json:"matrix"`
@@ -121,6 +124,14 @@ type Workload struct {
 	// Seed draws the schedule. Like every workload value it is in the
 	// matched digest: every arm is sent the same schedule.
 	Seed uint64 `yaml:"seed" json:"seed"`
+	// The keys of abbench's own client (workload_dataset.go): every user
+	// turn of a conversation dataset, a synthetic workload in place of a
+	// file, a duration in place of a count, warm-up requests, a ramp.
+	MultiTurn bool               `yaml:"multi_turn" json:"multi_turn"`
+	Synthetic *loadgen.Synthetic `yaml:"synthetic" json:"synthetic"`
+	Duration  Duration           `yaml:"duration" json:"duration"`
+	Warmup    int                `yaml:"warmup" json:"warmup"`
+	Ramp      *Ramp              `yaml:"ramp" json:"ramp"`
 }
 
 // RequestCount is workload.requests: a count, or FromRecord.
@@ -149,8 +160,14 @@ func (r *RequestCount) UnmarshalYAML(n *yaml.Node) error {
 // Count is the number of requests, 0 when the record decides.
 func (r RequestCount) Count() int { return max(int(r), 0) }
 
-// Total is the number of requests of every round, 0 when the record decides.
-func (w Workload) Total() int { return w.Requests.Count() * w.Rounds }
+// Total is the number of requests of every round, 0 when the record
+// decides (requests: from-record, or a duration run).
+func (w Workload) Total() int {
+	if w.Duration > 0 {
+		return 0
+	}
+	return w.Requests.Count() * w.Rounds
+}
 
 // Role is one kind of process of the system under test, started Ranks times.
 type Role struct {
@@ -183,6 +200,9 @@ type Role struct {
 	OpenAI *OpenAIClient `yaml:"openai" json:"openai,omitempty"`
 	// Container runs each rank in a container (local launcher).
 	Container *Container `yaml:"container" json:"container,omitempty"`
+	// Metrics is the URL (a template) of each rank's Prometheus
+	// endpoint, scraped before the client and after the drain.
+	Metrics string `yaml:"metrics" json:"metrics,omitempty"`
 }
 
 // RoleSlurm places one role's srun step inside the allocation.
@@ -302,6 +322,11 @@ type Criterion struct {
 	// per run (compare censors output-length-mismatch), within Within
 	// ("2%") when set.
 	OutputTokens string `yaml:"output_tokens" json:"output_tokens,omitempty"`
+	// ServerMetric names a metric of the role's Prometheus endpoint
+	// (servermetrics.go) held, At a moment, to Equals or, across the
+	// arms, Within.
+	ServerMetric string `yaml:"server_metric" json:"server_metric,omitempty"`
+	At           string `yaml:"at" json:"at,omitempty"`
 	Within       string `yaml:"within" json:"within,omitempty"`
 	Role         string `yaml:"role" json:"role,omitempty"`
 	// Equals is an integer or a product of integers and workload names
@@ -318,6 +343,7 @@ func (c Criterion) Kind() string {
 		"requests": c.Requests != "", "throughput": c.Throughput != "", "record": c.Record != "", "mode": c.Mode != "",
 		"digest": c.Digest != "", "activation": c.Activation != "", "counter": c.Counter != "",
 		"config": c.Config != "", "clean_shutdown": c.CleanShutdown, "output_tokens": c.OutputTokens != "",
+		"server_metric": c.ServerMetric != "",
 	} {
 		if set {
 			kinds = append(kinds, k)

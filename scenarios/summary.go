@@ -64,6 +64,8 @@ type WorkloadSummary struct {
 	Requests    int    `json:"requests"`
 	Concurrency int    `json:"concurrency"`
 	Rounds      int    `json:"rounds"`
+	// Duration is a duration run's time (its count is the record's).
+	Duration string `json:"duration,omitempty"`
 }
 
 // ArmDiff splits the arm keys into those whose value differs between arms
@@ -100,8 +102,11 @@ func (s *Scenario) Summary() Summary {
 		}
 		c.Roles = append(c.Roles, rs)
 	}
-	c.Workload = WorkloadSummary{"", int(s.Workload.Requests), s.Workload.Concurrency, s.Workload.Rounds}
-	if s.Workload.Prompts != "" {
+	c.Workload = WorkloadSummary{Requests: int(s.Workload.Requests), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds}
+	if s.Workload.Duration > 0 {
+		c.Workload.Duration = s.Workload.Duration.String()
+	}
+	if s.Workload.HasContent() {
 		c.Workload.Prompts = s.PromptsDigest.String()
 	}
 	for k := range s.Env {
@@ -176,7 +181,11 @@ func (s Summary) WriteText(w io.Writer) error {
 	if c.Workload.Requests == int(FromRecord) {
 		requests = "the client's count (" + FromRecordName + ")"
 	}
-	out.Printf("  workload:   %s requests, concurrency %d, %d round(s)%s\n", requests, c.Workload.Concurrency, c.Workload.Rounds, sweptNote(s.Swept))
+	if c.Workload.Duration != "" {
+		out.Printf("  workload:   for %s, cycling through %s requests, concurrency %d%s\n", c.Workload.Duration, requests, c.Workload.Concurrency, sweptNote(s.Swept))
+	} else {
+		out.Printf("  workload:   %s requests, concurrency %d, %d round(s)%s\n", requests, c.Workload.Concurrency, c.Workload.Rounds, sweptNote(s.Swept))
+	}
 	if c.Workload.Prompts != "" {
 		out.Printf("  prompts:    %s\n", c.Workload.Prompts)
 	} else {

@@ -57,7 +57,7 @@ func TestResultLoads(t *testing.T) {
 
 // {record: valid} is a criterion of its own kind, as evidence reads it.
 func TestRecordCriterionLoads(t *testing.T) {
-	s, err := load(t, base+"  - {record: valid}\n")
+	s, err := load(t, strings.Replace(base, "format: vllm}", "format: mlperf}", 1)+"  - {record: valid}\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,11 @@ type validator struct {
 	root    *yaml.Node
 	errs    Errors
 	prompts *digest.Digest // given instead of reading the prompts file
+	// chatOnly is the first request of a conversation dataset that only a
+	// chat endpoint can send (several messages, or a system prompt), 0: none.
+	chatOnly int
+	// conversations says the workload is a conversation dataset.
+	conversations bool
 }
 
 // at records a problem at the value of path.
@@ -57,6 +62,7 @@ func (v *validator) run() {
 	v.matrix()
 	v.roles()
 	v.evidence()
+	v.armEnvCovered()
 	v.acceptance()
 	v.metrics()
 	v.deadlines()
@@ -65,6 +71,7 @@ func (v *validator) run() {
 		v.at(p("noise_threshold"), "noise_threshold %v: a percentage above 0 and at most 100", s.NoiseThreshold)
 	}
 	v.launcher()
+	v.telemetry()
 	v.workloadLiterals()
 }
 
@@ -186,18 +193,30 @@ func (v *validator) reservedKey(path []any, k string) {
 	}
 }
 
+// template checks a template: it expands, and expands alike under every
+// arm (see armTemplate).
 func (v *validator) template(path []any, text string) {
+	if v.templateSyntax(path, text) {
+		v.armTemplate(path, text)
+	}
+}
+
+// templateSyntax checks that a template expands over the sample data,
+// saying what it may use where it does not; it reports whether it does.
+func (v *validator) templateSyntax(path []any, text string) bool {
 	if _, err := Expand(text, v.s.sampleData()); err != nil {
 		msg := err.Error()
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[i+2:]
 		}
 		v.at(path, "template %q: %s (available: %s)", text, msg, templateFields)
-		return
+		return false
 	}
 	if strings.Contains(text, ".Build") && !v.s.HasBuilds() {
 		v.at(path, "template %q: {{.Build}} is an arm's build, but no arm declares one (arms: NAME: build: {binary: PATH})", text)
+		return false
 	}
+	return true
 }
 
 func (v *validator) regexp(path []any, pattern string, groups ...string) *regexp.Regexp {

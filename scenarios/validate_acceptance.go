@@ -3,6 +3,8 @@ package scenarios
 import (
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/records"
 )
 
 // criterionWords are the one word each kind of criterion that takes a
@@ -38,7 +40,7 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 	s := v.s
 	kind := c.Kind()
 	if kind == "" {
-		v.at(cp, "criterion %d: set exactly one of requests, throughput, record, mode, digest, activation, counter, config, clean_shutdown", n)
+		v.at(cp, "criterion %d: set exactly one of requests, throughput, record, mode, digest, activation, counter, config, clean_shutdown, output_tokens, server_metric", n)
 		return
 	}
 	for j, a := range c.Arms {
@@ -46,13 +48,17 @@ func (v *validator) criterion(cp []any, n int, c Criterion) {
 			v.at(append(cp, "arms", j), "criterion %d names arm %q, which does not exist (arms: %s)", n, a, strings.Join(s.ArmOrder, ", "))
 		}
 	}
-	if (kind == "digest" || kind == "activation") && s.Workload.Prompts == "" {
+	if (kind == "digest" || kind == "activation") && !s.Workload.HasContent() {
 		v.at(cp, "criterion %d (%s) needs workload.prompts: without a prompts file there is no prompt content to digest", n, kind)
 	}
 	if allowed, ok := criterionWords[kind]; ok && c.word(kind) != allowed {
 		v.at(append(cp, kind), "%s: %q is not allowed (allowed: %s)", kind, c.word(kind), allowed)
 	}
 	v.criterionFields(cp, n, kind, c)
+	if t := s.Evidence.Throughput; kind == "record" && t != nil && slices.Contains(records.Formats(), t.Format) && !records.SaysValid(t.Format) {
+		v.at(append(cp, kind), "{record: valid}: the %s tool never says a run is valid, so every run would be censored; require {throughput: valid} instead (it censors what the tool says is not valid), or read a format whose tool gives a verdict (%s)",
+			t.Format, strings.Join(records.ValidVerdictFormats(), ", "))
+	}
 	if need := v.missingEvidence(kind); need != "" {
 		v.at(cp, "criterion %d needs %s", n, need)
 	}
@@ -79,6 +85,8 @@ func (v *validator) criterionFields(cp []any, n int, kind string, c Criterion) {
 		if c.Role != "" && s.Role(c.Role) == nil {
 			v.at(append(cp, "role"), "role %q does not exist", c.Role)
 		}
+	case "server_metric":
+		v.serverMetric(cp, n, c)
 	case "config":
 		found := slices.ContainsFunc(s.Evidence.Configs, func(f ConfigFact) bool { return f.Name == c.Config })
 		if !found {

@@ -34,7 +34,7 @@ func (v *validator) metrics() {
 		switch {
 		case c.Kind() == "output_tokens":
 			v.outputTokens(p("acceptance", i), i+1, c)
-		case c.Within != "":
+		case c.Within != "" && c.Kind() != "server_metric":
 			v.at(p("acceptance", i, "within"), "criterion %d: within %q is only for output_tokens", i+1, c.Within)
 		}
 	}

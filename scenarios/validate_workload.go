@@ -78,9 +78,9 @@ func flagAndValue(command []string, j int) (flag, value string) {
 func (v *validator) digestPrompts() {
 	w := &v.s.Workload
 	switch {
-	case w.Prompts == "":
 	case v.prompts != nil:
 		v.s.PromptsDigest = *v.prompts
+	case v.datasetDigest(), w.Prompts == "":
 	default:
 		path := v.s.Path(w.Prompts)
 		var alg digest.Algorithm
@@ -108,7 +108,7 @@ func (v *validator) digestPrompts() {
 
 func (v *validator) workload() {
 	w := &v.s.Workload
-	if w.Prompts == "" && w.Requests == 0 {
+	if w.Prompts == "" && w.Synthetic == nil && w.Requests == 0 {
 		// A workload without prompts (a database benchmark's fixed count,
 		// a duration-based client) declares its requests; nothing is
 		// digested, so digest criteria are refused (see acceptance).
@@ -124,4 +124,5 @@ func (v *validator) workload() {
 		v.at(p("workload", "rounds"), "rounds %d: must be at least 1", w.Rounds)
 	}
 	v.schedule()
+	v.clientWorkload()
 }

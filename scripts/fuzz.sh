@@ -41,9 +41,14 @@ history FuzzRead
 history FuzzDecodeEntry
 history FuzzFrameKey
 digest FuzzReadPrompts
+digest FuzzReadConversations
 digest FuzzReadRecords
 rundir FuzzResolveCampaign
 rundir FuzzRunFiles
+loadgen FuzzDecodeChunk
+loadgen FuzzReadHead
+promtext FuzzParse
+gputelemetry FuzzParseLine
 "
 
 usage() {

@@ -204,7 +204,7 @@ func Exec(argv []string) error {
 	if coord == "" || role == "" || token == "" || err != nil {
 		return fmt.Errorf("rank wrapper: %s, %s, %s and %s must be set by the controller", EnvCoord, EnvRole, EnvRank, EnvToken)
 	}
-	path, err := lookPath(argv[0], os.Getenv("PATH"))
+	path, err := LookPath(argv[0], os.Getenv("PATH"))
 	if err != nil {
 		return fmt.Errorf("rank wrapper: role %s rank %d: %w", role, rank, err)
 	}
@@ -352,8 +352,10 @@ func keepParentDeathSignal() error {
 	return nil
 }
 
-// lookPath finds file in the rank's PATH (not the wrapper's own).
-func lookPath(file, pathEnv string) (string, error) {
+// LookPath finds file in the rank's PATH (not the wrapper's own): the
+// program a rank runs, as the wrapper exec's it (a name with a slash is
+// taken as it is).
+func LookPath(file, pathEnv string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -14,12 +15,14 @@ import (
 	"github.com/abbench/abbench/armpipeline"
 	"github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/cmd/abbench/internal/version"
 	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/hookproc"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
@@ -172,6 +175,12 @@ func newGuardCmd() *cobra.Command {
 			docker = args[3]
 		}
 		return arms.Guard(args[0], args[1], pid, docker)
+	})
+}
+
+func newHookGuardCmd() *cobra.Command {
+	return newInternalCmd(campaign.HookGuardVerb+" TOKEN SECONDS", "outlive abbench run while a campaign hook runs and stop the hook if abbench dies", cobra.ExactArgs(2), func(args []string) error {
+		return hookproc.GuardMain(os.Stdin, args[0], args[1])
 	})
 }
 

@@ -37,7 +37,8 @@ type runOptions struct {
 
 // runFlags name campaign.Config's fields by the flags that set them.
 var runFlags = cli.FieldFlags{"Launcher": "--launcher", "Repeat": "--repeat", "Until": "--until", "MinPairs": "--min-pairs", "MaxPairs": "--max-pairs",
-	"Warmup": "--warmup", "Order": "--order", "Calibrate": "--calibrate", "PairNodes": "--pair-nodes", "Concurrent": "--concurrent"}
+	"Warmup": "--warmup", "Order": "--order", "Calibrate": "--calibrate", "PairNodes": "--pair-nodes", "Concurrent": "--concurrent",
+	"NewBlocks": "--resume-new-blocks"}
 
 func newRunCmd() *cobra.Command {
 	var opts runOptions
@@ -69,7 +70,8 @@ func newRunCmd() *cobra.Command {
 	fs.StringVar(&c.Calibrate, "calibrate", "", "run only this arm, in --repeat A/A pairs, and write calibration.json (its noise, the pairs a comparison needs)")
 	fs.BoolVar(&c.PairNodes, "pair-nodes", false, "slurm: run each abba block's later runs on the nodes of its first run (each still its own job)")
 	fs.BoolVar(&c.Concurrent, "concurrent", false, "run the runs of each block at the same time, each in its own allocation: slurm on nodes of its own; local only with launcher.local.concurrent_safe")
-	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags and binaries must be as it began")
+	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags, binaries and system under test must be as it began")
+	fs.BoolVar(&c.NewBlocks, "resume-new-blocks", false, "with --resume, after the system under test changed: run every block with runs before the change and runs left again whole, so no pair holds runs of both systems")
 	fs.BoolVarP(&opts.verbose, "verbose", "v", false, "print every run's row and the full report (default: a summary; abbench compare DIR prints the full report)")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)

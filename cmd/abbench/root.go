@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -51,7 +53,22 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return cli.Usage(err, "run 'abbench COMMAND --help' for the flags")
 	})
-	root.AddCommand(validatecmd.New(), digestcmd.New(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), newRankExecCmd(), newGuardCmd())
+	// An unknown command is a usage error by its type: cobra's own says
+	// so only in words. Runnable, the root shows its help when given
+	// nothing, as it did.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		c.SuggestionsMinimumDistance = max(c.SuggestionsMinimumDistance, 2) // cobra's own default
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return cli.Usage(errors.New(msg), "run 'abbench --help' for the commands and their flags")
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	root.AddCommand(validatecmd.New(), digestcmd.New(), newArmCmd(), newPlanCmd(), newRunCmd(), newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), newRankExecCmd(), newGuardCmd(), newHookGuardCmd())
 	var withExitStatus func(*cobra.Command)
 	withExitStatus = func(parent *cobra.Command) {
 		for _, c := range parent.Commands() {

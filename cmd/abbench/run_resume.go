@@ -20,7 +20,7 @@ import (
 // reportFlags only change how abbench run reports, or name the campaign's
 // directory: a resume may give them anew, and plan.json does not record
 // them.
-var reportFlags = []string{"format", "plot", "plot-url", "out", "resume", "help", "verbose"}
+var reportFlags = []string{"format", "plot", "plot-url", "out", "resume", "resume-new-blocks", "help", "verbose"}
 
 // runArgs is a scenario, or with --resume none (plan.json names it).
 func runArgs(cmd *cobra.Command, args []string) error {
@@ -28,6 +28,8 @@ func runArgs(cmd *cobra.Command, args []string) error {
 	switch {
 	case resume && len(args) > 0:
 		return cli.Usagef("abbench run --resume DIR runs the scenario its plan.json names", "--resume and a scenario: give one")
+	case !resume && cmd.Flags().Changed("resume-new-blocks"):
+		return cli.Usagef("give it with --resume DIR, after the system under test of the campaign in DIR changed", "--resume-new-blocks without --resume: it begins new blocks of a resumed campaign")
 	case !resume && len(args) != 1:
 		return cli.Usage(cobra.ExactArgs(1)(cmd, args), "abbench run SCENARIO, or abbench run --resume DIR")
 	}
@@ -128,7 +130,7 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 func resumeError(err error) error {
 	var refused *campaign.RefusedError
 	if errors.As(err, &refused) {
-		return cli.Usage(err, "resume the campaign with the scenario, flags and binaries it began with, or begin a new one (abbench run SCENARIO --out NEW)")
+		return cli.Usage(err, "resume the campaign with the scenario, flags and binaries it began with (and the files its roles run: put back the one a change names, or give --resume-new-blocks so that no run before the change is paired with one after it), or begin a new one (abbench run SCENARIO --out NEW)")
 	}
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -114,9 +113,6 @@ func runClient(o clientOptions, cfg config, log *logger) error {
 		for sent < total && inflight < o.concurrency {
 			i := sent % o.requests
 			prompt := prompts[i%len(prompts)]
-			if i == cfg.faults.alterPrompt {
-				prompt = append(slices.Clone(prompt), 0) // served with other content
-			}
 			output := 16 + rng.IntN(48)
 			mu.Lock()
 			starts[sent] = pending{time.Now(), len(prompt)}

@@ -35,6 +35,7 @@ type faults struct {
 	staleLog           bool
 	failEvery          int  // the OpenAI API fails every failEvery-th request it serves (0: never)
 	shortAnswers       bool // the OpenAI API answers every request with half its output tokens, max_tokens and ignore_eos or not
+	warmCache          int  // the OpenAI API's prefix cache counts this many hits before its first request (a cache kept from an earlier run)
 }
 
 func loadConfig() (config, error) {
@@ -119,7 +120,7 @@ func parseFaults(s string) (faults, error) {
 				return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: want a non-negative integer after =", item)
 			}
 		}
-		needArg := map[string]bool{"drop-terminal-votes": true, "kv-timeout": true, "crash-rank": true, "hang-rank": true, "alter-prompt": true, "fail-every": true}
+		needArg := map[string]bool{"drop-terminal-votes": true, "kv-timeout": true, "crash-rank": true, "hang-rank": true, "alter-prompt": true, "fail-every": true, "warm-cache": true}
 		if needArg[name] != hasArg {
 			return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: %s takes %s", item, name, map[bool]string{true: "=N", false: "no argument"}[needArg[name]])
 		}
@@ -144,13 +145,15 @@ func parseFaults(s string) (faults, error) {
 			f.staleLog = true
 		case "short-answers":
 			f.shortAnswers = true
+		case "warm-cache":
+			f.warmCache = n
 		case "fail-every":
 			if n < 1 {
 				return f, fmt.Errorf("DISAGGSIM_FAULTS: %q: fail-every takes N of at least 1", item)
 			}
 			f.failEvery = n
 		default:
-			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log fail-every=N short-answers)", name)
+			return f, fmt.Errorf("DISAGGSIM_FAULTS: unknown fault %q (known: ignore-arm-env drop-terminal-votes=K kv-timeout=K crash-rank=R hang-rank=R no-validity reorder-activations alter-prompt=I stale-log fail-every=N short-answers warm-cache=N)", name)
 		}
 	}
 	return f, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -136,6 +137,12 @@ func (c *ctxRank) dispatch() {
 			c.committed.Broadcast()
 			c.mu.Unlock()
 		case "enqueue":
+			if m.ID == c.cfg.faults.alterPrompt {
+				// Served with other content than the client sent: the
+				// fault is the server's, so the arm that injects it reaches
+				// the ranks its mode line covers, not the client.
+				m.Prompt = append(slices.Clone(m.Prompt), 0)
+			}
 			c.q.enqueue(m.ID, request{m.Prompt, m.Text, m.Output}, m.Total)
 		case "ready", "refuse":
 			c.readyCh <- m

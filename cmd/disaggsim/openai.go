@@ -42,6 +42,7 @@ type api struct {
 	served, failed atomic.Int64
 	mu             sync.Mutex
 	waiting        map[int]*pending
+	cache          prefixCache
 }
 
 // pending is a request waiting for GEN: its first token, then its end.
@@ -62,6 +63,8 @@ func startAPI(n *node, ctx []*peer, cfg config, opts apiOptions) (*api, error) {
 		writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{"id": opts.model, "object": "model", "owned_by": "disaggsim"}}})
 	})
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("GET /metrics", a.metrics)
+	a.cache.hits.Store(int64(cfg.faults.warmCache))
 	a.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() { _ = a.srv.Serve(ln) }() // ends with ErrServerClosed at stop
 	return a, nil
@@ -194,6 +197,7 @@ func (a *api) parse(req apiRequest, chat bool) (served, error) {
 			return s, errors.New("prompt: give one prompt, a list of token IDs or a string")
 		}
 	}
+	a.cache.served(s.prompt, s.text)
 	s.index = int(a.received.Add(1) - 1)
 	s.id = httpIDBase + s.index
 	if s.index == a.cfg.faults.alterPrompt { // served with other content than it was sent

@@ -30,6 +30,9 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Machine != "" {
 		fmt.Fprintf(&b, "- machine: %s\n", mdEscape(r.Machine))
 	}
+	for _, a := range r.GPUs {
+		fmt.Fprintf(&b, "- gpus: %s\n", mdEscape(a.Line()))
+	}
 	if r.PlotURL != "" {
 		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
 	}
@@ -45,8 +48,15 @@ func (r *Result) Markdown(w io.Writer) error {
 		r.writeStored(textout.New(&sb))
 		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeText(w, b.String())
+}
+
+// writeText writes a report for a person to w, its control bytes escaped
+// (textout.Escape): what ranks logged is quoted in it.
+func writeText(w io.Writer, text string) error {
+	out := textout.New(w)
+	_, _ = io.WriteString(out, text) // out keeps the first error
+	return out.Err()
 }
 
 // mdCensored says the comparison is censored and lists every reason,

@@ -174,6 +174,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Machine != "" {
 		out.Printf("machine:  %s\n", r.Machine)
 	}
+	for _, a := range r.GPUs {
+		out.Printf("gpus:     %s\n", a.Line())
+	}
 	for _, b := range r.Builds {
 		src := ""
 		if b.Source != "" {

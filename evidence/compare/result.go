@@ -35,6 +35,9 @@ type Result struct {
 	// clocks, ECC, power limit and MIG mode, the CUDA runtime, the image
 	// and its digest, the NCCL versions the ranks reported.
 	Machine string `json:"machine,omitempty"`
+	// GPUs are what each arm's GPU samples of the measured phase say
+	// (mean clocks, power, time throttled by reason), when runs took them.
+	GPUs []ArmGPU `json:"gpus,omitempty"`
 	// Builds are the arms' builds, when the arms are builds.
 	Builds []rundir.BuildFact `json:"builds,omitempty"`
 	// Stored is the comparison with a stored baseline, when one was given.

@@ -42,8 +42,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 	for _, c := range sw.Cells {
 		c.mdDetail(&b)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeText(w, b.String())
 }
 
 // mdDetail is the cell's section: a censored cell's reasons, else its

@@ -53,7 +53,15 @@ func (r Result) Why(deadline time.Duration) string {
 // ends, the hook's process group gets SIGTERM, then SIGKILL after grace;
 // Run returns once the hook is gone (a child that left its group is its
 // caller's to sweep).
-func Run(ctx context.Context, argv, env []string, dir, log string, deadline, grace time.Duration) (res Result) {
+func Run(ctx context.Context, argv, env []string, dir, log string, deadline, grace time.Duration) Result {
+	return RunGuarded(ctx, nil, argv, env, dir, log, deadline, grace)
+}
+
+// RunGuarded is Run under guard (nil: none) for a hook whose caller no
+// guard of its own outlives: the hook gets a token of its own in its
+// environment, and the guard kills its group and whatever carries the
+// token when abbench dies while it runs, even by SIGKILL.
+func RunGuarded(ctx context.Context, guard *Guard, argv, env []string, dir, log string, deadline, grace time.Duration) (res Result) {
 	res = Result{ExitCode: -1, Started: time.Now()}
 	// A named result, so that the end time set on the way out is the one
 	// returned (a deferred write to a local is lost once it is copied out).
@@ -75,9 +83,21 @@ func Run(ctx context.Context, argv, env []string, dir, log string, deadline, gra
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var wt *watch
+	if guard != nil {
+		// Started before the hook, so that no moment of the hook is
+		// unguarded; it learns the hook's group once there is one.
+		if wt, res.Err = guarded(cmd, guard, env, deadline+grace+killWait); res.Err != nil {
+			return res
+		}
+		defer wt.done()
+	}
 	if err := cmd.Start(); err != nil {
 		res.Err = err
 		return res
+	}
+	if wt != nil {
+		wt.group(cmd.Process.Pid) // its own group: Setpgid
 	}
 	done := make(chan struct{})
 	go func() {

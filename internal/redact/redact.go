@@ -5,13 +5,17 @@
 //   - values of variables whose names say they hold a secret: names that
 //     contain TOKEN, SECRET, PASSWORD, PASSWD, KEY, CREDENTIAL, AUTH or
 //     COOKIE, or have PASS or PWD as a word (MY_DB_PASS), in any case;
-//     abbench's own ABBENCH_TOKEN and ABBENCH_ARM_KEYS are not secrets;
+//     abbench's own ABBENCH_TOKEN and ABBENCH_ARM_KEYS are not secrets, nor
+//     is the word TOKENS, plural: a count of a model's tokens
+//     (VLLM_MAX_NUM_BATCHED_TOKENS, the knob LLM-serving A/Bs vary most),
+//     never a credential, which is one token;
 //   - the password of a URL (scheme://user:PASSWORD@host);
 //   - every value a scenario template read with env "NAME" (a Values set),
 //     wherever it appears, for it may be a secret whatever its name.
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -37,18 +41,27 @@ func Secret(name string) bool {
 	if slices.Contains(notSecret, upper) {
 		return false
 	}
-	for _, m := range markers {
-		if strings.Contains(upper, m) {
-			return true
-		}
-	}
 	for _, w := range strings.FieldsFunc(upper, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
 		if slices.Contains(words, w) {
 			return true
 		}
+		if w == countOfTokens {
+			continue
+		}
+		// A marker inside a word still counts (APIKEY, HFTOKEN): a name
+		// wrongly taken for a secret is only redacted, a secret missed is
+		// written in clear.
+		for _, m := range markers {
+			if strings.Contains(w, m) {
+				return true
+			}
+		}
 	}
 	return false
 }
+
+// countOfTokens is the word TOKENS, plural: a number of a model's tokens.
+const countOfTokens = "TOKENS"
 
 // URL replaces the password of every URL in s.
 func URL(s string) string {
@@ -90,6 +103,33 @@ type Values []string
 func (vs *Values) Add(v string) {
 	if len(v) >= MinValue && !slices.Contains(*vs, v) {
 		*vs = append(*vs, v)
+	}
+}
+
+// EnvValues names the variable by which the controller hands a process
+// of abbench's own that it starts (the openai client) the values its
+// templates read with env "NAME", whatever the variables or flags that
+// carry them are called: a JSON list of strings. Its name holds a secret,
+// so a record of the environment shows none of them.
+const EnvValues = "ABBENCH_SECRET_VALUES"
+
+// AddEnv records the value of every NAME=value entry whose name holds a
+// secret (Secret), and the values listed by EnvValues: a process given its
+// secrets in its environment redacts them from whatever it writes.
+func (vs *Values) AddEnv(env []string) {
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !Secret(name) {
+			continue
+		}
+		var listed []string
+		if name == EnvValues && json.Unmarshal([]byte(value), &listed) == nil {
+			for _, v := range listed {
+				vs.Add(v)
+			}
+			continue
+		}
+		vs.Add(value)
 	}
 }
 

@@ -12,6 +12,10 @@ func TestSecret(t *testing.T) {
 		"MY_DB_PASS": true, "FOO_TOKEN": true, "db-pwd": true,
 		"PATH": false, "DISAGGSIM_TERMINAL": false, "NCCL_ALGO": false, "HOME": false,
 		"BYPASS_CACHE": false, "PWD": false, "ABBENCH_TOKEN": false, "ABBENCH_ARM_KEYS": false,
+		// A count of a model's tokens is the knob an LLM-serving A/B varies.
+		"HF_MAX_BATCH_TOKENS": false, "VLLM_MAX_NUM_BATCHED_TOKENS": false, "MAX_TOKENS": false,
+		// A marker inside a word, or beside the plural, still counts.
+		"APIKEY": true, "HFTOKEN": true, "TOKENS_SECRET": true, "MAX_TOKENS_AUTH": true,
 	} {
 		if Secret(name) != secret {
 			t.Errorf("Secret(%q) = %v", name, !secret)
@@ -48,5 +52,14 @@ func TestValues(t *testing.T) {
 	env := vs.EnvIn([]string{"ARG=x hf_secretvalue y", "N=1"})
 	if env[0] != "ARG=x [REDACTED] y" || env[1] != "N=1" {
 		t.Fatalf("%v", env)
+	}
+}
+
+func TestAddEnv(t *testing.T) {
+	var vs Values
+	vs.AddEnv([]string{"OPENAI_API_KEY=sk-abcdef", "MY_DB_PASS=pa55word", "MODEL=llama-3-8b", "PWD=/home/x", "BROKEN", EnvValues + `=["route-77", "gw \"q\""]`})
+	got := vs.In(`key sk-abcdef pass pa55word model llama-3-8b dir /home/x route /v1/route-77 gw "q"`)
+	if got != "key [REDACTED] pass [REDACTED] model llama-3-8b dir /home/x route /v1/[REDACTED] [REDACTED]" {
+		t.Fatalf("%q", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/termwidth"
+	"github.com/abbench/abbench/internal/textout"
 )
 
 // Write draws a plain-text table of header and rows to w. A cell is
@@ -134,9 +135,10 @@ func wrapLines(lines []string, cols int) []string {
 	return out
 }
 
-// cellLines is a cell's text as the lines it is drawn in.
+// cellLines is a cell's text as the lines it is drawn in, its control
+// bytes escaped (textout.Escape) before its width is taken.
 func cellLines(text string) []string {
-	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+	text = textout.Escape(strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n")))
 	return strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n")
 }
 

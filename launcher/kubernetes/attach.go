@@ -21,12 +21,12 @@ func (l *Launcher) Attach(spec launcher.Spec, allocation string) (launcher.Run, 
 		return nil, nil
 	}
 	ctx := context.Background()
-	out, err := l.kubectl(ctx, nil, "get", "namespace", namespace, "-o", "json")
-	if notFound(err) {
-		return nil, nil
-	}
+	out, found, err := l.get(ctx, "namespace", namespace, "-o", "json")
 	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, nil
 	}
 	var ns struct {
 		Metadata struct {
@@ -40,12 +40,12 @@ func (l *Launcher) Attach(spec launcher.Spec, allocation string) (launcher.Run, 
 	if ns.Metadata.DeletionTimestamp != nil || ns.Metadata.Labels[labelRun] != labelValue(spec.ID) {
 		return nil, nil
 	}
-	out, err = l.kubectl(ctx, nil, "get", "job", jobName, "-n", namespace, "-o", "json")
-	if notFound(err) {
-		return nil, nil
-	}
+	out, found, err = l.get(ctx, "job", jobName, "-n", namespace, "-o", "json")
 	if err != nil {
 		return nil, err
+	}
+	if !found {
+		return nil, nil
 	}
 	var job item
 	if err := json.Unmarshal(out, &job); err != nil {

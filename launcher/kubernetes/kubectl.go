@@ -34,7 +34,15 @@ func (l *Launcher) kubectl(ctx context.Context, stdin []byte, args ...string) ([
 	return stdout.Bytes(), nil
 }
 
-// notFound says whether a kubectl error is the API's NotFound.
-func notFound(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "NotFound")
+// get runs kubectl get args with --ignore-not-found, under which kubectl
+// answers an object that does not exist with nothing and status 0: found
+// is told from that answer, never from the words of an error, so a
+// failure whose message merely names NotFound (a webhook's, a reworded
+// one) is an error, and a reworded not-found is still not found.
+func (l *Launcher) get(ctx context.Context, args ...string) (out []byte, found bool, err error) {
+	out, err = l.kubectl(ctx, nil, append(append([]string{"get"}, args...), "--ignore-not-found")...)
+	if err != nil {
+		return out, false, err
+	}
+	return out, len(bytes.TrimSpace(out)) > 0, nil
 }

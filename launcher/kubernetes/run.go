@@ -125,8 +125,7 @@ func (l *Launcher) teardown(namespace string) string {
 	_, err := l.kubectl(ctx, nil, "delete", "namespace", namespace, "--ignore-not-found", "--wait=false", "--cascade=foreground")
 	deadline := time.Now().Add(l.grace() + time.Minute)
 	for {
-		_, gerr := l.kubectl(ctx, nil, "get", "namespace", namespace, "-o", "name")
-		if notFound(gerr) {
+		if _, found, gerr := l.get(ctx, "namespace", namespace, "-o", "name"); gerr == nil && !found {
 			return ""
 		}
 		if time.Now().After(deadline) {

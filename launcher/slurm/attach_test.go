@@ -12,14 +12,24 @@ import (
 
 // fakeScontrol puts an scontrol on PATH that prints the job record in
 // file state (JobState=... and the rest), or fails as Slurm does for a
-// job it does not know when the file is empty.
+// job it does not know when the file is empty; and an squeue that lists
+// that job when its name is the one asked, as squeue --format=%i|%T|%j|%Z
+// does, and nothing (status 0) otherwise.
 func fakeScontrol(t *testing.T) (state string) {
 	t.Helper()
 	bin := t.TempDir()
 	state = filepath.Join(bin, "job")
 	script := "#!/bin/sh\nif [ -s " + state + " ]; then cat " + state + "; else echo 'slurm_load_jobs error: Invalid job id specified' >&2; exit 1; fi\n"
-	if err := os.WriteFile(filepath.Join(bin, "scontrol"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	squeue := `#!/bin/sh
+[ -s ` + state + ` ] || exit 0
+for f in $(cat ` + state + `); do case $f in JobId=*) id=${f#JobId=};; JobName=*) name=${f#JobName=};; JobState=*) st=${f#JobState=};; WorkDir=*) wd=${f#WorkDir=};; esac; done
+for a; do case $a in --name=*) [ "${a#--name=}" = "$name" ] || exit 0;; esac; done
+echo "$id|$st|$name|$wd"
+`
+	for name, content := range map[string]string{"scontrol": script, "squeue": squeue} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	return state
@@ -74,15 +84,21 @@ func TestAttachWaitsOnlyForTheRunsLiveJob(t *testing.T) {
 	}
 }
 
-// scontrol failing for another cause than an unknown job says nothing
-// of the job: the run is not started again on that.
+// Slurm failing to answer says nothing of the job, whatever its words
+// (even "Invalid job id"): the run is not started again on that. A job
+// it forgot is its answer, an empty list, not the words of an error.
 func TestAttachRefusesToGuessWhenSlurmDoesNotAnswer(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "scontrol"), []byte("#!/bin/sh\necho 'Unable to contact slurm controller' >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	if r, err := (&Launcher{}).Attach(launcher.Spec{ID: "1-a", Dir: "/d"}, "slurm-9"); err == nil || r != nil {
-		t.Fatalf("attached %v, err %v; want an error", r, err)
+	for _, said := range []string{"Unable to contact slurm controller", "slurm_load_jobs error: Invalid job id specified (Unable to contact slurm controller)"} {
+		bin := t.TempDir()
+		fail := "#!/bin/sh\necho '" + said + "' >&2\nexit 1\n"
+		for _, name := range []string{"scontrol", "squeue"} {
+			if err := os.WriteFile(filepath.Join(bin, name), []byte(fail), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		if r, err := (&Launcher{}).Attach(launcher.Spec{ID: "1-a", Dir: "/d"}, "slurm-9"); err == nil || r != nil {
+			t.Errorf("Slurm saying %q: attached %v, err %v; want an error", said, r, err)
+		}
 	}
 }

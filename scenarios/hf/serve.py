@@ -8,7 +8,8 @@ manager (paged attention, a scheduler, CUDA graphs where the library uses
 them). This file only speaks HTTP: POST /v1/completions with a prompt of
 token IDs (there is no tokenizer: a token's text is " <id>"), streaming
 (server-sent events, usage at the end when stream_options.include_usage)
-or not; GET /v1/models and /health. The model has no end-of-sequence token:
+or not; GET /v1/models, /health and /metrics (Prometheus' text format:
+the requests by outcome, the repeated prompts, the requests waiting). The model has no end-of-sequence token:
 every request generates max_tokens.
 
 It prints, each a line on stdout (the rank's log):
@@ -276,6 +277,9 @@ class Server:
         self.records, self.lock = [], threading.Lock()
         self.waiters = {}
         self.counter = self.served = self.failed = 0
+        # Prompts served before (a prefix cache would hold them): /metrics
+        # counts the repeats, which a warm server serves faster.
+        self.seen, self.repeats = set(), 0
         self.loop = None
         self.stopping = threading.Event()
 
@@ -318,7 +322,12 @@ class Server:
         with self.lock:
             rid = f"r{self.counter}"
             self.counter += 1
-            self.records.append(prompt_record(ids))
+            record = prompt_record(ids)
+            self.records.append(record)
+            if record in self.seen:
+                self.repeats += 1
+            elif len(self.seen) < MAX_SEEN:
+                self.seen.add(record)
         q = asyncio.Queue()
         self.waiters[rid] = q
         finished = False
@@ -361,6 +370,25 @@ class Server:
             if not finished:
                 self.engine.cancel(rid)
 
+    def metrics(self):
+        """/metrics in Prometheus' text format (version 0.0.4), as serving engines export theirs."""
+        with self.lock:
+            received, repeats = self.counter, self.repeats
+        lines = [
+            "# HELP hf_serve_requests_total Requests received, and those answered, by outcome.",
+            "# TYPE hf_serve_requests_total counter",
+            f'hf_serve_requests_total{{outcome="received"}} {received}',
+            f'hf_serve_requests_total{{outcome="served"}} {self.served}',
+            f'hf_serve_requests_total{{outcome="failed"}} {self.failed}',
+            "# HELP hf_serve_prompt_repeats_total Requests whose prompt this server had served before.",
+            "# TYPE hf_serve_prompt_repeats_total counter",
+            f"hf_serve_prompt_repeats_total {repeats}",
+            "# HELP hf_serve_requests_waiting Requests waiting for their answer.",
+            "# TYPE hf_serve_requests_waiting gauge",
+            f"hf_serve_requests_waiting {len(self.waiters)}",
+        ]
+        return "\n".join(lines) + "\n"
+
     def completion(self, rid, tokens, prompt_len, whole):
         return {"id": f"cmpl-{rid}", "object": "text_completion", "created": int(time.time()), "model": self.args.model_name,
                 "choices": [{"index": 0, "text": "".join(f" {t}" for t in tokens) if whole else "", "finish_reason": "length"}],
@@ -382,6 +410,9 @@ class Server:
         log(f"activation_sequence rank=0 count={len(records)} digest={digest_hex} algorithm={SORTED_TOKENS}")
         log(f"shutdown_summary rank=0 served={self.served} failed={self.failed}")
 
+
+# MAX_SEEN bounds the prompts remembered for the repeats count.
+MAX_SEEN = 1 << 20
 
 ERROR_TYPES = {400: "BadRequestError", 404: "NotFoundError", 500: "InternalServerError"}
 
@@ -410,11 +441,15 @@ async def serve(args, engine):
     async def health(_):
         return web.Response(text="ok")
 
+    async def metrics(_):
+        return web.Response(text=srv.metrics(), content_type="text/plain", charset="utf-8")
+
     app = web.Application(client_max_size=16 << 20)
     app.router.add_post("/v1/completions", srv.completions)
     app.router.add_post("/v1/chat/completions", chat)
     app.router.add_get("/v1/models", models)
     app.router.add_get("/health", health)
+    app.router.add_get("/metrics", metrics)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", args.port)
@@ -446,7 +481,12 @@ def main():
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--max-tokens-limit", type=int, default=1024)
     p.add_argument("--num-blocks", type=int, help="the paged cache's blocks (default: the library sizes it)")
-    p.add_argument("--max-batch-tokens", type=int, help="tokens per batch (default: the library's)")
+    # The arm may set it through the environment (scenarios/hf-latency.yaml's
+    # arm key); the mode line reports what the batch processor uses, never
+    # this value, so an arm that did not reach the engine is caught.
+    env_mbt = os.environ.get("HF_MAX_BATCH_TOKENS")
+    p.add_argument("--max-batch-tokens", type=int, default=int(env_mbt) if env_mbt else None,
+                   help="tokens per batch (default: HF_MAX_BATCH_TOKENS, else the library's)")
     p.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip capturing CUDA graphs before ready")
     p.add_argument("--force-attn", help="ignore HF_ATTN_IMPLEMENTATION and use this (the broken variant's fault)")
     p.add_argument("--request-timeout", type=float, default=600)

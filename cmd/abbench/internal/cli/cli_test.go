@@ -19,7 +19,10 @@ func TestClassify(t *testing.T) {
 	}{
 		{&Error{Code: ExitCensored, Err: errors.New("censored"), Hint: "h"}, ExitCensored, "h"},
 		{fmt.Errorf("reading: %w", Usage(errors.New("bad"), "fix it")), ExitUsage, "fix it"},
-		{errors.New(`unknown flag: --nope`), ExitUsage, "run 'abbench --help' for the commands and their flags"},
+		// Words are no type: an unknown command or flag is a usage error
+		// because the CLI says so (Usage), never by its message.
+		{errors.New(`unknown flag: --nope`), ExitError, ""},
+		{errors.New(`unknown command "x" in a rank's log`), ExitError, ""},
 		{errors.New("disk full"), ExitError, ""},
 	} {
 		if code, hint := Classify(c.err); code != c.code || hint != c.hint {

@@ -92,10 +92,6 @@ func Classify(err error) (int, string) {
 		return ExitUsage, ""
 	case errors.As(err, &de):
 		return ExitUsage, designHint(de)
-	case strings.HasPrefix(err.Error(), "unknown command"),
-		strings.HasPrefix(err.Error(), "unknown flag"),
-		strings.HasPrefix(err.Error(), "unknown shorthand flag"):
-		return ExitUsage, "run 'abbench --help' for the commands and their flags"
 	}
 	return ExitError, ""
 }

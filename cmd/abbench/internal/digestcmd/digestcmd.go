@@ -13,6 +13,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/loadgen"
 	"github.com/abbench/abbench/records"
 )
 
@@ -22,6 +23,8 @@ type digestOptions struct {
 	records   string
 	explain   bool
 	inputs    bool
+	multiTurn bool
+	synthetic string
 	format    cli.Format
 }
 
@@ -37,7 +40,10 @@ func New() *cobra.Command {
 			if opts.explain && len(args) != 2 {
 				return cli.Usagef("abbench digest --explain A.records B.records", "--explain takes two records files, got %d argument(s)", len(args))
 			}
-			if !opts.explain && len(args) != 1 {
+			if opts.synthetic != "" && len(args) != 0 {
+				return cli.Usagef("abbench digest --synthetic SPEC", "--synthetic makes its prompts: it takes no file, got %d argument(s)", len(args))
+			}
+			if !opts.explain && opts.synthetic == "" && len(args) != 1 {
 				return cli.Usagef("abbench digest FILE", "digest takes one prompts file, got %d argument(s)", len(args))
 			}
 			return nil
@@ -49,6 +55,9 @@ func New() *cobra.Command {
 			if opts.inputs {
 				return runSentDigest(cmd.OutOrStdout(), opts, args[0])
 			}
+			if opts.synthetic != "" {
+				return runSynthetic(cmd.OutOrStdout(), opts)
+			}
 			return runDigest(cmd.OutOrStdout(), opts, args[0])
 		},
 	}
@@ -57,6 +66,8 @@ func New() *cobra.Command {
 	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
 	fs.StringVar(&opts.records, "records", "", "also write the per-prompt records to this file")
 	fs.BoolVar(&opts.explain, "explain", false, "explain how two records files differ")
+	fs.BoolVar(&opts.multiTurn, "multi-turn", false, "a conversation dataset: every user turn is a request, as abbench load --multi-turn sends them (default the first)")
+	fs.StringVar(&opts.synthetic, "synthetic", "", "digest the synthetic workload abbench load --synthetic SPEC sends (no FILE)")
 	fs.BoolVar(&opts.inputs, "inputs", false, "FILE is a client's inputs.json (AIPerf, GenAI-Perf): digest the prompts it sent")
 	cli.AddFormat(fs, &opts.format, "text", "table", "json")
 	return cmd
@@ -74,16 +85,61 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 		}
 		alg = a
 	}
-	fd, err := digest.ReadFile(file, digest.ReadOptions{Algorithm: alg, Field: opts.field, KeepRecords: opts.records != ""})
+	fd, err := readDataset(file, alg, opts)
 	var lineErr *digest.LineError
+	var entryErr *digest.EntryError
 	if errors.As(err, &lineErr) {
 		return cli.Usage(err, "a line is a JSON array of token IDs, a string, or an object whose field --field names")
-	} else if errors.Is(err, os.ErrNotExist) {
+	} else if errors.As(err, &entryErr) || errors.As(err, new(*formError)) || errors.Is(err, os.ErrNotExist) {
 		return cli.Usage(err, "")
 	}
 	if err != nil {
 		return err
 	}
+	return report(stdout, opts, fd, file)
+}
+
+// formError is a dataset given options that do not apply to its form.
+type formError struct{ msg string }
+
+func (e *formError) Error() string { return e.msg }
+
+// readDataset digests a dataset file of any form, as abbench load sends it.
+func readDataset(file string, alg digest.Algorithm, opts digestOptions) (digest.FileDigest, error) {
+	form, err := digest.SniffFile(file)
+	if err != nil || form == digest.FormPrompts {
+		if opts.multiTurn {
+			return digest.FileDigest{}, &formError{file + " is a prompts file: --multi-turn reads a conversation dataset (ShareGPT JSON or conversation JSON Lines)"}
+		}
+		return digest.ReadFile(file, digest.ReadOptions{Algorithm: alg, Field: opts.field, KeepRecords: opts.records != ""})
+	}
+	if opts.field != "" || (alg != "" && alg != digest.TextOrdered) {
+		return digest.FileDigest{}, &formError{fmt.Sprintf("%s is a %s dataset, hashed with %s: --field and another --algorithm apply to prompts files", file, form, digest.TextOrdered)}
+	}
+	return digest.DigestConversations(file, opts.multiTurn, opts.records != "")
+}
+
+// runSynthetic digests the synthetic workload a spec makes.
+func runSynthetic(stdout io.Writer, opts digestOptions) error {
+	if err := opts.format.Check(); err != nil {
+		return err
+	}
+	if opts.field != "" || opts.multiTurn || opts.algorithm != "" {
+		return cli.Usagef("abbench digest --synthetic SPEC", "--synthetic takes no --field, --multi-turn or --algorithm: its prompts are token IDs, hashed in order")
+	}
+	spec, err := loadgen.ParseSynthetic(opts.synthetic)
+	if err != nil {
+		return cli.Usage(err, "")
+	}
+	d, recs, err := loadgen.DigestItems(spec.Items(), "")
+	if err != nil {
+		return err
+	}
+	return report(stdout, opts, digest.FileDigest{Digest: d, Unit: digest.UnitTokens, Records: recs}, "synthetic:"+spec.String())
+}
+
+// report writes the records file asked for and prints the digest.
+func report(stdout io.Writer, opts digestOptions, fd digest.FileDigest, name string) error {
 	if opts.records != "" {
 		if err := digest.WriteRecordsFile(opts.records, fd.Digest, fd.Records); err != nil {
 			return err
@@ -92,7 +148,7 @@ func runDigest(stdout io.Writer, opts digestOptions, file string) error {
 	if opts.format.Value == "json" {
 		return json.NewEncoder(stdout).Encode(digestReport{digestSchema, fd.Digest.Algorithm, fd.Digest.Count, fd.Digest.Hex})
 	}
-	_, err = fmt.Fprintf(stdout, "%s  %s\n", fd.Digest, file)
+	_, err := fmt.Fprintf(stdout, "%s  %s\n", fd.Digest, name)
 	return err
 }
 

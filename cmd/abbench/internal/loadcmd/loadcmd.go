@@ -22,6 +22,8 @@ type loadOptions struct {
 	endpoint      string
 	prompts       string
 	field         string
+	multiTurn     bool
+	synthetic     string
 	files         loadgen.Files
 	allowFailures bool
 }
@@ -30,14 +32,18 @@ type loadOptions struct {
 func New() *cobra.Command {
 	var opts loadOptions
 	cmd := &cobra.Command{
-		Use:     "load --url URL --model NAME --prompts FILE --out FILE",
-		Short:   "Send a prompts file to an OpenAI-compatible server; record what was sent and how it went",
+		Use:     "load --url URL --model NAME (--prompts FILE | --synthetic SPEC) --out FILE",
+		Short:   "Send a dataset to an OpenAI-compatible server; record what was sent and how it went",
 		Long:    help.Text("load"),
 		Example: help.Text("load.examples"),
 		Args:    cli.Args(cobra.NoArgs, "load takes flags only: abbench load --url URL --model NAME --prompts FILE --out FILE"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.o.Progress = cmd.ErrOrStderr()
 			opts.o.APIKey = os.Getenv("OPENAI_API_KEY")
+			// Whatever the environment holds under a secret's name (the
+			// scenario's {{env}} values given as OPENAI_API_KEY, a
+			// token) is never written, whoever quotes it back.
+			opts.o.Secrets.AddEnv(os.Environ())
 			return runLoad(cmd, opts)
 		},
 	}
@@ -49,7 +55,9 @@ func New() *cobra.Command {
 	fs.BoolVar(&o.Stream, "stream", true, "stream responses (server-sent events): time to first token and inter-token latencies")
 	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "max_tokens of every request (0: not sent)")
 	fs.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "send ignore_eos: generate max-tokens whatever the model samples, so output lengths match across arms")
-	fs.StringVar(&opts.prompts, "prompts", "", "JSON Lines prompts file (docs/digest.md)")
+	fs.StringVar(&opts.prompts, "prompts", "", "dataset: a JSON Lines prompts file, ShareGPT JSON or conversation JSON Lines (docs/digest.md)")
+	fs.BoolVar(&opts.multiTurn, "multi-turn", false, "a conversation dataset: send every user turn, with the dataset's turns before it as history (default the first)")
+	fs.StringVar(&opts.synthetic, "synthetic", "", "in place of --prompts: prompts=N,input_len=N,output_len=N,seed=N[,vocab_min=N,vocab_max=N], random token IDs")
 	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
 	fs.IntVar(&o.Requests, "requests", 0, "requests per round: the file's first N prompts (default every prompt)")
 	fs.IntVar(&o.Rounds, "rounds", 1, "send the requests this many times")
@@ -57,6 +65,10 @@ func New() *cobra.Command {
 	fs.Float64Var(&o.Rate, "rate", 0, "mean arrival rate, requests per second, of a seeded Poisson schedule (0: closed loop)")
 	fs.Float64Var(&o.Burstiness, "burstiness", 0, "gamma shape of the arrival gaps with --rate (default 1, Poisson; below 1 burstier)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the --rate schedule")
+	fs.DurationVar(&o.Duration, "duration", 0, "send requests until this time has passed (cycling through the prompts), in place of --requests × --rounds")
+	fs.IntVar(&o.Warmup, "warmup", 0, "send this many warm-up requests first, waited for, neither measured nor in the sent digest")
+	fs.Float64Var(&o.RampFrom, "ramp-from", 0, "with --ramp-over: the rate (with --rate) or concurrency the ramp starts at")
+	fs.DurationVar(&o.RampOver, "ramp-over", 0, "ramp the rate (with --rate) or the concurrency linearly from --ramp-from to its target over this time")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", loadgen.DefaultConnectTimeout, "deadline to connect (and for TLS)")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", loadgen.DefaultRequestTimeout, "deadline of one request, to its last byte: past it the request is a failure (timeout)")
 	fs.DurationVar(&o.Timeout, "timeout", loadgen.DefaultTimeout, "deadline of the whole run: requests in flight then are failures (cancelled), the rest not sent")
@@ -64,6 +76,8 @@ func New() *cobra.Command {
 	fs.StringVar(&opts.files.Record, "out", "", "write the result here, in the shape of vLLM's benchmark_serving result (read as format vllm)")
 	fs.StringVar(&opts.files.PerRequest, "per-request", "", "write one JSON line per request here: send time, TTFT, ITLs, E2E, tokens, status, error")
 	fs.StringVar(&opts.files.Sent, "records", "", "write the digest records of the prompts sent, in order of sending (abbench digest --explain reads them)")
+	fs.StringVar(&opts.files.Cycle, "dataset-records", "", "with --duration: write the digest records of the prompts once, the cycle the requests go through")
+	fs.StringVar(&opts.files.Warmup, "warmup-records", "", "write the digest records of the warm-up requests' prompts here")
 	fs.StringVar(&opts.files.SentMultiset, "multiset-records", "", "write them under the multiset algorithm too (token prompts), for a server that hashes a multiset")
 	fs.BoolVar(&opts.allowFailures, "allow-failures", false, "exit 0 when requests failed: the record counts them (a scenario's client does this; its evidence censors requests-failed)")
 	return cmd
@@ -71,24 +85,21 @@ func New() *cobra.Command {
 
 func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	opts.o.Endpoint = loadgen.Endpoint(opts.endpoint)
-	if opts.prompts == "" || opts.files.Record == "" {
-		return cli.Usagef("abbench load --url URL --model NAME --prompts FILE --out FILE", "--prompts and --out are required")
+	const usage = "abbench load --url URL --model NAME (--prompts FILE | --synthetic SPEC) --out FILE"
+	if opts.prompts == "" && opts.synthetic == "" || opts.files.Record == "" {
+		return cli.Usagef(usage, "--prompts and --out are required (or --synthetic in place of --prompts)")
 	}
-	prompts, err := digest.ReadPromptsFile(opts.prompts, opts.field)
-	if errors.Is(err, os.ErrNotExist) {
-		return cli.Usage(err, "--prompts names a JSON Lines prompts file")
+	if opts.prompts != "" && opts.synthetic != "" {
+		return cli.Usagef(usage, "give one of --prompts and --synthetic: a dataset file, or a synthetic workload")
 	}
-	var le *digest.LineError
-	if errors.As(err, &le) {
-		return cli.Usage(err, "")
-	}
+	items, err := readItems(opts)
 	if err != nil {
 		return err
 	}
 	if opts.o.Requests == 0 {
-		opts.o.Requests = len(prompts)
+		opts.o.Requests = len(items)
 	}
-	res, err := loadgen.Run(cmd.Context(), prompts, opts.o)
+	res, err := loadgen.RunItems(cmd.Context(), items, opts.o)
 	if err != nil {
 		return cli.Usage(err, "run 'abbench load --help' for the flags")
 	}
@@ -99,6 +110,32 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 		return err
 	}
 	return loadStatus(cmd.Context().Err(), res.Summarize(), res, opts.allowFailures)
+}
+
+// readItems reads the workload: the dataset file, or the synthetic spec.
+func readItems(opts loadOptions) ([]loadgen.Item, error) {
+	if opts.synthetic != "" {
+		if opts.field != "" || opts.multiTurn {
+			return nil, cli.Usagef("abbench load --synthetic SPEC", "--synthetic takes no --field or --multi-turn: it makes token prompts of its own")
+		}
+		spec, err := loadgen.ParseSynthetic(opts.synthetic)
+		if err != nil {
+			return nil, cli.Usage(err, "")
+		}
+		return spec.Items(), nil
+	}
+	items, err := loadgen.ReadDataset(loadgen.Dataset{Path: opts.prompts, Field: opts.field, MultiTurn: opts.multiTurn, Limit: opts.o.Requests})
+	var le *digest.LineError
+	var ee *digest.EntryError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, cli.Usage(err, "--prompts names a dataset: a JSON Lines prompts file, ShareGPT JSON or conversation JSON Lines")
+	case errors.As(err, &le), errors.As(err, &ee):
+		return nil, cli.Usage(err, "")
+	case err != nil:
+		return nil, cli.Usage(err, "docs/digest.md describes each dataset form")
+	}
+	return items, nil
 }
 
 // loadStatus is how a load run ends: stopped (exit 1), with failed

@@ -1,0 +1,106 @@
+package loadcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/internal/redact"
+)
+
+// run runs abbench load with args, its output discarded.
+func run(t *testing.T, args ...string) error {
+	t.Helper()
+	cmd := New()
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.ExecuteContext(context.Background())
+}
+
+// TestLoadReadsOnlyThePromptsItSends: --requests 4 of a file whose fifth
+// line is 64 MiB reads the first four prompts and no further.
+func TestLoadReadsOnlyThePromptsItSends(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	var b bytes.Buffer
+	for i := range 4 {
+		fmt.Fprintf(&b, "[%d, %d]\n", i, i+1)
+	}
+	b.WriteString("[" + strings.Repeat("7, ", 22<<20) + "7]\n")
+	if err := os.WriteFile(prompts, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Buffer{}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--requests", "4", "--stream=false", "--out", filepath.Join(dir, "r.json"))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("abbench load --requests 4 allocated %d MiB for a file of 4 small prompts and a large fifth", grew>>20)
+	}
+}
+
+// TestLoadRedactsTheEnvironmentsSecrets: a server that quotes back the
+// API key, another secret-named variable's value and a value the
+// controller listed as one its templates read has none of them written.
+func TestLoadRedactsTheEnvironmentsSecrets(t *testing.T) {
+	const key, token, route = "sk-load-key-0123456789", "tok-from-env-9876", "route-secret-55"
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("MY_GATEWAY_TOKEN", token)
+	t.Setenv(redact.EnvValues, `["`+route+`"]`) // the controller's list of what the templates read
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error": {"message": "bad credentials %s for gateway %s on %s"}}`, r.Header.Get("Authorization"), token, route)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"r.json", "r.jsonl", "sent.records"}
+	err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--stream=false",
+		"--out", filepath.Join(dir, files[0]), "--per-request", filepath.Join(dir, files[1]), "--records", filepath.Join(dir, files[2]))
+	if err == nil {
+		t.Fatal("every request failed, and abbench load exited 0")
+	}
+	texts := map[string]string{"the error": err.Error()}
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[name] = string(data)
+	}
+	if !strings.Contains(texts["r.jsonl"], "[REDACTED]") {
+		t.Errorf("the per-request records show no redacted error:\n%s", texts["r.jsonl"])
+	}
+	for where, text := range texts {
+		for _, secret := range []string{key, token, route} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s holds %q", where, secret)
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package loadgen
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The result files are written as encoding/json writes them, byte for
+// byte (TestEncodingIsEncodingJSONs), without its reflection and without
+// holding a file whole in memory: a run of a million requests writes a
+// million lines and arrays of a million numbers.
+
+// appendFloat appends f as encoding/json writes a float64 (ES6 number
+// form: exponents below 1e-6 and from 1e21, e-9 not e-09).
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return append(b, "null"...) // never a duration's; encoding/json would fail the file
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
+}
+
+// appendString appends s quoted as encoding/json quotes it; the common
+// plain strings without its help.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSON appends the outcome's line of the per-request records: what
+// MarshalJSON writes.
+func (o *Outcome) appendJSON(b []byte) []byte {
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(o.Index), 10)
+	b = append(b, `,"prompt":`...)
+	b = strconv.AppendInt(b, int64(o.Prompt), 10)
+	b = append(b, `,"line":`...)
+	b = strconv.AppendInt(b, int64(o.Line), 10)
+	b = append(b, `,"sent":`...)
+	b = strconv.AppendBool(b, o.Sent)
+	b = append(b, `,"send_s":`...)
+	b = appendFloat(b, o.Send.Seconds())
+	b = append(b, `,"ttft_ms":`...)
+	b = appendFloat(b, ms(o.TTFT))
+	b = append(b, `,"itl_ms":[`...)
+	for i, d := range o.ITLs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFloat(b, ms(d))
+	}
+	b = append(b, `],"e2e_ms":`...)
+	b = appendFloat(b, ms(o.E2E))
+	b = append(b, `,"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(o.PromptTokens), 10)
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(o.OutputTokens), 10)
+	if o.TokensFrom != "" {
+		b = append(b, `,"tokens_from":`...)
+		b = appendString(b, o.TokensFrom)
+	}
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(o.Status), 10)
+	if o.Kind != "" {
+		b = append(b, `,"failure":`...)
+		b = appendString(b, o.Kind)
+	}
+	if o.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendString(b, o.Error)
+	}
+	return append(b, '}')
+}
+
+// perRequestArrays are the record's keys of one value per request, and
+// how to write request i's: written as the file is, never built whole.
+func (r *Result) perRequestArrays() map[string]func(b []byte, i int) []byte {
+	return map[string]func([]byte, int) []byte{
+		"input_lens": func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(r.Outcomes[i].PromptTokens), 10) },
+		"output_lens": func(b []byte, i int) []byte {
+			if o := &r.Outcomes[i]; o.OK() {
+				return strconv.AppendInt(b, int64(o.OutputTokens), 10)
+			}
+			return append(b, '0')
+		},
+		"ttfts":  func(b []byte, i int) []byte { return appendFloat(b, r.Outcomes[i].TTFT.Seconds()) },
+		"errors": func(b []byte, i int) []byte { return appendString(b, r.Outcomes[i].Error) },
+		"itls": func(b []byte, i int) []byte {
+			o := &r.Outcomes[i]
+			if !o.OK() || len(o.ITLs) == 0 {
+				return append(b, "[]"...)
+			}
+			b = append(b, "[\n"...)
+			for j, d := range o.ITLs {
+				if j > 0 {
+					b = append(b, ",\n"...)
+				}
+				b = append(b, "      "...)
+				b = appendFloat(b, d.Seconds())
+			}
+			return append(b, "\n    ]"...)
+		},
+	}
+}
+
+// writeRecord writes Record(now) as json.MarshalIndent(rec, "", "  ")
+// does, its per-request arrays a value at a time.
+func (r *Result) writeRecord(w *bufio.Writer, now time.Time) error {
+	rec := r.recordSummary(now)
+	arrays := r.perRequestArrays()
+	keys := make([]string, 0, len(rec)+len(arrays))
+	for k := range rec {
+		keys = append(keys, k)
+	}
+	for k := range arrays {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b []byte
+	w.WriteString("{")
+	for n, k := range keys {
+		b = b[:0]
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		b = appendString(b, k)
+		b = append(b, ": "...)
+		if each, ok := arrays[k]; ok {
+			w.Write(b)
+			if err := r.writeArray(w, each); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := json.MarshalIndent(rec[k], "  ", "  ")
+		if err != nil {
+			return err
+		}
+		w.Write(append(b, v...))
+	}
+	w.WriteString("\n}\n")
+	return w.Flush()
+}
+
+// writeArray writes one per-request array, indented as MarshalIndent
+// indents a value of the record.
+func (r *Result) writeArray(w *bufio.Writer, each func([]byte, int) []byte) error {
+	if len(r.Outcomes) == 0 {
+		w.WriteString("[]")
+		return nil
+	}
+	w.WriteString("[")
+	var b []byte
+	for i := range r.Outcomes {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(append(b, "\n    "...), i) // kept: its capacity serves the next value
+		w.Write(b)
+	}
+	w.WriteString("\n  ]")
+	return nil
+}
