@@ -106,6 +106,7 @@ func levels(d *svgplot.Doc, f svgplot.Frame, s Series, x func(float64) float64) 
 // of them, evenly spread, the run's commit (when recorded) and date.
 func runAxis(d *svgplot.Doc, f svgplot.Frame, points []Entry, x func(float64) float64) {
 	every := max(1, int(math.Ceil(float64(len(points))/plotMaxLabels)))
+	label, unit := timeTicks(points)
 	commits := false
 	for k, p := range points {
 		xk := x(float64(k))
@@ -119,13 +120,28 @@ func runAxis(d *svgplot.Doc, f svgplot.Frame, points []Entry, x func(float64) fl
 			d.Text(xk, row, shortCommit(p.Source), `text-anchor="middle" font-family="DejaVu Sans Mono, monospace" font-size="11"`)
 			row += 14
 		}
-		d.Text(xk, row, day(p.Time), `text-anchor="middle" font-size="11"`)
+		d.Text(xk, row, label(p.Time), `text-anchor="middle" font-size="11"`)
 	}
-	title := "runs by start time (date)"
+	title := "runs by start time (" + unit + ")"
 	if commits {
-		title = "runs by start time (commit, date)"
+		title = "runs by start time (commit, " + unit + ")"
 	}
 	d.Text((f.Left+f.Right)/2, f.Bottom+60, title, `text-anchor="middle"`)
+}
+
+// timeTicks is how the run axis labels a run's start: by date, or, when
+// every run started on one day (UTC), by its time of day, the day then
+// in the axis's title (a date on every tick would say nothing); unit
+// names what a label is.
+func timeTicks(points []Entry) (label func(time.Time) string, unit string) {
+	if len(points) > 1 && day(points[0].Time.UTC()) == day(points[len(points)-1].Time.UTC()) {
+		layout := "15:04"
+		if points[len(points)-1].Time.Sub(points[0].Time) < 10*time.Minute {
+			layout = "15:04:05" // minutes alone would repeat
+		}
+		return func(t time.Time) string { return t.UTC().Format(layout) }, "time of day, UTC, " + day(points[0].Time.UTC())
+	}
+	return day, "date"
 }
 
 // labelled says whether run k of n has a label: every every-th, and the

@@ -89,3 +89,26 @@ func TestSVGWithoutCommits(t *testing.T) {
 		t.Errorf("empty: %v %s", err, b.String())
 	}
 }
+
+// A history of one day labels its runs by time of day, the day once in
+// the axis's title, not the same date under every tick.
+func TestSVGOfOneDayLabelsTheTimeOfDay(t *testing.T) {
+	entries := nightly()[:6]
+	for i := range entries {
+		entries[i].Source = ""
+		entries[i].Time = time.Date(2026, 10, 1, 9+i, 30, 0, 0, time.UTC)
+	}
+	var b bytes.Buffer
+	if err := SVG(&b, BuildSeries(entries, Filter{}, Detector{})); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{">09:30<", ">14:30<", "runs by start time (time of day, UTC, 2026-10-01)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the plot lacks %q", want)
+		}
+	}
+	if n := strings.Count(s, ">2026-10-01<"); n > 0 {
+		t.Errorf("%d ticks say the date, the same on each", n)
+	}
+}

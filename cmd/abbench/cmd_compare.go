@@ -23,7 +23,12 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return opts.Run(cmd.OutOrStdout(), runs)
+			out, done := opts.Format.Fitted(cmd.OutOrStdout())
+			err = opts.Run(out, runs)
+			if derr := done(); err == nil {
+				err = derr
+			}
+			return err
 		},
 	}
 	comparison.AddFlags(cmd, &opts)

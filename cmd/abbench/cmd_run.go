@@ -32,6 +32,7 @@ type runOptions struct {
 	changed func(flag string) bool // whether the flag was given
 	flags   *pflag.FlagSet
 	resume  string // --resume DIR
+	verbose bool   // -v: the runs table and the full report, not a summary
 }
 
 // runFlags name campaign.Config's fields by the flags that set them.
@@ -54,7 +55,9 @@ func newRunCmd() *cobra.Command {
 	}
 	fs, c := cmd.Flags(), &opts.cfg
 	fs.StringVar(&c.Launcher, "launcher", "local", "allocation backend: local (a process session each), slurm (an sbatch job each) or kubernetes (a Job each)")
-	fs.IntVar(&c.Repeat, "repeat", 1, "blocks (runs per arm), fixed; a calibration: A/A pairs")
+	// No default in the flag: without --repeat the design decides (pairs
+	// until conclusive, else one block), and completeRun says which.
+	fs.IntVar(&c.Repeat, "repeat", 0, "blocks (runs per arm), fixed; a calibration: A/A pairs (default: pairs --until conclusive for two arms or more in abba order, else 1)")
 	fs.StringVar(&c.Until, "until", "", "conclusive: look after each pair from --min-pairs and stop at the first verdict a test decides (the default without --repeat)")
 	fs.IntVar(&c.MinPairs, "min-pairs", 3, "first pair count a sequential campaign looks at")
 	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
@@ -69,6 +72,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.Concurrent, "concurrent", false, "run the runs of each block at the same time, each in its own allocation: slurm on nodes of its own; local only with launcher.local.concurrent_safe")
 	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags, binaries and system under test must be as it began")
 	fs.BoolVar(&c.NewBlocks, "resume-new-blocks", false, "with --resume, after the system under test changed: run every block with runs before the change and runs left again whole, so no pair holds runs of both systems")
+	fs.BoolVarP(&opts.verbose, "verbose", "v", false, "print every run's row and the full report (default: a summary; abbench compare DIR prints the full report)")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
 	cli.AddFormat(fs, &opts.compare.Format, compare.Formats...)
@@ -89,6 +93,7 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 		if cfg.Until == "" && cfg.Calibrate == "" && cfg.Order == campaign.OrderABBA && len(s.ArmOrder) > 1 {
 			cfg.Until = campaign.UntilConclusive // the default: pairs until a test decides
 		}
+		cfg.Repeat = 1
 		if cfg.Until != "" {
 			cfg.Repeat = 0 // the design's pairs, not a fixed count
 		}
@@ -140,6 +145,9 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	return res, release, err
 }
 
+// runSchema names run --format json's document: the plan and its comparison.
+const runSchema = "abbench-run-v1"
+
 func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, path string) (err error) {
 	begin := beginRun
 	if opts.resume != "" {
@@ -150,6 +158,12 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 		return err
 	}
 	defer release()
+	stdout, done := opts.compare.Format.Fitted(stdout)
+	defer func() {
+		if derr := done(); err == nil {
+			err = derr
+		}
+	}()
 	cfg := &opts.cfg
 	prog := render.NewProgress(stderr)
 	cfg.Progress = prog.Event
@@ -164,13 +178,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 			return err
 		}
 	}
-	if res.Interrupted || res.Unrecorded != nil || opts.compare.Format.Value == "table" {
-		if err := render.WriteSummary(stdout, res); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(stdout); err != nil {
-			return err
-		}
+	if err := writeRuns(stdout, res, opts); err != nil {
+		return err
 	}
 	if res.Unrecorded != nil {
 		return &cli.Error{Code: cli.ExitError, Err: &reason.Error{Reasons: []reason.Reason{*res.Unrecorded}},
@@ -198,14 +207,36 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	if opts.compare.Format.Value != "json" {
 		return opts.compare.Run(stdout, runs)
 	}
-	// One JSON document: the plan and the comparison.
+	// One JSON document: the plan and the comparison, named as every JSON
+	// abbench writes is (docs/schema/run.schema.json).
 	var buf bytes.Buffer
 	err = opts.compare.Run(&buf, runs)
 	if e := cli.WriteJSON(stdout, struct {
+		Schema     string          `json:"schema"`
 		Plan       any             `json:"plan"`
 		Comparison json.RawMessage `json:"comparison"`
-	}{res.Plan, buf.Bytes()}); e != nil {
+	}{runSchema, res.Plan, buf.Bytes()}); e != nil {
 		return e
 	}
+	return err
+}
+
+// writeRuns prints the campaign's runs: every run's row where the
+// campaign did not end (interrupted, or its plan.json unwritten) or with
+// -v, else a line of them, the comparison then summed up (the full report
+// is abbench compare DIR's).
+func writeRuns(stdout io.Writer, res *campaign.Result, opts *runOptions) error {
+	table := opts.compare.Format.Value == "table"
+	if !res.Interrupted && res.Unrecorded == nil && table && !opts.verbose {
+		opts.compare.Summary = "abbench compare " + res.Out + " (or abbench run -v)"
+		return render.WriteBrief(stdout, res)
+	}
+	if !res.Interrupted && res.Unrecorded == nil && !table {
+		return nil
+	}
+	if err := render.WriteSummary(stdout, res); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(stdout)
 	return err
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,12 +35,12 @@ func TestCompleteRun(t *testing.T) {
 		repeat   int
 		maxPairs int
 	}{
-		{"defaults", campaign.Config{Order: campaign.OrderABBA, Repeat: 1, MinPairs: 3, MaxPairs: 10}, compare.Options{}, nil, campaign.UntilConclusive, 0, 10},
+		{"defaults", campaign.Config{Order: campaign.OrderABBA, Repeat: 0, MinPairs: 3, MaxPairs: 10}, compare.Options{}, nil, campaign.UntilConclusive, 0, 10},
 		{"--repeat 2", campaign.Config{Order: campaign.OrderABBA, Repeat: 2, MaxPairs: 10}, compare.Options{}, []string{"repeat"}, "", 2, 10},
-		{"random order", campaign.Config{Order: campaign.OrderRandom, Repeat: 1, MaxPairs: 10}, compare.Options{}, nil, "", 1, 10},
-		{"--calibrate", campaign.Config{Order: campaign.OrderABBA, Repeat: 1, Calibrate: "async", MaxPairs: 10}, compare.Options{}, nil, "", 1, 10},
-		{"--calibration", campaign.Config{Order: campaign.OrderABBA, Repeat: 1, MinPairs: 3, MaxPairs: 10}, cal, nil, campaign.UntilConclusive, 0, 7},
-		{"--calibration --max-pairs 12", campaign.Config{Order: campaign.OrderABBA, Repeat: 1, MinPairs: 3, MaxPairs: 12}, cal, []string{"max-pairs"}, campaign.UntilConclusive, 0, 12},
+		{"random order", campaign.Config{Order: campaign.OrderRandom, Repeat: 0, MaxPairs: 10}, compare.Options{}, nil, "", 1, 10},
+		{"--calibrate", campaign.Config{Order: campaign.OrderABBA, Repeat: 0, Calibrate: "async", MaxPairs: 10}, compare.Options{}, nil, "", 1, 10},
+		{"--calibration", campaign.Config{Order: campaign.OrderABBA, Repeat: 0, MinPairs: 3, MaxPairs: 10}, cal, nil, campaign.UntilConclusive, 0, 7},
+		{"--calibration --max-pairs 12", campaign.Config{Order: campaign.OrderABBA, Repeat: 0, MinPairs: 3, MaxPairs: 12}, cal, []string{"max-pairs"}, campaign.UntilConclusive, 0, 12},
 		{"--seed 5 --until conclusive --repeat 3", campaign.Config{Order: campaign.OrderABBA, Repeat: 3, Seed: 5, Until: campaign.UntilConclusive}, compare.Options{}, []string{"seed", "repeat"}, campaign.UntilConclusive, 3, 0},
 	} {
 		cfg := c.cfg
@@ -49,6 +51,35 @@ func TestCompleteRun(t *testing.T) {
 		if seeded := cfg.Seed != c.cfg.Seed; seeded == given(c.given...)("seed") {
 			t.Errorf("%s: seed %d from %d: the clock gives it only without --seed", c.name, cfg.Seed, c.cfg.Seed)
 		}
+	}
+}
+
+// run --help states no default for --repeat that a campaign without it
+// does not run: the quickstart's runs pairs until conclusive, not 1 block.
+func TestRunHelpSaysTheRepeatDefaultThatRuns(t *testing.T) {
+	s, err := scenarios.Load("../../scenarios/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := newRunCmd().Flags()
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := campaign.Config{Order: campaign.OrderABBA}
+	cfg.Repeat, _ = fs.GetInt("repeat")
+	completeRun(&cfg, s, compare.Options{}, fs.Changed)
+	var line string
+	for l := range strings.Lines(fs.FlagUsages()) {
+		if strings.Contains(l, "--repeat ") {
+			line = l
+		}
+	}
+	said := regexp.MustCompile(`\(default (\d+)\)`).FindStringSubmatch(line)
+	if said != nil && (cfg.Until != "" || said[1] != strconv.Itoa(cfg.Repeat)) {
+		t.Errorf("run --help says --repeat defaults to %s; without it the quickstart runs until %q, repeat %d:\n%s", said[1], cfg.Until, cfg.Repeat, line)
+	}
+	if cfg.Until == campaign.UntilConclusive && !strings.Contains(line, "until conclusive") {
+		t.Errorf("without --repeat the quickstart runs until conclusive; run --help does not say so:\n%s", line)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/historycmd"
 	"github.com/abbench/abbench/cmd/abbench/internal/memlimit"
 	"github.com/abbench/abbench/cmd/abbench/internal/version"
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // run is the whole CLI: it takes its arguments and writers, so tests drive it
@@ -81,6 +82,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 	}
 	withExitStatus(root)
+	useHelpTemplate(root, termwidth.Columns(stdout))
 	complete.Flags(root)
 	return root
 }

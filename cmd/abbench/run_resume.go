@@ -20,7 +20,7 @@ import (
 // reportFlags only change how abbench run reports, or name the campaign's
 // directory: a resume may give them anew, and plan.json does not record
 // them.
-var reportFlags = []string{"format", "plot", "plot-url", "out", "resume", "resume-new-blocks", "help"}
+var reportFlags = []string{"format", "plot", "plot-url", "out", "resume", "resume-new-blocks", "help", "verbose"}
 
 // runArgs is a scenario, or with --resume none (plan.json names it).
 func runArgs(cmd *cobra.Command, args []string) error {

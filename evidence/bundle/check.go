@@ -71,6 +71,7 @@ func NewCheck(path string, v *Verified, err error) Check {
 		if errors.As(err, &ve) {
 			c.Step, c.File = ve.Step, ve.File
 		}
+		c.Unsigned = errors.Is(err, ErrUnsigned)
 		return c
 	}
 	c.OK, c.Signer, c.Key, c.Unsigned, c.DSSE, c.Arm, c.Accepted, c.OlderRules = true, v.Signer, v.Key, v.Unsigned, v.DSSE, v.Evidence.Arm, v.Evidence.Accepted, v.OlderRules

@@ -28,6 +28,11 @@ type manifestCheck struct {
 	key        ssh.PublicKey // the key the signature verified with; nil when it was not checked
 }
 
+// ErrUnsigned is the failure of an unsigned bundle where a signature was
+// required: each command says its own way on (verify --allow-unsigned; a
+// comparison without --allowed-signers), so the text names no flag.
+var ErrUnsigned = errors.New("unsigned")
+
 // signature checks the SSH signature over the manifest's exact bytes as
 // the options say, and records the signer.
 func (c *manifestCheck) signature() error {
@@ -41,7 +46,7 @@ func (c *manifestCheck) signature() error {
 		c.v.Unsigned = unsigned
 		return nil
 	case unsigned && !c.opts.AllowUnsigned:
-		return fail(StepSignature, SignatureFile, "unsigned (no %s): verify with --allow-unsigned to accept that", SignatureFile)
+		return fail(StepSignature, SignatureFile, "%w (no %s)", ErrUnsigned, SignatureFile)
 	case unsigned:
 		c.v.Unsigned = true
 		return nil

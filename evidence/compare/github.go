@@ -61,7 +61,23 @@ func annotationProperty(s string) string {
 // number is exact, without an exponent.
 func (r *Result) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "metric", "unit", "arm", "baseline", "n", "median", "mean", "cv_pct", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p", "method", "verdict"})
+	cw.Write(csvHeader)
+	for _, row := range r.csvRows() {
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvHeader names the columns of a comparison's CSV report, a row an arm.
+var csvHeader = []string{"scenario", "metric", "unit", "arm", "baseline", "n", "median", "mean", "cv_pct", "delta_pct", "interval_lo_pct", "interval_hi_pct", "p", "method", "verdict"}
+
+// csvArm is the column of csvHeader that names the row's arm.
+const csvArm = 3
+
+// csvRows are the comparison's rows, an arm each, as csvHeader names them.
+func (r *Result) csvRows() [][]string {
+	var rows [][]string
 	unit := MetricUnit(r.Metric)
 	for _, a := range r.Arms {
 		row := []string{r.Scenario, r.Metric, unit, a.Name, r.Baseline, fmt.Sprint(a.N), numfmt.Plain(a.Median), numfmt.Plain(a.Mean), numfmt.Plain(100 * a.CV), "", "", "", "", "", ""}
@@ -82,8 +98,7 @@ func (r *Result) CSV(w io.Writer) error {
 			row[13], verdict = d.Method, d.Verdict
 		}
 		row[14] = verdict
-		cw.Write(row)
+		rows = append(rows, row)
 	}
-	cw.Flush()
-	return cw.Error()
+	return rows
 }

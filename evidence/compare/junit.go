@@ -69,36 +69,26 @@ func suiteName(parts ...string) string {
 // verdict and digests, for Jenkins and GitLab.
 func (r *Result) JUnit(w io.Writer, failOn string) error {
 	all := junitSuites{Name: "abbench " + r.Scenario}
+	total := all.add(r, failOn, "")
+	all.Time = seconds(total)
+	return all.write(w)
+}
+
+// add appends r's suites (a suite per run, then the comparison's, named
+// for cell when it is a sweep's cell) and counts them; it returns the
+// runs' seconds.
+func (all *junitSuites) add(r *Result, failOn, cell string) float64 {
 	var total float64
 	host := "unknown"
 	for _, run := range r.Runs {
-		s := junitSuite{Name: suiteName("abbench", run.Arm, run.Token), Time: seconds(run.Seconds), Hostname: "unknown",
-			Properties: []junitProperty{{"arm", run.Arm}, {"token", run.Token}, {"accepted", fmt.Sprint(run.Accepted)}, {"path", run.Path}}}
-		if !run.Started.IsZero() {
-			s.Timestamp = run.Started.UTC().Format(time.RFC3339)
-		}
-		if len(run.Hosts) > 0 {
-			s.Hostname = strings.Join(run.Hosts, ",")
-			host = run.Hosts[0]
-		}
-		if run.Value != nil {
-			s.Properties = append(s.Properties, junitProperty{r.Metric, fmt.Sprint(*run.Value)})
+		s, h := junitRun(run, r.Metric)
+		if h != "" {
+			host = h
 		}
 		total += run.Seconds
-		for _, c := range run.Criteria {
-			tc := junitCase{Name: c.ID, Classname: "abbench." + run.Arm, Time: seconds(0), Output: c.Detail}
-			if !c.OK {
-				codes := make([]string, len(c.Codes))
-				for i, code := range c.Codes {
-					codes[i] = string(code)
-				}
-				tc.Failure = &junitFailure{Message: c.Detail, Type: strings.Join(codes, ","), Text: c.Detail}
-				s.Failures++
-			}
-			s.Cases = append(s.Cases, tc)
-		}
-		s.Tests = len(s.Cases)
 		all.Suites = append(all.Suites, s)
+		all.Tests += s.Tests
+		all.Failures += s.Failures
 	}
 	cmpCase := junitCase{Name: "comparison", Classname: "abbench.compare", Time: seconds(0), Output: r.Headline()}
 	if r.Verdict == Censored {
@@ -110,17 +100,54 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 	} else if c := r.FailsOn(failOn); c != "" {
 		cmpCase.Failure = &junitFailure{Message: r.Headline(), Type: "fail-on-" + c, Text: r.Headline()}
 	}
-	cs := junitSuite{Name: "abbench.comparison", Tests: 1, Time: seconds(0), Hostname: host, Cases: []junitCase{cmpCase},
-		Properties: r.junitProperties()}
+	name, props := "abbench.comparison", r.junitProperties()
+	if cell != "" {
+		name, props = suiteName("abbench.comparison", cell), append([]junitProperty{{"cell", cell}}, props...)
+	}
+	cs := junitSuite{Name: name, Tests: 1, Time: seconds(0), Hostname: host, Cases: []junitCase{cmpCase}, Properties: props}
 	if cmpCase.Failure != nil {
 		cs.Failures = 1
 	}
 	all.Suites = append(all.Suites, cs)
-	for _, s := range all.Suites {
-		all.Tests += s.Tests
-		all.Failures += s.Failures
+	all.Tests += cs.Tests
+	all.Failures += cs.Failures
+	return total
+}
+
+// junitRun is a run's suite, a case per criterion, and the host it ran on
+// ("" when it says none).
+func junitRun(run RunSummary, metric string) (junitSuite, string) {
+	s := junitSuite{Name: suiteName("abbench", run.Arm, run.Token), Time: seconds(run.Seconds), Hostname: "unknown",
+		Properties: []junitProperty{{"arm", run.Arm}, {"token", run.Token}, {"accepted", fmt.Sprint(run.Accepted)}, {"path", run.Path}}}
+	if !run.Started.IsZero() {
+		s.Timestamp = run.Started.UTC().Format(time.RFC3339)
 	}
-	all.Time = seconds(total)
+	host := ""
+	if len(run.Hosts) > 0 {
+		s.Hostname = strings.Join(run.Hosts, ",")
+		host = run.Hosts[0]
+	}
+	if run.Value != nil {
+		s.Properties = append(s.Properties, junitProperty{metric, fmt.Sprint(*run.Value)})
+	}
+	for _, c := range run.Criteria {
+		tc := junitCase{Name: c.ID, Classname: "abbench." + run.Arm, Time: seconds(0), Output: c.Detail}
+		if !c.OK {
+			codes := make([]string, len(c.Codes))
+			for i, code := range c.Codes {
+				codes[i] = string(code)
+			}
+			tc.Failure = &junitFailure{Message: c.Detail, Type: strings.Join(codes, ","), Text: c.Detail}
+			s.Failures++
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Tests = len(s.Cases)
+	return s, host
+}
+
+// write writes the report: the XML header, the suites, a newline.
+func (all *junitSuites) write(w io.Writer) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

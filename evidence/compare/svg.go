@@ -89,6 +89,11 @@ func (r *Result) svgRange(base float64) (lo, hi float64) {
 		return 0, 1
 	}
 	pad := (hi - lo) * 0.08
+	if lo >= 0 {
+		// A quantity that is never negative (a time, a throughput) gets no
+		// axis below zero: a margin there would read as values that can be.
+		return math.Max(lo-pad, 0), hi + pad
+	}
 	return lo - pad, hi + pad
 }
 
@@ -142,22 +147,35 @@ func (r *Result) svgArm(d *svgplot.Doc, f svgplot.Frame, a Arm, cx, colw, base f
 		text := dl.Display
 		if dl.Interval != nil && base > 0 {
 			text += fmt.Sprintf(" %s [%+.2f%%, %+.2f%%]", decide.IntervalLevel(dl.Alpha), dl.Interval[0], dl.Interval[1])
-			svgInterval(d, f, cx+colw/3, base, *dl.Pct, *dl.Interval)
+			svgInterval(d, f, cx+colw/3, base, *dl.Pct, *dl.Interval, VerdictColor(dl.Verdict))
 		}
 		d.Text(cx, f.Bottom+38, text+", "+dl.Verdict, `text-anchor="middle"`)
 	}
 }
 
-// svgInterval draws an interval of the change at x: a bar with caps from
-// its low to its high end and a diamond at the estimate, on the value axis
-// around the baseline's median.
-func svgInterval(d *svgplot.Doc, f svgplot.Frame, x, base, pct float64, iv [2]float64) {
+// VerdictColor is the colour of a change by what it means: improved
+// green, regressed (or censored) red, anything else (inconclusive,
+// no-change) grey, so that a plot reads right before its labels are read.
+func VerdictColor(verdict string) string {
+	switch verdict {
+	case Improved:
+		return svgplot.Green
+	case Regressed, Censored:
+		return svgplot.Red
+	}
+	return svgplot.Grey
+}
+
+// svgInterval draws an interval of the change at x in color: a bar with
+// caps from its low to its high end and a diamond at the estimate, on the
+// value axis around the baseline's median.
+func svgInterval(d *svgplot.Doc, f svgplot.Frame, x, base, pct float64, iv [2]float64, color string) {
 	y0, y1, ye := f.YOf(base*(1+iv[0]/100)), f.YOf(base*(1+iv[1]/100)), f.YOf(base*(1+pct/100))
-	stroke := `stroke="` + svgplot.Red + `" stroke-width="3"`
+	stroke := `stroke="` + color + `" stroke-width="3"`
 	d.Line(x, y0, x, y1, stroke)
 	d.Line(x-6, y0, x+6, y0, stroke)
 	d.Line(x-6, y1, x+6, y1, stroke)
-	d.Printf(`<path d="M %.1f %.1f l 6 6 l -6 6 l -6 -6 z" fill="%s"/>`+"\n", x, ye-6, svgplot.Red)
+	d.Printf(`<path d="M %.1f %.1f l 6 6 l -6 6 l -6 -6 z" fill="%s"/>`+"\n", x, ye-6, color)
 }
 
 // svgLegend names every mark the plot draws.
@@ -169,11 +187,18 @@ func (r *Result) svgLegend(withDelta bool) []svgplot.Item {
 	}
 	if withDelta {
 		items = append(items, svgplot.Item{Mark: svgplot.MarkDashed, Color: svgplot.Grey, Label: "baseline median"})
+		label := "change and its interval (right axis)"
 		if level := r.IntervalHeader(); level != "interval" {
-			items = append(items, svgplot.Item{Mark: svgplot.MarkBar, Color: svgplot.Red, Label: "change vs baseline, " + level + " (right axis)"})
-		} else {
-			items = append(items, svgplot.Item{Mark: svgplot.MarkBar, Color: svgplot.Red, Label: "change and its interval (right axis)"})
+			label = "change vs baseline, " + level + " (right axis)"
 		}
+		// The bar's colour is its verdict's: the legend names the one drawn.
+		color := svgplot.Grey
+		for _, dl := range r.Deltas {
+			if dl.Interval != nil {
+				color = VerdictColor(dl.Verdict)
+			}
+		}
+		items = append(items, svgplot.Item{Mark: svgplot.MarkBar, Color: color, Label: label})
 	}
 	return items
 }

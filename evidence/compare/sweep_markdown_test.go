@@ -14,7 +14,7 @@ import (
 func TestSweepMarkdownIsTheTableOfCellsAndArms(t *testing.T) {
 	sw := CompareSweep(censoredCellRuns(), Options{})
 	var b bytes.Buffer
-	if err := sw.Render(&b, "markdown"); err != nil {
+	if err := sw.Render(&b, "markdown", ""); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
@@ -14,10 +13,11 @@ import (
 )
 
 // SweepFormats are the report formats a sweep renders in.
-var SweepFormats = []string{"table", "json", "markdown"}
+var SweepFormats = []string{"table", "json", "markdown", "junit", "csv"}
 
-// Render writes the sweep's report in format (one of SweepFormats).
-func (sw *Sweep) Render(w io.Writer, format string) error {
+// Render writes the sweep's report in format (one of SweepFormats); failOn
+// marks a cell's JUnit comparison case failed as --fail-on would.
+func (sw *Sweep) Render(w io.Writer, format, failOn string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -28,12 +28,16 @@ func (sw *Sweep) Render(w io.Writer, format string) error {
 		return sw.WriteText(w)
 	case "markdown":
 		return sw.Markdown(w)
+	case "junit":
+		return sw.JUnit(w, failOn)
+	case "csv":
+		return sw.CSV(w)
 	}
 	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
 }
 
 // WriteText prints the sweep for a person: one table of every cell's
-// arms (each cell's verdict, estimate, interval, raw and Holm-adjusted
+// arms (each cell's verdict, estimate with its interval, Holm-adjusted
 // p), then what censored a cell or the sweep, each cell's design and
 // warnings, and each cell's verdict.
 func (sw *Sweep) WriteText(w io.Writer) error {
@@ -46,9 +50,11 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 		sw.Scenario, metric, baseline, len(sw.Cells), sw.Family)
 	var rows [][]string
 	for _, c := range sw.Cells {
-		rows = append(rows, c.rows()...)
+		rows = append(rows, c.textRows()...)
 	}
-	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta", sw.intervalHeader(), "raw p", "holm p", "verdict"}, rows); err != nil {
+	// The change and its interval share a column, and the raw p is left
+	// to the verdict lines below: so the table fits 80 columns.
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta, " + sw.intervalHeader(), "holm p", "verdict"}, rows); err != nil {
 		return err
 	}
 	if len(sw.Reasons) > 0 {
@@ -86,7 +92,8 @@ func (sw *Sweep) intervalHeader() string {
 	return header
 }
 
-// rows are the cell's arms as the sweep's table lists them.
+// rows are the cell's arms as the sweep's tables list them: cell, arm,
+// n, median, delta, interval, raw p, Holm-adjusted p, verdict.
 func (c SweepCell) rows() [][]string {
 	r := c.Comparison
 	var rows [][]string
@@ -108,6 +115,17 @@ func (c SweepCell) rows() [][]string {
 		rows = append(rows, []string{c.Cell, "", "0", "", "", "", "", "", r.Verdict})
 	}
 	return rows
+}
+
+// textRows are rows as the text table lists them: the delta and its
+// interval in one column and no raw p (the cell's verdict line says it),
+// so that the table fits 80 columns.
+func (c SweepCell) textRows() [][]string {
+	var out [][]string
+	for _, r := range c.rows() {
+		out = append(out, []string{r[0], r[1], r[2], r[3], strings.TrimSpace(r[4] + " " + r[5]), r[7], r[8]})
+	}
+	return out
 }
 
 func deltaByArm(ds []Delta, arm string) *Delta {
@@ -162,36 +180,4 @@ func (c SweepCell) headline(family int) string {
 		}
 	}
 	return h
-}
-
-// WriteSVGFile writes the sweep's plot to path: a row per cell, each the
-// plot of one comparison (SVG), its verdict in its title.
-func (sw *Sweep) WriteSVGFile(path string) error {
-	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, sw.SVG)
-}
-
-// SVG stacks each cell's plot in a row of its own, the cell named above it.
-func (sw *Sweep) SVG(w io.Writer) error {
-	out := textout.New(w)
-	const label = 24.0
-	rowH := svgHeight + label
-	height := rowH * float64(max(len(sw.Cells), 1))
-	out.Printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="DejaVu Sans, Verdana, sans-serif" font-size="12">`+"\n", svgWidth, height, svgWidth, height)
-	out.Printf(`<rect width="%.0f" height="%.0f" fill="white"/>`+"\n", svgWidth, height)
-	for i, c := range sw.Cells {
-		y := rowH * float64(i)
-		out.Printf(`<text x="%.0f" y="%.0f" font-size="15" font-weight="bold">cell %s</text>`+"\n", svgFrame.Left, y+18, svgEscape(c.Cell))
-		var b strings.Builder
-		if err := c.Comparison.SVG(&b); err != nil {
-			return err
-		}
-		// A nested svg is placed by its x and y: the cell's plot as it is.
-		out.Printf("%s", strings.Replace(b.String(), "<svg ", fmt.Sprintf(`<svg x="0" y="%.0f" `, y+label), 1))
-	}
-	out.Printf("</svg>\n")
-	return out.Err()
-}
-
-func svgEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }

@@ -7,6 +7,9 @@ import "strings"
 var metricUnits = []struct{ suffix, unit string }{
 	{"token_throughput", "tokens/s"}, {"_gbps", "GB/s"}, {"_mbps", "MB/s"}, {"_per_s", "/s"},
 	{"_ms", "ms"}, {"_us", "µs"}, {"_ns", "ns"}, {"_s", "s"}, {"_pct", "%"}, {"rps", "requests/s"}, {"qps", "queries/s"},
+	// hyperfine's and pytest-benchmark's times (mean_time, user_time) are
+	// seconds (docs/evidence.md); a rate per second, per second.
+	{"_time", "s"}, {"_per_second", "/s"}, {"_per_op", "/op"},
 }
 
 // metricUnitsExact are the names whose ending says nothing: the serving
@@ -14,6 +17,9 @@ var metricUnits = []struct{ suffix, unit string }{
 var metricUnitsExact = map[string]string{
 	"output_throughput": "tokens/s", "input_throughput": "tokens/s", "total_throughput": "tokens/s",
 	"request_throughput": "requests/s", "goodput": "requests/s",
+	// go test -bench's, as benchstat names their units.
+	"time_per_op": "ns/op", "mb_per_second": "MB/s", "bytes_per_op": "B/op", "allocs_per_op": "allocs/op",
+	"ops_per_second": "ops/s", "transactions_per_second": "transactions/s",
 }
 
 // MetricUnit is the unit of a metric as its name says it, or "" when the

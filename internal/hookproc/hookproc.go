@@ -63,8 +63,10 @@ func Run(ctx context.Context, argv, env []string, dir, log string, deadline, gra
 // guard of its own outlives: the hook gets a token of its own in its
 // environment, and the guard kills its group and whatever carries the
 // token when abbench dies while it runs, even by SIGKILL.
-func RunGuarded(ctx context.Context, guard *Guard, argv, env []string, dir, log string, deadline, grace time.Duration) Result {
-	res := Result{ExitCode: -1, Started: time.Now()}
+func RunGuarded(ctx context.Context, guard *Guard, argv, env []string, dir, log string, deadline, grace time.Duration) (res Result) {
+	res = Result{ExitCode: -1, Started: time.Now()}
+	// A named result, so that the end time set on the way out is the one
+	// returned (a deferred write to a local is lost once it is copied out).
 	defer func() { res.Ended = time.Now() }()
 	if len(argv) == 0 {
 		res.Err = errors.New("empty command")

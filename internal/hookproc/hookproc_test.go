@@ -44,3 +44,21 @@ func TestRunEndsEveryHook(t *testing.T) {
 		t.Errorf("a hook that does not exist: %+v", r)
 	}
 }
+
+// Every way a hook ends says when it ended, no earlier than it started:
+// a hook's record and its reason's detail carry both times.
+func TestRunSaysWhenEachHookEnded(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "setup-0.log")
+	for name, res := range map[string]Result{
+		"exits 0":               Run(context.Background(), []string{"sh", "-c", "sleep 0.05"}, nil, dir, log, 5*time.Second, time.Second),
+		"exits 3":               Run(context.Background(), []string{"sh", "-c", "exit 3"}, nil, dir, log, 5*time.Second, time.Second),
+		"cannot start":          Run(context.Background(), []string{filepath.Join(dir, "no-such-hook")}, nil, dir, log, time.Second, time.Second),
+		"has no command":        Run(context.Background(), nil, nil, dir, log, time.Second, time.Second),
+		"outlives its deadline": Run(context.Background(), []string{"sleep", "30"}, nil, dir, log, 50*time.Millisecond, 50*time.Millisecond),
+	} {
+		if res.Ended.IsZero() || res.Ended.Before(res.Started) {
+			t.Errorf("a hook that %s: started %s, ended %s", name, res.Started, res.Ended)
+		}
+	}
+}

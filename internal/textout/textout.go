@@ -97,3 +97,12 @@ func (t *Writer) Err() error {
 	}
 	return t.err
 }
+
+// Columns is the width of the writer written to (termwidth.Sized), 0 when
+// it says none: a table drawn through a Writer fits what it writes to.
+func (t *Writer) Columns() int {
+	if s, ok := t.w.(interface{ Columns() int }); ok {
+		return s.Columns()
+	}
+	return 0
+}

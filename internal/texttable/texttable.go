@@ -14,8 +14,7 @@ import (
 	"io"
 	"strings"
 
-	"golang.org/x/text/width"
-
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 )
 
@@ -23,7 +22,8 @@ import (
 // trimmed, its tabs become four spaces, and its lines are lines of its
 // row; a short row (or header) is padded with empty cells. Columns are as
 // wide as their widest line on a terminal: an East Asian wide character
-// takes two columns.
+// takes two columns. A w that says its width (termwidth.Sized) gets a
+// table that fits it: the widest columns narrowed, their cells wrapped.
 func Write(w io.Writer, header []string, rows [][]string) error {
 	table := append([][]string{header}, rows...)
 	cols := 0
@@ -45,6 +45,13 @@ func Write(w io.Writer, header []string, rows [][]string) error {
 			}
 		}
 	}
+	if fit(widths, longestWords(cells, cols), termwidth.Of(w)) {
+		for _, r := range cells {
+			for c := range r {
+				r[c] = wrapLines(r[c], widths[c])
+			}
+		}
+	}
 	var border strings.Builder
 	border.WriteString("+")
 	for _, n := range widths {
@@ -60,6 +67,72 @@ func Write(w io.Writer, header []string, rows [][]string) error {
 		}
 	}
 	return out.Flush()
+}
+
+// minColumn is the narrowest a column is made to fit a table to a width;
+// maxWord is the longest word kept whole while a column narrows: a longer
+// one (a path, a digest) is cut, as the words of a shorter one are not
+// while another column can give.
+const minColumn, maxWord = 4, 16
+
+// fit narrows the widest columns until a table of widths takes at most
+// cols columns (0: no limit): first none below its longest word (words
+// of at most maxWord), then none below minColumn. It says whether it
+// narrowed any.
+func fit(widths, words []int, cols int) bool {
+	if cols <= 0 {
+		return false
+	}
+	total := 1 // the left border; each column adds its width, two spaces and a border
+	for _, n := range widths {
+		total += n + 3
+	}
+	narrowed := false
+	for _, floor := range [][]int{words, nil} {
+		for ; total > cols; total-- {
+			widest := -1
+			for c, n := range widths {
+				least := minColumn
+				if floor != nil {
+					least = max(least, min(floor[c], maxWord))
+				}
+				if n > least && (widest < 0 || n > widths[widest]) {
+					widest = c
+				}
+			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
+			narrowed = true
+		}
+	}
+	return narrowed
+}
+
+// longestWords is each column's longest word: where it can, a column is
+// narrowed no further, so that wrapping breaks its cells between words.
+func longestWords(cells [][][]string, cols int) []int {
+	words := make([]int, cols)
+	for _, r := range cells {
+		for c, lines := range r {
+			for _, l := range lines {
+				for _, word := range strings.Fields(l) {
+					words[c] = max(words[c], displayWidth(word))
+				}
+			}
+		}
+	}
+	return words
+}
+
+// wrapLines wraps each of a cell's lines to cols columns.
+func wrapLines(lines []string, cols int) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, termwidth.Wrap(l, cols, "")...)
+	}
+	return out
 }
 
 // cellLines is a cell's text as the lines it is drawn in, its control
@@ -88,17 +161,5 @@ func writeRow(out *bufio.Writer, row [][]string, widths []int) {
 	}
 }
 
-// displayWidth is how many terminal columns s takes: two for an East
-// Asian wide or fullwidth character, one for any other.
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		switch width.LookupRune(r).Kind() {
-		case width.EastAsianWide, width.EastAsianFullwidth:
-			n += 2
-		default:
-			n++
-		}
-	}
-	return n
-}
+// displayWidth is how many terminal columns s takes.
+func displayWidth(s string) int { return termwidth.Display(s) }

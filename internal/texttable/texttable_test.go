@@ -1,8 +1,11 @@
 package texttable
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // The style every report shares: borders above and below the header and
@@ -39,5 +42,37 @@ func TestWriteHeaderOnly(t *testing.T) {
 	}
 	if want := "+-----------+-----+\n| run index | arm |\n+-----------+-----+\n"; b.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// A table drawn to a writer that says its width fits it: the widest column
+// (a long reason) is narrowed and its cell wrapped, the others kept whole.
+func TestWriteFitsTheWidthItIsGiven(t *testing.T) {
+	var buf bytes.Buffer
+	w := termwidth.NewWriter(&buf, 80)
+	reason := "rank-exited (arm async, role ctx rank 0): ctx rank 0 exited with status 127 during phase start; last log line: disaggsim not found"
+	if err := Write(w, []string{"run", "arm", "run", "evidence", "took", "output_throughput (raw)", "reason"}, [][]string{
+		{"1", "async", "failed", "censored", "250ms", "-", reason},
+		{"2", "blocking", "succeeded", "accepted", "1.3s", "16,027", ""},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for _, l := range lines {
+		if n := termwidth.Display(l); n != termwidth.Display(lines[0]) || n > 80 {
+			t.Errorf("line of %d columns (the border %d, the width 80): %q", n, termwidth.Display(lines[0]), l)
+		}
+	}
+	if !strings.Contains(buf.String(), "| succeeded | accepted |") {
+		t.Errorf("the narrow columns are kept whole:\n%s", buf.String())
+	}
+	var words []string
+	for _, l := range lines[3:] {
+		if cells := strings.Split(l, "|"); len(cells) > 7 {
+			words = append(words, strings.Fields(cells[7])...)
+		}
+	}
+	if got := strings.Join(words, " "); !strings.Contains(got, reason) {
+		t.Errorf("the reason wrapped reads %q, want it whole", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -99,12 +100,24 @@ func Classify(err error) (int, string) {
 // message, without a URL's password (a campaign records it in each run's
 // controller.log). It is the last word: were stderr to fail, there is
 // nowhere left to say so, and the exit status still tells.
+//
+// On a terminal each line is wrapped to its width; elsewhere (a rank's
+// log, whose last line a reason quotes; a CI log) a message stays a line.
 func Report(stderr io.Writer, err error, hint string) {
 	out := textout.New(stderr)
+	cols := 0
+	if termwidth.IsTerminal(stderr) {
+		cols = termwidth.Columns(stderr)
+	}
+	say := func(line string) {
+		for _, l := range termwidth.Wrap(line, cols, "    ") {
+			out.Println(l)
+		}
+	}
 	for _, line := range strings.Split(strings.TrimRight(redact.URL(err.Error()), "\n"), "\n") {
-		out.Printf("abbench: %s\n", line)
+		say("abbench: " + line)
 	}
 	if hint != "" {
-		out.Printf("abbench: hint: %s\n", hint)
+		say("abbench: hint: " + hint)
 	}
 }

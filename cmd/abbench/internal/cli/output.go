@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // WriteJSON prints v as indented JSON: every command's --format json.
@@ -46,4 +48,16 @@ func (f *Format) Check() error {
 		return nil
 	}
 	return Usagef("", "--format %q: choose one of %s", f.Value, strings.Join(f.Choices, ", "))
+}
+
+// Fitted is w for a report in format: a table report (text for a person)
+// has every line fitted to w's width (a terminal's, else $COLUMNS, else
+// 80: termwidth.Columns), the other formats are for programs and pass
+// whole. Call done once the report is written: it writes what is held.
+func (f *Format) Fitted(w io.Writer) (fitted io.Writer, done func() error) {
+	if f.Value != "table" {
+		return w, func() error { return nil }
+	}
+	tw := termwidth.NewWriter(w, termwidth.Columns(w))
+	return tw, tw.Flush
 }

@@ -36,6 +36,10 @@ type Options struct {
 	PlotURL     string
 	Trust       signing.Trust
 	Format      cli.Format
+	// Summary, when not "", has a table report of one comparison printed
+	// as its summary (compare.Result.WriteSummary), Summary being the
+	// command that prints the full report.
+	Summary string
 
 	// Resolved and Verified are what Complete made of the flags: the
 	// comparison's options and the bundles' verification.
@@ -157,7 +161,12 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		co.Stored, co.StoredPath, co.Baseline = stored, o.Baseline, ""
 	}
 	r := compare.Compare(runs, co)
-	if err := r.Render(stdout, o.Format.Value, o.FailOn); err != nil {
+	if o.Summary != "" && o.Format.Value == "table" {
+		err = r.WriteSummary(stdout, o.Summary)
+	} else {
+		err = r.Render(stdout, o.Format.Value, o.FailOn)
+	}
+	if err != nil {
 		return err
 	}
 	if o.Plot != "" {
@@ -170,8 +179,11 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	}
 	switch {
 	case r.Verdict == compare.Censored:
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]),
-			Hint: "every reason is listed above; fix what they name and run again"}
+		hint := "every reason is listed above; fix what they name and run again"
+		if o.Summary != "" && o.Format.Value == "table" {
+			hint = "the root causes come first above; " + o.Summary + " lists every reason"
+		}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: hint}
 	case r.FailsOn(o.FailOn) != "":
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
 	case r.GateUndecided != "":

@@ -21,7 +21,13 @@ func (o *Options) runSweep(stdout io.Writer, runs []compare.Run, co compare.Opti
 		return cli.Usagef("give an arm of these runs as --baseline", "--baseline %s: a stored baseline is compared with one scenario's runs, and these are a sweep's cells", o.Baseline)
 	}
 	sw := compare.CompareSweep(runs, co)
-	if err := sw.Render(stdout, o.Format.Value); err != nil {
+	var err error
+	if o.Summary != "" && o.Format.Value == "table" {
+		err = sw.WriteSummary(stdout, o.Summary)
+	} else {
+		err = sw.Render(stdout, o.Format.Value, o.FailOn)
+	}
+	if err != nil {
 		return err
 	}
 	if o.Plot != "" {

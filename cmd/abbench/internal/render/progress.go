@@ -3,21 +3,24 @@ package render
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 )
 
-// Progress renders a campaign's events on w: a live line on a terminal,
-// otherwise one line per change of state. Its Event method is a
-// campaign.Config.Progress; call Done when the campaign ends. It is for a person
-// watching: a line that cannot be written changes nothing recorded, so
-// it stops writing (textout) and says nothing of it.
+// Progress renders a campaign's events on w: on a terminal a live line,
+// cut to the terminal's width so that it never wraps (a wrapped line is
+// not erased, and leaves a line of debris per update); otherwise one line
+// per run, as it ends, fitted to the width (termwidth.Columns). Its Event
+// method is a campaign.Config.Progress; call Done when the campaign ends.
+// It is for a person watching: a line that cannot be written changes
+// nothing recorded, so it stops writing (textout) and says nothing of it.
 type Progress struct {
-	w   *textout.Writer
-	tty bool
+	w    *textout.Writer
+	tty  bool
+	cols int
 	// ran sums the durations of the runs that ended, for the estimate of
 	// what is left.
 	ran   time.Duration
@@ -26,19 +29,27 @@ type Progress struct {
 
 // NewProgress renders events on w.
 func NewProgress(w io.Writer) *Progress {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
+	return newProgress(w, termwidth.IsTerminal(w), termwidth.Columns(w))
+}
+
+func newProgress(w io.Writer, tty bool, cols int) *Progress {
+	return &Progress{w: textout.New(w), tty: tty, cols: cols}
+}
+
+// println writes a line that stays, wrapped to the width.
+func (p *Progress) println(line string) {
+	if p.tty {
+		p.w.Printf("\r\033[K")
 	}
-	return &Progress{w: textout.New(w), tty: tty}
+	for _, l := range termwidth.Wrap(line, p.cols, "  ") {
+		p.w.Println(l)
+	}
 }
 
 // Event renders one event.
 func (p *Progress) Event(e campaign.Event) {
-	if e.Tick && !p.tty {
-		return
+	if !p.tty && !e.Ended && e.Look == nil {
+		return // off a terminal, a run is a line as it ends
 	}
 	if l := e.Look; l != nil {
 		line := fmt.Sprintf("abbench: look after %d pair(s): %s", l.Pairs, l.Verdict)
@@ -48,15 +59,12 @@ func (p *Progress) Event(e campaign.Event) {
 		if l.Delta != nil {
 			line += fmt.Sprintf(" (%+.2f%%)", *l.Delta)
 		}
-		if p.tty {
-			p.w.Printf("\r\033[K")
-		}
-		p.w.Println(line)
+		p.println(line)
 		switch {
 		case e.Decided != "" && l.Cell != "":
-			p.w.Printf("abbench: cell %s stopped at its %s (the other cells go on)\n", l.Cell, e.Decided)
+			p.println(fmt.Sprintf("abbench: cell %s stopped at its %s (the other cells go on)", l.Cell, e.Decided))
 		case e.Decided != "":
-			p.w.Printf("abbench: sequential design stopped at its %s\n", e.Decided)
+			p.println(fmt.Sprintf("abbench: sequential design stopped at its %s", e.Decided))
 		}
 		return
 	}
@@ -64,7 +72,7 @@ func (p *Progress) Event(e campaign.Event) {
 	if e.Cell != "" {
 		arm += " " + e.Cell // as the summary's arm column says it
 	}
-	line := fmt.Sprintf("abbench: run %d/%d %-10s %-10s %6.1fs", e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
+	line := fmt.Sprintf("abbench: run %d/%d %-8s %-9s %5.1fs", e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++
@@ -73,14 +81,27 @@ func (p *Progress) Event(e campaign.Event) {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.
 			eta := p.ran / time.Duration(p.ended) * time.Duration(left)
-			line += fmt.Sprintf("  %d run(s) left, at most ~%s", left, eta.Round(time.Second))
+			line += fmt.Sprintf("  %d left, at most ~%s", left, eta.Round(time.Second))
 		}
 	}
-	if p.tty {
-		p.w.Printf("\r\033[K%s", line)
-		return
+	switch {
+	case p.tty && e.Ended:
+		p.println(line)
+	case p.tty:
+		// One column short of the width: a line that reaches the last
+		// column wraps on some terminals.
+		p.w.Printf("\r\033[K%s", cut(line, p.cols-1))
+	case e.Ended:
+		p.println(line)
 	}
-	p.w.Println(line)
+}
+
+// cut is s cut to at most cols columns.
+func cut(s string, cols int) string {
+	if termwidth.Display(s) <= cols {
+		return s
+	}
+	return termwidth.Wrap(s, cols, "")[0]
 }
 
 // Done ends a live line.

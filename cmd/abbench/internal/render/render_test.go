@@ -16,24 +16,46 @@ func measured(v float64) *evidence.Evidence {
 		Throughput: &evidence.Record{Metrics: map[string]float64{"output_throughput": v}}}
 }
 
-// Off a terminal, every change of state is a line of its own, ticks are
-// left out, and a run's end says its headline metric and the most time
-// that is left.
+// Off a terminal, a run is one line, as it ends (no state before, no
+// tick), saying its headline metric and the most time that is left.
 func TestProgressLines(t *testing.T) {
 	var b strings.Builder
 	p := NewProgress(&b)
 	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: time.Second})
 	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "ready", Elapsed: 2 * time.Second, Tick: true})
 	p.Event(campaign.Event{Index: 1, Total: 3, Arm: "a", State: "succeeded", Elapsed: 10 * time.Second, Ended: true, Evidence: measured(1234.5678), Left: 2})
+	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "client", Elapsed: 3 * time.Second})
 	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "failed", Elapsed: 20 * time.Second, Ended: true, Left: 1})
 	p.Done()
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("%d lines, want 3 (no tick):\n%s", len(lines), b.String())
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 (one a run):\n%s", len(lines), b.String())
 	}
-	for i, want := range []string{"run 1/3 a", "1,234.6  2 run(s) left, at most ~20s", "-  1 run(s) left, at most ~15s"} {
+	for i, want := range []string{"run 1/3 a        succeeded  10.0s  1,234.6  2 left, at most ~20s", "run 2/3 b        failed     20.0s  -  1 left, at most ~15s"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d: %q, want it to hold %q", i+1, lines[i], want)
+		}
+	}
+}
+
+// Every line of progress fits the width: on a terminal the live line is
+// cut one column short of it (a wrapped live line is never erased), and
+// the lines that stay, on a terminal or off it, are wrapped.
+func TestProgressNeverWraps(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var b strings.Builder
+		p := newProgress(&b, tty, 40)
+		long := campaign.Event{Index: 12, Total: 84, Arm: "blocking", Cell: "concurrency=128,prompt_len=4096", State: "client", Elapsed: time.Second}
+		p.Event(long)
+		long.State, long.Ended, long.Evidence, long.Left = "succeeded", true, measured(31337), 72
+		p.Event(long)
+		p.Event(campaign.Event{Look: &rundir.Look{Pairs: 3, Verdict: "inconclusive", Cell: "concurrency=128,prompt_len=4096"}})
+		p.Done()
+		for _, l := range strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+			l = strings.TrimPrefix(l, "\033[K")
+			if len(l) > 40 || (tty && strings.Contains(l, "client") && len(l) > 39) {
+				t.Errorf("terminal %v: a line of %d columns, wider than 40: %q", tty, len(l), l)
+			}
 		}
 	}
 }
@@ -43,8 +65,8 @@ func TestProgressLines(t *testing.T) {
 func TestProgressLineNamesTheCell(t *testing.T) {
 	var b strings.Builder
 	p := NewProgress(&b)
-	p.Event(campaign.Event{Index: 3, Total: 84, Arm: "async", Cell: "concurrency=32", State: "client", Elapsed: time.Second})
-	if got := b.String(); !strings.Contains(got, "run 3/84 async concurrency=32 client") {
+	p.Event(campaign.Event{Index: 3, Total: 84, Arm: "async", Cell: "concurrency=32", State: "succeeded", Ended: true, Elapsed: time.Second})
+	if got := b.String(); !strings.Contains(got, "run 3/84 async concurrency=32 succeeded") {
 		t.Errorf("progress %q does not name the cell", got)
 	}
 }

@@ -55,12 +55,40 @@ func WriteSummary(w io.Writer, r *campaign.Result) error {
 		}
 		rows = append(rows, []string{fmt.Sprintf("%d-%d", last+1, len(r.Runs)), "", "not run", "-", "-", "-", why})
 	}
-	if err := texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", metric + " (raw)", "reason"}, rows); err != nil {
+	// The metric is named above the table, not in its header: a long
+	// name (output_throughput) would take the columns the reason needs.
+	out.Printf("raw %s of each run:\n", metric)
+	if err := texttable.Write(out, []string{"run", "arm", "run", "evidence", "took", "raw", "reason"}, rows); err != nil {
 		return err
 	}
 	if p.Concurrent {
 		writeTogether(out, r.Together)
 	}
+	return out.Err()
+}
+
+// WriteBrief sums the campaign's runs up in a line: how many ran of those
+// planned, how many were accepted, and why the others did not run.
+func WriteBrief(w io.Writer, r *campaign.Result) error {
+	ran, accepted := 0, 0
+	for _, run := range r.Runs {
+		if run.Planned.Result != nil || run.Status != nil {
+			ran++
+		}
+		if row := summaryRow(r.Plan, run); row[3] == "accepted" {
+			accepted++
+		}
+	}
+	line := fmt.Sprintf("%s: %d of %d planned runs ran, %d accepted", r.Plan.Scenario, ran, len(r.Runs), accepted)
+	switch {
+	case ran == len(r.Runs):
+	case r.Decided != "":
+		line += "; the sequential design stopped at its " + r.Decided
+	case r.Stopped != "":
+		line += "; stopped early"
+	}
+	out := textout.New(w)
+	out.Println(line)
 	return out.Err()
 }
 

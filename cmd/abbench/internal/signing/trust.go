@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -46,7 +47,13 @@ func (o Trust) VerifyRuns(runs []compare.Run, vo bundle.VerifyOptions) (bool, er
 		return false, nil
 	}
 	if err := compare.VerifyRuns(runs, vo); err != nil {
-		return false, &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("--allowed-signers: %w", err)}
+		e := &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("--allowed-signers: %w", err)}
+		if errors.Is(err, bundle.ErrUnsigned) {
+			// A comparison has no --allow-unsigned: without --allowed-signers
+			// it still verifies every bundle, only not its signer.
+			e.Hint = "sign the runs (abbench run --sign-key KEY), or compare without --allowed-signers to accept unsigned bundles"
+		}
+		return false, e
 	}
 	return true, nil
 }

@@ -59,7 +59,18 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 		return err
 	}
 	if failed > 0 {
-		return &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks))}
+		return &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks)), Hint: unsignedHint(checks)}
 	}
 	return nil
+}
+
+// unsignedHint is the way on for a failed check of an unsigned bundle:
+// this command's --allow-unsigned accepts it.
+func unsignedHint(checks []bundle.Check) string {
+	for _, c := range checks {
+		if !c.OK && c.Unsigned {
+			return "an unsigned bundle passes with --allow-unsigned (and says so)"
+		}
+	}
+	return ""
 }

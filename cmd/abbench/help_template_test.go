@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Every command's --help reads in the order one looks for it: a short
+// description (run's and compare's under 80 words: the prose is in
+// docs/), then usage, flags, examples, and the exit statuses last; its
+// flags wrap to the width.
+func TestHelpIsShortAndInOrder(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	for _, args := range [][]string{{"run"}, {"compare"}, {"arm"}, {"verify"}, {"history", "add"}} {
+		var stdout, stderr strings.Builder
+		if code := run(context.Background(), append(args, "--help"), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v --help: exit %d: %s", args, code, stderr.String())
+		}
+		out := stdout.String()
+		last := -1
+		for _, heading := range []string{"\nUsage:\n", "\nFlags:\n", "\nExamples:\n", "\nEXIT STATUS\n"} {
+			i := strings.Index(out, heading)
+			if i < last {
+				t.Errorf("abbench %s --help: %q comes before what precedes it (%d < %d)", strings.Join(args, " "), strings.TrimSpace(heading), i, last)
+			}
+			last = i
+		}
+		if i := strings.Index(out, "\nUsage:\n"); i >= 0 && (args[0] == "run" || args[0] == "compare") {
+			if n := len(strings.Fields(out[:i])); n > 80 {
+				t.Errorf("abbench %s --help: %d words before Usage:, want at most 80", args[0], n)
+			}
+		}
+		from, to := strings.Index(out, "\nFlags:\n"), strings.Index(out, "\nExamples:\n")
+		if from < 0 || to < from {
+			continue // said above
+		}
+		for _, l := range strings.Split(out[from:to], "\n") {
+			if len(l) > 80 {
+				t.Errorf("abbench %s --help: a flag line of %d columns: %q", strings.Join(args, " "), len(l), l)
+			}
+		}
+	}
+}
