@@ -29,6 +29,10 @@ type Sequential struct {
 	// Futility is the conditional power below which an undecided look
 	// stops the campaign inconclusive (0: none; see Futile).
 	Futility float64 `json:"futility,omitempty"`
+	// Treatments is the family a design of Family shares its alpha
+	// among, FamilyAlpha the family's alpha (0 for one treatment).
+	Treatments  int     `json:"treatments,omitempty"`
+	FamilyAlpha float64 `json:"family_alpha,omitempty"`
 }
 
 // DefaultMaxPairs is the most pairs abbench run's sequential design
@@ -82,14 +86,14 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 // Describe says the design in a report's words.
 func (s *Sequential) Describe() string {
 	if s.Boundary != OBFSpending {
-		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %s)", s.MinPairs, s.MaxPairs, s.LookAlpha, numfmt.Significant(s.Alpha, levelDigits))
+		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %s)", s.MinPairs, s.MaxPairs, s.LookAlpha, numfmt.Significant(s.Alpha, levelDigits)) + s.familyWords()
 	}
 	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %s to %s (overall %s)", s.MinPairs, s.MaxPairs,
 		numfmt.Significant(s.LevelAt(s.MinPairs), 2), numfmt.Significant(s.LevelAt(s.MaxPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
 	if s.Futility > 0 {
 		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %s", FutilityFrom, numfmt.Significant(s.Futility, 2))
 	}
-	return d
+	return d + s.familyWords()
 }
 
 // LevelAt is the level the look at n pairs tests at.

@@ -68,6 +68,7 @@ func main() {
 	}
 	fmt.Println()
 	printByVerdict(all)
+	misses = append(misses, printFamily(seq, rule, *campaigns)...)
 	if len(misses) > 0 {
 		fmt.Printf("%d cell(s) miss a goal:\n%s\n", len(misses), strings.Join(misses, "\n"))
 		os.Exit(1)

@@ -58,7 +58,7 @@ func (r *Result) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
-		s += "; " + sequentialOf(q).Describe()
+		s += "; " + sequentialOf(q).Family(len(r.Deltas)).Describe()
 		for _, d := range r.Deltas {
 			var looks []string
 			for _, l := range d.Looks {

@@ -134,6 +134,8 @@ func (g *gate) statistics() {
 		treatments = append(treatments, name)
 	}
 	if len(decisions) > 1 && r.Design.Sequential == nil {
+		// A sequential design holds its treatments to their shares of
+		// alpha at every look instead (decide.Sequential.Family).
 		decisions = decide.Holm(decisions, rule)
 	}
 	g.stoppedByDesign = len(decisions) == len(r.Deltas) && len(decisions) > 0
@@ -230,8 +232,8 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
-	s := sequentialOf(seq)
-	rule.Alpha = seq.Alpha
+	s := sequentialOf(seq).Family(len(g.arms) - 1) // the treatments share the design's alpha
+	rule.Alpha = s.Alpha
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {
 		est := dec.Estimate
