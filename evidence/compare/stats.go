@@ -144,7 +144,7 @@ func (g *gate) statistics() {
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
 		d.Meaning = dec.Meaning
-		d.Period, d.StopBias = dec.Period, dec.StopBias
+		d.Period, d.StopBias, d.Stagewise = dec.Period, dec.StopBias, dec.Stagewise
 		d.Display = display(dec.Verdict, pct)
 		if !dec.Ends() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
 			// Fewer pairs than the design's first look decide nothing of
