@@ -49,8 +49,7 @@ func main() {
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	var misses []string
 	var all []decide.Row
-	for i, m := range decide.Models {
-		rows := decide.Validate(m, designs, rule, *campaigns, uint64(1000*i))
+	for _, rows := range validateAll(designs, rule, *campaigns) {
 		all = append(all, rows...)
 		for _, row := range rows {
 			goals := "met"
