@@ -44,6 +44,8 @@ func main() {
 	}
 	designs = append(designs, sequentialDesigns(seq, *candidates)...)
 	designs = append(designs, benchstat(benchstatPairs))
+	// The command that reproduces every figure below, as the docs cite it.
+	fmt.Printf("bench/statistics.sh %s\n\n", strings.Join(scriptArgs(os.Args[1:]), " "))
 	fmt.Printf("smallest effect %.2g%%, alpha %g, %d campaigns per cell and effect; sequential per-look levels %s\n\n", *effect, rule.Alpha, *campaigns, levels(seq))
 	fmt.Println("| noise | design | A/A false verdicts | power +1% | power +2% | power +3% | power +5% | runs at +5% | coverage | at a change | at no change | goals |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
@@ -81,4 +83,17 @@ func share(s decide.Share) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*s.Rate())
+}
+
+// scriptArgs are statval's arguments as bench/statistics.sh takes them
+// (--campaigns for -campaigns).
+func scriptArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
 }
