@@ -32,4 +32,6 @@ while [ $# -gt 0 ]; do
 		;;
 	esac
 done
+# Every noise model is one unit of work, spread over GOMAXPROCS cores (all
+# of them unless set): the tables are the same whatever the cores.
 go run ./bench/statval "${args[@]}"

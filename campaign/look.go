@@ -49,7 +49,7 @@ func (c *Config) look(r *Result, done int) bool {
 			look.Alpha = ls[len(ls)-1].Alpha // the level of the look just taken
 		}
 		if res.Verdict == compare.Improved || res.Verdict == compare.Regressed {
-			look.P = res.Deltas[0].P
+			look.P, _ = res.Deltas[0].Tested() // the look's own p, as the plan's looks say it
 		}
 	}
 	p.Looks = append(p.Looks, look)

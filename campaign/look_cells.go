@@ -106,7 +106,7 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 	if len(res.Deltas) > 0 {
 		look.Delta, look.Alpha = res.Deltas[0].Pct, r.Plan.Sequential.LookAlpha
 		if res.Verdict == compare.Improved || res.Verdict == compare.Regressed {
-			look.P = res.Deltas[0].P
+			look.P, _ = res.Deltas[0].Tested()
 		}
 	}
 	return look
@@ -132,11 +132,11 @@ func (c *Config) holdsForFamily(res *compare.Result, p *rundir.Plan) bool {
 	}
 	family := float64(len(p.Cells) * max(len(c.Scenario.ArmOrder)-1, 1))
 	for _, d := range res.Deltas {
-		level := p.Sequential.LookAlpha
-		if len(d.Looks) > 0 && d.Looks[len(d.Looks)-1].Alpha > 0 {
-			level = d.Looks[len(d.Looks)-1].Alpha
+		tested, level := d.Tested()
+		if level == 0 {
+			level = p.Sequential.LookAlpha
 		}
-		if (d.Verdict == compare.Improved || d.Verdict == compare.Regressed) && d.P != nil && *d.P*family > level {
+		if (d.Verdict == compare.Improved || d.Verdict == compare.Regressed) && tested != nil && *tested*family > level {
 			return false
 		}
 	}

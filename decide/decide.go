@@ -95,7 +95,7 @@ type Rule struct {
 // method. It is the one place these defaults are spelled (a test holds
 // every other package to it); which way the metric improves is the
 // metric's, and has no default. 1% lets a real +2% at 1% run-to-run
-// noise be called improved in about nine default campaigns of ten
+// noise be called improved in about 98 default campaigns of 100
 // (docs/statistics.md); at 3% it was one in ten.
 var DefaultRule = Rule{Alpha: 0.05, Effect: 1, Method: Auto}
 
@@ -130,6 +130,10 @@ type Decision struct {
 	// StopBias is the early-stop bias of a sequential design's decided
 	// change (Sequential.StopBias; nil otherwise).
 	StopBias *Bias `json:"stop_bias,omitempty"`
+	// Stagewise says P and Interval are a spending design's stagewise p
+	// and interval at its stop (Sequential.Decide), at level Alpha; the
+	// stopping look's own p and level are in Why.
+	Stagewise bool `json:"stagewise,omitempty"`
 
 	lo, hi, est float64 // log scale
 }

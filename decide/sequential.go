@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/abbench/abbench/internal/numfmt"
 )
@@ -29,6 +30,10 @@ type Sequential struct {
 	// Futility is the conditional power below which an undecided look
 	// stops the campaign inconclusive (0: none; see Futile).
 	Futility float64 `json:"futility,omitempty"`
+	// Treatments is the family a design of Family shares its alpha
+	// among, FamilyAlpha the family's alpha (0 for one treatment).
+	Treatments  int     `json:"treatments,omitempty"`
+	FamilyAlpha float64 `json:"family_alpha,omitempty"`
 }
 
 // DefaultMaxPairs is the most pairs abbench run's sequential design
@@ -82,14 +87,14 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 // Describe says the design in a report's words.
 func (s *Sequential) Describe() string {
 	if s.Boundary != OBFSpending {
-		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %s)", s.MinPairs, s.MaxPairs, s.LookAlpha, numfmt.Significant(s.Alpha, levelDigits))
+		return fmt.Sprintf("sequential %d-%d pairs, each look at level %.4f (overall %s)", s.MinPairs, s.MaxPairs, s.LookAlpha, numfmt.Significant(s.Alpha, levelDigits)) + s.familyWords()
 	}
 	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %s to %s (overall %s)", s.MinPairs, s.MaxPairs,
 		numfmt.Significant(s.LevelAt(s.MinPairs), 2), numfmt.Significant(s.LevelAt(s.MaxPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
 	if s.Futility > 0 {
 		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %s", FutilityFrom, numfmt.Significant(s.Futility, 2))
 	}
-	return d
+	return d + s.familyWords()
 }
 
 // LevelAt is the level the look at n pairs tests at.
@@ -139,36 +144,58 @@ func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 // decision at the first look that ends the campaign, or at the last look
 // there is, and its pairs. Its interval, whatever the verdict, is the
 // one at the look's level for a Pocock design (a repeated confidence
-// interval) and, for a spending design, the ordinary one at
-// StopIntervalFactor times Alpha, whose level its Alpha then says (the
-// look's level is in its Why).
+// interval) and, for a spending design, the stagewise 1-Alpha interval,
+// with the stagewise p (stagewise.go); the look's own level and nominal
+// p are in its Why.
 func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
-	looks := s.Looks(d, baseFirst, r)
-	if len(looks) == 0 {
-		return CrossoverLogs(d, baseFirst, r), len(d)
-	}
-	dec := looks[len(looks)-1]
-	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
-	if dec.Interval == nil {
+	dec := s.stop(d, baseFirst, r)
+	if dec.Interval == nil || len(d) < s.MinPairs {
 		return dec, dec.N
 	}
 	if s.Boundary != OBFSpending {
 		dec.Meaning += fmt.Sprintf("; its interval is the repeated %s one, which holds the true change with %s confidence at whichever look the campaign stops", IntervalLevel(s.LookAlpha), IntervalLevel(s.Alpha))
 		return dec, dec.N
 	}
-	level := StopIntervalFactor * s.Alpha
-	if at := CrossoverLogs(d[:dec.N], baseFirst[:dec.N], Rule{Alpha: level, Effect: r.Effect, HigherIsBetter: r.HigherIsBetter, Method: r.Method}); at.Interval != nil {
-		dec.Interval, dec.lo, dec.hi, dec.Period, dec.Alpha = at.Interval, at.lo, at.hi, at.Period, level
-		dec.Meaning += fmt.Sprintf("; its interval is the %s one at the stopping look, which with this design's stops holds the true change in about %s of campaigns", IntervalLevel(level), IntervalLevel(s.Alpha))
+	if dec.P == nil {
+		return dec, dec.N
 	}
+	// The look's statistic on the normal scale: the quantile of its own
+	// p, so that it crosses the look's boundary exactly when the look's
+	// test does, at whatever degrees of freedom.
+	z := math.Copysign(normalQuantile(1-math.Max(*dec.P, 1e-300)/2), dec.est)
+	// A change is a drift times sqrt(n) standard errors, the standard
+	// error the one that puts the estimate at z. A look stops where its
+	// pairs' spread happens to be small, so its own standard error is
+	// too small there; est/z carries the t's tails at few pairs (the
+	// look's own standard error covered 93.1% at +2% and pair sd 1.4%,
+	// est/z 97.3%). Near zero, where that ratio says nothing, the one of
+	// the look's interval.
+	scale := dec.est / z
+	if math.Abs(z) < 0.5 {
+		scale = (dec.hi - dec.lo) / (2 * normalQuantile(1-dec.Alpha/2))
+	}
+	if !(scale > 0) || math.IsInf(z, 0) {
+		return dec, dec.N
+	}
+	p, lo, hi := s.stagewise(dec.N, z)
+	root := math.Sqrt(float64(dec.N))
+	dec.Stagewise = true
+	dec.P, dec.lo, dec.hi, dec.Alpha = &p, lo*root*scale, hi*root*scale, s.Alpha
+	dec.Interval = &[2]float64{pct(dec.lo), pct(dec.hi)}
+	dec.Meaning += fmt.Sprintf("; its %s interval and p are the stagewise ones, which take the design's looks into account: %s of such campaigns hold the true change in their interval, whichever look they stop at",
+		IntervalLevel(s.Alpha), IntervalLevel(s.Alpha))
 	return dec, dec.N
 }
 
-// StopIntervalFactor sets the interval a spending design prints at its
-// stop: the ordinary one at StopIntervalFactor times Alpha (96% at 0.05).
-// A campaign stops where its pairs lie far out, or close together, so the
-// ordinary 1-Alpha interval at the stop held the true change in 92 to 95%
-// of simulated campaigns, and the repeated one (at the look's level) in
-// 98 to 99.5% at a change, wide because the early looks' levels are tiny;
-// the 96% one in 93 to 97% in every noise model (docs/statistics.md).
-const StopIntervalFactor = 0.8
+// stop is the decision at the first look that ends the campaign, or at
+// the last look there is, as the looks made it (the look's interval and
+// nominal p); before MinPairs, the decision at the pairs there are.
+func (s *Sequential) stop(d []float64, baseFirst []bool, r Rule) Decision {
+	looks := s.Looks(d, baseFirst, r)
+	if len(looks) == 0 {
+		return CrossoverLogs(d, baseFirst, r)
+	}
+	dec := looks[len(looks)-1]
+	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
+	return dec
+}

@@ -44,13 +44,14 @@ func main() {
 	}
 	designs = append(designs, sequentialDesigns(seq, *candidates)...)
 	designs = append(designs, benchstat(benchstatPairs))
+	// The command that reproduces every figure below, as the docs cite it.
+	fmt.Printf("bench/statistics.sh %s\n\n", strings.Join(scriptArgs(os.Args[1:]), " "))
 	fmt.Printf("smallest effect %.2g%%, alpha %g, %d campaigns per cell and effect; sequential per-look levels %s\n\n", *effect, rule.Alpha, *campaigns, levels(seq))
 	fmt.Println("| noise | design | A/A false verdicts | power +1% | power +2% | power +3% | power +5% | runs at +5% | coverage | at a change | at no change | goals |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	var misses []string
 	var all []decide.Row
-	for i, m := range decide.Models {
-		rows := decide.Validate(m, designs, rule, *campaigns, uint64(1000*i))
+	for _, rows := range validateAll(designs, rule, *campaigns) {
 		all = append(all, rows...)
 		for _, row := range rows {
 			goals := "met"
@@ -68,6 +69,7 @@ func main() {
 	}
 	fmt.Println()
 	printByVerdict(all)
+	misses = append(misses, printFamily(seq, rule, *campaigns)...)
 	if len(misses) > 0 {
 		fmt.Printf("%d cell(s) miss a goal:\n%s\n", len(misses), strings.Join(misses, "\n"))
 		os.Exit(1)
@@ -81,4 +83,17 @@ func share(s decide.Share) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*s.Rate())
+}
+
+// scriptArgs are statval's arguments as bench/statistics.sh takes them
+// (--campaigns for -campaigns).
+func scriptArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
 }

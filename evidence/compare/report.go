@@ -58,7 +58,7 @@ func (r *Result) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
-		s += "; " + sequentialOf(q).Describe()
+		s += "; " + sequentialOf(q).Family(len(r.Deltas)).Describe()
 		for _, d := range r.Deltas {
 			var looks []string
 			for _, l := range d.Looks {
@@ -116,10 +116,17 @@ func (r *Result) Headline() string {
 			s += fmt.Sprintf(" %+.2f%%", *d.Pct)
 		}
 		var detail []string
-		if d.Interval != nil {
-			detail = append(detail, fmt.Sprintf("%s interval [%+.2f%%, %+.2f%%]", decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
+		stagewise := ""
+		if d.Stagewise {
+			stagewise = "stagewise "
 		}
-		if d.decidingP() != "" {
+		if d.Interval != nil {
+			detail = append(detail, fmt.Sprintf("%s%s interval [%+.2f%%, %+.2f%%]", stagewise, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
+		}
+		if d.decidingP() != "" && d.Stagewise {
+			// the p beside the level it is held to: the design's, not the look's
+			detail = append(detail, fmt.Sprintf("%s at level %s", numfmt.PEquals(*d.P), numfmt.Significant(d.Alpha, 3)))
+		} else if d.decidingP() != "" {
 			detail = append(detail, numfmt.PEquals(*d.P))
 		}
 		if d.Verdict != r.Verdict {

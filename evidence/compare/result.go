@@ -90,6 +90,9 @@ type Delta struct {
 	// StopBias is how far a sequential campaign's decided change is
 	// biased away from zero at its noise.
 	StopBias *decide.Bias `json:"stop_bias,omitempty"`
+	// Stagewise says P and Interval are the sequential design's
+	// stagewise ones at its stop, at level Alpha (decide.Sequential.Decide).
+	Stagewise bool `json:"stagewise,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

@@ -134,6 +134,8 @@ func (g *gate) statistics() {
 		treatments = append(treatments, name)
 	}
 	if len(decisions) > 1 && r.Design.Sequential == nil {
+		// A sequential design holds its treatments to their shares of
+		// alpha at every look instead (decide.Sequential.Family).
 		decisions = decide.Holm(decisions, rule)
 	}
 	g.stoppedByDesign = len(decisions) == len(r.Deltas) && len(decisions) > 0
@@ -142,7 +144,7 @@ func (g *gate) statistics() {
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
 		d.Meaning = dec.Meaning
-		d.Period, d.StopBias = dec.Period, dec.StopBias
+		d.Period, d.StopBias, d.Stagewise = dec.Period, dec.StopBias, dec.Stagewise
 		d.Display = display(dec.Verdict, pct)
 		if !dec.Ends() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
 			// Fewer pairs than the design's first look decide nothing of
@@ -230,8 +232,8 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
-	s := sequentialOf(seq)
-	rule.Alpha = seq.Alpha
+	s := sequentialOf(seq).Family(len(g.arms) - 1) // the treatments share the design's alpha
+	rule.Alpha = s.Alpha
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {
 		est := dec.Estimate

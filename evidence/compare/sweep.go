@@ -178,9 +178,10 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 			if d.P == nil || d.Pct == nil {
 				continue
 			}
-			raw[i][d.Arm] = *d.P
+			p, level := d.Tested()
+			raw[i][d.Arm] = *p
 			members = append(members, member{i, j})
-			ds = append(ds, decide.Decision{Method: d.Method, N: d.N, Estimate: *d.Pct, Interval: d.Interval, P: d.P, Alpha: testedAt(d), Effect: d.Effect, Verdict: d.Verdict})
+			ds = append(ds, decide.Decision{Method: d.Method, N: d.N, Estimate: *d.Pct, Interval: d.Interval, P: p, Alpha: level, Effect: d.Effect, Verdict: d.Verdict})
 		}
 	}
 	if family < 2 {
@@ -199,6 +200,7 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 			adj.Meaning = d.Meaning
 		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
+		d.Stagewise = false // its p is now the look's, adjusted
 	}
 	for _, r := range rs {
 		if r.Verdict != Censored {
@@ -208,14 +210,19 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 	return family
 }
 
-// testedAt is the level d's test was held to: a sequential delta's, its
-// stopping look's (a spending design reports its interval at another
-// level, 0.04 for 0.05, which no look tests at); else its own.
-func testedAt(d Delta) float64 {
+// Tested is the p d's test was decided by and the level it was held to:
+// a sequential delta's, its stopping look's nominal p and that look's
+// level (Holm's adjustment of a family applies to them: the stagewise p
+// of a late look is above its level whenever an earlier look could have
+// stopped it); else its own p and level.
+func (d Delta) Tested() (*float64, float64) {
 	if n := len(d.Looks); n > 0 && d.Looks[n-1].Alpha > 0 {
-		return d.Looks[n-1].Alpha
+		if l := d.Looks[n-1]; l.P != nil {
+			return l.P, l.Alpha
+		}
+		return d.P, d.Looks[n-1].Alpha
 	}
-	return d.Alpha
+	return d.P, d.Alpha
 }
 
 // FailsOn is the first cell's --fail-on condition met ("" for none), with

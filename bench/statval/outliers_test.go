@@ -1,0 +1,62 @@
+package main
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/abbench/abbench/decide"
+)
+
+// slowRuns is 1% normal noise with a share of runs 30% slow: the
+// heavy-tailed noise under which the futility stop threw power away.
+func slowRuns(share float64) decide.Model {
+	return decide.Model{Name: "5% of runs 30% slow, CV 1%", Draw: func(r *rand.Rand, runs int) []float64 {
+		e := make([]float64, runs)
+		for i := range e {
+			e[i] = 0.01 * r.NormFloat64()
+			if r.Float64() < share {
+				e[i] += math.Log(0.7)
+			}
+		}
+		return e
+	}}
+}
+
+// Under outliers the futility stop costs the default design no power: it
+// finds a true +2%, +3% and +5% as often as the same design without the
+// stop, on the same campaigns. The stop computed the conditional power
+// from the pairs' standard deviation even at looks the signed-rank test
+// decides, where one slow run makes it several times the noise: with
+// it, the design found +5% in 70% of these campaigns, without it in 88%
+// (this test failed so before). benchstat on 10+10 of the same runs is
+// logged: the signed-rank test itself still finds less than its U test
+// when an outlier lies against the change (docs/statistics.md).
+func TestFutilityCostsNoPowerUnderOutliers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
+	}
+	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noFutility := *seq
+	noFutility.Futility = 0
+	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: decide.DefaultRule.Effect, HigherIsBetter: true}
+	designs := []decide.Design{decide.SequentialDesign("sequential", seq), decide.SequentialDesign("no futility", &noFutility), benchstat(benchstatPairs)}
+	rows := decide.Validate(slowRuns(0.05), designs, rule, 500, 11)
+	for i, effect := range decide.Effects[1:] {
+		if effect < 2 {
+			continue
+		}
+		with, without := rows[0].Power[i], rows[1].Power[i]
+		se := math.Sqrt(without * (1 - without) / float64(rows[0].Trials))
+		t.Logf("+%g%%: found by the default design in %.1f%%, without the futility stop %.1f%%, benchstat %.1f%% (%d campaigns)", effect, 100*with, 100*without, 100*rows[2].Power[i], rows[0].Trials)
+		if with < without-2*se {
+			t.Errorf("+%g%% with 5%% of runs 30%% slow: found in %.1f%% of %d campaigns with the futility stop, %.1f%% without", effect, 100*with, rows[0].Trials, 100*without)
+		}
+	}
+	if rows[0].FalseRate > decide.GoalFalseRate+2*math.Sqrt(0.05*0.95/float64(rows[0].Trials)) {
+		t.Errorf("A/A false verdicts %.1f%%", 100*rows[0].FalseRate)
+	}
+}

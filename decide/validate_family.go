@@ -1,0 +1,63 @@
+package decide
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// FamilyRow is the A/A false-verdict rate of a sequential design over a
+// family of treatments compared with one baseline: the share of
+// campaigns in which any treatment said a change.
+type FamilyRow struct {
+	Model      string
+	Treatments int
+	Trials     int
+	FalseRate  float64
+}
+
+// Misses says whether the family misses its goal: more false verdicts
+// than GoalFalseRate beyond Monte Carlo error.
+func (row FamilyRow) Misses() bool {
+	se := math.Sqrt(GoalFalseRate * (1 - GoalFalseRate) / float64(row.Trials))
+	return row.FalseRate > GoalFalseRate+mcZ*se
+}
+
+// ValidateFamily simulates trials A/A campaigns of one model (seeded by
+// seed) whose blocks hold the baseline and k treatments in abba order
+// (the baseline first in even blocks, last in odd ones, as abbench run
+// orders them), each treatment decided against the baseline run of its
+// block by seq's design for a family of k (Sequential.Family), as compare
+// decides them; the campaign says a false change when any does.
+func ValidateFamily(m Model, seq *Sequential, k int, rule Rule, trials int, seed uint64) FamilyRow {
+	rng := rand.New(rand.NewPCG(seed, 0xfa))
+	design := seq.Family(k)
+	pairs := seq.MaxPairs
+	baseFirst := ABBA(pairs)
+	d := make([][]float64, k)
+	for i := range d {
+		d[i] = make([]float64, pairs)
+	}
+	falses := 0
+	for range trials {
+		e := m.Draw(rng, (k+1)*pairs)
+		for b := range pairs {
+			block := e[(k+1)*b : (k+1)*(b+1)]
+			for t := range k {
+				base, treat := block[0], block[t+1]
+				if !baseFirst[b] { // reversed: the baseline ran last
+					base, treat = block[k], block[k-1-t]
+				}
+				d[t][b] = treat - base
+			}
+		}
+		said := false
+		for t := range k {
+			dec, _ := design.Decide(d[t], baseFirst, rule)
+			said = said || dec.Verdict == Improved || dec.Verdict == Regressed
+		}
+		if said {
+			falses++
+		}
+	}
+	return FamilyRow{Model: m.Name, Treatments: k, Trials: trials, FalseRate: float64(falses) / float64(trials)}
+}
