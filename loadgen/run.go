@@ -65,8 +65,9 @@ type Result struct {
 	// Sent is the digest of the prompts sent, in order of sending, with
 	// the unit's ordered algorithm; SentMultiset the same prompts as a
 	// multiset (token prompts only: no text algorithm is sorted).
+	// SentRecords are their records: the items' records in turn.
 	Sent, SentMultiset *digest.Digest
-	SentRecords        []digest.Record
+	SentRecords        digest.Cycle
 	// Ended says why the run ended before sending every request ("" when
 	// it sent them all; a duration run's time running out is no end of
 	// this kind).
@@ -76,7 +77,7 @@ type Result struct {
 	// sending, with WarmupRecords; WarmupEnded as Ended, for them.
 	Warmup        []Outcome
 	WarmupSent    *digest.Digest
-	WarmupRecords []digest.Record
+	WarmupRecords digest.Cycle
 	WarmupEnded   string
 	// Cycle is a duration run's prompts once, in order (the cycle its
 	// requests go through), with CycleRecords; nil for a counted run.
@@ -151,8 +152,9 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil)
 		w.send(runCtx)
 		res.Warmup, res.WarmupEnded = w.outcomes(), w.ended
-		d, _ := w.sent.Sum() // held in memory (records kept): Sum cannot fail
-		res.WarmupSent, res.WarmupRecords = &d, w.sent.Records()
+		res.WarmupRecords = w.sent()
+		d, _ := res.WarmupRecords.Sum(digest.DefaultFor(unit)) // a known algorithm: Sum cannot fail
+		res.WarmupSent = &d
 	}
 	total := o.Requests * o.Rounds
 	if o.Duration > 0 {
@@ -167,14 +169,11 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)
-	d, _ := m.sent.Sum() // held in memory (records kept): Sum cannot fail
-	res.Sent, res.SentRecords = &d, m.sent.Records()
+	res.SentRecords = m.sent()
+	d, _ := res.SentRecords.Sum(digest.DefaultFor(unit)) // a known algorithm: Sum cannot fail
+	res.Sent = &d
 	if unit == digest.UnitTokens {
-		b, _ := digest.NewBuilder(digest.TokensSorted, false)
-		for _, r := range res.SentRecords {
-			b.AddRecord(r)
-		}
-		md, _ := b.Sum()
+		md, _ := res.SentRecords.Sum(digest.TokensSorted)
 		res.SentMultiset = &md
 	}
 	return res
