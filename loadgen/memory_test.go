@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -92,5 +93,79 @@ func TestMemoryPerRequest(t *testing.T) {
 	t.Logf("peak heap %d B for %d requests, %d B for %d: %.0f B a request", small, n/256*256, large, 4*n/256*256, per)
 	if per > maxBytesPerRequest {
 		t.Fatalf("a run holds %.0f B per request (at most %d)", per, maxBytesPerRequest)
+	}
+}
+
+// fixedServer answers every request of exactly size bytes with resp,
+// allocating nothing per request, so that what a test counts is the
+// client's.
+func fixedServer(t *testing.T, size int, resp []byte) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, size)
+				for {
+					if _, err := io.ReadFull(c, buf); err != nil {
+						return
+					}
+					if _, err := c.Write(resp); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestRequestAllocs: a request on a kept-alive connection, sent and its
+// whole (non-streamed) answer read and decoded, allocates at most
+// maxAllocs times (the server allocates nothing a request): what is left
+// is the answer's own (its text, its usage and the two counts in it,
+// its Content-Type, kept for an error). The old client allocated 11
+// times: two closures, a LimitReader, the words of the text and the
+// choices besides.
+func TestRequestAllocs(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates of its own")
+	}
+	const maxAllocs = 6
+	items := benchPrompts(t)
+	o := Options{URL: "http://127.0.0.1:1", Model: "bench", MaxTokens: 1, Requests: 1, Concurrency: 1}.withDefaults()
+	c, err := newClient(o, items[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const body = `{"id":"cmpl-0","object":"text_completion","model":"bench","choices":[{"index":0,"text":" x","finish_reason":"length"}],"usage":{"prompt_tokens":16,"completion_tokens":1,"total_tokens":17}}`
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	o.URL = fixedServer(t, len(c.requests[0]), []byte(resp))
+	if c, err = newClient(o, items[:1]); err != nil {
+		t.Fatal(err)
+	}
+	c.start = time.Now()
+	w := &worker{c: c}
+	defer w.close()
+	ctx := context.Background()
+	var out Outcome
+	allocs := testing.AllocsPerRun(2000, func() {
+		out = Outcome{Sent: true}
+		w.do(ctx, &out, c.prompts[0], c.requests[0])
+	})
+	if !out.OK() || out.OutputTokens != 1 {
+		t.Fatalf("the request failed: %+v", out)
+	}
+	if allocs > maxAllocs {
+		t.Fatalf("%.1f allocations a request (at most %d)", allocs, maxAllocs)
 	}
 }

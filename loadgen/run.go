@@ -203,7 +203,7 @@ func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req [
 
 // exchangeOutcome sends req and reads its response into out.
 func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
-	h, done, err := w.roundTrip(runCtx, deadline, req)
+	h, err := w.roundTrip(runCtx, deadline, req)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req
 	if ok && w.br.Buffered() > 0 {
 		err, ok = &failure{KindStrayBytes, strayMsg}, false
 	}
-	done(ok)
+	w.done(runCtx, ok && !h.close)
 	if w.conn != nil {
 		w.prev = out
 	}
@@ -250,7 +250,7 @@ func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outc
 	if err != nil {
 		return err
 	}
-	return decodeResponse(data, o, p, sent, out)
+	return decodeResponse(data, &w.chunk, o, p, sent, out)
 }
 
 // readAll reads r into buf, growing it, up to limit bytes.
