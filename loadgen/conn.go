@@ -88,6 +88,7 @@ type worker struct {
 	// raw is the connection's socket when it is plain TCP (nil under TLS),
 	// peeked before a request is written on it again.
 	raw  syscall.RawConn
+	rw   *rawWriter // raw's writer, when raw is kept
 	br   *bufio.Reader
 	body bodyReader
 	sse  *bufio.Reader // the lines of a streamed body, reused
@@ -172,8 +173,17 @@ func (w *worker) checkIdle() {
 const strayMsg = "the server sent bytes after the complete response, before the next request was written (an answer sent twice?): the connection was closed, so no later request takes them for its answer"
 
 func (w *worker) exchange(req []byte) (head, error) {
-	if _, err := w.conn.Write(req); err != nil {
-		return head{}, err
+	written := 0
+	if w.raw != nil && w.br.Buffered() == 0 {
+		var err error
+		if written, err = w.rw.writeThenWait(req); err != nil {
+			return head{}, err
+		}
+	}
+	if written < len(req) {
+		if _, err := w.conn.Write(req[written:]); err != nil {
+			return head{}, err
+		}
 	}
 	h, err := readHead(w.br)
 	if err == nil {
@@ -212,6 +222,8 @@ func (w *worker) dial(runCtx context.Context, deadline time.Time) error {
 	} else if sc, ok := conn.(syscall.Conn); ok && canPeek {
 		if w.raw, err = sc.SyscallConn(); err != nil {
 			w.raw = nil
+		} else {
+			w.rw = newRawWriter(conn, w.raw)
 		}
 	}
 	w.conn = conn
@@ -229,6 +241,6 @@ func (w *worker) close() {
 	if w.conn != nil {
 		_ = w.conn.Close() // a connection given up: nothing of it is wanted
 		w.stopRun()
-		w.conn, w.raw, w.prev, w.stopRun = nil, nil, nil, nil
+		w.conn, w.raw, w.rw, w.prev, w.stopRun = nil, nil, nil, nil, nil
 	}
 }
