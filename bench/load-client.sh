@@ -3,7 +3,11 @@
 # answers every request in 1 ms (bench/replyserver), at concurrency 256:
 # requests per second, CPU per request and peak RSS of each client, from
 # the same run.
-#   bench/load-client.sh [SECONDS]   (default 10 per client)
+#   bench/load-client.sh [SECONDS [REQUESTS]]
+# SECONDS is wrk's time (default 10); abbench load makes as many requests
+# as wrk made, or REQUESTS (rounded up to whole rounds of the 256
+# prompts), to see its peak RSS at a count (1024000: a million); the CPU
+# per request of each is its own CPU over its own requests.
 # The server gets one core and the client under test the other (taskset),
 # so neither client is measured with the other's share of the machine;
 # wrk posts the body abbench load sends for its first prompt. wrk comes
@@ -13,6 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
+requests=${2:-}
+if [ -n "$requests" ] && ! [[ "$requests" =~ ^[0-9]+$ ]]; then
+	echo "REQUESTS must be a whole number, not '$requests'" >&2
+	exit 2
+fi
 conc=256
 work=$(mktemp -d "${TMPDIR:-/tmp}/abbench-load.XXXXXX")
 server=""
@@ -65,8 +74,9 @@ read -r wu ws we wm < <(timed "$work/wrk.txt" "${pin_client[@]}" wrk -t"$threads
 wrk_rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.txt")
 wrk_n=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
 
-# As many requests as wrk made in its time: 256 prompts, that many rounds.
-rounds=$(((wrk_n + 255) / 256))
+# As many requests as wrk made in its time (or REQUESTS): 256 prompts,
+# that many rounds.
+rounds=$(((${requests:-$wrk_n} + 255) / 256))
 read -r au as ae am < <(timed "$work/load.txt" "${pin_client[@]}" "$work/bin/abbench" load --url "$url" --model bench \
 	--prompts "$work/prompts.jsonl" --concurrency "$conc" --rounds "$rounds" --stream=false --max-tokens 1 \
 	--out "$work/result.json" --progress-every 1h)

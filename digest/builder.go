@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"slices"
@@ -133,12 +134,7 @@ func (b *Builder) Sum() (Digest, error) {
 	if b.err != nil {
 		return Digest{}, b.err
 	}
-	h := sha256.New()
-	h.Write([]byte(b.alg))
-	h.Write([]byte{'\n'})
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], b.n)
-	h.Write(n[:])
+	h := newHash(b.alg, b.n)
 	recs := b.mem
 	if b.alg.Sorted() {
 		if b.want {
@@ -162,6 +158,18 @@ func (b *Builder) Sum() (Digest, error) {
 		}
 	}
 	return Digest{Algorithm: b.alg, Count: b.n, Hex: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// newHash starts the specification's hash of n records under alg: the
+// algorithm's name and the count come before the records.
+func newHash(alg Algorithm, n uint64) hash.Hash {
+	h := sha256.New()
+	h.Write([]byte(alg))
+	h.Write([]byte{'\n'})
+	var c [8]byte
+	binary.BigEndian.PutUint64(c[:], n)
+	h.Write(c[:])
+	return h
 }
 
 // Records returns the records in the order added. It is nil unless the

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"iter"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,11 +21,20 @@ const recordsHeader = "abbench-digest-records-v1"
 // WriteRecords writes d and its per-prompt records in activation order, one
 // "LEN SHA256HEX" line per prompt, after a header line holding the digest.
 func WriteRecords(w io.Writer, d Digest, recs []Record) error {
-	bw := bufio.NewWriter(w)
+	return WriteRecordSeq(w, d, slices.Values(recs))
+}
+
+// WriteRecordSeq is WriteRecords of records that need not be held at
+// once (a Cycle's).
+func WriteRecordSeq(w io.Writer, d Digest, recs iter.Seq[Record]) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(recordsHeader + " " + d.String() + "\n")
-	for _, r := range recs {
-		bw.WriteString(r.String())
-		bw.WriteByte('\n')
+	var line []byte
+	for r := range recs {
+		line = strconv.AppendUint(line[:0], r.BodyLen(), 10)
+		line = append(line, ' ')
+		line = hex.AppendEncode(line, r[8:])
+		bw.Write(append(line, '\n'))
 	}
 	return bw.Flush()
 }
@@ -185,12 +196,18 @@ func positions(p []int, total int) string {
 
 // WriteRecordsFile writes d's records to path atomically.
 func WriteRecordsFile(path string, d Digest, recs []Record) error {
+	return WriteRecordSeqFile(path, d, slices.Values(recs))
+}
+
+// WriteRecordSeqFile is WriteRecordsFile of records that need not be held
+// at once.
+func WriteRecordSeqFile(path string, d Digest, recs iter.Seq[Record]) error {
 	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	if err := WriteRecords(f, d, recs); err != nil {
+	if err := WriteRecordSeq(f, d, recs); err != nil {
 		return err
 	}
 	return f.Commit()

@@ -18,7 +18,7 @@ import (
 // replyServer answers every request at once with one fixed completions
 // response, reading requests as cheaply as it can, so a benchmark of the
 // client measures the client.
-func replyServer(b *testing.B) string {
+func replyServer(b testing.TB) string {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

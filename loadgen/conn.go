@@ -65,6 +65,16 @@ const (
 	// sent again), so an older one is closed first. Servers close idle
 	// connections after 5 s (uvicorn, so vLLM and SGLang) or more.
 	idleReuse = time.Second
+	// peekAfter is how long a plain connection must have been idle to be
+	// peeked at before it is written on again. A peek is one look at one
+	// moment: a FIN or stray bytes that come after it and before the
+	// write are missed whenever the look is taken. A connection answered
+	// less than this ago is written on at once, which saves a system call
+	// a request in a closed loop, and widens
+	// that moment to at most peekAfter. Bytes in the read buffer are
+	// still seen at the response's end (stray-bytes), and a server closes
+	// an idle connection after seconds, not within a millisecond.
+	peekAfter = time.Millisecond
 )
 
 // worker sends one request at a time over a connection of its own, kept
@@ -78,10 +88,13 @@ type worker struct {
 	// raw is the connection's socket when it is plain TCP (nil under TLS),
 	// peeked before a request is written on it again.
 	raw  syscall.RawConn
+	rw   *rawWriter // raw's writer, when raw is kept
 	br   *bufio.Reader
 	body bodyReader
 	sse  *bufio.Reader // the lines of a streamed body, reused
 	buf  []byte        // a whole body, reused
+	// chunk is a whole body decoded, its choices' room reused.
+	chunk chunk
 	// stopRun stops the run's end from cutting conn, once it is closed.
 	stopRun func() bool
 	// idleSince is when conn's last response ended.
@@ -93,10 +106,10 @@ type worker struct {
 
 // roundTrip writes req and reads the response's head, framing its body
 // in w.body, all by deadline; the run's end (runCtx) cuts the connection
-// at once. The caller reads the body and calls done. Deadlines are the
-// connection's own, set once a request: no context, timer or goroutine
-// of its own per request.
-func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byte) (head, func(ok bool), error) {
+// at once. The caller reads the body and calls done (no closure made a
+// request). Deadlines are the connection's own, set once a request: no
+// context, timer or goroutine of its own per request.
+func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byte) (head, error) {
 	if w.conn != nil {
 		// Set first: a peek on a connection past an old deadline would
 		// take it for a broken one.
@@ -105,7 +118,7 @@ func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byt
 	}
 	if w.conn == nil {
 		if err := w.dial(runCtx, deadline); err != nil {
-			return head{}, nil, err
+			return head{}, err
 		}
 		_ = w.conn.SetDeadline(deadline)
 	}
@@ -113,23 +126,24 @@ func (w *worker) roundTrip(runCtx context.Context, deadline time.Time, req []byt
 	// one that ends after it sets the connection's deadline past (the
 	// AfterFunc of dial) after this one.
 	if err := runCtx.Err(); err != nil {
-		return head{}, nil, err
-	}
-	done := func(ok bool) {
-		if !ok || runCtx.Err() != nil {
-			w.close() // cut by the run's end, or in an unknown state
-			return
-		}
-		if w.raw == nil {
-			w.idleSince = time.Now()
-		}
+		return head{}, err
 	}
 	h, err := w.exchange(req)
 	if err != nil {
-		done(false)
-		return h, nil, err
+		w.done(runCtx, false)
 	}
-	return h, func(ok bool) { done(ok && !h.close) }, nil
+	return h, err
+}
+
+// done ends a request on the connection: kept for the next when ok (the
+// body read to its end, no close asked for), closed when cut by the run's
+// end or in an unknown state.
+func (w *worker) done(runCtx context.Context, ok bool) {
+	if !ok || runCtx.Err() != nil {
+		w.close()
+		return
+	}
+	w.idleSince = time.Now()
 }
 
 // checkIdle closes a kept-alive connection that must not carry the next
@@ -142,7 +156,9 @@ func (w *worker) checkIdle() {
 	switch {
 	case stray:
 	case w.raw != nil:
-		stray, closed = peek(w.raw)
+		if time.Since(w.idleSince) >= peekAfter {
+			stray, closed = peek(w.raw)
+		}
 	default:
 		closed = time.Since(w.idleSince) > idleReuse
 	}
@@ -157,8 +173,17 @@ func (w *worker) checkIdle() {
 const strayMsg = "the server sent bytes after the complete response, before the next request was written (an answer sent twice?): the connection was closed, so no later request takes them for its answer"
 
 func (w *worker) exchange(req []byte) (head, error) {
-	if _, err := w.conn.Write(req); err != nil {
-		return head{}, err
+	written := 0
+	if w.raw != nil && w.br.Buffered() == 0 {
+		var err error
+		if written, err = w.rw.writeThenWait(req); err != nil {
+			return head{}, err
+		}
+	}
+	if written < len(req) {
+		if _, err := w.conn.Write(req[written:]); err != nil {
+			return head{}, err
+		}
 	}
 	h, err := readHead(w.br)
 	if err == nil {
@@ -197,6 +222,8 @@ func (w *worker) dial(runCtx context.Context, deadline time.Time) error {
 	} else if sc, ok := conn.(syscall.Conn); ok && canPeek {
 		if w.raw, err = sc.SyscallConn(); err != nil {
 			w.raw = nil
+		} else {
+			w.rw = newRawWriter(conn, w.raw)
 		}
 	}
 	w.conn = conn
@@ -214,6 +241,6 @@ func (w *worker) close() {
 	if w.conn != nil {
 		_ = w.conn.Close() // a connection given up: nothing of it is wanted
 		w.stopRun()
-		w.conn, w.raw, w.prev, w.stopRun = nil, nil, nil, nil
+		w.conn, w.raw, w.rw, w.prev, w.stopRun = nil, nil, nil, nil, nil
 	}
 }

@@ -38,6 +38,11 @@
 //     fail the request they follow (stray-bytes), never taken for the
 //     next one's answer; secrets (the API key, Options.Secrets) are
 //     redacted from every error;
+//   - what a run holds grows by what its record must say of each request
+//     and no more: the outcome (152 bytes), in one array filled in place;
+//     the prompts sent are the items' cycle (the k-th request's is item k
+//     mod n), so the sent digests and records files come from the items'
+//     records, not one record a request;
 //   - the result is written in the shape of vLLM's benchmark_serving result
 //     (package records reads it as format vllm), beside a JSON Lines file
 //     of per-request records.
@@ -48,7 +53,9 @@
 // schedule.go the arrival times; phase.go the dispatcher and workers of
 // the warm-up and measured phases; request.go a request's body and its response;
 // conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
-// the look at an idle one before it is written on again; head.go a
+// the look at an idle one before it is written on again; rawwrite.go and
+// write_unix.go a request written and its answer waited for before it is
+// read; head.go a
 // response's head and the framing of its body;
 // stream.go the server-sent events of a streamed response; chunkjson.go
 // the decoding of a response or an event; run.go the

@@ -193,6 +193,9 @@ type bodyReader struct {
 	chunked io.Reader
 	r       io.Reader
 	isChunk bool
+	// drain is what finish reads into: here, not on the stack, where
+	// handing it to a Reader would move it to the heap each request.
+	drain [512]byte
 }
 
 // reset frames the body of h.
@@ -227,9 +230,18 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // chunked body's trailer: true when the body ended there, so the
 // connection is where the next response begins.
 func (b *bodyReader) finish(limit int64) bool {
-	n, err := io.Copy(io.Discard, io.LimitReader(b.r, limit))
-	if err != nil || n >= limit {
-		return false
+	// Read into the reader's own buffer, not through io.Copy and a
+	// LimitReader: a request's drain, most often of nothing left, then
+	// allocates nothing.
+	for n := int64(0); ; {
+		m, err := b.Read(b.drain[:min(int64(len(b.drain)), limit+1-n)])
+		n += int64(m)
+		if n > limit || err != nil && err != io.EOF {
+			return false
+		}
+		if err == io.EOF {
+			break
+		}
 	}
 	if !b.isChunk {
 		return true

@@ -11,3 +11,6 @@ const canPeek = false
 // peek cannot look at a socket here: a connection the server closed while
 // idle is found when a request is written on it (connection-closed).
 func peek(syscall.RawConn) (stray, closed bool) { return false, false }
+
+// step is never called here: no raw socket is kept.
+func (r *rawWriter) step(uintptr) bool { return true }

@@ -32,10 +32,14 @@ type phase struct {
 	wg       sync.WaitGroup
 	inflight atomic.Int64
 	freed    chan struct{} // a request ended (gated phases wait on it)
-	outs     []*Outcome
-	sent     *digest.Builder
-	ended    string
-	runCtx   context.Context // the run's, which every request runs in
+	// outs are the phase's outcomes in blocks that never move, so a
+	// worker fills its request's in place: a counted phase's all in one
+	// block made at its start, a duration phase's in blocks of
+	// outcomeBlock. n is how many are in use, sent how many were sent.
+	outs        [][]Outcome
+	n, sentUpTo int
+	ended       string
+	runCtx      context.Context // the run's, which every request runs in
 }
 
 // startPhase starts the workers of a phase; its clock starts now.
@@ -44,8 +48,6 @@ func (c *client) startPhase(spec phaseSpec, prog *progress) *phase {
 	if p.prog == nil {
 		p.prog = startProgress(nil, time.Hour, 0, time.Now())
 	}
-	// Held in memory: Sum cannot fail, and the records are written.
-	p.sent, _ = digest.NewBuilder(digest.DefaultFor(c.prompts[0].Unit), true)
 	c.start = time.Now()
 	for range c.o.Concurrency {
 		p.wg.Add(1)
@@ -83,8 +85,12 @@ func (p *phase) send(ctx context.Context) {
 	k := 0
 	for ; p.spec.total < 0 || k < p.spec.total; k++ {
 		i := k % n
-		out := &Outcome{Index: k, Prompt: i, Line: p.c.prompts[i].Line, Sent: true}
+		out := p.next()
+		*out = Outcome{Index: k, Prompt: i, Line: p.c.prompts[i].Line, Sent: true}
 		err := p.dispatch(ctx, p.spec.sched.next(), out)
+		if err != nil {
+			p.n-- // handed to no worker: not sent
+		}
 		if errors.Is(err, errPhaseOver) {
 			break
 		}
@@ -92,8 +98,7 @@ func (p *phase) send(ctx context.Context) {
 			p.ended = endCause(ctx)
 			break
 		}
-		p.outs = append(p.outs, out)
-		p.sent.AddRecord(p.c.records[i])
+		p.sentUpTo++
 		p.prog.started()
 	}
 	close(p.jobs)
@@ -104,7 +109,7 @@ func (p *phase) send(ctx context.Context) {
 		}
 		for j := k; j < last; j++ {
 			i := j % n
-			p.outs = append(p.outs, &Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended})
+			*p.next() = Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended}
 		}
 	}
 	p.wg.Wait()
@@ -176,11 +181,36 @@ func (p *phase) sleep(ctx context.Context, now, d time.Duration, wake <-chan str
 	return nil
 }
 
-// outcomes are the phase's outcomes, in order of sending.
+// outcomeBlock is how many outcomes a duration phase's block holds.
+const outcomeBlock = 4096
+
+// next is the place of the phase's next outcome.
+func (p *phase) next() *Outcome {
+	size := outcomeBlock
+	if p.spec.total >= 0 {
+		size = max(p.spec.total, 1)
+	}
+	if p.n == len(p.outs)*size {
+		p.outs = append(p.outs, make([]Outcome, size))
+	}
+	p.n++
+	return &p.outs[(p.n-1)/size][(p.n-1)%size]
+}
+
+// outcomes are the phase's outcomes, in order of sending: a counted
+// phase's block itself, no copy.
 func (p *phase) outcomes() []Outcome {
-	out := make([]Outcome, len(p.outs))
-	for i, o := range p.outs {
-		out[i] = *o
+	if len(p.outs) == 1 {
+		return p.outs[0][:p.n:p.n]
+	}
+	out := make([]Outcome, 0, p.n)
+	for _, b := range p.outs {
+		out = append(out, b[:min(len(b), p.n-len(out))]...)
 	}
 	return out
+}
+
+// sent is the phase's prompts sent, in order of sending: the items in turn.
+func (p *phase) sent() digest.Cycle {
+	return digest.Cycle{Records: p.c.records, Count: uint64(p.sentUpTo)}
 }

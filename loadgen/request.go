@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/abbench/abbench/digest"
 )
@@ -192,13 +194,33 @@ func countPrompt(p digest.Prompt) int {
 	if p.Unit == digest.UnitTokens {
 		return len(p.Body) / 4
 	}
-	return len(strings.Fields(string(p.Body)))
+	return countWords(p.Body)
 }
 
-// decodeResponse takes a whole (not streamed) response's outcome.
-func decodeResponse(data []byte, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
-	var c chunk
-	if err := decodeChunk(data, &c); err != nil {
+// countWords is len(strings.Fields(string(text))), the words between
+// Unicode spaces, counted without making them.
+func countWords[T string | []byte](text T) int {
+	n, in := 0, false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune([]byte(text[i:]))
+		if text[i] < utf8.RuneSelf {
+			r, size = rune(text[i]), 1
+		}
+		i += size
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
+// decodeResponse takes a whole (not streamed) response's outcome,
+// decoding it into c, whose choices' room it reuses.
+func decodeResponse(data []byte, c *chunk, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
+	*c = chunk{Choices: c.Choices[:0]}
+	if err := decodeChunk(data, c); err != nil {
 		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
 	}
 	if msg := errorText(c.Error); msg != "" {
@@ -216,6 +238,6 @@ func decodeResponse(data []byte, o Options, p digest.Prompt, sent time.Time, out
 	}
 	out.E2E = time.Since(sent)
 	out.TTFT = out.E2E // without streaming, the first token arrives with the last
-	out.takeUsage(c.Usage, countPrompt(p), len(strings.Fields(c.content(o.Endpoint))))
+	out.takeUsage(c.Usage, countPrompt(p), countWords(c.content(o.Endpoint)))
 	return nil
 }

@@ -65,8 +65,9 @@ type Result struct {
 	// Sent is the digest of the prompts sent, in order of sending, with
 	// the unit's ordered algorithm; SentMultiset the same prompts as a
 	// multiset (token prompts only: no text algorithm is sorted).
+	// SentRecords are their records: the items' records in turn.
 	Sent, SentMultiset *digest.Digest
-	SentRecords        []digest.Record
+	SentRecords        digest.Cycle
 	// Ended says why the run ended before sending every request ("" when
 	// it sent them all; a duration run's time running out is no end of
 	// this kind).
@@ -76,7 +77,7 @@ type Result struct {
 	// sending, with WarmupRecords; WarmupEnded as Ended, for them.
 	Warmup        []Outcome
 	WarmupSent    *digest.Digest
-	WarmupRecords []digest.Record
+	WarmupRecords digest.Cycle
 	WarmupEnded   string
 	// Cycle is a duration run's prompts once, in order (the cycle its
 	// requests go through), with CycleRecords; nil for a counted run.
@@ -151,8 +152,9 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil)
 		w.send(runCtx)
 		res.Warmup, res.WarmupEnded = w.outcomes(), w.ended
-		d, _ := w.sent.Sum() // held in memory (records kept): Sum cannot fail
-		res.WarmupSent, res.WarmupRecords = &d, w.sent.Records()
+		res.WarmupRecords = w.sent()
+		d, _ := res.WarmupRecords.Sum(digest.DefaultFor(unit)) // a known algorithm: Sum cannot fail
+		res.WarmupSent = &d
 	}
 	total := o.Requests * o.Rounds
 	if o.Duration > 0 {
@@ -167,14 +169,11 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)
-	d, _ := m.sent.Sum() // held in memory (records kept): Sum cannot fail
-	res.Sent, res.SentRecords = &d, m.sent.Records()
+	res.SentRecords = m.sent()
+	d, _ := res.SentRecords.Sum(digest.DefaultFor(unit)) // a known algorithm: Sum cannot fail
+	res.Sent = &d
 	if unit == digest.UnitTokens {
-		b, _ := digest.NewBuilder(digest.TokensSorted, false)
-		for _, r := range res.SentRecords {
-			b.AddRecord(r)
-		}
-		md, _ := b.Sum()
+		md, _ := res.SentRecords.Sum(digest.TokensSorted)
 		res.SentMultiset = &md
 	}
 	return res
@@ -204,7 +203,7 @@ func (w *worker) do(runCtx context.Context, out *Outcome, p digest.Prompt, req [
 
 // exchangeOutcome sends req and reads its response into out.
 func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req []byte, p digest.Prompt, sent time.Time, out *Outcome) error {
-	h, done, err := w.roundTrip(runCtx, deadline, req)
+	h, err := w.roundTrip(runCtx, deadline, req)
 	if err != nil {
 		return err
 	}
@@ -215,7 +214,7 @@ func (w *worker) exchangeOutcome(runCtx context.Context, deadline time.Time, req
 	if ok && w.br.Buffered() > 0 {
 		err, ok = &failure{KindStrayBytes, strayMsg}, false
 	}
-	done(ok)
+	w.done(runCtx, ok && !h.close)
 	if w.conn != nil {
 		w.prev = out
 	}
@@ -251,7 +250,7 @@ func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outc
 	if err != nil {
 		return err
 	}
-	return decodeResponse(data, o, p, sent, out)
+	return decodeResponse(data, &w.chunk, o, p, sent, out)
 }
 
 // readAll reads r into buf, growing it, up to limit bytes.

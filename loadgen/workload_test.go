@@ -158,7 +158,7 @@ func TestDurationRunCyclesItsPrompts(t *testing.T) {
 		t.Errorf("cycle %v, want the prompts once, %s", res.Cycle, file)
 	}
 	for k, o := range res.Outcomes {
-		if !o.OK() || o.Prompt != k%3 || res.SentRecords[k] != prompts[k%3].Record() || o.Send >= 150*time.Millisecond {
+		if !o.OK() || o.Prompt != k%3 || slices.Collect(res.SentRecords.All())[k] != prompts[k%3].Record() || o.Send >= 150*time.Millisecond {
 			t.Fatalf("request %d: %+v", k, o)
 		}
 	}

@@ -40,20 +40,20 @@ func (r *Result) Write(fs Files) error {
 		errs = append(errs, r.writePerRequest(fs.PerRequest))
 	}
 	if fs.Sent != "" && r.Sent != nil {
-		errs = append(errs, digest.WriteRecordsFile(fs.Sent, *r.Sent, r.SentRecords))
+		errs = append(errs, digest.WriteRecordSeqFile(fs.Sent, *r.Sent, r.SentRecords.All()))
 	}
 	if fs.SentMultiset != "" {
 		if r.SentMultiset == nil {
 			errs = append(errs, errors.New("a multiset digest of text prompts: no pinned algorithm hashes text as a multiset (digest --explain compares the ordered records, and tells a reordering from other content)"))
 		} else {
-			errs = append(errs, digest.WriteRecordsFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords))
+			errs = append(errs, digest.WriteRecordSeqFile(fs.SentMultiset, *r.SentMultiset, r.SentRecords.All()))
 		}
 	}
 	if fs.Cycle != "" && r.Cycle != nil {
 		errs = append(errs, digest.WriteRecordsFile(fs.Cycle, *r.Cycle, r.CycleRecords))
 	}
 	if fs.Warmup != "" && r.WarmupSent != nil {
-		errs = append(errs, digest.WriteRecordsFile(fs.Warmup, *r.WarmupSent, r.WarmupRecords))
+		errs = append(errs, digest.WriteRecordSeqFile(fs.Warmup, *r.WarmupSent, r.WarmupRecords.All()))
 	}
 	return errors.Join(errs...)
 }
