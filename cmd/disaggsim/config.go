@@ -24,6 +24,10 @@ type config struct {
 
 // faults are the failures DISAGGSIM_FAULTS injects, each seen on a real cluster.
 type faults struct {
+	// spec is DISAGGSIM_FAULTS as parsed (its items joined by one space):
+	// the frontend's mode line reports it, so a mode rule can prove that a
+	// fault given through the arm reached the frontend.
+	spec               string
 	ignoreArmEnv       bool
 	dropTerminalVotes  int
 	kvTimeout          int
@@ -111,6 +115,7 @@ func flag01(name string) (int, error) {
 
 func parseFaults(s string) (faults, error) {
 	f := faults{crashRank: -1, hangRank: -1, alterPrompt: -1}
+	f.spec = strings.Join(strings.Fields(s), " ")
 	for _, item := range strings.Fields(s) {
 		name, arg, hasArg := strings.Cut(item, "=")
 		n := 0

@@ -95,6 +95,9 @@ func runFrontend(coord string, ctxRanks int, cfg config, opts apiOptions, log *l
 			return err
 		}
 	}
+	// The faults the frontend runs with, as it parsed them: a mode rule of
+	// the frontend's role proves what the arm gave it.
+	log.printf("mode rank=0 role=frontend faults=%q", cfg.faults.spec)
 	if opts.port != "" {
 		if f.web, err = startAPI(n, f.ctx, cfg, opts); err != nil {
 			return err
