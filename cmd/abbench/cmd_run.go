@@ -72,7 +72,7 @@ func newRunCmd() *cobra.Command {
 	fs.BoolVar(&c.Concurrent, "concurrent", false, "run the runs of each block at the same time, each in its own allocation: slurm on nodes of its own; local only with launcher.local.concurrent_safe")
 	fs.StringVar(&opts.resume, "resume", "", "continue the campaign in DIR: the runs that ended are kept, the others run; its scenario, flags, binaries and system under test must be as it began")
 	fs.BoolVar(&c.NewBlocks, "resume-new-blocks", false, "with --resume, after the system under test changed: run every block with runs before the change and runs left again whole, so no pair holds runs of both systems")
-	fs.BoolVarP(&opts.verbose, "verbose", "v", false, "print every run's row and the full report (default: a summary; abbench compare DIR prints the full report)")
+	fs.BoolVarP(&opts.verbose, "verbose", "v", false, "print every phase of every run, every run's row and the full report (default: a line a run and a summary; abbench compare DIR prints the full report)")
 	signing.AddSignFlags(cmd, &opts.sign)
 	comparison.AddFlags(cmd, &opts.compare)
 	cli.AddFormat(fs, &opts.compare.Format, compare.Formats...)
@@ -166,6 +166,7 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	}()
 	cfg := &opts.cfg
 	prog := render.NewProgress(stderr)
+	prog.Verbose = opts.verbose
 	cfg.Progress = prog.Event
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()

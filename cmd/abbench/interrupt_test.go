@@ -49,7 +49,7 @@ roles:
 deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 `, "PROMPTS", prompts)), 0o644)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--out", out, "--repeat", "1")
+	cmd := exec.Command(abbench, "run", scenario, "-v", "--out", out, "--repeat", "1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -154,7 +154,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	dir := t.TempDir()
 	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
+	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "slurm", "--out", out, "--repeat", "1")
 	var stdout syncBuffer
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
@@ -200,7 +200,7 @@ func TestSlurmInterruptCancelsOnlyItsJobs(t *testing.T) {
 deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 `)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "slurm", "--out", out, "--repeat", "1")
+	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "slurm", "--out", out, "--repeat", "1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

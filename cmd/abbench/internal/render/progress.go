@@ -13,7 +13,8 @@ import (
 // Progress renders a campaign's events on w: on a terminal a live line,
 // cut to the terminal's width so that it never wraps (a wrapped line is
 // not erased, and leaves a line of debris per update); otherwise one line
-// per run, as it ends, fitted to the width (termwidth.Columns). Its Event
+// per run, as it ends, fitted to the width (termwidth.Columns), or with
+// Verbose every phase of every run as a line of its own. Its Event
 // method is a campaign.Config.Progress; call Done when the campaign ends.
 // It is for a person watching: a line that cannot be written changes
 // nothing recorded, so it stops writing (textout) and says nothing of it.
@@ -21,6 +22,9 @@ type Progress struct {
 	w    *textout.Writer
 	tty  bool
 	cols int
+	// Verbose writes every phase of every run off a terminal too (run -v),
+	// for a log that shows where a run was when it stopped.
+	Verbose bool
 	// ran sums the durations of the runs that ended, for the estimate of
 	// what is left.
 	ran   time.Duration
@@ -48,7 +52,7 @@ func (p *Progress) println(line string) {
 
 // Event renders one event.
 func (p *Progress) Event(e campaign.Event) {
-	if !p.tty && !e.Ended && e.Look == nil {
+	if !p.tty && !p.Verbose && !e.Ended && e.Look == nil {
 		return // off a terminal, a run is a line as it ends
 	}
 	if l := e.Look; l != nil {
@@ -91,7 +95,7 @@ func (p *Progress) Event(e campaign.Event) {
 		// One column short of the width: a line that reaches the last
 		// column wraps on some terminals.
 		p.w.Printf("\r\033[K%s", cut(line, p.cols-1))
-	case e.Ended:
+	case e.Ended || p.Verbose:
 		p.println(line)
 	}
 }

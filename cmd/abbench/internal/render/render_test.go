@@ -207,3 +207,21 @@ func TestSummaryShowsALaunchersDetailByItsPresence(t *testing.T) {
 		t.Errorf("run 2's row: %q, want the launcher's detail before the reason\n%s", row2, b.String())
 	}
 }
+
+// Off a terminal a run is one line as it ends; with Verbose (run -v) every
+// phase is a line too, so a log shows where a run was when it stopped.
+func TestVerboseProgressWritesEveryPhase(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var b strings.Builder
+		p := NewProgress(&b)
+		p.Verbose = verbose
+		p.Event(campaign.Event{Index: 1, Total: 2, Arm: "a", State: "client", Elapsed: time.Second})
+		p.Event(campaign.Event{Index: 1, Total: 2, Arm: "a", State: "succeeded", Ended: true, Elapsed: 2 * time.Second})
+		if got := strings.Contains(b.String(), "run 1/2 a        client"); got != verbose {
+			t.Errorf("verbose %v: the client phase written %v:\n%s", verbose, got, b.String())
+		}
+		if !strings.Contains(b.String(), "run 1/2 a        succeeded") {
+			t.Errorf("verbose %v: the run's end not written:\n%s", verbose, b.String())
+		}
+	}
+}
