@@ -50,6 +50,7 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 `, "PROMPTS", prompts)), 0o644)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "-v", "--out", out, "--repeat", "1")
+	cmd.Env = wide()
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -155,6 +156,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	scenario := writeTwoArmScenario(t, dir, "slow", slowClient)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "slurm", "--out", out, "--repeat", "1")
+	cmd.Env = wide()
 	var stdout syncBuffer
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
@@ -201,6 +203,7 @@ deadlines: {ready: 20s, client: 60s, drain: 1s, teardown: 10s, kill_grace: 2s}
 `)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "slurm", "--out", out, "--repeat", "1")
+	cmd.Env = wide()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

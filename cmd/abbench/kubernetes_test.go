@@ -43,7 +43,9 @@ func TestKubernetesQuickstart(t *testing.T) {
 	kubetest.NeedCluster(t)
 	out := filepath.Join(t.TempDir(), "out")
 	scenario, _ := filepath.Abs("../../scenarios/quickstart.yaml")
-	stdout, err := exec.Command(abbench, "run", scenario, "-v", "--launcher", "kubernetes", "--out", out, "--repeat", "1").CombinedOutput()
+	kube := exec.Command(abbench, "run", scenario, "-v", "--launcher", "kubernetes", "--out", out, "--repeat", "1")
+	kube.Env = wide()
+	stdout, err := kube.CombinedOutput()
 	if err != nil {
 		t.Fatalf("abbench run: %v\n%s", err, stdout)
 	}
@@ -178,6 +180,7 @@ func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *syncBuffer, str
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", writeTwoArmScenario(t, dir, name, roles), "-v", "--launcher", "kubernetes", "--out", out, "--repeat", "1")
+	cmd.Env = wide()
 	stdout := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stdout
 	if err := cmd.Start(); err != nil {

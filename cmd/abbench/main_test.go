@@ -41,10 +41,6 @@ func TestMain(m *testing.M) {
 		}
 		mainSim = filepath.Join(dir, "disaggsim")
 		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
-		// The Go tests that run the binary match whole lines of its report
-		// (a pod and its node, a Slurm job's state), as the scripts do:
-		// wide enough that nothing wraps (reports fit $COLUMNS, 80 unset).
-		os.Setenv("COLUMNS", "100000")
 	}
 	testscript.Main(m, map[string]func(){
 		"abbench": main,
@@ -242,3 +238,8 @@ func validateFile(sch *jsonschema.Schema, path string) error {
 	}
 	return sch.Validate(inst)
 }
+
+// wide is the environment of a Go test's abbench whose report it matches
+// line by line (a pod and its node, a Slurm job's state), as the scripts
+// do: wide enough that nothing wraps (reports fit $COLUMNS, 80 unset).
+func wide() []string { return append(os.Environ(), "COLUMNS=100000") }
