@@ -47,13 +47,27 @@ func TestMain(m *testing.M) {
 		Run(context.Background(), s, os.Args[3], Options{Out: os.Args[4]})
 		os.Exit(0)
 	}
+	if len(os.Args) == 4 && os.Args[1] == "guard-starter" {
+		// A controller that starts a rank (carrying the run's token) and
+		// its guard, and dies at once, while the guard is still starting.
+		rank := exec.Command("sleep", "60")
+		rank.Env = []string{rankwrap.EnvToken + "=" + os.Args[2]}
+		if err := rank.Start(); err != nil {
+			panic(err)
+		}
+		if _, err := startGuard(os.Args[0], os.Args[2], os.Args[3], ""); err != nil {
+			panic(err)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) >= 5 && os.Args[1] == "guard" {
 		pid, _ := strconv.Atoi(os.Args[4])
 		docker := ""
 		if len(os.Args) == 6 {
 			docker = os.Args[5]
 		}
-		Guard(os.Args[2], os.Args[3], pid, docker)
+		IgnoreSignals()
+		Guard(os.Stdin, os.Args[2], os.Args[3], pid, docker)
 		os.Exit(0)
 	}
 	if len(os.Args) > 2 && os.Args[1] == "rank-exec" {

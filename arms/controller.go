@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"time"
 
@@ -84,6 +85,9 @@ type controller struct {
 	// is its own, else 0: the sweeps read the environments of processes
 	// started at or after it only.
 	since uint64
+	// guardPipe is the write end of the guard's pipe (startGuard): closed
+	// once the run ended, or with the controller.
+	guardPipe *os.File
 	// durable syncs LATEST and offsets.json in the background (durable.go);
 	// nil until the first.
 	durable *pendingSyncs
@@ -115,6 +119,7 @@ func Run(ctx context.Context, s *scenarios.Scenario, arm string, opts Options) (
 		return nil, err
 	}
 	defer release()
+	defer c.closeGuard() // before the claim is released: the run's end is written
 	facts, err := c.setUp()
 	if err != nil {
 		return nil, err

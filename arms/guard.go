@@ -2,6 +2,7 @@ package arms
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/container"
-	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -28,42 +28,80 @@ const guardSweep = 5 * time.Second
 // interrupted. It leaves the controller's session and carries none of
 // abbench's variables, so neither the controller's sweep nor its launcher's
 // kills it before it is done; it ends by itself within guardSweep.
+//
+// It learns that the controller ended from its stdin, a pipe whose write
+// end only the controller holds (close-on-exec: no rank inherits it), and
+// which ends with the controller or with its run (closeGuard). A
+// parent-death signal it once had instead reached it while it was still
+// starting, before it could catch it, and killed it: a controller killed
+// just after its hook started left the hook running.
 func (c *controller) startGuard() error {
-	args := []string{"guard", c.opts.Token, c.dir, strconv.Itoa(os.Getpid())}
+	docker := ""
 	if c.s.HasContainers() {
-		args = append(args, c.docker.Command().Path) // it removes the run's containers too
+		docker = c.docker.Command().Path // it removes the run's containers too
 	}
-	cmd := exec.Command(c.self, args...)
+	w, err := startGuard(c.self, c.opts.Token, c.dir, docker)
+	c.guardPipe = w
+	return err
+}
+
+// startGuard starts self's guard verb for token and attempt, with this
+// process as its controller; the write end of its pipe is returned.
+func startGuard(self, token, attempt, docker string) (*os.File, error) {
+	args := []string{"guard", token, attempt, strconv.Itoa(os.Getpid())}
+	if docker != "" {
+		args = append(args, docker)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = r.Close() }() // the guard holds its own copy
+	cmd := exec.Command(self, args...)
+	cmd.Stdin = r
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ABBENCH_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	// SIGTERM when the controller's thread that forked it ends: the guard
-	// also polls its parent, as a signal set after the parent died is lost.
-	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setsid: true}, syscall.SIGTERM)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		_ = w.Close()
+		return nil, err
 	}
 	go func() { _ = cmd.Wait() }() // reap it if the controller outlives it; how it ended is its own to record
-	return nil
+	return w, nil
+}
+
+// closeGuard tells the guard that the run ended: it checks the run's
+// status (a run swept clean needs nothing more) and ends.
+func (c *controller) closeGuard() {
+	if c.guardPipe != nil {
+		_ = c.guardPipe.Close() // a guard gone already has nothing to be told
+		c.guardPipe = nil
+	}
+}
+
+// pollParent bounds how long a guard whose pipe did not end takes to see
+// that its controller is gone (a guard run without the pipe).
+const pollParent = 100 * time.Millisecond
+
+// IgnoreSignals is the first step of a guard process: nothing but its
+// controller's end stops it, not a terminal's signals (it has a session of
+// its own) nor a sweep's SIGTERM.
+func IgnoreSignals() {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGPIPE)
 }
 
 // Guard is the body of abbench guard TOKEN ATTEMPT CONTROLLER-PID [DOCKER]:
-// wait for the controller to end, then sweep the run's processes (and,
+// wait for the controller to end (in, its pipe, ends; nil: none), or to
+// be no longer the guard's parent, then sweep the run's processes (and,
 // given the docker client, remove the run's containers) and mark the
 // attempt interrupted if it never said how it ended. The error is a
 // write-failed reason when that mark could not be written.
-func Guard(token, attempt string, controller int, docker string) error {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+func Guard(in io.Reader, token, attempt string, controller int, docker string) error {
 	since := controllerStart(controller)
-	for os.Getppid() == controller {
-		select {
-		case <-sig:
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	waitController(in, controller)
 	if st, err := rundir.ReadStatus(attempt); err == nil && sweptClean(st) {
 		return nil // its controller ended the run and saw nothing of it left: no scan beside the next run's start
 	}
@@ -100,6 +138,25 @@ func Guard(token, attempt string, controller int, docker string) error {
 			Detail: fmt.Sprintf("marking the attempt interrupted: %v: it still says running", err)}}}
 	}
 	return nil
+}
+
+// waitController returns once in ends or the controller is no longer this
+// process's parent.
+func waitController(in io.Reader, controller int) {
+	ended := make(chan struct{})
+	if in != nil {
+		go func() {
+			_, _ = io.Copy(io.Discard, in) // nothing is written: any end is the controller's
+			close(ended)
+		}()
+	}
+	for os.Getppid() == controller {
+		select {
+		case <-ended:
+			return
+		case <-time.After(pollParent):
+		}
+	}
 }
 
 // controllerStart is when the guard's controller started (proctree.StartTime):

@@ -73,7 +73,7 @@ func TestGuardSweepsUnlessTheControllerSweptClean(t *testing.T) {
 			exited := make(chan error, 1)
 			go func() { exited <- rank.Wait() }()
 			// Not its parent: the controller is gone, every environment is read.
-			if err := Guard(token, attempt, os.Getpid(), ""); err != nil {
+			if err := Guard(nil, token, attempt, os.Getpid(), ""); err != nil {
 				t.Fatal(err)
 			}
 			select {
@@ -85,5 +85,38 @@ func TestGuardSweepsUnlessTheControllerSweptClean(t *testing.T) {
 	}
 	if !sweptClean(&rundir.Status{State: rundir.StateSucceeded, Phase: "done", Ended: ended}) {
 		t.Error("a run its controller ended with nothing left is swept again")
+	}
+}
+
+// TestGuardOfAControllerKilledAsItStarted: a controller that dies while
+// its guard is still starting (a setup hook's, a moment after the run
+// began) is still swept after: the run's process is killed and the
+// attempt marked interrupted. A guard told by a parent-death signal died
+// of it before it could catch it, and left the run's processes running.
+func TestGuardOfAControllerKilledAsItStarted(t *testing.T) {
+	skipShort(t)
+	for i := range 5 { // a race lost at times: more than once
+		token, attempt := NewToken(), t.TempDir()
+		if err := rundir.WriteStatus(attempt, &rundir.Status{Token: token, State: rundir.StateRunning, Phase: "setup", Arm: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { proctree.Kill(Survivors(token)) })
+		if out, err := exec.Command(os.Args[0], "guard-starter", token, attempt).CombinedOutput(); err != nil {
+			t.Fatalf("the controller: %v: %s", err, out)
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(Survivors(token)) > 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("try %d: the guard left the run's process alive 10s after its controller died", i)
+			}
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			st, err := rundir.ReadStatus(attempt)
+			if err == nil && st.State == rundir.StateInterrupted {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("try %d: the attempt still says %v (%v)", i, st, err)
+			}
+		}
 	}
 }

@@ -174,7 +174,8 @@ func newGuardCmd() *cobra.Command {
 		if len(args) == 4 {
 			docker = args[3]
 		}
-		return arms.Guard(args[0], args[1], pid, docker)
+		arms.IgnoreSignals()
+		return arms.Guard(os.Stdin, args[0], args[1], pid, docker)
 	})
 }
 
