@@ -202,6 +202,7 @@ func checkOpenMetrics(t *testing.T, got []byte, want reportDelta) {
 	if err != nil {
 		t.Fatalf("not OpenMetrics: %v\n%s", err, got)
 	}
+	checkOpenMetricsWithPrometheus(t, got)
 	scope := fmt.Sprintf(`scenario=%q,metric=%q`, want.Scenario, want.Metric)
 	if want.Arm == "" {
 		if samples["abbench_censored{"+scope+"}"] != 1 || len(samples) != 1 {
