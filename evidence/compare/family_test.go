@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // latencyRuns are runs whose records hold output_throughput and
@@ -65,5 +67,36 @@ func TestMetricsAreOneFamily(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestFamilySummaryIsShort: abbench run's default output of a campaign
+// compared on several metrics is a summary like one metric's, not the
+// full report: a line per metric and treatment with its change, where
+// the full report is, and a verdict line per metric, all within 80
+// columns (the whole report took about a hundred lines).
+func TestFamilySummaryIsShort(t *testing.T) {
+	f := CompareMetrics(latencyRuns(), Options{}, []string{"output_throughput", "p99_ttft_ms"})
+	var out bytes.Buffer
+	if err := f.WriteSummary(termwidth.NewWriter(&out, 80), "abbench compare DIR"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) > 10 {
+		t.Errorf("%d lines:\n%s", len(lines), out.String())
+	}
+	for _, l := range lines {
+		if termwidth.Display(l) > 80 {
+			t.Errorf("a line over 80 columns: %q", l)
+		}
+	}
+	for _, want := range []string{"output_throughput (tokens/s), baseline blocking, p Holm-adjusted for 2 test(s):", "p99_ttft_ms (ms), baseline blocking:",
+		"full report: abbench compare DIR", "verdict: output_throughput: improved: async vs blocking", "verdict: p99_ttft_ms: improved: async vs blocking"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "+----") || strings.Contains(out.String(), "  blocking ") {
+		t.Errorf("the summary holds a table or the baseline's line:\n%s", out.String())
 	}
 }

@@ -22,8 +22,29 @@ const summaryCauses, summaryReason = 2, 150
 // each warning's text, which the full report says.
 func (r *Result) WriteSummary(w io.Writer, full string) error {
 	out := textout.New(w)
+	r.writeSummaryBody(out, "", false)
+	out.Printf("full report: %s\n", full)
+	verdict := "verdict: " + r.Headline()
+	if n := len(r.Warnings); n > 0 {
+		verdict += fmt.Sprintf("; %d warning(s)", n)
+	}
+	out.Println(verdict)
+	return out.Err()
+}
+
+// writeSummaryBody is a comparison's lines of a summary: its metric and
+// baseline (then note, where a family says how its p were adjusted) and
+// a line per arm, or a censored one's first root causes (its metric
+// named where a family has several: named).
+func (r *Result) writeSummaryBody(out *textout.Writer, note string, named bool) {
+	// A family names its baseline on each metric's line, and leaves out
+	// the baseline's own line: a metric a line per treatment.
 	if r.Verdict == Censored {
-		out.Printf("CENSORED: no delta is reported. Every reason, root causes first:\n")
+		which := ""
+		if named {
+			which = " (" + MetricLabel(r.Metric) + ")"
+		}
+		out.Printf("CENSORED%s: no delta is reported. Every reason, root causes first:\n", which)
 		for i, rs := range r.Reasons {
 			if i == summaryCauses {
 				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
@@ -35,26 +56,45 @@ func (r *Result) WriteSummary(w io.Writer, full string) error {
 			}
 			out.Printf("  %s\n", line)
 		}
-	} else {
-		out.Printf("%s, baseline %s:\n", MetricLabel(r.Metric), r.Baseline)
-		for _, a := range r.Arms {
-			delta, interval, _, verdict := r.DeltaCells(a.Name)
-			line := fmt.Sprintf("  %-10s n=%-3d median %s", a.Name, a.N, numfmt.Value(a.Median))
-			if delta != "" {
-				line += "  " + delta
-			}
-			if interval != "" {
-				line += " " + interval
-			}
-			out.Printf("%s  %s\n", line, verdict)
+		return
+	}
+	out.Printf("%s, baseline %s%s:\n", MetricLabel(r.Metric), r.Baseline, note)
+	for _, a := range r.Arms {
+		if named && a.Name == r.Baseline {
+			continue
 		}
+		delta, interval, _, verdict := r.DeltaCells(a.Name)
+		line := fmt.Sprintf("  %-10s n=%-3d median %s", a.Name, a.N, numfmt.Value(a.Median))
+		if delta != "" {
+			line += "  " + delta
+		}
+		if interval != "" {
+			line += " " + interval
+		}
+		out.Printf("%s  %s\n", line, verdict)
+	}
+}
+
+// WriteSummary prints the family in a few lines, the answer last: each
+// metric's lines as a lone comparison's summary has them, where the full
+// report is (full), and a verdict line a metric, the warnings counted.
+func (f *Family) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	for i, r := range f.Comparisons {
+		note := ""
+		if i == 0 {
+			note = fmt.Sprintf(", p Holm-adjusted for %d test(s)", f.Family)
+		}
+		r.writeSummaryBody(out, note, true)
 	}
 	out.Printf("full report: %s\n", full)
-	verdict := "verdict: " + r.Headline()
-	if n := len(r.Warnings); n > 0 {
-		verdict += fmt.Sprintf("; %d warning(s)", n)
+	for _, r := range f.Comparisons {
+		verdict := "verdict: " + r.Metric + ": " + r.Headline()
+		if n := len(r.Warnings); n > 0 {
+			verdict += fmt.Sprintf("; %d warning(s)", n)
+		}
+		out.Println(verdict)
 	}
-	out.Println(verdict)
 	return out.Err()
 }
 

@@ -73,7 +73,13 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 		return cli.Usagef("give one --metric", "--baseline %s: a stored baseline is compared on one metric", o.Baseline)
 	}
 	f := compare.CompareMetrics(runs, co, metrics)
-	if err := f.Render(stdout, o.Format.Value, o.FailOn); err != nil {
+	var err error
+	if o.Summary != "" && o.Format.Value == "table" {
+		err = f.WriteSummary(stdout, o.Summary)
+	} else {
+		err = f.Render(stdout, o.Format.Value, o.FailOn)
+	}
+	if err != nil {
 		return err
 	}
 	// A plot shows one metric: the first, the headline (the scenario's
@@ -85,8 +91,11 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 		}
 	}
 	if r := f.Censored(); r != nil {
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]),
-			Hint: "every reason is listed above; fix what they name and run again"}
+		hint := "every reason is listed above; fix what they name and run again"
+		if o.Summary != "" && o.Format.Value == "table" {
+			hint = "the root causes come first above; " + o.Summary + " lists every reason"
+		}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]), Hint: hint}
 	}
 	for _, r := range f.Comparisons {
 		if cond := r.FailsOn(o.FailOn); cond != "" {
