@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -131,6 +132,11 @@ func checkGitHubBenchmark(t *testing.T, got []byte, want reportDelta) {
 	var entries []map[string]any
 	if err := json.Unmarshal(got, &entries); err != nil {
 		t.Fatalf("not an array of entries: %v", err)
+	}
+	// What the action keeps is what was written: no field dropped or
+	// coerced into another value.
+	if kept := parseWithGitHubActionBenchmark(t, got); !reflect.DeepEqual(kept, entries) && len(kept)+len(entries) > 0 {
+		t.Fatalf("github-action-benchmark keeps %v of %v", kept, entries)
 	}
 	if want.Arm == "" {
 		if len(entries) != 0 {
