@@ -161,12 +161,7 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		co.Stored, co.StoredPath, co.Baseline = stored, o.Baseline, ""
 	}
 	r := compare.Compare(runs, co)
-	if o.Summary != "" && o.Format.Value == "table" {
-		err = r.WriteSummary(stdout, o.Summary)
-	} else {
-		err = r.Render(stdout, o.Format.Value, o.FailOn)
-	}
-	if err != nil {
+	if err := o.report(stdout, r); err != nil {
 		return err
 	}
 	if o.Plot != "" {
@@ -179,17 +174,40 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	}
 	switch {
 	case r.Verdict == compare.Censored:
-		hint := "every reason is listed above; fix what they name and run again"
-		if o.Summary != "" && o.Format.Value == "table" {
-			hint = "the root causes come first above; " + o.Summary + " lists every reason"
-		}
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: hint}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: o.censoredHint()}
 	case r.FailsOn(o.FailOn) != "":
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
 	case r.GateUndecided != "":
 		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
 	}
 	return nil
+}
+
+// report is what a comparison, a sweep or a family of metrics writes:
+// its summary where abbench run asks for one (Summary, a table), else
+// its report in the --format.
+type report interface {
+	WriteSummary(w io.Writer, full string) error
+	Render(w io.Writer, format, failOn string) error
+}
+
+// report writes r as the options say.
+func (o *Options) report(stdout io.Writer, r report) error {
+	if o.summarizes() {
+		return r.WriteSummary(stdout, o.Summary)
+	}
+	return r.Render(stdout, o.Format.Value, o.FailOn)
+}
+
+// summarizes says whether the report is abbench run's summary.
+func (o *Options) summarizes() bool { return o.Summary != "" && o.Format.Value == "table" }
+
+// censoredHint is a censored comparison's hint: where every reason is.
+func (o *Options) censoredHint() string {
+	if o.summarizes() {
+		return "the root causes come first above; " + o.Summary + " lists every reason"
+	}
+	return "every reason is listed above; fix what they name and run again"
 }
 
 // CheckScenarioMetrics refuses, before anything runs, a --metric that

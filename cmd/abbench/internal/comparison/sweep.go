@@ -21,13 +21,7 @@ func (o *Options) runSweep(stdout io.Writer, runs []compare.Run, co compare.Opti
 		return cli.Usagef("give an arm of these runs as --baseline", "--baseline %s: a stored baseline is compared with one scenario's runs, and these are a sweep's cells", o.Baseline)
 	}
 	sw := compare.CompareSweep(runs, co)
-	var err error
-	if o.Summary != "" && o.Format.Value == "table" {
-		err = sw.WriteSummary(stdout, o.Summary)
-	} else {
-		err = sw.Render(stdout, o.Format.Value, o.FailOn)
-	}
-	if err != nil {
+	if err := o.report(stdout, sw); err != nil {
 		return err
 	}
 	if o.Plot != "" {
@@ -73,13 +67,7 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 		return cli.Usagef("give one --metric", "--baseline %s: a stored baseline is compared on one metric", o.Baseline)
 	}
 	f := compare.CompareMetrics(runs, co, metrics)
-	var err error
-	if o.Summary != "" && o.Format.Value == "table" {
-		err = f.WriteSummary(stdout, o.Summary)
-	} else {
-		err = f.Render(stdout, o.Format.Value, o.FailOn)
-	}
-	if err != nil {
+	if err := o.report(stdout, f); err != nil {
 		return err
 	}
 	// A plot shows one metric: the first, the headline (the scenario's
@@ -91,11 +79,7 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 		}
 	}
 	if r := f.Censored(); r != nil {
-		hint := "every reason is listed above; fix what they name and run again"
-		if o.Summary != "" && o.Format.Value == "table" {
-			hint = "the root causes come first above; " + o.Summary + " lists every reason"
-		}
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]), Hint: hint}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]), Hint: o.censoredHint()}
 	}
 	for _, r := range f.Comparisons {
 		if cond := r.FailsOn(o.FailOn); cond != "" {
