@@ -47,17 +47,24 @@ func parseWithGitHubActionBenchmark(t *testing.T, export []byte) []map[string]an
 		}
 		t.Skipf("node, or zod under $%s, not installed", EnvNodeModules)
 	}
-	cmd := exec.Command("node", "-e", gabParse, zod)
-	cmd.Stdin = bytes.NewReader(export)
+	var kept []map[string]any
+	consumerReads(t, "github-action-benchmark's parser", exec.Command("node", "-e", gabParse, zod), export, &kept)
+	return kept
+}
+
+// consumerReads runs a consumer's parser (cmd) on what abbench wrote and
+// decodes the JSON it prints into v; the test fails, naming the consumer,
+// when it refuses.
+func consumerReads(t *testing.T, consumer string, cmd *exec.Cmd, written []byte, v any) {
+	t.Helper()
+	cmd.Stdin = bytes.NewReader(written)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("github-action-benchmark's parser refuses the export: %v\n%s\n%s", err, stderr.Bytes(), export)
+		t.Fatalf("%s refuses what abbench wrote: %v\n%s\n%s", consumer, err, stderr.Bytes(), written)
 	}
-	var kept []map[string]any
-	if err := json.Unmarshal(out, &kept); err != nil {
+	if err := json.Unmarshal(out, v); err != nil {
 		t.Fatal(err)
 	}
-	return kept
 }

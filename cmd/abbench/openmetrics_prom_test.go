@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,18 +43,8 @@ func parseWithPrometheusClient(t *testing.T, exposition []byte) []promSample {
 		}
 		t.Skip("prometheus_client not installed (Debian python3-prometheus-client)")
 	}
-	cmd := exec.Command(promClientPython, "-c", promParse)
-	cmd.Stdin = bytes.NewReader(exposition)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("prometheus_client's OpenMetrics parser refuses the exposition: %v\n%s\n%s", err, stderr.Bytes(), exposition)
-	}
 	var samples []promSample
-	if err := json.Unmarshal(out, &samples); err != nil {
-		t.Fatal(err)
-	}
+	consumerReads(t, "prometheus_client's OpenMetrics parser", exec.Command(promClientPython, "-c", promParse), exposition, &samples)
 	return samples
 }
 
