@@ -156,7 +156,7 @@ func (c *controller) checkModes(when string) error {
 		}
 		re := c.pattern(m.Pattern)
 		if p.mode == nil {
-			p.mode = newFollower(p.log, p.offset, re)
+			p.mode = newFollower(p.log, p.Offset, re)
 		}
 		if !p.mode.poll(c.followBuf()) {
 			rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logged no mode line %s", p.role, p.rank, when).At(c.arm, p.role, p.rank))

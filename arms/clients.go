@@ -34,12 +34,12 @@ func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) 
 				}
 				c.fail(reason.New(reason.DeadlineExceeded, "client %s rank %d did not finish within the client deadline %s", p.role, p.rank, c.s.Deadlines.Client).At(c.arm, p.role, p.rank))
 				return errAbort
-			case <-p.done:
+			case <-p.Done():
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 		if p.exitCode() != 0 {
-			c.fail(reason.New(reason.RankExited, "client %s rank %d %s; last log line: %s", p.role, p.rank, p.exitDetail(), lastLine(p.log)).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.RankExited, "client %s rank %d %s; last log line: %s", p.role, p.rank, p.howEnded(), lastLine(p.log)).At(c.arm, p.role, p.rank))
 			return errAbort
 		}
 	}
@@ -56,9 +56,9 @@ func (c *controller) waitAllExit(ctx context.Context) error {
 	}
 	for _, p := range c.procs {
 		select {
-		case <-p.done:
+		case <-p.Done():
 			if p.exitCode() != 0 {
-				c.fail(reason.New(reason.RankExited, "%s rank %d %s; last log line: %s", p.role, p.rank, p.exitDetail(), lastLine(p.log)).At(c.arm, p.role, p.rank))
+				c.fail(reason.New(reason.RankExited, "%s rank %d %s; last log line: %s", p.role, p.rank, p.howEnded(), lastLine(p.log)).At(c.arm, p.role, p.rank))
 				return errAbort
 			}
 		case <-deadline:

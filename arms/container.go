@@ -11,9 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/reason"
@@ -30,32 +33,59 @@ import (
 // ENV. The client that starts a container stays attached: it is the
 // rank's process here, and exits with the container's status.
 
-// prepareContainers checks, before anything is made, what container
+// containerDriver starts each rank of a container role as a container
+// of this host's docker.
+type containerDriver struct {
+	docker container.Docker
+	// rankBinary is the static abbench-rank mounted into each container
+	// as its entrypoint.
+	rankBinary string
+	s          *scenarios.Scenario
+	token      string
+	dir, coord string
+	mu         sync.Mutex
+	live       []*containerRank
+}
+
+// containerRank is a rank's container and its attached client.
+type containerRank struct {
+	name string
+	proc *local.Proc
+}
+
+// newContainerDriver checks, before anything is made, what container
 // ranks need: the local ranks, a pinned digest for every container role,
-// and a static rank wrapper to mount.
-func (c *controller) prepareContainers() error {
-	if !c.s.HasContainers() {
-		return nil
+// and a static rank wrapper to mount. It is nil for a scenario without
+// container roles.
+func newContainerDriver(s *scenarios.Scenario, opts Options, self, dir, coord string) (*containerDriver, error) {
+	if !s.HasContainers() {
+		return nil, nil
 	}
-	if c.opts.Ranks == RanksSrun {
-		return errors.New("roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image")
+	if opts.Ranks == RanksSrun {
+		return nil, errors.New("roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image")
 	}
-	if c.opts.Ranks == RanksKubernetes {
-		return errors.New("roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)")
+	if opts.Ranks == RanksKubernetes {
+		return nil, errors.New("roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)")
 	}
-	for _, r := range c.s.Roles {
+	for _, r := range s.Roles {
 		if r.Container != nil && !container.IsDigest(r.Container.Digest) {
-			return fmt.Errorf("role %s: image %s is not pinned to a digest (container.Pin): every run starts its containers from the pinned digest", r.Name, r.Container.Image)
+			return nil, fmt.Errorf("role %s: image %s is not pinned to a digest (container.Pin): every run starts its containers from the pinned digest", r.Name, r.Container.Image)
 		}
 	}
-	w, err := staticWrapper(c.self)
+	w, err := staticWrapper(self)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c.rankBinary = w
-	c.docker = container.Docker{Program: c.opts.Docker, Env: dockerEnv()}
-	return nil
+	return &containerDriver{docker: container.Docker{Program: opts.Docker, Env: dockerEnv()}, rankBinary: w,
+		s: s, token: opts.Token, dir: dir, coord: coord}, nil
 }
+
+// Name is "container": the driver of roles with container:, whatever --ranks says.
+func (d *containerDriver) Name() string { return "container" }
+
+// Remote is false: the containers run on this host, each rank's client a
+// process the sweeps see.
+func (d *containerDriver) Remote() bool { return false }
 
 // staticWrapper is the abbench-rank to mount into containers: beside
 // abbench, else on PATH; statically linked, as an image may have no libc.
@@ -112,15 +142,6 @@ func (c *controller) rankBase(r *scenarios.Role) (inherited []string, selfDir st
 	return c.opts.Inherited, filepath.Dir(c.self), nil
 }
 
-// startLocal starts a prepared rank on this host: a process, or a
-// container.
-func (c *controller) startLocal(r *scenarios.Role, lp rankLaunch) error {
-	if r.Container == nil {
-		return startRank(lp.p, c.wrapper, lp.argv, lp.env, c.dir, c.exited)
-	}
-	return c.startContainer(r, lp)
-}
-
 // imageMismatchError is a rank's container made from another image than
 // the run pinned.
 type imageMismatchError struct {
@@ -142,55 +163,67 @@ func (c *controller) startFailure(role string, rank int, err error) reason.Reaso
 	return reason.New(reason.LaunchFailed, "starting %s rank %d: %v", role, rank, err).At(c.arm, role, rank)
 }
 
-// startContainer writes the rank's launch file, creates its container,
-// checks it is of the pinned image, and starts it attached.
-func (c *controller) startContainer(r *scenarios.Role, lp rankLaunch) error {
-	p := lp.p
-	if err := writeLaunch(c.coord, r.Name, p.rank, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: p.log}); err != nil {
+// Start starts each rank's container from every core (ranks.StartEach).
+func (d *containerDriver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+	ranks.StartEach(rs, func(rk *ranks.Rank) error { return d.startOne(r, rk) })
+	return nil
+}
+
+// startOne writes the rank's launch file, creates its container, checks
+// it is of the pinned image, and starts it attached.
+func (d *containerDriver) startOne(r *scenarios.Role, rk *ranks.Rank) error {
+	if err := ranks.WriteLaunch(d.coord, rk); err != nil {
 		return err
 	}
-	spec, err := c.containerSpec(r, p.rank)
+	spec, err := d.spec(r, rk.Index)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background() // every call of the driver has its own deadline
-	if err := c.docker.Create(ctx, spec); err != nil {
+	if err := d.docker.Create(ctx, spec); err != nil {
 		return err
 	}
-	p.container = spec.Name
-	got, err := c.docker.ImageOf(ctx, spec.Name)
+	got, err := d.docker.ImageOf(ctx, spec.Name)
 	if err != nil {
 		return err
 	}
 	if got != spec.Image {
 		return &imageMismatchError{container: spec.Name, pinned: spec.Image, got: got}
 	}
-	start := c.docker.Start(spec.Name)
+	start := d.docker.Start(spec.Name)
 	// The token marks the attached client, so that every sweep finds it.
-	env := append(slices.Clip(c.docker.Env), rankwrap.EnvToken+"="+c.opts.Token) // a new array: ranks start at once
-	return startRank(p, nil, start.Args, env, c.dir, c.exited)
+	env := append(slices.Clip(d.docker.Env), rankwrap.EnvToken+"="+d.token) // a new array: ranks start at once
+	// A container's init reports a rank a signal ended as status 128+signal.
+	p, err := local.Start(rk, start.Args, env, d.dir, true)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.live = append(d.live, &containerRank{name: spec.Name, proc: p})
+	d.mu.Unlock()
+	return nil
 }
 
-// containerSpec is the container of rank of r.
-func (c *controller) containerSpec(r *scenarios.Role, rank int) (container.Spec, error) {
-	scratch := rundir.Scratch(c.opts.Token)
-	mounts := []container.Mount{{Source: c.dir, Target: c.dir}, {Source: scratch, Target: scratch},
-		{Source: c.rankBinary, Target: container.WrapperPath, ReadOnly: true}}
+// spec is the container of rank of r.
+func (d *containerDriver) spec(r *scenarios.Role, rank int) (container.Spec, error) {
+	scratch := rundir.Scratch(d.token)
+	mounts := []container.Mount{{Source: d.dir, Target: d.dir}, {Source: scratch, Target: scratch},
+		{Source: d.rankBinary, Target: container.WrapperPath, ReadOnly: true}}
 	for _, m := range r.Container.Mounts {
-		mt, err := c.s.ParseMount(m)
+		mt, err := d.s.ParseMount(m)
 		if err != nil {
 			return container.Spec{}, err
 		}
 		mounts = append(mounts, container.Mount{Source: mt.Source, Target: mt.Target, ReadOnly: mt.ReadOnly})
 	}
 	return container.Spec{
-		Name:   containerName(c.opts.Token, r.Name, rank),
+		Name:   containerName(d.token, r.Name, rank),
 		Image:  r.Container.Digest,
-		Labels: map[string]string{container.LabelToken: c.opts.Token, container.LabelRole: r.Name, container.LabelRank: strconv.Itoa(rank)},
-		User:   fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), Workdir: c.dir, Mounts: mounts,
-		Env:        []string{rankwrap.EnvToken + "=" + c.opts.Token},
+		Labels: map[string]string{container.LabelToken: d.token, container.LabelRole: r.Name, container.LabelRank: strconv.Itoa(rank)},
+		User:   fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), Workdir: d.dir, Mounts: mounts,
+		Env:        []string{rankwrap.EnvToken + "=" + d.token},
 		Entrypoint: container.WrapperPath,
-		Args:       []string{"--", "--launch", rundir.LaunchDirOf(c.coord), r.Name, strconv.Itoa(rank)},
+		Args:       []string{"--", "--launch", rundir.LaunchDirOf(d.coord), r.Name, strconv.Itoa(rank)},
 	}, nil
 }
 
@@ -199,59 +232,59 @@ func containerName(token, role string, rank int) string {
 	return "abbench-" + token + "-" + rundir.RankName(role, rank)
 }
 
-// stopContainers is teardown for container ranks: SIGTERM to each running
+// Stop is teardown for container ranks: SIGTERM to each running
 // container, the grace, then SIGKILL to those still running (marked
 // killed), and the attached client killed should it outlive its
 // container.
-func (c *controller) stopContainers(grace, limit time.Duration) {
+func (d *containerDriver) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
-	var live []*rankProc
+	d.mu.Lock()
+	all := slices.Clone(d.live)
+	d.mu.Unlock()
+	var live []*containerRank
 	var names []string
-	for _, p := range c.procs {
-		if p.container == "" {
-			continue
-		}
-		p.stopping = true
-		if !p.exited() {
-			live, names = append(live, p), append(names, p.container)
+	for _, cr := range all {
+		if !cr.proc.Rank.Ended() {
+			live, names = append(live, cr), append(names, cr.name)
 		}
 	}
 	if len(live) == 0 {
-		return
+		return nil
 	}
 	ctx := context.Background()
 	// Best effort: a container that ended meanwhile fails its kill, the
 	// others are signalled; one that missed it is killed after the grace.
-	_ = c.docker.Signal(ctx, "TERM", names...)
+	_ = d.docker.Signal(ctx, "TERM", names...)
 	graceEnd := time.Now().Add(min(grace, limit))
 	names = names[:0]
-	for _, p := range live {
+	for _, cr := range live {
 		select {
-		case <-p.done:
+		case <-cr.proc.Rank.Done():
 		case <-time.After(time.Until(graceEnd)):
 		}
-		if !p.exited() {
-			p.killed = true
-			names = append(names, p.container)
+		if !cr.proc.Rank.Ended() {
+			cr.proc.Rank.Kill()
+			names = append(names, cr.name)
 		}
 	}
-	_ = c.docker.Signal(ctx, "KILL", names...) // what this misses, removeContainers removes
-	for _, p := range live {
+	_ = d.docker.Signal(ctx, "KILL", names...) // what this misses, removeContainers removes
+	for _, cr := range live {
 		select {
-		case <-p.done:
+		case <-cr.proc.Rank.Done():
 		case <-time.After(max(time.Until(deadline), time.Second)):
-			p.signalGroup(syscall.SIGKILL)
+			cr.proc.SignalGroup(syscall.SIGKILL)
 		}
 	}
+	return nil
 }
 
 // removeContainers removes every container of the run, by its label; one
 // left is unclean-shutdown, and how to remove it by hand.
 func (c *controller) removeContainers() {
-	if !c.s.HasContainers() {
+	if c.containers == nil {
 		return
 	}
-	if left := removeRunContainers(c.docker, c.opts.Token); len(left) > 0 {
+	if left := removeRunContainers(c.containers.docker, c.opts.Token); len(left) > 0 {
 		c.fail(reason.New(reason.UncleanShutdown, "containers of the run are left: %s: remove them with docker rm --force $(docker ps --all --quiet --filter label=%s=%s)",
 			strings.Join(left, "; "), container.LabelToken, c.opts.Token))
 		c.status.State = rundir.StateFailed

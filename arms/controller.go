@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/abbench/abbench/container"
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
@@ -68,14 +68,11 @@ type controller struct {
 	// secrets are the values templates read with env "NAME": abbench
 	// writes none of them anywhere.
 	secrets redact.Values
-	// slices are the node slices of roles that take nodes of their own (srun).
-	slices map[string][]string
-	// kube starts and follows rank pods (RanksKubernetes), else nil.
-	kube *kubeRanks
-	// docker runs the containers of container roles; rankBinary is the
-	// static abbench-rank mounted into each as its entrypoint.
-	docker     container.Docker
-	rankBinary string
+	// driver starts the ranks of every role but those with container:
+	// (--ranks, drivers.go); containers starts those (nil when the
+	// scenario has none).
+	driver     ranks.Driver
+	containers *containerDriver
 	// statusErr is the error of status.json's latest write (nil once one
 	// works again); statusFailed says a write failed, and its reason is
 	// in the status.

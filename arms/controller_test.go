@@ -73,8 +73,7 @@ func register(t *testing.T, c *controller, role string, rank int, armEnv map[str
 // when the rank started (a previous attempt's lines, out of scope).
 func addRank(t *testing.T, c *controller, role string, rank int, before string) *rankProc {
 	t.Helper()
-	p := &rankProc{role: role, rank: rank}
-	p.log = filepath.Join(c.dir, p.name()+".log")
+	p := newRankProc(role, rank, false, filepath.Join(c.dir, rundir.RankName(role, rank)+".log"), nil)
 	if err := os.WriteFile(p.log, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ evidence:`, 1))
 	if lp.err != nil {
 		t.Fatal(lp.err)
 	}
-	got := strings.Join(lp.argv, " ")
+	got := strings.Join(lp.p.Argv, " ")
 	for _, want := range []string{c.self + " load --url http://127.0.0.1:", " --model m ", " --prompts " + c.s.TemplateData(scenarios.Place{}).Workload.Prompts + " ",
 		" --out " + c.dir + "/" + scenarios.OpenAIResult, " --records " + c.dir + "/" + scenarios.OpenAISent, " --timeout 10s "} {
 		if !strings.Contains(got, want) {

@@ -37,8 +37,8 @@ const guardSweep = 5 * time.Second
 // just after its hook started left the hook running.
 func (c *controller) startGuard() error {
 	docker := ""
-	if c.s.HasContainers() {
-		docker = c.docker.Command().Path // it removes the run's containers too
+	if c.containers != nil {
+		docker = c.containers.docker.Command().Path // it removes the run's containers too
 	}
 	w, err := startGuard(c.self, c.opts.Token, c.dir, docker)
 	c.guardPipe = w

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
@@ -20,23 +22,26 @@ import (
 // namespace of the controller's own pod.
 const RanksKubernetes = "kubernetes"
 
-// kubeRanks is the controller's side of rank pods: the API client of its
-// pod's service account, its namespace, what rank pods copy of its own
-// pod, and the ranks the watch follows.
+// kubeRanks is the rank driver of rank pods (--ranks kubernetes): the API
+// client of the controller's pod's service account, its namespace, what
+// rank pods copy of its own pod, and the ranks the watch follows.
 type kubeRanks struct {
-	api       *kubeapi.Client
-	namespace string
-	token     string // the run's: every rank pod carries it as a label
-	own       *ownPod
-	jobs      []string // the Jobs made, in order
+	s          *scenarios.Scenario
+	dir, coord string   // the run's directory and its coordination directory
+	wrapper    []string // the rank wrapper each pod runs
+	api        *kubeapi.Client
+	namespace  string
+	token      string // the run's: every rank pod carries it as a label
+	own        *ownPod
+	jobs       []string // the Jobs made, in order
 	// startWithin bounds how long a rank's pod may take to run.
 	startWithin time.Duration
 	mu          sync.Mutex
-	ranks       map[rankKey]*rankProc
+	ranks       map[rankKey]*podRank
+	order       []*podRank // the ranks, in the order they started
 	watching    bool
 	stopWatch   context.CancelFunc
 	watchDone   chan struct{}
-	exited      chan<- *rankProc
 }
 
 type rankKey struct {
@@ -47,7 +52,7 @@ type rankKey struct {
 // newKubeRanks is the API client of this pod's service account (server, or
 // the Service address the kubelet gives every pod), and what rank pods
 // copy of this pod, read from the API server.
-func newKubeRanks(server, token string, startWithin time.Duration, exited chan<- *rankProc) (*kubeRanks, error) {
+func newKubeRanks(server, token string, startWithin time.Duration) (*kubeRanks, error) {
 	ns, pod := os.Getenv(podEnvNamespace), os.Getenv(podEnvPod)
 	if ns == "" || pod == "" {
 		return nil, fmt.Errorf("ranks started as pods need the controller's own pod: %s and %s are not set (run it with the kubernetes launcher)", podEnvNamespace, podEnvPod)
@@ -56,7 +61,7 @@ func newKubeRanks(server, token string, startWithin time.Duration, exited chan<-
 	if err != nil {
 		return nil, err
 	}
-	k := &kubeRanks{api: api, namespace: ns, token: token, own: &ownPod{}, startWithin: startWithin, ranks: map[rankKey]*rankProc{}, exited: exited}
+	k := &kubeRanks{api: api, namespace: ns, token: token, own: &ownPod{}, startWithin: startWithin, ranks: map[rankKey]*podRank{}}
 	if err := api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(pod), k.own); err != nil {
 		return nil, fmt.Errorf("reading the controller's own pod %s/%s: %w", ns, pod, err)
 	}
@@ -70,36 +75,57 @@ func (k *kubeRanks) jobsPath() string {
 	return "/apis/batch/v1/namespaces/" + url.PathEscape(k.namespace) + "/jobs"
 }
 
-// startJob writes each rank's launch file and creates the role's Job; the
+func (k *kubeRanks) Name() string { return RanksKubernetes }
+
+// Remote is true: the ranks are pods, on any node of the cluster.
+func (k *kubeRanks) Remote() bool { return true }
+
+// Start writes each rank's launch file and creates the role's Job; the
 // rank wrapper of each pod finds its launch file by JOB_COMPLETION_INDEX.
-func (c *controller) startJob(r *scenarios.Role, ranks []*rankProc, launches []rundir.Launch) error {
-	for i, l := range launches {
-		if err := writeLaunch(c.coord, r.Name, ranks[i].rank, l); err != nil {
+func (k *kubeRanks) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+	if err := k.startJob(r, rs); err != nil {
+		return fmt.Errorf("as a Job of pods: %w", err)
+	}
+	return nil
+}
+
+func (k *kubeRanks) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
+	for _, rk := range rs {
+		if err := ranks.LaunchElsewhere(k.coord, rk); err != nil {
+			for _, rk := range rs {
+				rk.End(ranks.Exit{Code: -1, Reason: "was never started"}) // no pod to wait for at teardown
+			}
 			return err
 		}
 	}
-	d := c.s.Deadlines
-	job, err := rankJob(c.kube.own, rankJobSpec{
-		name: jobName(r.Name), role: r.Name, token: c.opts.Token, ranks: r.Ranks, dir: c.dir,
-		argv: append(slices.Clone(c.wrapper), "--launch", rundir.LaunchDirOf(c.coord), r.Name),
+	d := k.s.Deadlines
+	job, err := rankJob(k.own, rankJobSpec{
+		name: jobName(r.Name), role: r.Name, token: k.token, ranks: r.Ranks, dir: k.dir,
+		argv: append(slices.Clone(k.wrapper), "--launch", rundir.LaunchDirOf(k.coord), r.Name),
 		// No rank outlives the phases of the run it belongs to.
-		deadline: time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + c.s.HooksTime(scenarios.HookTeardown),
+		deadline: time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + k.s.HooksTime(scenarios.HookTeardown),
 		grace:    time.Duration(d.KillGrace),
 	})
 	if err != nil {
+		for _, rk := range rs {
+			rk.End(ranks.Exit{Code: -1, Reason: "was never started"})
+		}
 		return err
 	}
-	return c.kube.start(job, r.Name, ranks)
+	return k.start(job, r.Name, rs)
 }
 
 // start creates the Job and follows its ranks, the watch started with the
 // first Job.
-func (k *kubeRanks) start(job object, role string, ranks []*rankProc) error {
+func (k *kubeRanks) start(job object, role string, rs []*ranks.Rank) error {
 	now := time.Now()
+	var prs []*podRank
 	k.mu.Lock()
-	for _, p := range ranks {
-		p.done, p.pod = make(chan struct{}), &podRank{job: jobName(role), since: now}
-		k.ranks[rankKey{labelSafe(role), p.rank}] = p
+	for _, rk := range rs {
+		pr := &podRank{r: rk, job: jobName(role), since: now}
+		k.ranks[rankKey{labelSafe(role), rk.Index}] = pr
+		k.order = append(k.order, pr)
+		prs = append(prs, pr)
 	}
 	if !k.watching {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -111,8 +137,8 @@ func (k *kubeRanks) start(job object, role string, ranks []*rankProc) error {
 	}
 	k.mu.Unlock()
 	if err := k.api.Create(context.Background(), k.jobsPath(), job, nil); err != nil {
-		for _, p := range ranks {
-			k.end(p, -1, "was never made", err.Error()) // no pod to wait for at teardown
+		for _, pr := range prs {
+			k.end(pr, -1, "was never made", err.Error()) // no pod to wait for at teardown
 		}
 		return err
 	}
@@ -122,26 +148,17 @@ func (k *kubeRanks) start(job object, role string, ranks []*rankProc) error {
 	return nil
 }
 
-// stopJobs is teardown for rank pods: every role's Job deleted with
+// Stop is teardown for rank pods: every role's Job deleted with
 // foreground propagation (the kubelet sends each pod SIGTERM, waits its
 // grace, then kills it), then a bounded wait until every rank has ended
 // and no rank pod is left. A rank that had not ended when the grace was
-// over was killed.
-func (c *controller) stopJobs(grace, limit time.Duration) {
-	k := c.kube
-	if k == nil {
-		return
-	}
+// over was killed. Once the watch has ended, every rank pod's image is
+// held to the controller's (checkPodImages).
+func (k *kubeRanks) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
-	var live []*rankProc
-	for _, p := range c.procs {
-		if p.pod != nil {
-			p.stopping = true
-			live = append(live, p)
-		}
-	}
 	k.mu.Lock()
 	jobs := slices.Clone(k.jobs)
+	live := slices.Clone(k.order)
 	k.mu.Unlock()
 	for _, j := range jobs {
 		// A Job the API server did not delete is deleted with the
@@ -150,30 +167,31 @@ func (c *controller) stopJobs(grace, limit time.Duration) {
 	}
 	// The kubelet's grace, and a margin for the API server to hear of each end.
 	graceEnd := time.Now().Add(min(grace+5*time.Second, limit))
-	for _, p := range live {
+	for _, pr := range live {
 		select {
-		case <-p.done:
+		case <-pr.r.Done():
 		case <-time.After(time.Until(graceEnd)):
 		}
 	}
-	for _, p := range live {
+	for _, pr := range live {
 		select {
-		case <-p.done:
+		case <-pr.r.Done():
 		case <-time.After(max(time.Until(deadline), time.Second)):
 		}
-		if !p.exited() || p.pod.code == 128+9 {
-			p.killed = true
+		if !pr.r.Ended() || pr.r.Exit().Signal == syscall.SIGKILL {
+			pr.r.Kill()
 		}
 	}
 	if !k.watching {
-		return
+		return nil
 	}
+	var reasons []reason.Reason
 	if left := k.waitNoPods(deadline.Add(grace)); left != "" {
-		c.fail(reason.New(reason.UncleanShutdown, "%s %s after their Jobs were deleted: the run's namespace going removes them (kubectl delete namespace %s)", left, limit+grace, k.namespace))
+		reasons = append(reasons, reason.New(reason.UncleanShutdown, "%s %s after their Jobs were deleted: the run's namespace going removes them (kubectl delete namespace %s)", left, limit+grace, k.namespace))
 	}
 	k.stopWatch()
 	<-k.watchDone
-	c.checkPodImages()
+	return append(reasons, k.checkPodImages()...)
 }
 
 // waitNoPods waits, until deadline, for no rank pod of the run to be

@@ -3,6 +3,7 @@ package arms
 import (
 	"context"
 	"net/url"
+	"slices"
 
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/reason"
@@ -47,8 +48,7 @@ func (pr *podRank) seeContainer(cs *kubeapi.ContainerStatus) {
 		return
 	}
 	if cs.ImageID != "" {
-		id := cs.ImageID
-		pr.image.Store(&id)
+		pr.r.SetImage(cs.ImageID)
 	}
 	t := cs.State.Terminated
 	if cs.State.Running != nil || t != nil && t.StartedAt != nil && t.StartedAt.Unix() > 0 {
@@ -56,47 +56,37 @@ func (pr *podRank) seeContainer(cs *kubeapi.ContainerStatus) {
 	}
 }
 
-// imageID is the image the rank's pod ran by digest, "" while unknown.
-func (pr *podRank) imageID() string {
-	if id := pr.image.Load(); id != nil {
-		return *id
-	}
-	return ""
-}
-
-// podImage is the rank's pod's image by digest, for its status; "" for a
-// rank that is no pod.
-func (p *rankProc) podImage() string {
-	if p.pod == nil {
-		return ""
-	}
-	return p.pod.imageID()
-}
-
 // checkPodImages censors the run for every rank pod that ran another
 // image than the controller's own pod, or whose image the kubelet never
 // reported: the ranks would not all have run the system under test. It
 // runs once the watch has ended.
-func (c *controller) checkPodImages() {
-	c.kube.readOwnImage()
-	own := c.kube.own.imageID()
-	for _, p := range c.procs {
-		pr := p.pod
-		if pr == nil || !pr.started {
+func (k *kubeRanks) checkPodImages() []reason.Reason {
+	k.readOwnImage()
+	own := k.own.imageID()
+	var reasons []reason.Reason
+	for _, pr := range k.sorted() {
+		if !pr.started {
 			continue // a pod that never ran is censored for that
 		}
-		got := pr.imageID()
+		got, role, rank := pr.r.Image(), pr.r.Role, pr.r.Index
 		switch {
 		case own == "":
-			c.fail(reason.New(reason.ImageMismatch, "the controller's own pod %s reports no image digest: the rank pods' images cannot be held to it (kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[0].imageID}')",
-				c.kube.own.Metadata.Name, c.kube.namespace, c.kube.own.Metadata.Name))
-			return
+			return append(reasons, reason.New(reason.ImageMismatch, "the controller's own pod %s reports no image digest: the rank pods' images cannot be held to it (kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[0].imageID}')",
+				k.own.Metadata.Name, k.namespace, k.own.Metadata.Name))
 		case got == "":
-			c.fail(reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran, but its kubelet reported no image digest: it cannot be held to the controller's %s",
-				p.role, p.rank, pr.where(), own).At(c.arm, p.role, p.rank))
+			reasons = append(reasons, reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran, but its kubelet reported no image digest: it cannot be held to the controller's %s",
+				role, rank, pr.where(), own).At("", role, rank))
 		case got != own:
-			c.fail(reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran image %s, but the controller's pod %s ran %s: the image's name resolved to another image there (pin the image by digest, or load the same image on every node)",
-				p.role, p.rank, pr.where(), got, c.kube.own.Metadata.Name, own).At(c.arm, p.role, p.rank))
+			reasons = append(reasons, reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran image %s, but the controller's pod %s ran %s: the image's name resolved to another image there (pin the image by digest, or load the same image on every node)",
+				role, rank, pr.where(), got, k.own.Metadata.Name, own).At("", role, rank))
 		}
 	}
+	return reasons
+}
+
+// sorted is every rank followed, in the order they started.
+func (k *kubeRanks) sorted() []*podRank {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.order)
 }

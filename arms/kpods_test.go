@@ -110,16 +110,18 @@ func next(t *testing.T, exited <-chan *rankProc) *rankProc {
 
 func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	exited := make(chan *rankProc, 8)
-	k := &kubeRanks{ranks: map[rankKey]*rankProc{}, exited: exited, startWithin: time.Minute}
+	k := &kubeRanks{ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
 	var ranks []*rankProc
+	var pods []*podRank
 	for rank := range 4 {
-		p := &rankProc{role: "w", rank: rank, done: make(chan struct{}), pod: &podRank{job: "w", since: time.Now()}}
-		k.ranks[rankKey{"w", rank}] = p
-		ranks = append(ranks, p)
+		p := newRankProc("w", rank, false, "", exited)
+		pr := &podRank{r: p.Rank, job: "w", since: time.Now()}
+		k.ranks[rankKey{"w", rank}] = pr
+		ranks, pods = append(ranks, p), append(pods, pr)
 	}
 	running := `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Running", "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
 	k.observe(podEvent(t, "w", 0, running))
-	if ranks[0].exited() || !ranks[0].pod.running {
+	if ranks[0].exited() || !pods[0].running {
 		t.Fatal("a running pod ended its rank")
 	}
 	// Deleted from outside: the kubelet's SIGTERM ends it, and the end says so.
@@ -160,8 +162,8 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
 	}
 	// Its node lost: the node controller marks the running pod not Ready.
-	p4 := &rankProc{role: "w", rank: 4, done: make(chan struct{}), pod: &podRank{job: "w", since: time.Now()}}
-	k.ranks[rankKey{"w", 4}] = p4
+	p4 := newRankProc("w", 4, false, "", exited)
+	k.ranks[rankKey{"w", 4}] = &podRank{r: p4.Rank, job: "w", since: time.Now()}
 	lost := `{"metadata": {"name": "w-4-e", "uid": "u4"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Running",
 	  "conditions": [{"type": "Ready", "status": "%s"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
 	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "True")))
@@ -185,30 +187,32 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 func TestRankPodsRunTheControllersImage(t *testing.T) {
 	const own, other = "abbench.local/abbench@sha256:aaaa", "abbench.local/abbench@sha256:bbbb"
 	c := unitController(t, unitScenario)
-	exited := make(chan *rankProc, 8)
-	c.kube = &kubeRanks{namespace: "abbench-x", own: &ownPod{}, ranks: map[rankKey]*rankProc{}, exited: exited, startWithin: time.Minute}
+	k := &kubeRanks{namespace: "abbench-x", own: &ownPod{}, ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
+	c.driver = k
 	if err := json.Unmarshal([]byte(`{"metadata": {"name": "run-7xk2p"}, "spec": {"containers": [{"name": "controller"}]},
-	  "status": {"containerStatuses": [{"name": "sidecar", "imageID": "x@sha256:cccc"}, {"name": "controller", "imageID": "`+own+`"}]}}`), c.kube.own); err != nil {
+	  "status": {"containerStatuses": [{"name": "sidecar", "imageID": "x@sha256:cccc"}, {"name": "controller", "imageID": "`+own+`"}]}}`), k.own); err != nil {
 		t.Fatal(err)
 	}
 	pod := `{"metadata": {"name": "server-%d-a", "uid": "u%d"}, "spec": {"nodeName": "n%d"}, "status": {"phase": "Running",
 	  "containerStatuses": [{"name": "rank", "imageID": "%s", "state": {%s}}]}}`
 	for rank, image := range []string{own, other, "", own} {
 		p := addRank(t, c, "server", rank, "")
-		p.done, p.pod = make(chan struct{}), &podRank{job: "server", since: time.Now()}
-		c.kube.ranks[rankKey{"server", rank}] = p
+		pr := &podRank{r: p.Rank, job: "server", since: time.Now()}
+		k.ranks[rankKey{"server", rank}], k.order = pr, append(k.order, pr)
 		state := `"running": {}`
 		if rank == 3 { // never started: censored for that, not for its image
 			state = `"waiting": {"reason": "ContainerCreating"}`
 			image = other
 		}
-		c.kube.observe(podEvent(t, "server", rank, fmt.Sprintf(pod, rank, rank, rank, image, state)))
+		k.observe(podEvent(t, "server", rank, fmt.Sprintf(pod, rank, rank, rank, image, state)))
 	}
 	c.writeStatus()
 	if got := c.status.Ranks[0].ImageID + " " + c.status.Ranks[1].ImageID; got != own+" "+other {
 		t.Errorf("the ranks' statuses record images %q", got)
 	}
-	c.checkPodImages()
+	for _, r := range k.checkPodImages() {
+		c.fail(r)
+	}
 	var details []string
 	for _, r := range c.status.Reasons {
 		if r.Code != reason.ImageMismatch {
@@ -223,8 +227,10 @@ func TestRankPodsRunTheControllersImage(t *testing.T) {
 	}
 	// The controller's own digest unknown: nothing can be held to it.
 	c.status.Reasons = nil
-	c.kube.own.Status.ContainerStatuses = nil
-	c.checkPodImages()
+	k.own.Status.ContainerStatuses = nil
+	for _, r := range k.checkPodImages() {
+		c.fail(r)
+	}
 	if len(c.status.Reasons) != 1 || !strings.Contains(c.status.Reasons[0].Detail, "the controller's own pod run-7xk2p reports no image digest") {
 		t.Fatalf("reasons %v", c.status.Reasons)
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/internal/kubeapi"
 )
 
@@ -15,8 +15,9 @@ import (
 const kubeUnanswered = 15
 
 // podRank is a rank run by a pod of its role's Job, as the watch sees it.
-// The watch alone writes it until the rank's done closes.
+// The watch alone writes it until the rank ended.
 type podRank struct {
+	r     *ranks.Rank
 	job   string
 	since time.Time // its Job was made
 	// uid, name and node are the pod's, once one is seen: the first pod
@@ -25,14 +26,11 @@ type podRank struct {
 	running         bool
 	deleted         string // why the pod is being deleted, once it is
 	pending         string // why it did not run yet, when it last did not
-	code            int    // the container's exit status, -1 when it has none
-	how             string // how it ended, naming the pod and its node
 	// started says its container was seen running, or ended after it
-	// started; image is the image it ran by digest (the kubelet's
-	// imageID), once reported: the status's writes read it while the
-	// watch runs.
+	// started. The image it ran by digest (the kubelet's imageID) is the
+	// rank's (Rank.SetImage): the status's writes read it while the watch
+	// runs.
 	started bool
-	image   atomic.Pointer[string]
 }
 
 // where names the pod and, once scheduled, its node.
@@ -91,7 +89,7 @@ func pause(ctx context.Context, d time.Duration) {
 }
 
 // rankOf is the live rank a pod runs, or nil.
-func (k *kubeRanks) rankOf(o *kubeapi.Object) *rankProc {
+func (k *kubeRanks) rankOf(o *kubeapi.Object) *podRank {
 	index := o.Metadata.Labels[labelIndex]
 	if index == "" {
 		index = o.Metadata.Annotations[labelIndex]
@@ -101,28 +99,27 @@ func (k *kubeRanks) rankOf(o *kubeapi.Object) *rankProc {
 		return nil
 	}
 	k.mu.Lock()
-	p := k.ranks[rankKey{o.Metadata.Labels[labelRole], rank}]
+	pr := k.ranks[rankKey{o.Metadata.Labels[labelRole], rank}]
 	k.mu.Unlock()
-	if p == nil || p.exited() {
+	if pr == nil || pr.r.Ended() {
 		return nil
 	}
-	if p.pod.uid == "" {
-		p.pod.uid = o.Metadata.UID
+	if pr.uid == "" {
+		pr.uid = o.Metadata.UID
 	}
-	if p.pod.uid != o.Metadata.UID {
+	if pr.uid != o.Metadata.UID {
 		return nil // another pod of the index: not this rank's
 	}
-	return p
+	return pr
 }
 
 // observe reads one state of a rank pod; a container that ended, a pod
 // that failed and one that can never start end their rank.
 func (k *kubeRanks) observe(o *kubeapi.Object) {
-	p := k.rankOf(o)
-	if p == nil {
+	pr := k.rankOf(o)
+	if pr == nil {
 		return
 	}
-	pr := p.pod
 	pr.name = o.Metadata.Name
 	if o.Spec.NodeName != "" {
 		pr.node = o.Spec.NodeName
@@ -138,13 +135,13 @@ func (k *kubeRanks) observe(o *kubeapi.Object) {
 	switch {
 	case cs != nil && cs.State.Terminated != nil:
 		t := cs.State.Terminated
-		k.end(p, t.ExitCode, "exited with status "+strconv.Itoa(t.ExitCode), kubeapi.JoinReason(t.Reason, t.Message))
+		k.end(pr, t.ExitCode, "exited with status "+strconv.Itoa(t.ExitCode), kubeapi.JoinReason(t.Reason, t.Message))
 	case o.Status.Phase == "Failed":
-		k.end(p, -1, "failed", kubeapi.JoinReason(o.Status.Reason, o.Status.Message))
+		k.end(pr, -1, "failed", kubeapi.JoinReason(o.Status.Reason, o.Status.Message))
 	case cs != nil && cs.State.Waiting != nil && kubeapi.FatalWaiting[cs.State.Waiting.Reason]:
-		k.end(p, -1, "cannot start its container", kubeapi.JoinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message))
+		k.end(pr, -1, "cannot start its container", kubeapi.JoinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message))
 	case cs != nil && cs.State.Running != nil && nodeLost(o) != "":
-		k.end(p, -1, "lost its node", nodeLost(o))
+		k.end(pr, -1, "lost its node", nodeLost(o))
 	case cs != nil && cs.State.Running != nil:
 		pr.running = true
 	default:
@@ -193,19 +190,19 @@ func (k *kubeRanks) checkStart(now time.Time) {
 // sweep ends, with what, every live rank whose pod matches.
 func (k *kubeRanks) sweep(match func(*podRank) bool, what string) {
 	k.mu.Lock()
-	var ended []*rankProc
-	for _, p := range k.ranks {
-		if !p.exited() && match(p.pod) {
-			ended = append(ended, p)
+	var ended []*podRank
+	for _, pr := range k.ranks {
+		if !pr.r.Ended() && match(pr) {
+			ended = append(ended, pr)
 		}
 	}
 	k.mu.Unlock()
-	for _, p := range ended {
+	for _, pr := range ended {
 		why := ""
-		if !p.pod.running {
-			why = p.pod.pending
+		if !pr.running {
+			why = pr.pending
 		}
-		k.end(p, -1, what, why)
+		k.end(pr, -1, what, why)
 	}
 }
 
@@ -214,24 +211,17 @@ func (k *kubeRanks) endAll(what string) {
 	k.sweep(func(*podRank) bool { return true }, what)
 }
 
-// end records how a rank's pod ended and tells the controller, once: the
-// watch and a Job that could not be made may both end a rank.
-func (k *kubeRanks) end(p *rankProc, code int, what, why string) {
-	k.mu.Lock()
-	if p.exited() {
-		k.mu.Unlock()
-		return
-	}
-	pr := p.pod
-	pr.code = code
-	pr.how = "pod " + pr.where() + " " + what
+// end records how a rank's pod ended, code its container's exit status
+// (-1: none), once: the watch and a Job that could not be made may both
+// end a rank. The kubelet reports a rank a signal ended as status
+// 128+signal.
+func (k *kubeRanks) end(pr *podRank, code int, what, why string) {
+	how := "pod " + pr.where() + " " + what
 	if why != "" {
-		pr.how += " (" + why + ")"
+		how += " (" + why + ")"
 	}
 	if pr.deleted != "" {
-		pr.how += "; the pod was " + pr.deleted
+		how += "; the pod was " + pr.deleted
 	}
-	close(p.done)
-	k.mu.Unlock()
-	k.exited <- p
+	pr.r.End(ranks.Exit{Code: code, Signal: ranks.StatusSignal(code), Reason: how})
 }

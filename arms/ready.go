@@ -120,7 +120,7 @@ func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
 		return true
 	case r.Ready.Log != "":
 		if p.ready == nil {
-			p.ready = newFollower(p.log, p.offset, c.pattern(r.Ready.Log))
+			p.ready = newFollower(p.log, p.Offset, c.pattern(r.Ready.Log))
 		}
 		return p.ready.poll(c.followBuf())
 	default:

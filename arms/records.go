@@ -22,10 +22,8 @@ func (c *controller) writeStatus() {
 	}
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
-		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.offset, Inode: p.inode, Killed: p.killed, Exited: p.exited(), ImageID: p.podImage()}
-		if p.cmd != nil && p.cmd.Process != nil {
-			rs.PID = p.cmd.Process.Pid
-		}
+		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.Offset, Inode: p.Inode, Killed: p.Killed(), Exited: p.exited(),
+			ImageID: p.Image(), PID: p.PID()}
 		rs.ExitCode = -1
 		if rs.Exited {
 			rs.ExitCode = p.exitCode()
@@ -58,7 +56,7 @@ func (c *controller) writeOffsets() error {
 	offsets := map[string]rundir.Offset{}
 	for _, p := range c.procs {
 		rel, _ := filepath.Rel(c.dir, p.log)
-		offsets[p.name()] = rundir.Offset{File: rel, Offset: p.offset, Inode: p.inode}
+		offsets[p.name()] = rundir.Offset{File: rel, Offset: p.Offset, Inode: p.Inode}
 	}
 	data, _ := json.MarshalIndent(offsets, "", "  ")
 	path := filepath.Join(c.coord, rundir.OffsetsFile)

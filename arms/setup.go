@@ -49,7 +49,7 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	}
 	c.dir = rundir.Attempt(opts.Out, opts.Token)
 	c.coord = rundir.Coord(c.dir)
-	if err := c.prepareContainers(); err != nil {
+	if c.containers, err = newContainerDriver(s, c.opts, c.self, c.dir, c.coord); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -150,28 +150,15 @@ func (c *controller) collectMachine() (<-chan machine.Facts, error) {
 	return facts, nil
 }
 
-// placeRanks settles how ranks start; under srun, each role that takes
-// nodes of its own gets its slice of the allocation.
+// placeRanks makes the run's driver, as --ranks names it (under srun,
+// each role that takes nodes of its own gets its slice of the allocation).
 func (c *controller) placeRanks() error {
-	if c.opts.Ranks == "" {
-		c.opts.Ranks = RanksLocal
-	}
-	if c.opts.Ranks == RanksLocal {
-		return nil
-	}
-	if c.opts.Ranks == RanksKubernetes {
-		var err error
-		c.kube, err = newKubeRanks(os.Getenv(EnvKubernetesAPI), c.opts.Token, time.Duration(c.s.Deadlines.Ready), c.exited)
-		return err
-	}
-	if c.opts.Ranks != RanksSrun {
-		return fmt.Errorf("ranks %q: choose %s, %s or %s", c.opts.Ranks, RanksLocal, RanksSrun, RanksKubernetes)
-	}
-	nodes, err := jobNodes()
+	d, err := rankDriver(c.opts.Ranks)
 	if err != nil {
 		return err
 	}
-	c.slices, err = sliceNodes(c.s, nodes)
+	c.opts.Ranks = d.Name
+	c.driver, err = d.open(c)
 	return err
 }
 

@@ -1,7 +1,6 @@
 package arms
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,26 +8,29 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
-	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/internal/deathsig"
+	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
 // The ways ranks start inside an allocation.
 const (
-	RanksLocal = "local" // each rank a process of this host
-	RanksSrun  = "srun"  // each role one srun step of the Slurm allocation
+	RanksLocal = local.Name // each rank a process of this host
+	RanksSrun  = "srun"     // each role one srun step of the Slurm allocation
 )
 
 // srunStep is the one srun process that runs every rank of a role.
 type srunStep struct {
 	role  string
 	cmd   *exec.Cmd
-	ranks []*rankProc
+	ranks []*ranks.Rank
 	done  chan struct{}
 }
 
@@ -64,102 +66,123 @@ func sliceNodes(s *scenarios.Scenario, nodes []string) (map[string][]string, err
 	return slices, nil
 }
 
-// startStep writes each rank's launch file and starts the role as one srun
+// srunDriver starts each role as one srun step of the Slurm allocation
+// the controller runs in (--ranks srun).
+type srunDriver struct {
+	s       *scenarios.Scenario
+	dir     string   // the run's directory: srun's working directory and its log's
+	coord   string   // the run's coordination directory: launch files, registrations
+	wrapper []string // the rank wrapper each task runs
+	// slices are the node slices of roles that take nodes of their own.
+	slices map[string][]string
+	mu     sync.Mutex
+	steps  []*srunStep
+}
+
+// newSrunDriver gives each role with slurm.nodes its slice of the
+// allocation's nodes.
+func newSrunDriver(s *scenarios.Scenario, dir, coord string, wrapper []string) (*srunDriver, error) {
+	nodes, err := jobNodes()
+	if err != nil {
+		return nil, err
+	}
+	slices, err := sliceNodes(s, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return &srunDriver{s: s, dir: dir, coord: coord, wrapper: wrapper, slices: slices}, nil
+}
+
+func (d *srunDriver) Name() string { return RanksSrun }
+
+// Remote is true: the tasks run on the allocation's nodes, tracked by Slurm.
+func (d *srunDriver) Remote() bool { return true }
+
+// Start writes each rank's launch file and starts the role as one srun
 // step of ranks tasks; the rank wrapper of each task finds its launch file
 // by SLURM_PROCID.
-func (c *controller) startStep(r *scenarios.Role, ranks []*rankProc, launches []rundir.Launch) error {
-	dir := rundir.LaunchDirOf(c.coord)
+func (d *srunDriver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+	if err := d.start(r, rs); err != nil {
+		for _, rk := range rs {
+			rk.End(ranks.Exit{Code: -1, Reason: "was never started"}) // no step to wait for at teardown
+		}
+		return fmt.Errorf("as an srun step: %w", err)
+	}
+	return nil
+}
+
+func (d *srunDriver) start(r *scenarios.Role, rs []*ranks.Rank) error {
+	dir := rundir.LaunchDirOf(d.coord)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for i, l := range launches {
-		if err := writeLaunch(c.coord, r.Name, ranks[i].rank, l); err != nil {
+	for _, rk := range rs {
+		if err := ranks.LaunchElsewhere(d.coord, rk); err != nil {
 			return err
 		}
 	}
 	// --overlap: the roles run at once in one allocation; without it the
 	// first step holds all of the job's memory and the next ones pend.
 	args := []string{"--export=ALL", "--overlap", "--ntasks=" + strconv.Itoa(r.Ranks), "--kill-on-bad-exit=0"}
-	if nodes := c.slices[r.Name]; len(nodes) > 0 {
+	if nodes := d.slices[r.Name]; len(nodes) > 0 {
 		args = append(args, "--nodes="+strconv.Itoa(len(nodes)), "--nodelist="+strings.Join(nodes, ","))
 	}
 	if r.Slurm.GPUsPerTask > 0 {
 		args = append(args, "--gpus-per-task="+strconv.Itoa(r.Slurm.GPUsPerTask))
 	}
-	args = append(args, c.s.Launcher.Slurm.ExtraSrun...)
+	args = append(args, d.s.Launcher.Slurm.ExtraSrun...)
 	args = append(args, r.Slurm.ExtraSrun...)
-	args = append(args, c.wrapper...)
+	args = append(args, d.wrapper...)
 	args = append(args, "--launch", dir, r.Name)
-	out, err := os.OpenFile(filepath.Join(c.dir, r.Name+".srun.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := os.OpenFile(filepath.Join(d.dir, r.Name+".srun.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = out.Close() }() // srun writes the log through its own descriptor; this one wrote nothing
 	cmd := exec.Command("srun", args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, out, out
+	cmd.Dir, cmd.Stdout, cmd.Stderr = d.dir, out, out
 	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{Setpgid: true}, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	st := &srunStep{role: r.Name, cmd: cmd, ranks: ranks, done: make(chan struct{})}
-	for _, p := range ranks {
-		p.cmd, p.done, p.step = cmd, st.done, st
+	st := &srunStep{role: r.Name, cmd: cmd, ranks: rs, done: make(chan struct{})}
+	for _, rk := range rs {
+		rk.SetPID(cmd.Process.Pid)
 	}
+	d.mu.Lock()
+	d.steps = append(d.steps, st)
+	d.mu.Unlock()
 	go func() {
 		_ = cmd.Wait() // how the step ended is in ProcessState, read below
-		for _, p := range ranks {
-			p.state = cmd.ProcessState
-		}
 		close(st.done)
-		for _, p := range ranks {
-			c.exited <- p
+		// srun reports a task a signal ended as status 128+signal.
+		for _, rk := range rs {
+			rk.End(ranks.ExitOf(cmd.ProcessState, true))
 		}
 	}()
 	return nil
 }
 
-// writeLaunch writes the launch file of rank of role, in the launch
-// directory of coord, which it makes. The file holds the rank's whole
-// environment, secrets too: readable by its owner only, and removed at
-// teardown.
-func writeLaunch(coord, role string, rank int, l rundir.Launch) error {
-	if err := os.MkdirAll(rundir.LaunchDirOf(coord), 0o700); err != nil {
-		return err
-	}
-	data, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Publish(rundir.LaunchPath(coord, role, rank), data, 0o600)
-}
-
-// stepID is the Slurm step id of a role, from its ranks' registrations.
-func (c *controller) stepID(role string) string {
-	for _, p := range c.procs {
-		if p.role != role {
-			continue
-		}
-		if reg, ok, _ := rundir.ReadRegistration(c.coord, role, p.rank); ok && reg.Scheduler["SLURM_STEP_ID"] != "" {
+// stepID is the Slurm step id of a step, from its ranks' registrations.
+func (d *srunDriver) stepID(st *srunStep) string {
+	for _, rk := range st.ranks {
+		if reg, ok, _ := rundir.ReadRegistration(d.coord, rk.Role, rk.Index); ok && reg.Scheduler["SLURM_STEP_ID"] != "" {
 			return reg.Scheduler["SLURM_JOB_ID"] + "." + reg.Scheduler["SLURM_STEP_ID"]
 		}
 	}
 	return ""
 }
 
-// stopSteps is teardown for srun steps: SIGTERM to every task of each step
+// Stop is teardown for srun steps: SIGTERM to every task of each step
 // (scancel --signal), the grace, then the step cancelled and srun killed.
-func (c *controller) stopSteps(grace, limit time.Duration) {
+func (d *srunDriver) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
-	var steps []*srunStep
-	for _, p := range c.procs {
-		if p.step != nil && !slices.Contains(steps, p.step) {
-			steps = append(steps, p.step)
-		}
-		p.stopping = true
-	}
+	d.mu.Lock()
+	steps := slices.Clone(d.steps)
+	d.mu.Unlock()
 	ids := map[*srunStep]string{}
 	for _, st := range steps {
-		ids[st] = c.stepID(st.role)
+		ids[st] = d.stepID(st)
 		if isDone(st.done) {
 			continue
 		}
@@ -167,7 +190,7 @@ func (c *controller) stopSteps(grace, limit time.Duration) {
 			// Best effort: a step scancel misses is killed below after the grace.
 			_ = exec.Command("scancel", "--signal=TERM", ids[st]).Run()
 		} else {
-			st.cmd.Process.Signal(syscall.SIGTERM) // srun ends its step itself
+			_ = st.cmd.Process.Signal(syscall.SIGTERM) // srun ends its step itself
 		}
 	}
 	graceEnd := time.Now().Add(min(grace, limit))
@@ -181,13 +204,13 @@ func (c *controller) stopSteps(grace, limit time.Duration) {
 		if isDone(st.done) {
 			continue
 		}
-		for _, p := range st.ranks {
-			p.killed = true
+		for _, rk := range st.ranks {
+			rk.Kill()
 		}
 		if ids[st] != "" {
 			_ = exec.Command("scancel", ids[st]).Run() // srun's own group is killed next either way
 		}
-		syscall.Kill(-st.cmd.Process.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(-st.cmd.Process.Pid, syscall.SIGKILL) // a group already gone has nothing to kill
 	}
 	for _, st := range steps {
 		select {
@@ -195,6 +218,7 @@ func (c *controller) stopSteps(grace, limit time.Duration) {
 		case <-time.After(max(time.Until(deadline), time.Second)):
 		}
 	}
+	return nil
 }
 
 func isDone(ch chan struct{}) bool {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/internal/atomicfile"
 	"github.com/abbench/abbench/internal/redact"
@@ -32,72 +33,59 @@ func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData
 	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host, Ports: c.ports})
 }
 
-// startRole starts every rank of r: each a process of this host, or all
-// of them as one srun step. It returns the names the ranks inherited from
-// the controller's environment. Every rank started is in c.procs, so
+// startRole prepares every rank of r and starts them with the role's
+// driver (driverOf). It returns the names the ranks inherited from the
+// controller's environment. Every rank started is in c.procs, so
 // teardown stops it, whatever failed.
 func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
-	preps := c.launchRanks(r)
+	d := c.driverOf(r)
+	preps := c.prepareRanks(r)
 	var (
-		kept      []string
-		stepRanks []*rankProc
-		launches  []rundir.Launch
-		failed    error
+		kept   []string
+		batch  []*rankProc
+		rs     []*ranks.Rank
+		failed error
 	)
-	for rank, lp := range preps {
+	for _, lp := range preps {
 		for _, v := range lp.secrets {
 			c.secrets.Add(v)
 		}
-		switch {
-		case lp.err != nil:
+		if lp.err != nil {
 			failed = cmp.Or(failed, lp.err)
-			continue
-		case c.remoteRanks():
-			if err := lp.p.openLog(); err != nil {
-				failed = cmp.Or(failed, err)
-				continue
-			}
-			stepRanks = append(stepRanks, lp.p)
-			launches = append(launches, rundir.Launch{Argv: lp.argv, Env: lp.env, Log: lp.p.log})
-		case lp.startErr != nil:
-			if failed == nil {
-				c.fail(c.startFailure(r.Name, rank, lp.startErr))
-				failed = errAbort
-			}
 			continue
 		}
 		kept = lp.kept
-		c.procs = append(c.procs, lp.p) // every started rank, so teardown stops it
+		batch, rs = append(batch, lp.p), append(rs, lp.p.Rank)
 	}
 	if failed != nil {
 		return nil, failed
 	}
-	if len(stepRanks) > 0 && c.opts.Ranks == RanksKubernetes {
-		if err := c.startJob(r, stepRanks, launches); err != nil {
-			c.fail(reason.New(reason.LaunchFailed, "starting role %s as a Job of pods: %v", r.Name, err))
-			return nil, errAbort
+	err := d.Start(r, rs)
+	for _, p := range batch {
+		if p.StartErr != nil {
+			if failed == nil {
+				c.fail(c.startFailure(r.Name, p.rank, p.StartErr))
+				failed = errAbort
+			}
+			continue
 		}
-	} else if len(stepRanks) > 0 {
-		if err := c.startStep(r, stepRanks, launches); err != nil {
-			c.fail(reason.New(reason.LaunchFailed, "starting role %s as an srun step: %v", r.Name, err))
-			return nil, errAbort
-		}
+		c.procs = append(c.procs, p) // every started rank, so teardown stops it
+	}
+	if err != nil {
+		c.fail(reason.New(reason.LaunchFailed, "starting role %s %v", r.Name, err))
+		return nil, errAbort
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	c.writeStatus()
 	return kept, nil
 }
 
-// remoteRanks says whether ranks start elsewhere (srun steps, pods), each
-// from its launch file, rather than as processes of this host.
-func (c *controller) remoteRanks() bool {
-	return c.opts.Ranks == RanksSrun || c.opts.Ranks == RanksKubernetes
-}
-
-// launchRanks prepares every rank of r and, locally, starts it. Ranks
-// are prepared and started from every core: with thousands of ranks, one
-// after another cost seconds (templates, environment, records, fork),
-// while a shell starting the same processes took one.
-func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
+// prepareRanks prepares every rank of r, from every core: with thousands
+// of ranks, one after another cost seconds (templates, environment,
+// records).
+func (c *controller) prepareRanks(r *scenarios.Role) []rankLaunch {
 	known := slices.Clone(c.secrets)
 	preps := make([]rankLaunch, r.Ranks)
 	var wg sync.WaitGroup
@@ -107,11 +95,7 @@ func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
 		go func() {
 			defer wg.Done()
 			for rank := range next {
-				lp := c.prepareRank(r, rank, known)
-				if lp.err == nil && !c.remoteRanks() {
-					lp.startErr = c.startLocal(r, lp)
-				}
-				preps[rank] = lp
+				preps[rank] = c.prepareRank(r, rank, known)
 			}
 		}()
 	}
@@ -123,63 +107,64 @@ func (c *controller) launchRanks(r *scenarios.Role) []rankLaunch {
 	return preps
 }
 
-// rankLaunch is one rank prepared (and, locally, started) by startRole.
+// rankLaunch is one rank prepared by startRole.
 type rankLaunch struct {
-	p         *rankProc
-	argv, env []string
-	kept      []string
-	secrets   redact.Values // the values its templates read with env
-	err       error         // preparing it failed
-	startErr  error         // starting it failed
+	p       *rankProc
+	kept    []string
+	secrets redact.Values // the values its templates read with env
+	err     error         // preparing it failed
 }
 
 // prepareRank expands a rank's command, log and environment and records
 // what it is given (secrets redacted by name and by value, known ones and
 // those its own templates read).
 func (c *controller) prepareRank(r *scenarios.Role, rank int, known redact.Values) (lp rankLaunch) {
+	var argv, env []string
 	lp.secrets = slices.Clone(known)
 	d := c.data(r, rank)
 	inherited, selfDir, entrypoint := c.rankBase(r)
 	command := r.Command
-	lp.argv = make([]string, len(entrypoint), len(entrypoint)+len(command))
-	copy(lp.argv, entrypoint)
+	argv = make([]string, len(entrypoint), len(entrypoint)+len(command))
+	copy(argv, entrypoint)
 	if r.OpenAI != nil { // abbench's own client: this very executable's load
-		lp.argv, command = []string{c.self}, c.s.LoadArgs(r)
+		argv, command = []string{c.self}, c.s.LoadArgs(r)
 	}
 	for _, a := range command {
 		arg, err := scenarios.ExpandSecrets(a, d, &lp.secrets)
 		if lp.err = err; err != nil {
 			return lp
 		}
-		lp.argv = append(lp.argv, arg)
+		argv = append(argv, arg)
 	}
 	logRel, err := scenarios.Expand(r.Log, d)
 	if err != nil {
 		lp.err = err
 		return lp
 	}
-	if lp.env, lp.kept, lp.err = rankEnv(inherited, selfDir, c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
+	if env, lp.kept, lp.err = rankEnv(inherited, selfDir, c.s, r, c.arm, d, &lp.secrets); lp.err != nil {
 		return lp
 	}
 	// The wrapper records the command with every secret redacted: it
 	// cannot tell which parts came through {{env}}, the controller can.
-	if shown := redactArgv(lp.argv, lp.secrets); !slices.Equal(shown, lp.argv) {
+	if shown := redactArgv(argv, lp.secrets); !slices.Equal(shown, argv) {
 		data, _ := json.Marshal(shown)
-		lp.env = append(lp.env, rankwrap.EnvArgv+"="+string(data))
+		env = append(env, rankwrap.EnvArgv+"="+string(data))
 	}
 	// abbench's own client redacts what it writes itself (a server may
 	// quote back a header): it is told every value the templates read.
 	if r.OpenAI != nil && len(lp.secrets) > 0 {
 		data, _ := json.Marshal([]string(lp.secrets))
-		lp.env = append(lp.env, redact.EnvValues+"="+string(data))
+		env = append(env, redact.EnvValues+"="+string(data))
 	}
 	// What the rank is given, secrets redacted by name and by value, for
 	// provenance: the unredacted environment is never written anywhere
 	// but the 0600 launch file of an srun step, removed at teardown.
-	envData, _ := json.MarshalIndent(lp.secrets.EnvIn(lp.env), "", "  ")
+	envData, _ := json.MarshalIndent(lp.secrets.EnvIn(env), "", "  ")
 	if lp.err = atomicfile.Publish(rundir.EnvPath(c.coord, r.Name, rank), envData, 0o644); lp.err != nil {
 		return lp
 	}
-	lp.p = &rankProc{role: r.Name, rank: rank, client: r.Client, log: filepath.Join(c.dir, logRel)}
+	p := newRankProc(r.Name, rank, r.Client, filepath.Join(c.dir, logRel), c.exited)
+	p.Argv, p.Env = argv, env
+	lp.p = p
 	return lp
 }

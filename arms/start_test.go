@@ -22,14 +22,14 @@ func TestAPreparedRankIsGivenSecretsThatNoRecordShows(t *testing.T) {
 	if lp.err != nil {
 		t.Fatal(lp.err)
 	}
-	if want := []string{"serve", "--password=hunter2-secret", "--rank=1"}; !slices.Equal(lp.argv, want) {
-		t.Fatalf("argv %q, want %q: the rank gets the secret itself", lp.argv, want)
+	if want := []string{"serve", "--password=hunter2-secret", "--rank=1"}; !slices.Equal(lp.p.Argv, want) {
+		t.Fatalf("argv %q, want %q: the rank gets the secret itself", lp.p.Argv, want)
 	}
-	if !slices.Contains(lp.env, "DB=postgres://app:hunter2-secret@db/x") || !slices.Contains(lp.env, "GREETING=hello hunter2-secret") || !slices.Contains(lp.env, "MODE=async") {
-		t.Fatalf("environment %q lacks the role's env or the arm's", lp.env)
+	if !slices.Contains(lp.p.Env, "DB=postgres://app:hunter2-secret@db/x") || !slices.Contains(lp.p.Env, "GREETING=hello hunter2-secret") || !slices.Contains(lp.p.Env, "MODE=async") {
+		t.Fatalf("environment %q lacks the role's env or the arm's", lp.p.Env)
 	}
 	var shown []string
-	for _, kv := range lp.env {
+	for _, kv := range lp.p.Env {
 		if v, ok := strings.CutPrefix(kv, rankwrap.EnvArgv+"="); ok {
 			if err := json.Unmarshal([]byte(v), &shown); err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ evidence:`, 1))
 		t.Fatal(lp.err)
 	}
 	var told []string
-	for _, kv := range lp.env {
+	for _, kv := range lp.p.Env {
 		if v, ok := strings.CutPrefix(kv, redact.EnvValues+"="); ok {
 			if err := json.Unmarshal([]byte(v), &told); err != nil {
 				t.Fatal(err)

@@ -36,7 +36,7 @@ func (c *controller) judgeStops(clientsRan bool) {
 		if p.client && clientsRan {
 			continue // the client ended on its own; checked in runClients
 		}
-		if p.killed {
+		if p.Killed() {
 			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d ignored SIGTERM for %s and was killed", p.role, p.rank, c.s.Deadlines.KillGrace).At(c.arm, p.role, p.rank))
 		} else if !p.cleanStop() {
 			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d %s at teardown", p.role, p.rank, p.howEnded()).At(c.arm, p.role, p.rank))
@@ -87,11 +87,16 @@ func (c *controller) finish() {
 	c.phase("done", c.status.State)
 }
 
-// stopAll stops local ranks and srun steps alike.
+// stopAll stops every rank, each by its driver: its exit is expected
+// from here on.
 func (c *controller) stopAll() {
+	for _, p := range c.procs {
+		p.stopping = true
+	}
 	grace, limit := time.Duration(c.s.Deadlines.KillGrace), time.Duration(c.s.Deadlines.Teardown)
-	stopAll(c.procs, grace, limit)
-	c.stopSteps(grace, limit)
-	c.stopContainers(grace, limit)
-	c.stopJobs(grace, limit)
+	for _, d := range c.drivers() {
+		for _, r := range d.Stop(grace, limit) {
+			c.fail(r)
+		}
+	}
 }
