@@ -61,11 +61,8 @@ func newContainerDriver(s *scenarios.Scenario, opts Options, self, dir, coord st
 	if !s.HasContainers() {
 		return nil, nil
 	}
-	if opts.Ranks == RanksSrun {
-		return nil, errors.New("roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image")
-	}
-	if opts.Ranks == RanksKubernetes {
-		return nil, errors.New("roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)")
+	if d, err := rankDriver(opts.Ranks); err == nil && d.noContainers != "" {
+		return nil, errors.New(d.noContainers)
 	}
 	for _, r := range s.Roles {
 		if r.Container != nil && !container.IsDigest(r.Container.Digest) {

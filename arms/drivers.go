@@ -19,6 +19,13 @@ type RankDriver struct {
 	Name string
 	// About says how its ranks start, for --ranks's help.
 	About string
+	// tracked says the scheduler tracks every process of the run and
+	// stops them all when its job ends (Slurm): the controller starts no
+	// guard and notes no live run (setup.go says why).
+	tracked bool
+	// noContainers, when set, says why roles with container: cannot run
+	// beside this driver's ranks, and what to do instead.
+	noContainers string
 	// open makes the run's driver once the run's directory is there.
 	open func(c *controller) (ranks.Driver, error)
 }
@@ -28,17 +35,21 @@ var rankDrivers = []RankDriver{
 	{Name: RanksLocal, About: "processes of this host", open: func(c *controller) (ranks.Driver, error) {
 		return &local.Driver{Dir: c.dir, Wrapper: c.wrapper}, nil
 	}},
-	{Name: RanksSrun, About: "one srun step per role, inside a Slurm allocation", open: func(c *controller) (ranks.Driver, error) {
-		return newSrunDriver(c.s, c.dir, c.coord, c.wrapper)
-	}},
-	{Name: RanksKubernetes, About: "one Indexed Job of pods per role, from the controller's pod", open: func(c *controller) (ranks.Driver, error) {
-		k, err := newKubeRanks(os.Getenv(EnvKubernetesAPI), c.opts.Token, time.Duration(c.s.Deadlines.Ready))
-		if err != nil {
-			return nil, err
-		}
-		k.s, k.dir, k.coord, k.wrapper = c.s, c.dir, c.coord, c.wrapper
-		return k, nil
-	}},
+	{Name: RanksSrun, About: "one srun step per role, inside a Slurm allocation", tracked: true,
+		noContainers: "roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image",
+		open: func(c *controller) (ranks.Driver, error) {
+			return newSrunDriver(c.s, c.dir, c.coord, c.wrapper)
+		}},
+	{Name: RanksKubernetes, About: "one Indexed Job of pods per role, from the controller's pod",
+		noContainers: "roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)",
+		open: func(c *controller) (ranks.Driver, error) {
+			k, err := newKubeRanks(os.Getenv(EnvKubernetesAPI), c.opts.Token, time.Duration(c.s.Deadlines.Ready))
+			if err != nil {
+				return nil, err
+			}
+			k.s, k.dir, k.coord, k.wrapper = c.s, c.dir, c.coord, c.wrapper
+			return k, nil
+		}},
 }
 
 // RankDrivers names every way ranks start, the default first.
@@ -56,7 +67,7 @@ func RanksHelp() string {
 	for _, d := range rankDrivers {
 		parts = append(parts, d.Name+" ("+d.About+")")
 	}
-	return "how ranks start: " + strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	return "how ranks start: " + strings.Join(parts[:len(parts)-1], ", ") + ", or " + parts[len(parts)-1]
 }
 
 // UnknownRanksError is a --ranks value no driver has.
@@ -78,6 +89,12 @@ func rankDriver(name string) (RankDriver, error) {
 		}
 	}
 	return RankDriver{}, &UnknownRanksError{Name: name}
+}
+
+// tracked says whether --ranks name's scheduler tracks the run's processes.
+func tracked(name string) bool {
+	d, err := rankDriver(name)
+	return err == nil && d.tracked
 }
 
 // CheckRanks says whether name is a way ranks start (*UnknownRanksError

@@ -61,7 +61,7 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 // is made: one another user could write refuses the run (arms/live.go
 // says why). release removes the note.
 func (c *controller) claimRunDir() (release func(), err error) {
-	if c.opts.Ranks == RanksSrun {
+	if tracked(c.opts.Ranks) {
 		return func() {}, c.makeRunDir()
 	}
 	live, err := openLive()
@@ -125,7 +125,7 @@ func (c *controller) setUp() (<-chan machine.Facts, error) {
 	// tracking stops every process of the job when it ends, and a process
 	// that outlives the batch step would hold a requeued job's old
 	// instance open.
-	if c.opts.Ranks != RanksSrun {
+	if !tracked(c.opts.Ranks) {
 		if err := c.startGuard(); err != nil {
 			return nil, fmt.Errorf("starting the run's guard: %w", err)
 		}

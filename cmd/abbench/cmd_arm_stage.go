@@ -56,7 +56,7 @@ func newArmCmd() *cobra.Command {
 	cmd.Flags().StringVar(&opts.out, "out", "out", "output directory; the run goes to OUT/TOKEN")
 	cmd.Flags().StringVar(&opts.plan, "plan", "", "the plan.json of the campaign this run belongs to (abbench plan writes one for CI stages; abbench run passes its own); recorded in the signed provenance")
 	cmd.Flags().IntVar(&opts.runIndex, "run-index", 0, "with --plan: this run's index in the plan")
-	cmd.Flags().StringVar(&opts.ranks, "ranks", "local", "how ranks start: local (processes of this host), srun (one srun step per role, inside a Slurm allocation), or kubernetes (one Indexed Job of pods per role, from the controller's pod)")
+	cmd.Flags().StringVar(&opts.ranks, "ranks", arms.RankDrivers()[0], arms.RanksHelp())
 	signing.AddSignFlags(cmd, &opts.sign)
 	cli.AddFormat(cmd.Flags(), &opts.format, "table", "json")
 	return cmd
@@ -66,8 +66,8 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if err := opts.format.Check(); err != nil {
 		return err
 	}
-	if opts.ranks != arms.RanksLocal && opts.ranks != arms.RanksSrun && opts.ranks != arms.RanksKubernetes {
-		return cli.Usagef("", "--ranks %q: choose local, srun or kubernetes", opts.ranks)
+	if err := arms.CheckRanks(opts.ranks); err != nil {
+		return cli.Usagef("", "--%v", err)
 	}
 	var ref *rundir.CampaignRef
 	if opts.plan != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	armrun "github.com/abbench/abbench/arms"
 	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
@@ -20,7 +21,7 @@ import (
 // format: a, b"), and the arms of the scenario named first on the command
 // line (--arm, --calibrate, --baseline).
 func Flags(root *cobra.Command) {
-	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": {"local", "srun"}, "fail-on": compare.FailConditions,
+	fixed := map[string][]string{"order": campaign.Orders, "launcher": campaign.Launchers, "ranks": armrun.RankDrivers(), "fail-on": compare.FailConditions,
 		"method": decide.Methods, "until": {campaign.UntilConclusive},
 		"metric": {"output_throughput", "request_throughput", "total_token_throughput", "duration", "goodput",
 			"p99_ttft_ms", "median_ttft_ms", "mean_ttft_ms", "p99_tpot_ms", "mean_tpot_ms", "p99_itl_ms", "median_itl_ms", "p99_e2el_ms", "mean_e2el_ms"}}
