@@ -37,6 +37,9 @@ type Backend struct {
 	Kill func(t *testing.T, r *ranks.Rank)
 	// Env is what every rank's environment starts from (PATH, say).
 	Env []string
+	// RankEnv, when set, is what rank r of a run in dir is given besides
+	// (what the driver's rank wrapper needs, say).
+	RankEnv func(dir string, r *ranks.Rank) []string
 	// Timeout bounds each wait (schedulers are slower than processes).
 	Timeout time.Duration
 }
@@ -82,6 +85,9 @@ func (s *suite) start(t *testing.T, role string, n int, act ...string) *started 
 		})
 		rk.Argv = append(append([]string{}, s.Program...), act...)
 		rk.Env = append(append([]string{}, s.Env...), EnvArm+"=arm-"+role, EnvIndex+"="+strconv.Itoa(i))
+		if s.RankEnv != nil {
+			rk.Env = append(rk.Env, s.RankEnv(dir, rk)...)
+		}
 		st.ranks = append(st.ranks, rk)
 	}
 	if err := st.d.Start(r, st.ranks); err != nil {
