@@ -16,4 +16,10 @@
 //     grace, SIGKILL, then a sweep of any process carrying the token;
 //   - when Run returns, for any reason, no process of the run is alive and
 //     the run directory holds every log, registration and a status.
+//
+// Ranks start and stop through a rank driver (arms/ranks), one per role:
+// the container driver for a role with container:, the driver --ranks
+// names for every other (rankDrivers, drivers.go: local, srun,
+// kubernetes). The controller judges every rank by the typed exit its
+// driver reports, never by the driver's own state.
 package arms

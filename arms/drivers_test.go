@@ -1,9 +1,15 @@
 package arms
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 )
 
 // TestRanksNamesEveryDriver: --ranks takes every driver's name and
@@ -27,6 +33,37 @@ func TestRanksNamesEveryDriver(t *testing.T) {
 	for _, n := range names {
 		if !strings.Contains(RanksHelp(), n+" (") {
 			t.Errorf("--ranks's help %q does not say %s", RanksHelp(), n)
+		}
+	}
+}
+
+// TestRoleThatCouldNotStartEndsItsRanksAtOnce: an srun step that could
+// not be started (no srun here) ends its ranks at once, as never
+// started: teardown waits for none of them, kills none, and the run
+// fails with launch-failed alone. Before, the ranks of a step that never
+// started never ended: teardown waited out the grace and the teardown
+// deadline, and recorded each as killed.
+func TestRoleThatCouldNotStartEndsItsRanksAtOnce(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "scontrol"), []byte("#!/bin/sh\necho node1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SLURM_JOB_NODELIST", "node1")
+	t.Setenv("PATH", bin)
+	res, err := Run(context.Background(), loadScenario(t, unitScenario), "a", Options{Out: t.TempDir(), Self: os.Args[0], Ranks: RanksSrun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Status
+	if st.State != rundir.StateFailed || codes(st) != string(reason.LaunchFailed) || !strings.Contains(st.Reasons[0].Detail, "starting role server as an srun step: ") {
+		t.Fatalf("%s %v: want launch-failed starting the srun step", st.State, st.Reasons)
+	}
+	if len(st.Ranks) != 2 {
+		t.Fatalf("ranks %+v: want server's two", st.Ranks)
+	}
+	for _, r := range st.Ranks {
+		if !r.Exited || r.Killed || r.ExitCode != -1 {
+			t.Errorf("rank %s-%d: exited %v, killed %v, status %d: want ended, never started, not killed", r.Role, r.Rank, r.Exited, r.Killed, r.ExitCode)
 		}
 	}
 }
