@@ -150,22 +150,22 @@ func (c *controller) checkModes(when string) error {
 	armEnv := c.s.Arms[c.arm].Env
 	var rs []reason.Reason
 	for _, p := range c.procs {
-		m := c.s.Evidence.Mode.Of(p.role)
+		m := c.s.Evidence.Mode.Of(p.Role)
 		if m == nil {
 			continue
 		}
 		re := c.pattern(m.Pattern)
 		if p.mode == nil {
-			p.mode = newFollower(p.log, p.Offset, re)
+			p.mode = newFollower(p.Log, p.Offset, re)
 		}
 		if !p.mode.poll(c.followBuf()) {
-			rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logged no mode line %s", p.role, p.rank, when).At(c.arm, p.role, p.rank))
+			rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logged no mode line %s", p.Role, p.Index, when).At(c.arm, p.Role, p.Index))
 			continue
 		}
 		last := p.mode.last
 		for i, g := range re.SubexpNames() {
 			if want, ok := armEnv[g]; ok && last[i] != want {
-				rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logs %s=%s %s, but arm %s sets %q", p.role, p.rank, g, last[i], when, c.arm, want).At(c.arm, p.role, p.rank))
+				rs = append(rs, reason.New(reason.ArmModeMismatch, "%s rank %d logs %s=%s %s, but arm %s sets %q", p.Role, p.Index, g, last[i], when, c.arm, want).At(c.arm, p.Role, p.Index))
 			}
 		}
 	}

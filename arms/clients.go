@@ -32,14 +32,14 @@ func (c *controller) runClients(ctx context.Context, clients []*scenarios.Role) 
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				c.fail(reason.New(reason.DeadlineExceeded, "client %s rank %d did not finish within the client deadline %s", p.role, p.rank, c.s.Deadlines.Client).At(c.arm, p.role, p.rank))
+				c.fail(reason.New(reason.DeadlineExceeded, "client %s rank %d did not finish within the client deadline %s", p.Role, p.Index, c.s.Deadlines.Client).At(c.arm, p.Role, p.Index))
 				return errAbort
 			case <-p.Done():
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 		if p.exitCode() != 0 {
-			c.fail(reason.New(reason.RankExited, "client %s rank %d %s; last log line: %s", p.role, p.rank, p.howEnded(), lastLine(p.log)).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.RankExited, "client %s rank %d %s; last log line: %s", p.Role, p.Index, p.howEnded(), lastLine(p.Log)).At(c.arm, p.Role, p.Index))
 			return errAbort
 		}
 	}
@@ -58,11 +58,11 @@ func (c *controller) waitAllExit(ctx context.Context) error {
 		select {
 		case <-p.Done():
 			if p.exitCode() != 0 {
-				c.fail(reason.New(reason.RankExited, "%s rank %d %s; last log line: %s", p.role, p.rank, p.howEnded(), lastLine(p.log)).At(c.arm, p.role, p.rank))
+				c.fail(reason.New(reason.RankExited, "%s rank %d %s; last log line: %s", p.Role, p.Index, p.howEnded(), lastLine(p.Log)).At(c.arm, p.Role, p.Index))
 				return errAbort
 			}
 		case <-deadline:
-			c.fail(reason.New(reason.DeadlineExceeded, "%s rank %d did not finish within the client deadline %s", p.role, p.rank, c.s.Deadlines.Client).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.DeadlineExceeded, "%s rank %d did not finish within the client deadline %s", p.Role, p.Index, c.s.Deadlines.Client).At(c.arm, p.Role, p.Index))
 			return errAbort
 		case <-ctx.Done():
 			return ctx.Err()

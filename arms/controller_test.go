@@ -74,7 +74,7 @@ func register(t *testing.T, c *controller, role string, rank int, armEnv map[str
 func addRank(t *testing.T, c *controller, role string, rank int, before string) *rankProc {
 	t.Helper()
 	p := newRankProc(role, rank, false, filepath.Join(c.dir, rundir.RankName(role, rank)+".log"), nil)
-	if err := os.WriteFile(p.log, []byte(before), 0o644); err != nil {
+	if err := os.WriteFile(p.Log, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.openLog(); err != nil {
@@ -93,7 +93,7 @@ func logs(t *testing.T, p *rankProc, text string) {
 }
 
 func appendLog(p *rankProc, text string) error {
-	f, err := os.OpenFile(p.log, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ func (c *controller) drain(ctx context.Context) {
 	size := func() int64 {
 		var n int64
 		for _, p := range c.procs {
-			if fi, err := os.Stat(p.log); err == nil {
+			if fi, err := os.Stat(p.Log); err == nil {
 				n += fi.Size()
 			}
 		}

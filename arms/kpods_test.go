@@ -129,7 +129,7 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	  "status": {"phase": "Running", "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "DeletionByTest"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`))
 	k.observe(podEvent(t, "w", 0, `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "containerStatuses": [{"name": "rank", "state": {"terminated": {"exitCode": 143, "reason": "Error"}}}]}}`))
 	if p := next(t, exited); p != ranks[0] || p.exitCode() != 143 || p.howEnded() != "pod w-0-a on node n1 exited with status 143 (Error); the pod was deleted (DeletionByTest)" {
-		t.Fatalf("rank %d: %d, %q", p.rank, p.exitCode(), p.howEnded())
+		t.Fatalf("rank %d: %d, %q", p.Index, p.exitCode(), p.howEnded())
 	}
 	if ranks[0].cleanStop() {
 		t.Error("a rank ended by SIGTERM before teardown stopped clean")
@@ -148,7 +148,7 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	k.observe(podEvent(t, "w", 2, `{"metadata": {"name": "w-2-c", "uid": "u2"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Pending",
 	  "containerStatuses": [{"name": "rank", "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "not present"}}}]}}`))
 	if p := next(t, exited); p != ranks[2] || p.exitCode() != -1 || p.howEnded() != "pod w-2-c on node n2 cannot start its container (ErrImageNeverPull: not present)" {
-		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
 	}
 	// Unscheduled past the start deadline: the scheduler's reason.
 	k.observe(podEvent(t, "w", 3, `{"metadata": {"name": "w-3-d", "uid": "u3"}, "status": {"phase": "Pending",
@@ -159,7 +159,7 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	}
 	k.checkStart(time.Now().Add(2 * time.Minute))
 	if p := next(t, exited); p != ranks[3] || p.howEnded() != "pod w-3-d did not start within 1m0s (unscheduled: Unschedulable: 0/2 nodes are available)" {
-		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
 	}
 	// Its node lost: the node controller marks the running pod not Ready.
 	p4 := newRankProc("w", 4, false, "", exited)
@@ -172,12 +172,12 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 	}
 	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "False")))
 	if p := next(t, exited); p != p4 || p.howEnded() != "pod w-4-e on node n2 lost its node (Ready False)" {
-		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
 	}
 	// A pod gone without its end seen.
 	k.sweep(func(pr *podRank) bool { return pr.uid == "u1" }, "is gone before its container's end was seen")
 	if p := next(t, exited); p != ranks[1] || p.cleanStop() || p.howEnded() != "pod w-1-a on node n1 is gone before its container's end was seen" {
-		t.Fatalf("rank %d: %q", p.rank, p.howEnded())
+		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
 	}
 }
 

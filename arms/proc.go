@@ -1,7 +1,6 @@
 package arms
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
@@ -10,14 +9,12 @@ import (
 	"github.com/abbench/abbench/internal/proctree"
 )
 
-// rankProc is one rank as the controller follows it: its log's scope and
-// followers; its driver reports how it runs and ends through Rank.
+// rankProc is one rank as the controller follows it: its followers, and
+// whether its end is expected; its driver reports how it runs and ends
+// through Rank.
 type rankProc struct {
 	*ranks.Rank
-	role   string
-	rank   int
 	client bool
-	log    string // path
 	// stopping is set once teardown signalled the rank: its exit is expected.
 	stopping bool
 	// ready and mode follow the rank's log for its readiness probe and
@@ -28,7 +25,7 @@ type rankProc struct {
 // newRankProc is rank of role logging to log; its end is sent to exited
 // (nil: nowhere).
 func newRankProc(role string, rank int, client bool, log string, exited chan<- *rankProc) *rankProc {
-	p := &rankProc{role: role, rank: rank, client: client, log: log}
+	p := &rankProc{client: client}
 	p.Rank = ranks.NewRank(role, rank, log, func(*ranks.Rank) {
 		if exited != nil {
 			exited <- p
@@ -36,8 +33,6 @@ func newRankProc(role string, rank int, client bool, log string, exited chan<- *
 	})
 	return p
 }
-
-func (p *rankProc) name() string { return p.role + "-" + strconv.Itoa(p.rank) }
 
 func (p *rankProc) exited() bool { return p.Ended() }
 

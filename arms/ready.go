@@ -30,7 +30,7 @@ func (c *controller) checkExits() error {
 				continue
 			}
 			c.fail(reason.New(reason.RankExited, "%s rank %d %s during phase %s; last log line: %s",
-				p.role, p.rank, p.howEnded(), c.status.Phase, lastLine(p.log)).At(c.arm, p.role, p.rank))
+				p.Role, p.Index, p.howEnded(), c.status.Phase, lastLine(p.Log)).At(c.arm, p.Role, p.Index))
 			return errAbort
 		default:
 			return nil
@@ -71,8 +71,8 @@ func (c *controller) readyTimeout(ctx context.Context) error {
 	}
 	var waiting []string
 	for _, p := range c.procs {
-		if !c.ready[p.role] && !c.rankReady(c.s.Role(p.role), p) {
-			waiting = append(waiting, p.name())
+		if !c.ready[p.Role] && !c.rankReady(c.s.Role(p.Role), p) {
+			waiting = append(waiting, p.Name())
 		}
 	}
 	// A wrong arm often is why ranks never got ready (mismatched ranks can
@@ -103,7 +103,7 @@ func (c *controller) waitRoleReady(ctx context.Context, r *scenarios.Role) error
 // roleReady says whether every started rank of r passes its probe.
 func (c *controller) roleReady(r *scenarios.Role) bool {
 	for _, p := range c.procs {
-		if p.role == r.Name && !c.rankReady(r, p) {
+		if p.Role == r.Name && !c.rankReady(r, p) {
 			return false
 		}
 	}
@@ -112,7 +112,7 @@ func (c *controller) roleReady(r *scenarios.Role) bool {
 
 // rankReady applies the role's probe; without one, a registered rank is ready.
 func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
-	if _, ok, _ := rundir.ReadRegistration(c.coord, p.role, p.rank); !ok {
+	if _, ok, _ := rundir.ReadRegistration(c.coord, p.Role, p.Index); !ok {
 		return false
 	}
 	switch {
@@ -120,11 +120,11 @@ func (c *controller) rankReady(r *scenarios.Role, p *rankProc) bool {
 		return true
 	case r.Ready.Log != "":
 		if p.ready == nil {
-			p.ready = newFollower(p.log, p.Offset, c.pattern(r.Ready.Log))
+			p.ready = newFollower(p.Log, p.Offset, c.pattern(r.Ready.Log))
 		}
 		return p.ready.poll(c.followBuf())
 	default:
-		port, err := scenarios.Expand(r.Ready.Port, c.data(r, p.rank))
+		port, err := scenarios.Expand(r.Ready.Port, c.data(r, p.Index))
 		if err != nil {
 			return false
 		}

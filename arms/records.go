@@ -22,13 +22,13 @@ func (c *controller) writeStatus() {
 	}
 	c.status.Ranks = c.status.Ranks[:0]
 	for _, p := range c.procs {
-		rs := rundir.RankStatus{Role: p.role, Rank: p.rank, Log: p.log, Offset: p.Offset, Inode: p.Inode, Killed: p.Killed(), Exited: p.exited(),
+		rs := rundir.RankStatus{Role: p.Role, Rank: p.Index, Log: p.Log, Offset: p.Offset, Inode: p.Inode, Killed: p.Killed(), Exited: p.exited(),
 			ImageID: p.Image(), PID: p.PID()}
 		rs.ExitCode = -1
 		if rs.Exited {
 			rs.ExitCode = p.exitCode()
 		}
-		if rel, err := filepath.Rel(c.dir, p.log); err == nil {
+		if rel, err := filepath.Rel(c.dir, p.Log); err == nil {
 			rs.Log = rel
 		}
 		c.status.Ranks = append(c.status.Ranks, rs)
@@ -55,8 +55,8 @@ func (c *controller) abortFile() {
 func (c *controller) writeOffsets() error {
 	offsets := map[string]rundir.Offset{}
 	for _, p := range c.procs {
-		rel, _ := filepath.Rel(c.dir, p.log)
-		offsets[p.name()] = rundir.Offset{File: rel, Offset: p.Offset, Inode: p.Inode}
+		rel, _ := filepath.Rel(c.dir, p.Log)
+		offsets[p.Name()] = rundir.Offset{File: rel, Offset: p.Offset, Inode: p.Inode}
 	}
 	data, _ := json.MarshalIndent(offsets, "", "  ")
 	path := filepath.Join(c.coord, rundir.OffsetsFile)

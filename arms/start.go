@@ -64,7 +64,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 	for _, p := range batch {
 		if p.StartErr != nil {
 			if failed == nil {
-				c.fail(c.startFailure(r.Name, p.rank, p.StartErr))
+				c.fail(c.startFailure(r.Name, p.Index, p.StartErr))
 				failed = errAbort
 			}
 			continue

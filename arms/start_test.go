@@ -46,8 +46,8 @@ func TestAPreparedRankIsGivenSecretsThatNoRecordShows(t *testing.T) {
 	if strings.Contains(string(record), "hunter2") || !strings.Contains(string(record), "MODE=async") {
 		t.Fatalf("the environment record shows the secret, or not the environment: %s", record)
 	}
-	if lp.p.role != "server" || lp.p.rank != 1 || filepath.Dir(lp.p.log) != c.dir {
-		t.Fatalf("rank %s-%d logs to %s, want a log in the attempt", lp.p.role, lp.p.rank, lp.p.log)
+	if lp.p.Role != "server" || lp.p.Index != 1 || filepath.Dir(lp.p.Log) != c.dir {
+		t.Fatalf("rank %s-%d logs to %s, want a log in the attempt", lp.p.Role, lp.p.Index, lp.p.Log)
 	}
 	if !slices.Contains(lp.secrets, "hunter2-secret") {
 		t.Fatalf("secrets %q: the controller would not redact the value its templates read", lp.secrets)

@@ -37,9 +37,9 @@ func (c *controller) judgeStops(clientsRan bool) {
 			continue // the client ended on its own; checked in runClients
 		}
 		if p.Killed() {
-			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d ignored SIGTERM for %s and was killed", p.role, p.rank, c.s.Deadlines.KillGrace).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d ignored SIGTERM for %s and was killed", p.Role, p.Index, c.s.Deadlines.KillGrace).At(c.arm, p.Role, p.Index))
 		} else if !p.cleanStop() {
-			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d %s at teardown", p.role, p.rank, p.howEnded()).At(c.arm, p.role, p.rank))
+			c.fail(reason.New(reason.UncleanShutdown, "%s rank %d %s at teardown", p.Role, p.Index, p.howEnded()).At(c.arm, p.Role, p.Index))
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/reason"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -113,7 +114,7 @@ func NewRank(role string, index int, log string, onEnd func(*Rank)) *Rank {
 }
 
 // Name is the rank's name: ROLE-INDEX.
-func (r *Rank) Name() string { return r.Role + "-" + strconv.Itoa(r.Index) }
+func (r *Rank) Name() string { return rundir.RankName(r.Role, r.Index) }
 
 // End records how the rank ended, once: a later End is ignored and says
 // false.

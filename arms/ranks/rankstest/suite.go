@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -78,7 +79,7 @@ func (s *suite) start(t *testing.T, role string, n int, act ...string) *started 
 		s.Role(r)
 	}
 	for i := range n {
-		rk := ranks.NewRank(role, i, filepath.Join(dir, role+"-"+strconv.Itoa(i)+".log"), func(rk *ranks.Rank) {
+		rk := ranks.NewRank(role, i, filepath.Join(dir, rundir.RankName(role, i)+".log"), func(rk *ranks.Rank) {
 			st.mu.Lock()
 			st.ends[rk]++
 			st.mu.Unlock()
@@ -111,9 +112,14 @@ func (s *suite) ended(t *testing.T, st *started, rk *ranks.Rank) ranks.Exit {
 	case <-time.After(s.Timeout):
 		t.Fatalf("rank %s did not end within %s", rk.Name(), s.Timeout)
 	}
-	st.mu.Lock()
-	heard := st.ends[rk]
-	st.mu.Unlock()
+	// Its end is heard just after Done closes (whoever hears it may read
+	// its exit at once).
+	heard := 0
+	for until := time.Now().Add(time.Second); heard == 0 && time.Now().Before(until); time.Sleep(time.Millisecond) {
+		st.mu.Lock()
+		heard = st.ends[rk]
+		st.mu.Unlock()
+	}
 	if heard != 1 {
 		t.Errorf("rank %s's end was heard %d times, want once", rk.Name(), heard)
 	}
