@@ -8,7 +8,14 @@ import (
 
 	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/arms/ranks/local"
+	"github.com/abbench/abbench/arms/ranks/srun"
 	"github.com/abbench/abbench/scenarios"
+)
+
+// The ways ranks start inside an allocation, as --ranks names them.
+const (
+	RanksLocal = local.Name // each rank a process of this host
+	RanksSrun  = srun.Name  // each role one srun step of the Slurm allocation
 )
 
 // RankDriver is a way ranks start, as --ranks names it. Adding one is a
@@ -38,7 +45,7 @@ var rankDrivers = []RankDriver{
 	{Name: RanksSrun, About: "one srun step per role, inside a Slurm allocation", tracked: true,
 		noContainers: "roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image",
 		open: func(c *controller) (ranks.Driver, error) {
-			return newSrunDriver(c.s, c.dir, c.coord, c.wrapper)
+			return srun.New(c.s, c.dir, c.coord, c.wrapper)
 		}},
 	{Name: RanksKubernetes, About: "one Indexed Job of pods per role, from the controller's pod",
 		noContainers: "roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)",

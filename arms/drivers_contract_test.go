@@ -4,15 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
-	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/arms/ranks/rankstest"
-	"github.com/abbench/abbench/arms/rankwrap"
 	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/container/containertest"
 	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
@@ -20,61 +16,8 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// The rank drivers pass their contract suite as the controller uses them:
-// behind the rank wrapper, which registers each rank in the run's
-// coordination directory before it runs the rank's command.
-
-// rankProgram builds the suite's rank program, statically.
-func rankProgram(t *testing.T) string {
-	t.Helper()
-	bin := t.TempDir()
-	if err := containertest.StaticBuild(bin, "ranks/rankstest/rankprog"); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(bin, "rankprog")
-}
-
-// contractRun makes what the rank wrapper needs of a run in dir: its
-// coordination directory, and each rank's names in its environment.
-func contractRun(t *testing.T, dir, token string) (coord string) {
-	t.Helper()
-	coord = rundir.Coord(dir)
-	for _, sub := range []string{rundir.RanksDir, rundir.MachinesDir} {
-		if err := os.MkdirAll(filepath.Join(coord, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return coord
-}
-
-// wrapperEnv is what the rank wrapper reads of a rank's environment.
-func wrapperEnv(token string) func(dir string, r *ranks.Rank) []string {
-	return func(dir string, r *ranks.Rank) []string {
-		return []string{rankwrap.EnvCoord + "=" + rundir.Coord(dir), rankwrap.EnvRole + "=" + r.Role,
-			rankwrap.EnvRank + "=" + strconv.Itoa(r.Index), rankwrap.EnvToken + "=" + token}
-	}
-}
-
-// killPID kills the local process that stands for r.
-func killPID(t *testing.T, r *ranks.Rank) {
-	if err := syscall.Kill(r.PID(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestLocalDriverContract: local ranks behind the rank wrapper.
-func TestLocalDriverContract(t *testing.T) {
-	token := NewToken()
-	rankstest.Run(t, rankstest.Backend{
-		Open: func(t *testing.T, dir string) ranks.Driver {
-			contractRun(t, dir, token)
-			return &local.Driver{Dir: dir, Wrapper: []string{filepath.Join(simDir, "abbench-rank"), "--"}}
-		},
-		Program: []string{rankProgram(t)},
-		RankEnv: wrapperEnv(token),
-		Kill:    killPID,
-	})
-}
+// The container and Kubernetes drivers pass the rank drivers' contract
+// suite as the controller uses them, behind the rank wrapper.
 
 // TestContainerDriverContract: each rank a container of an image FROM
 // scratch holding the rank program, with the static rank wrapper mounted
@@ -107,52 +50,14 @@ func TestContainerDriverContract(t *testing.T) {
 	})
 	rankstest.Run(t, rankstest.Backend{
 		Open: func(t *testing.T, dir string) ranks.Driver {
-			coord := contractRun(t, dir, token)
+			coord := rankstest.Coord(t, dir)
 			return &containerDriver{docker: d, rankBinary: wrapper, s: &scenarios.Scenario{}, token: token, dir: dir, coord: coord}
 		},
 		Role:    func(r *scenarios.Role) { r.Container = &scenarios.Container{Image: tag, Digest: img.ID} },
 		Program: []string{"/rankprog"},
-		RankEnv: wrapperEnv(token),
+		RankEnv: rankstest.WrapperEnv(token),
 		Kill: func(t *testing.T, r *ranks.Rank) {
 			if err := d.Signal(ctx, "KILL", containerName(token, r.Role, r.Index)); err != nil {
-				t.Fatal(err)
-			}
-		},
-		Timeout: time.Minute,
-	})
-}
-
-// TestSrunDriverContract: each role an srun step, from inside a Slurm
-// allocation whose nodes share TMPDIR (the runs' directories, the rank
-// program and the wrapper are made there): salloc -N1 go test -run
-// TestSrunDriverContract ./arms/.
-func TestSrunDriverContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real Slurm allocation's steps: go test without -short runs it")
-	}
-	if os.Getenv("SLURM_JOB_NODELIST") == "" {
-		t.Skip("srun steps need a Slurm allocation: run this test inside one (salloc -N1 go test -run TestSrunDriverContract ./arms/)")
-	}
-	token := NewToken()
-	rankstest.Run(t, rankstest.Backend{
-		Open: func(t *testing.T, dir string) ranks.Driver {
-			coord := contractRun(t, dir, token)
-			d, err := newSrunDriver(&scenarios.Scenario{}, dir, coord, []string{filepath.Join(simDir, "abbench-rank"), "--"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d
-		},
-		Program: []string{rankProgram(t)},
-		RankEnv: wrapperEnv(token),
-		Kill: func(t *testing.T, r *ranks.Rank) {
-			// The task's own process, found by its registration (srun's
-			// would end the whole step); the allocation is this host's.
-			reg, ok, err := rundir.ReadRegistration(rundir.Coord(filepath.Dir(r.Log)), r.Role, r.Index)
-			if !ok || err != nil {
-				t.Fatalf("rank %s has no registration (%v)", r.Name(), err)
-			}
-			if err := syscall.Kill(reg.PID, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -170,11 +75,12 @@ func TestKubernetesDriverContract(t *testing.T) {
 	if os.Getenv(podEnvPod) == "" || os.Getenv(podEnvNamespace) == "" {
 		t.Skipf("rank pods copy the controller's own pod: run this test inside a pod (%s and %s set, its service account may make Jobs)", podEnvPod, podEnvNamespace)
 	}
+	program, _ := rankstest.Programs(t, "..")
 	token := NewToken()
 	var k *kubeRanks
 	rankstest.Run(t, rankstest.Backend{
 		Open: func(t *testing.T, dir string) ranks.Driver {
-			coord := contractRun(t, dir, token)
+			coord := rankstest.Coord(t, dir)
 			var err error
 			if k, err = newKubeRanks(os.Getenv(EnvKubernetesAPI), token, time.Minute); err != nil {
 				t.Fatal(err)
@@ -182,8 +88,8 @@ func TestKubernetesDriverContract(t *testing.T) {
 			k.s, k.dir, k.coord, k.wrapper = &scenarios.Scenario{}, dir, coord, []string{"abbench-rank", "--"}
 			return k
 		},
-		Program: []string{rankProgram(t)},
-		RankEnv: wrapperEnv(token),
+		Program: []string{program},
+		RankEnv: rankstest.WrapperEnv(token),
 		Kill: func(t *testing.T, r *ranks.Rank) {
 			// Its pod deleted, as a drained node or an eviction would.
 			k.mu.Lock()

@@ -1,4 +1,8 @@
-package arms
+// Package srun is the rank driver that starts each role as one srun step
+// of the Slurm allocation the controller runs in (--ranks srun): each
+// task is a rank, its rank wrapper finding its launch file by
+// SLURM_PROCID.
+package srun
 
 import (
 	"fmt"
@@ -13,18 +17,14 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
-	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/internal/deathsig"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
-// The ways ranks start inside an allocation.
-const (
-	RanksLocal = local.Name // each rank a process of this host
-	RanksSrun  = "srun"     // each role one srun step of the Slurm allocation
-)
+// Name is the driver's name, as --ranks takes it.
+const Name = "srun"
 
 // srunStep is the one srun process that runs every rank of a role.
 type srunStep struct {
@@ -66,9 +66,9 @@ func sliceNodes(s *scenarios.Scenario, nodes []string) (map[string][]string, err
 	return slices, nil
 }
 
-// srunDriver starts each role as one srun step of the Slurm allocation
-// the controller runs in (--ranks srun).
-type srunDriver struct {
+// Driver starts each role as one srun step of the Slurm allocation the
+// controller runs in.
+type Driver struct {
 	s       *scenarios.Scenario
 	dir     string   // the run's directory: srun's working directory and its log's
 	coord   string   // the run's coordination directory: launch files, registrations
@@ -79,9 +79,10 @@ type srunDriver struct {
 	steps  []*srunStep
 }
 
-// newSrunDriver gives each role with slurm.nodes its slice of the
-// allocation's nodes.
-func newSrunDriver(s *scenarios.Scenario, dir, coord string, wrapper []string) (*srunDriver, error) {
+// New is the driver of a run of s in dir, its coordination directory
+// coord, each task run by wrapper; each role with slurm.nodes gets its
+// slice of the allocation's nodes.
+func New(s *scenarios.Scenario, dir, coord string, wrapper []string) (*Driver, error) {
 	nodes, err := jobNodes()
 	if err != nil {
 		return nil, err
@@ -90,18 +91,18 @@ func newSrunDriver(s *scenarios.Scenario, dir, coord string, wrapper []string) (
 	if err != nil {
 		return nil, err
 	}
-	return &srunDriver{s: s, dir: dir, coord: coord, wrapper: wrapper, slices: slices}, nil
+	return &Driver{s: s, dir: dir, coord: coord, wrapper: wrapper, slices: slices}, nil
 }
 
-func (d *srunDriver) Name() string { return RanksSrun }
+func (d *Driver) Name() string { return Name }
 
 // Remote is true: the tasks run on the allocation's nodes, tracked by Slurm.
-func (d *srunDriver) Remote() bool { return true }
+func (d *Driver) Remote() bool { return true }
 
 // Start writes each rank's launch file and starts the role as one srun
 // step of ranks tasks; the rank wrapper of each task finds its launch file
 // by SLURM_PROCID.
-func (d *srunDriver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+func (d *Driver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
 	if err := d.start(r, rs); err != nil {
 		for _, rk := range rs {
 			rk.End(ranks.Exit{Code: -1, Reason: "was never started"}) // no step to wait for at teardown
@@ -111,7 +112,7 @@ func (d *srunDriver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
 	return nil
 }
 
-func (d *srunDriver) start(r *scenarios.Role, rs []*ranks.Rank) error {
+func (d *Driver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 	dir := rundir.LaunchDirOf(d.coord)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -164,7 +165,7 @@ func (d *srunDriver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 }
 
 // stepID is the Slurm step id of a step, from its ranks' registrations.
-func (d *srunDriver) stepID(st *srunStep) string {
+func (d *Driver) stepID(st *srunStep) string {
 	for _, rk := range st.ranks {
 		if reg, ok, _ := rundir.ReadRegistration(d.coord, rk.Role, rk.Index); ok && reg.Scheduler["SLURM_STEP_ID"] != "" {
 			return reg.Scheduler["SLURM_JOB_ID"] + "." + reg.Scheduler["SLURM_STEP_ID"]
@@ -175,7 +176,7 @@ func (d *srunDriver) stepID(st *srunStep) string {
 
 // Stop is teardown for srun steps: SIGTERM to every task of each step
 // (scancel --signal), the grace, then the step cancelled and srun killed.
-func (d *srunDriver) Stop(grace, limit time.Duration) []reason.Reason {
+func (d *Driver) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
 	d.mu.Lock()
 	steps := slices.Clone(d.steps)
