@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/arms/ranks/kubernetes"
 	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/arms/ranks/srun"
 	"github.com/abbench/abbench/scenarios"
@@ -16,6 +17,12 @@ import (
 const (
 	RanksLocal = local.Name // each rank a process of this host
 	RanksSrun  = srun.Name  // each role one srun step of the Slurm allocation
+	// RanksKubernetes starts each role as an Indexed Job of pods in the
+	// namespace of the controller's own pod.
+	RanksKubernetes = kubernetes.Name
+	// EnvKubernetesAPI, in the controller's pod, is the API server's
+	// address when the Service address the kubelet gives does not route.
+	EnvKubernetesAPI = kubernetes.EnvAPI
 )
 
 // RankDriver is a way ranks start, as --ranks names it. Adding one is a
@@ -50,12 +57,8 @@ var rankDrivers = []RankDriver{
 	{Name: RanksKubernetes, About: "one Indexed Job of pods per role, from the controller's pod",
 		noContainers: "roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)",
 		open: func(c *controller) (ranks.Driver, error) {
-			k, err := newKubeRanks(os.Getenv(EnvKubernetesAPI), c.opts.Token, time.Duration(c.s.Deadlines.Ready))
-			if err != nil {
-				return nil, err
-			}
-			k.s, k.dir, k.coord, k.wrapper = c.s, c.dir, c.coord, c.wrapper
-			return k, nil
+			return kubernetes.New(os.Getenv(EnvKubernetesAPI), kubernetes.Run{Scenario: c.s, Token: c.opts.Token, Dir: c.dir, Coord: c.coord,
+				Wrapper: c.wrapper, StartWithin: time.Duration(c.s.Deadlines.Ready)})
 		}},
 }
 

@@ -11,13 +11,12 @@ import (
 	"github.com/abbench/abbench/arms/ranks/rankstest"
 	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/container/containertest"
-	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
 	"github.com/abbench/abbench/rundir"
 	"github.com/abbench/abbench/scenarios"
 )
 
-// The container and Kubernetes drivers pass the rank drivers' contract
-// suite as the controller uses them, behind the rank wrapper.
+// The container driver passes the rank drivers' contract suite as the
+// controller uses it, behind the rank wrapper.
 
 // TestContainerDriverContract: each rank a container of an image FROM
 // scratch holding the rank program, with the static rank wrapper mounted
@@ -62,46 +61,5 @@ func TestContainerDriverContract(t *testing.T) {
 			}
 		},
 		Timeout: time.Minute,
-	})
-}
-
-// TestKubernetesDriverContract: each role an Indexed Job of pods, from
-// the controller's own pod (the driver copies it): it runs inside such a
-// pod, of an image with abbench-rank, on the cluster ABBENCH_KUBERNETES=1
-// names, with TMPDIR on a hostPath volume of the pod (the rank pods mount
-// it too).
-func TestKubernetesDriverContract(t *testing.T) {
-	kubetest.NeedCluster(t)
-	if os.Getenv(podEnvPod) == "" || os.Getenv(podEnvNamespace) == "" {
-		t.Skipf("rank pods copy the controller's own pod: run this test inside a pod (%s and %s set, its service account may make Jobs)", podEnvPod, podEnvNamespace)
-	}
-	program, _ := rankstest.Programs(t, "..")
-	token := NewToken()
-	var k *kubeRanks
-	rankstest.Run(t, rankstest.Backend{
-		Open: func(t *testing.T, dir string) ranks.Driver {
-			coord := rankstest.Coord(t, dir)
-			var err error
-			if k, err = newKubeRanks(os.Getenv(EnvKubernetesAPI), token, time.Minute); err != nil {
-				t.Fatal(err)
-			}
-			k.s, k.dir, k.coord, k.wrapper = &scenarios.Scenario{}, dir, coord, []string{"abbench-rank", "--"}
-			return k
-		},
-		Program: []string{program},
-		RankEnv: rankstest.WrapperEnv(token),
-		Kill: func(t *testing.T, r *ranks.Rank) {
-			// Its pod deleted, as a drained node or an eviction would.
-			k.mu.Lock()
-			pr := k.ranks[rankKey{labelSafe(r.Role), r.Index}]
-			k.mu.Unlock()
-			if pr == nil || pr.name == "" {
-				t.Fatalf("rank %s has no pod yet", r.Name())
-			}
-			if err := k.api.Delete(context.Background(), k.podsPath()+"/"+pr.name, "Background"); err != nil {
-				t.Fatal(err)
-			}
-		},
-		Timeout: 2 * time.Minute,
 	})
 }

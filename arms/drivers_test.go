@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/rundir"
 )
@@ -65,5 +66,26 @@ func TestRoleThatCouldNotStartEndsItsRanksAtOnce(t *testing.T) {
 		if !r.Exited || r.Killed || r.ExitCode != -1 {
 			t.Errorf("rank %s-%d: exited %v, killed %v, status %d: want ended, never started, not killed", r.Role, r.Rank, r.Exited, r.Killed, r.ExitCode)
 		}
+	}
+}
+
+// TestStatusRecordsWhatTheDriverReports: each rank's status holds what
+// its driver reported of it: the image it ran by digest, its process,
+// whether it was killed, and its exit.
+func TestStatusRecordsWhatTheDriverReports(t *testing.T) {
+	c := unitController(t, unitScenario)
+	p := addRank(t, c, "server", 0, "")
+	p.SetImage("abbench@sha256:aaaa")
+	p.SetPID(4242)
+	p.Kill()
+	p.End(ranks.Exited(143))
+	addRank(t, c, "server", 1, "")
+	c.writeStatus()
+	got, running := c.status.Ranks[0], c.status.Ranks[1]
+	if got.ImageID != "abbench@sha256:aaaa" || got.PID != 4242 || !got.Killed || !got.Exited || got.ExitCode != 143 {
+		t.Errorf("status %+v", got)
+	}
+	if running.ImageID != "" || running.Exited || running.ExitCode != -1 {
+		t.Errorf("a running rank's status %+v", running)
 	}
 }

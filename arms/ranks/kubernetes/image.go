@@ -1,4 +1,4 @@
-package arms
+package kubernetes
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (o *ownPod) imageID() string {
 // readOwnImage reads the controller's own pod again while its status
 // names no image digest: the kubelet posts a container's status after
 // starting it, so the read at the controller's start may be too early.
-func (k *kubeRanks) readOwnImage() {
+func (k *Driver) readOwnImage() {
 	if k.own.imageID() != "" || k.api == nil {
 		return
 	}
@@ -60,7 +60,7 @@ func (pr *podRank) seeContainer(cs *kubeapi.ContainerStatus) {
 // image than the controller's own pod, or whose image the kubelet never
 // reported: the ranks would not all have run the system under test. It
 // runs once the watch has ended.
-func (k *kubeRanks) checkPodImages() []reason.Reason {
+func (k *Driver) checkPodImages() []reason.Reason {
 	k.readOwnImage()
 	own := k.own.imageID()
 	var reasons []reason.Reason
@@ -85,7 +85,7 @@ func (k *kubeRanks) checkPodImages() []reason.Reason {
 }
 
 // sorted is every rank followed, in the order they started.
-func (k *kubeRanks) sorted() []*podRank {
+func (k *Driver) sorted() []*podRank {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return slices.Clone(k.order)

@@ -1,4 +1,10 @@
-package arms
+// Package kubernetes is the rank driver that starts each role as an
+// Indexed Job of pods beside the controller's own pod (--ranks
+// kubernetes): each pod copies what it needs of the controller's (its
+// image, its hostPath volumes, its node affinity and network), its rank
+// wrapper finding its launch file by JOB_COMPLETION_INDEX, and one watch
+// of the run's pods reports how each rank ended, naming its pod and node.
+package kubernetes
 
 import (
 	"context"
@@ -18,14 +24,13 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// RanksKubernetes starts each role as an Indexed Job of pods in the
-// namespace of the controller's own pod.
-const RanksKubernetes = "kubernetes"
+// Name is the driver's name, as --ranks takes it.
+const Name = "kubernetes"
 
-// kubeRanks is the rank driver of rank pods (--ranks kubernetes): the API
+// Driver is the rank driver of rank pods (--ranks kubernetes): the API
 // client of the controller's pod's service account, its namespace, what
 // rank pods copy of its own pod, and the ranks the watch follows.
-type kubeRanks struct {
+type Driver struct {
 	s          *scenarios.Scenario
 	dir, coord string   // the run's directory and its coordination directory
 	wrapper    []string // the rank wrapper each pod runs
@@ -49,10 +54,24 @@ type rankKey struct {
 	rank int
 }
 
-// newKubeRanks is the API client of this pod's service account (server, or
-// the Service address the kubelet gives every pod), and what rank pods
-// copy of this pod, read from the API server.
-func newKubeRanks(server, token string, startWithin time.Duration) (*kubeRanks, error) {
+// Run is what the driver needs of the run it starts ranks for.
+type Run struct {
+	Scenario *scenarios.Scenario
+	// Token is the run's: every rank pod carries it as a label.
+	Token string
+	// Dir and Coord are the run's directory and its coordination
+	// directory, on a hostPath volume rank pods mount too.
+	Dir, Coord string
+	// Wrapper is the rank wrapper each pod runs.
+	Wrapper []string
+	// StartWithin bounds how long a rank's pod may take to run.
+	StartWithin time.Duration
+}
+
+// New is the driver of run: the API client of this pod's service account
+// (server, or the Service address the kubelet gives every pod), and what
+// rank pods copy of this pod, read from the API server.
+func New(server string, run Run) (*Driver, error) {
 	ns, pod := os.Getenv(podEnvNamespace), os.Getenv(podEnvPod)
 	if ns == "" || pod == "" {
 		return nil, fmt.Errorf("ranks started as pods need the controller's own pod: %s and %s are not set (run it with the kubernetes launcher)", podEnvNamespace, podEnvPod)
@@ -61,35 +80,36 @@ func newKubeRanks(server, token string, startWithin time.Duration) (*kubeRanks, 
 	if err != nil {
 		return nil, err
 	}
-	k := &kubeRanks{api: api, namespace: ns, token: token, own: &ownPod{}, startWithin: startWithin, ranks: map[rankKey]*podRank{}}
+	k := &Driver{s: run.Scenario, dir: run.Dir, coord: run.Coord, wrapper: run.Wrapper, api: api, namespace: ns, token: run.Token,
+		own: &ownPod{}, startWithin: run.StartWithin, ranks: map[rankKey]*podRank{}}
 	if err := api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(pod), k.own); err != nil {
 		return nil, fmt.Errorf("reading the controller's own pod %s/%s: %w", ns, pod, err)
 	}
 	return k, nil
 }
 
-func (k *kubeRanks) podsPath() string {
+func (k *Driver) podsPath() string {
 	return "/api/v1/namespaces/" + url.PathEscape(k.namespace) + "/pods"
 }
-func (k *kubeRanks) jobsPath() string {
+func (k *Driver) jobsPath() string {
 	return "/apis/batch/v1/namespaces/" + url.PathEscape(k.namespace) + "/jobs"
 }
 
-func (k *kubeRanks) Name() string { return RanksKubernetes }
+func (k *Driver) Name() string { return Name }
 
 // Remote is true: the ranks are pods, on any node of the cluster.
-func (k *kubeRanks) Remote() bool { return true }
+func (k *Driver) Remote() bool { return true }
 
 // Start writes each rank's launch file and creates the role's Job; the
 // rank wrapper of each pod finds its launch file by JOB_COMPLETION_INDEX.
-func (k *kubeRanks) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+func (k *Driver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
 	if err := k.startJob(r, rs); err != nil {
 		return fmt.Errorf("as a Job of pods: %w", err)
 	}
 	return nil
 }
 
-func (k *kubeRanks) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
+func (k *Driver) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
 	for _, rk := range rs {
 		if err := ranks.LaunchElsewhere(k.coord, rk); err != nil {
 			for _, rk := range rs {
@@ -117,7 +137,7 @@ func (k *kubeRanks) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
 
 // start creates the Job and follows its ranks, the watch started with the
 // first Job.
-func (k *kubeRanks) start(job object, role string, rs []*ranks.Rank) error {
+func (k *Driver) start(job object, role string, rs []*ranks.Rank) error {
 	now := time.Now()
 	var prs []*podRank
 	k.mu.Lock()
@@ -154,7 +174,7 @@ func (k *kubeRanks) start(job object, role string, rs []*ranks.Rank) error {
 // and no rank pod is left. A rank that had not ended when the grace was
 // over was killed. Once the watch has ended, every rank pod's image is
 // held to the controller's (checkPodImages).
-func (k *kubeRanks) Stop(grace, limit time.Duration) []reason.Reason {
+func (k *Driver) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
 	k.mu.Lock()
 	jobs := slices.Clone(k.jobs)
@@ -196,7 +216,7 @@ func (k *kubeRanks) Stop(grace, limit time.Duration) []reason.Reason {
 
 // waitNoPods waits, until deadline, for no rank pod of the run to be
 // left, and says what is: "" once none is.
-func (k *kubeRanks) waitNoPods(deadline time.Time) string {
+func (k *Driver) waitNoPods(deadline time.Time) string {
 	for {
 		l, err := k.api.List(context.Background(), k.podsPath(), k.selector())
 		if err == nil && len(l.Items) == 0 {
@@ -217,4 +237,4 @@ func (k *kubeRanks) waitNoPods(deadline time.Time) string {
 }
 
 // selector selects every rank pod of the run.
-func (k *kubeRanks) selector() string { return labelToken + "=" + labelSafe(k.token) }
+func (k *Driver) selector() string { return labelToken + "=" + labelSafe(k.token) }

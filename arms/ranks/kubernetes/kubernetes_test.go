@@ -1,4 +1,4 @@
-package arms
+package kubernetes
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks"
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/reason"
 )
@@ -97,7 +98,7 @@ func podEvent(t *testing.T, role string, index int, js string) *kubeapi.Object {
 }
 
 // next is the next rank the watch ended.
-func next(t *testing.T, exited <-chan *rankProc) *rankProc {
+func next(t *testing.T, exited <-chan *ranks.Rank) *ranks.Rank {
 	t.Helper()
 	select {
 	case p := <-exited:
@@ -109,46 +110,45 @@ func next(t *testing.T, exited <-chan *rankProc) *rankProc {
 }
 
 func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
-	exited := make(chan *rankProc, 8)
-	k := &kubeRanks{ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
-	var ranks []*rankProc
+	exited := make(chan *ranks.Rank, 8)
+	k := &Driver{ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
+	var rs []*ranks.Rank
 	var pods []*podRank
 	for rank := range 4 {
-		p := newRankProc("w", rank, false, "", exited)
-		pr := &podRank{r: p.Rank, job: "w", since: time.Now()}
+		p := ranks.NewRank("w", rank, "", func(r *ranks.Rank) { exited <- r })
+		pr := &podRank{r: p, job: "w", since: time.Now()}
 		k.ranks[rankKey{"w", rank}] = pr
-		ranks, pods = append(ranks, p), append(pods, pr)
+		rs, pods = append(rs, p), append(pods, pr)
 	}
 	running := `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Running", "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
 	k.observe(podEvent(t, "w", 0, running))
-	if ranks[0].exited() || !pods[0].running {
+	if rs[0].Ended() || !pods[0].running {
 		t.Fatal("a running pod ended its rank")
 	}
 	// Deleted from outside: the kubelet's SIGTERM ends it, and the end says so.
 	k.observe(podEvent(t, "w", 0, `{"metadata": {"name": "w-0-a", "uid": "u0", "deletionTimestamp": "2026-01-01T00:00:00Z"}, "spec": {"nodeName": "n1"},
 	  "status": {"phase": "Running", "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "DeletionByTest"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`))
 	k.observe(podEvent(t, "w", 0, `{"metadata": {"name": "w-0-a", "uid": "u0"}, "spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "containerStatuses": [{"name": "rank", "state": {"terminated": {"exitCode": 143, "reason": "Error"}}}]}}`))
-	if p := next(t, exited); p != ranks[0] || p.exitCode() != 143 || p.howEnded() != "pod w-0-a on node n1 exited with status 143 (Error); the pod was deleted (DeletionByTest)" {
-		t.Fatalf("rank %d: %d, %q", p.Index, p.exitCode(), p.howEnded())
+	if p := next(t, exited); p != rs[0] || p.Exit().Code != 143 || p.Exit().Reason != "pod w-0-a on node n1 exited with status 143 (Error); the pod was deleted (DeletionByTest)" {
+		t.Fatalf("rank %d: %d, %q", p.Index, p.Exit().Code, p.Exit().Reason)
 	}
-	if ranks[0].cleanStop() {
+	if rs[0].Exit().Clean(false) {
 		t.Error("a rank ended by SIGTERM before teardown stopped clean")
 	}
-	ranks[0].stopping = true
-	if !ranks[0].cleanStop() {
+	if !rs[0].Exit().Clean(true) {
 		t.Error("a rank teardown's SIGTERM ended did not stop clean")
 	}
 	// Another pod of an index that has its pod is not the rank's.
 	k.observe(podEvent(t, "w", 1, strings.ReplaceAll(strings.ReplaceAll(running, "w-0-a", "w-1-a"), "u0", "u1")))
 	k.observe(podEvent(t, "w", 1, `{"metadata": {"name": "w-1-b", "uid": "other"}, "status": {"phase": "Failed"}}`))
-	if ranks[1].exited() {
+	if rs[1].Ended() {
 		t.Fatal("another pod of the index ended the rank")
 	}
 	// An image the node cannot have ends the rank at once.
 	k.observe(podEvent(t, "w", 2, `{"metadata": {"name": "w-2-c", "uid": "u2"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Pending",
 	  "containerStatuses": [{"name": "rank", "state": {"waiting": {"reason": "ErrImageNeverPull", "message": "not present"}}}]}}`))
-	if p := next(t, exited); p != ranks[2] || p.exitCode() != -1 || p.howEnded() != "pod w-2-c on node n2 cannot start its container (ErrImageNeverPull: not present)" {
-		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
+	if p := next(t, exited); p != rs[2] || p.Exit().Code != -1 || p.Exit().Reason != "pod w-2-c on node n2 cannot start its container (ErrImageNeverPull: not present)" {
+		t.Fatalf("rank %d: %q", p.Index, p.Exit().Reason)
 	}
 	// Unscheduled past the start deadline: the scheduler's reason.
 	k.observe(podEvent(t, "w", 3, `{"metadata": {"name": "w-3-d", "uid": "u3"}, "status": {"phase": "Pending",
@@ -158,26 +158,26 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 		t.Fatal("a pending pod ended its rank within the start deadline")
 	}
 	k.checkStart(time.Now().Add(2 * time.Minute))
-	if p := next(t, exited); p != ranks[3] || p.howEnded() != "pod w-3-d did not start within 1m0s (unscheduled: Unschedulable: 0/2 nodes are available)" {
-		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
+	if p := next(t, exited); p != rs[3] || p.Exit().Reason != "pod w-3-d did not start within 1m0s (unscheduled: Unschedulable: 0/2 nodes are available)" {
+		t.Fatalf("rank %d: %q", p.Index, p.Exit().Reason)
 	}
 	// Its node lost: the node controller marks the running pod not Ready.
-	p4 := newRankProc("w", 4, false, "", exited)
-	k.ranks[rankKey{"w", 4}] = &podRank{r: p4.Rank, job: "w", since: time.Now()}
+	p4 := ranks.NewRank("w", 4, "", func(r *ranks.Rank) { exited <- r })
+	k.ranks[rankKey{"w", 4}] = &podRank{r: p4, job: "w", since: time.Now()}
 	lost := `{"metadata": {"name": "w-4-e", "uid": "u4"}, "spec": {"nodeName": "n2"}, "status": {"phase": "Running",
 	  "conditions": [{"type": "Ready", "status": "%s"}], "containerStatuses": [{"name": "rank", "state": {"running": {}}}]}}`
 	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "True")))
-	if p4.exited() {
+	if p4.Ended() {
 		t.Fatal("a Ready pod's node counted lost")
 	}
 	k.observe(podEvent(t, "w", 4, fmt.Sprintf(lost, "False")))
-	if p := next(t, exited); p != p4 || p.howEnded() != "pod w-4-e on node n2 lost its node (Ready False)" {
-		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
+	if p := next(t, exited); p != p4 || p.Exit().Reason != "pod w-4-e on node n2 lost its node (Ready False)" {
+		t.Fatalf("rank %d: %q", p.Index, p.Exit().Reason)
 	}
 	// A pod gone without its end seen.
 	k.sweep(func(pr *podRank) bool { return pr.uid == "u1" }, "is gone before its container's end was seen")
-	if p := next(t, exited); p != ranks[1] || p.cleanStop() || p.howEnded() != "pod w-1-a on node n1 is gone before its container's end was seen" {
-		t.Fatalf("rank %d: %q", p.Index, p.howEnded())
+	if p := next(t, exited); p != rs[1] || p.Exit().Clean(false) || p.Exit().Reason != "pod w-1-a on node n1 is gone before its container's end was seen" {
+		t.Fatalf("rank %d: %q", p.Index, p.Exit().Reason)
 	}
 }
 
@@ -186,9 +186,7 @@ func TestPodWatchEndsEachRankNamingItsPod(t *testing.T) {
 // kubelet reported none, censors the run naming the pod and both digests.
 func TestRankPodsRunTheControllersImage(t *testing.T) {
 	const own, other = "abbench.local/abbench@sha256:aaaa", "abbench.local/abbench@sha256:bbbb"
-	c := unitController(t, unitScenario)
-	k := &kubeRanks{namespace: "abbench-x", own: &ownPod{}, ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
-	c.driver = k
+	k := &Driver{namespace: "abbench-x", own: &ownPod{}, ranks: map[rankKey]*podRank{}, startWithin: time.Minute}
 	if err := json.Unmarshal([]byte(`{"metadata": {"name": "run-7xk2p"}, "spec": {"containers": [{"name": "controller"}]},
 	  "status": {"containerStatuses": [{"name": "sidecar", "imageID": "x@sha256:cccc"}, {"name": "controller", "imageID": "`+own+`"}]}}`), k.own); err != nil {
 		t.Fatal(err)
@@ -196,8 +194,8 @@ func TestRankPodsRunTheControllersImage(t *testing.T) {
 	pod := `{"metadata": {"name": "server-%d-a", "uid": "u%d"}, "spec": {"nodeName": "n%d"}, "status": {"phase": "Running",
 	  "containerStatuses": [{"name": "rank", "imageID": "%s", "state": {%s}}]}}`
 	for rank, image := range []string{own, other, "", own} {
-		p := addRank(t, c, "server", rank, "")
-		pr := &podRank{r: p.Rank, job: "server", since: time.Now()}
+		p := ranks.NewRank("server", rank, "", nil)
+		pr := &podRank{r: p, job: "server", since: time.Now()}
 		k.ranks[rankKey{"server", rank}], k.order = pr, append(k.order, pr)
 		state := `"running": {}`
 		if rank == 3 { // never started: censored for that, not for its image
@@ -206,15 +204,11 @@ func TestRankPodsRunTheControllersImage(t *testing.T) {
 		}
 		k.observe(podEvent(t, "server", rank, fmt.Sprintf(pod, rank, rank, rank, image, state)))
 	}
-	c.writeStatus()
-	if got := c.status.Ranks[0].ImageID + " " + c.status.Ranks[1].ImageID; got != own+" "+other {
-		t.Errorf("the ranks' statuses record images %q", got)
-	}
-	for _, r := range k.checkPodImages() {
-		c.fail(r)
+	if got := k.order[0].r.Image() + " " + k.order[1].r.Image(); got != own+" "+other {
+		t.Errorf("the ranks record images %q", got)
 	}
 	var details []string
-	for _, r := range c.status.Reasons {
+	for _, r := range k.checkPodImages() {
 		if r.Code != reason.ImageMismatch {
 			t.Errorf("reason %s, want %s", r.Code, reason.ImageMismatch)
 		}
@@ -226,12 +220,8 @@ func TestRankPodsRunTheControllersImage(t *testing.T) {
 		t.Fatalf("reasons %q", details)
 	}
 	// The controller's own digest unknown: nothing can be held to it.
-	c.status.Reasons = nil
 	k.own.Status.ContainerStatuses = nil
-	for _, r := range k.checkPodImages() {
-		c.fail(r)
-	}
-	if len(c.status.Reasons) != 1 || !strings.Contains(c.status.Reasons[0].Detail, "the controller's own pod run-7xk2p reports no image digest") {
-		t.Fatalf("reasons %v", c.status.Reasons)
+	if rs := k.checkPodImages(); len(rs) != 1 || !strings.Contains(rs[0].Detail, "the controller's own pod run-7xk2p reports no image digest") {
+		t.Fatalf("reasons %v", rs)
 	}
 }

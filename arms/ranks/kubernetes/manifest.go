@@ -1,4 +1,4 @@
-package arms
+package kubernetes
 
 import (
 	"encoding/json"
@@ -21,9 +21,9 @@ const (
 	podEnvPod       = rundir.SchedulerKubernetesPod
 	podEnvNode      = rundir.SchedulerKubernetesNode
 	podEnvNamespace = rundir.SchedulerKubernetesNamespace
-	// EnvKubernetesAPI, in the controller's pod, is the API server's
-	// address when the Service address the kubelet gives does not route.
-	EnvKubernetesAPI = "ABBENCH_KUBERNETES_API"
+	// EnvAPI, in the controller's pod, is the API server's address when
+	// the Service address the kubelet gives does not route.
+	EnvAPI = "ABBENCH_KUBERNETES_API"
 )
 
 type object = map[string]any

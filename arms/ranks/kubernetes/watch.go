@@ -1,4 +1,4 @@
-package arms
+package kubernetes
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (pr *podRank) where() string {
 // watch follows every rank pod of the run until ctx ends: a list, then a
 // watch from the list's version until the server ends it (every few
 // seconds, so the start deadline is checked that often), then again.
-func (k *kubeRanks) watch(ctx context.Context) {
+func (k *Driver) watch(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
 		l, err := k.api.List(ctx, k.podsPath(), k.selector())
@@ -89,7 +89,7 @@ func pause(ctx context.Context, d time.Duration) {
 }
 
 // rankOf is the live rank a pod runs, or nil.
-func (k *kubeRanks) rankOf(o *kubeapi.Object) *podRank {
+func (k *Driver) rankOf(o *kubeapi.Object) *podRank {
 	index := o.Metadata.Labels[labelIndex]
 	if index == "" {
 		index = o.Metadata.Annotations[labelIndex]
@@ -115,7 +115,7 @@ func (k *kubeRanks) rankOf(o *kubeapi.Object) *podRank {
 
 // observe reads one state of a rank pod; a container that ended, a pod
 // that failed and one that can never start end their rank.
-func (k *kubeRanks) observe(o *kubeapi.Object) {
+func (k *Driver) observe(o *kubeapi.Object) {
 	pr := k.rankOf(o)
 	if pr == nil {
 		return
@@ -182,13 +182,13 @@ func podPending(o *kubeapi.Object, cs *kubeapi.ContainerStatus) string {
 
 // checkStart ends every rank whose pod has not run within the start
 // deadline, with what it waited for.
-func (k *kubeRanks) checkStart(now time.Time) {
+func (k *Driver) checkStart(now time.Time) {
 	k.sweep(func(pr *podRank) bool { return !pr.running && now.Sub(pr.since) > k.startWithin },
 		fmt.Sprintf("did not start within %s", k.startWithin))
 }
 
 // sweep ends, with what, every live rank whose pod matches.
-func (k *kubeRanks) sweep(match func(*podRank) bool, what string) {
+func (k *Driver) sweep(match func(*podRank) bool, what string) {
 	k.mu.Lock()
 	var ended []*podRank
 	for _, pr := range k.ranks {
@@ -207,7 +207,7 @@ func (k *kubeRanks) sweep(match func(*podRank) bool, what string) {
 }
 
 // endAll ends every live rank with what: the watch cannot say how they are.
-func (k *kubeRanks) endAll(what string) {
+func (k *Driver) endAll(what string) {
 	k.sweep(func(*podRank) bool { return true }, what)
 }
 
@@ -215,7 +215,7 @@ func (k *kubeRanks) endAll(what string) {
 // (-1: none), once: the watch and a Job that could not be made may both
 // end a rank. The kubelet reports a rank a signal ended as status
 // 128+signal.
-func (k *kubeRanks) end(pr *podRank, code int, what, why string) {
+func (k *Driver) end(pr *podRank, code int, what, why string) {
 	how := "pod " + pr.where() + " " + what
 	if why != "" {
 		how += " (" + why + ")"
