@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/arms/ranks/containers"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/machine"
 	"github.com/abbench/abbench/reason"
@@ -72,7 +73,7 @@ type controller struct {
 	// (--ranks, drivers.go); containers starts those (nil when the
 	// scenario has none).
 	driver     ranks.Driver
-	containers *containerDriver
+	containers *containers.Driver
 	// statusErr is the error of status.json's latest write (nil once one
 	// works again); statusFailed says a write failed, and its reason is
 	// in the status.

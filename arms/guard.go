@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks/containers"
 	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/internal/proctree"
 	"github.com/abbench/abbench/reason"
@@ -38,7 +39,7 @@ const guardSweep = 5 * time.Second
 func (c *controller) startGuard() error {
 	docker := ""
 	if c.containers != nil {
-		docker = c.containers.docker.Command().Path // it removes the run's containers too
+		docker = c.containers.Docker.Command().Path // it removes the run's containers too
 	}
 	w, err := startGuard(c.self, c.opts.Token, c.dir, docker)
 	c.guardPipe = w
@@ -111,9 +112,9 @@ func Guard(in io.Reader, token, attempt string, controller int, docker string) e
 		left = survivorsAfter(token, since, guardSweep)
 	}
 	swept := len(found)
-	var containers []string
+	var leftContainers []string
 	if docker != "" {
-		containers = removeRunContainers(container.Docker{Program: docker}, token)
+		leftContainers = containers.RemoveRun(container.Docker{Program: docker}, token)
 	}
 	_ = os.RemoveAll(rundir.Scratch(token)) // a killed controller left it; what stays is litter nothing reads
 	st, err := rundir.ReadStatus(attempt)
@@ -127,9 +128,9 @@ func Guard(in io.Reader, token, attempt string, controller int, docker string) e
 		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.UncleanShutdown, Arm: st.Arm,
 			Detail: fmt.Sprintf("processes %v of the run survived SIGKILL for %s", left, guardSweep)})
 	}
-	if len(containers) > 0 {
+	if len(leftContainers) > 0 {
 		st.Reasons = append(st.Reasons, reason.Reason{Code: reason.UncleanShutdown, Arm: st.Arm,
-			Detail: fmt.Sprintf("containers of the run are left: %s", strings.Join(containers, "; "))})
+			Detail: fmt.Sprintf("containers of the run are left: %s", strings.Join(leftContainers, "; "))})
 	}
 	st.Swept = swept
 	st.Ended = time.Now().UTC()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abbench/abbench/arms/ranks/containers"
 	"github.com/abbench/abbench/container"
 	"github.com/abbench/abbench/internal/guarded"
 	"github.com/abbench/abbench/internal/readonly"
@@ -226,7 +227,7 @@ func SweepDead() ([]string, error) {
 		survivorsAfter(e.Token, 0, guardSweep)
 		st, err := rundir.ReadStatus(e.Attempt) // as the sweep left it: a dying guard may have ended it
 		if err == nil && len(st.Containers) > 0 {
-			removeRunContainers(container.Docker{}, e.Token) // best effort: its processes are killed; what its containers left goes too
+			containers.RemoveRun(container.Docker{}, e.Token) // best effort: its processes are killed; what its containers left goes too
 		}
 		if err != nil || st.State != rundir.StateRunning {
 			// Its guard ended the run: a stale note.

@@ -1,9 +1,10 @@
-package arms
+// Package containers is the rank driver of roles with container: (any
+// --ranks local run): each rank a container of the role's pinned image.
+package containers
 
 import (
 	"context"
 	"debug/elf"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,10 +34,14 @@ import (
 // ENV. The client that starts a container stays attached: it is the
 // rank's process here, and exits with the container's status.
 
-// containerDriver starts each rank of a container role as a container
-// of this host's docker.
-type containerDriver struct {
-	docker container.Docker
+// Name is the driver's name.
+const Name = "container"
+
+// Driver starts each rank of a container role as a container of this
+// host's docker.
+type Driver struct {
+	// Docker is the docker client that runs the containers.
+	Docker container.Docker
 	// rankBinary is the static abbench-rank mounted into each container
 	// as its entrypoint.
 	rankBinary string
@@ -53,55 +58,68 @@ type containerRank struct {
 	proc *local.Proc
 }
 
-// newContainerDriver checks, before anything is made, what container
-// ranks need: the local ranks, a pinned digest for every container role,
-// and a static rank wrapper to mount. It is nil for a scenario without
-// container roles.
-func newContainerDriver(s *scenarios.Scenario, opts Options, self, dir, coord string) (*containerDriver, error) {
-	if !s.HasContainers() {
-		return nil, nil
-	}
-	if d, err := rankDriver(opts.Ranks); err == nil && d.noContainers != "" {
-		return nil, errors.New(d.noContainers)
-	}
-	for _, r := range s.Roles {
+// Run is what the driver needs of the run it starts containers for.
+type Run struct {
+	Scenario *scenarios.Scenario
+	// Token is the run's: every container carries it as a label.
+	Token string
+	// Dir and Coord are the run's directory and its coordination
+	// directory, mounted into every container at their own paths.
+	Dir, Coord string
+	// Self is the abbench executable, beside which the static rank
+	// wrapper is looked for first.
+	Self string
+	// Docker is the docker client's program (default docker, on PATH).
+	Docker string
+}
+
+// New checks, before anything is made, what container ranks need: a
+// pinned digest for every container role, and a static rank wrapper to
+// mount.
+func New(run Run) (*Driver, error) {
+	for _, r := range run.Scenario.Roles {
 		if r.Container != nil && !container.IsDigest(r.Container.Digest) {
 			return nil, fmt.Errorf("role %s: image %s is not pinned to a digest (container.Pin): every run starts its containers from the pinned digest", r.Name, r.Container.Image)
 		}
 	}
-	w, err := staticWrapper(self)
+	w, err := StaticWrapper(run.Self)
 	if err != nil {
 		return nil, err
 	}
-	return &containerDriver{docker: container.Docker{Program: opts.Docker, Env: dockerEnv()}, rankBinary: w,
-		s: s, token: opts.Token, dir: dir, coord: coord}, nil
+	return &Driver{Docker: container.Docker{Program: run.Docker, Env: DockerEnv()}, rankBinary: w,
+		s: run.Scenario, token: run.Token, dir: run.Dir, coord: run.Coord}, nil
 }
 
 // Name is "container": the driver of roles with container:, whatever --ranks says.
-func (d *containerDriver) Name() string { return "container" }
+func (d *Driver) Name() string { return Name }
 
 // Remote is false: the containers run on this host, each rank's client a
 // process the sweeps see.
-func (d *containerDriver) Remote() bool { return false }
+func (d *Driver) Remote() bool { return false }
 
-// staticWrapper is the abbench-rank to mount into containers: beside
-// abbench, else on PATH; statically linked, as an image may have no libc.
-func staticWrapper(self string) (string, error) {
+// StaticWrapper is the abbench-rank to mount into containers: beside
+// abbench (self), else on PATH; statically linked, as an image may have
+// no libc.
+func StaticWrapper(self string) (string, error) {
 	candidates := []string{filepath.Join(filepath.Dir(self), "abbench-rank")}
 	if p, err := exec.LookPath("abbench-rank"); err == nil {
 		candidates = append(candidates, p)
 	}
 	for _, p := range candidates {
-		if abs, err := filepath.Abs(p); err == nil && isExecutable(abs) && isStatic(abs) {
+		if abs, err := filepath.Abs(p); err == nil && isStatic(abs) {
 			return abs, nil
 		}
 	}
 	return "", fmt.Errorf("roles with container: the rank wrapper inside each container is this host's abbench-rank, statically linked, beside abbench or on PATH; none is (looked at %s): build one with CGO_ENABLED=0 go build ./cmd/abbench-rank", strings.Join(candidates, ", "))
 }
 
-// isStatic says whether the ELF executable at path asks for no program
-// interpreter (a dynamic loader the image may not have).
+// isStatic says whether path is a regular file someone may execute, an
+// ELF executable that asks for no program interpreter (a dynamic loader
+// the image may not have).
 func isStatic(path string) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return false
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		return false
@@ -115,10 +133,10 @@ func isStatic(path string) bool {
 	return true
 }
 
-// dockerEnv is the docker client's environment: this process's (its
+// DockerEnv is the docker client's environment: this process's (its
 // DOCKER_HOST, its HOME's client configuration) without abbench's own
 // variables; the client passes none of it into a container.
-func dockerEnv() []string {
+func DockerEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "ABBENCH_") {
@@ -128,47 +146,25 @@ func dockerEnv() []string {
 	return env
 }
 
-// rankBase is what a rank of r starts from: on the host, the inherited
-// base keys and abbench's directory first in PATH; in a container, none
-// of the host's (the image's environment stands there), and the image's
-// entrypoint before the rank's command.
-func (c *controller) rankBase(r *scenarios.Role) (inherited []string, selfDir string, entrypoint []string) {
-	if r.Container != nil {
-		return nil, "", r.Container.Entrypoint
-	}
-	return c.opts.Inherited, filepath.Dir(c.self), nil
-}
-
-// imageMismatchError is a rank's container made from another image than
-// the run pinned.
-type imageMismatchError struct {
+// ImageMismatchError is a rank's container made from another image than
+// the run pinned: the container was not started.
+type ImageMismatchError struct {
 	container, pinned, got string
 }
 
-func (e *imageMismatchError) Error() string {
+func (e *ImageMismatchError) Error() string {
 	return fmt.Sprintf("container %s was created from image %s, but the run pinned %s: it was not started", e.container, e.got, e.pinned)
 }
 
-// startFailure is the reason a rank that could not start stops the run
-// with: image-mismatch for a container of another image, else
-// launch-failed.
-func (c *controller) startFailure(role string, rank int, err error) reason.Reason {
-	var mismatch *imageMismatchError
-	if errors.As(err, &mismatch) {
-		return reason.New(reason.ImageMismatch, "%s rank %d: %v", role, rank, err).At(c.arm, role, rank)
-	}
-	return reason.New(reason.LaunchFailed, "starting %s rank %d: %v", role, rank, err).At(c.arm, role, rank)
-}
-
 // Start starts each rank's container from every core (ranks.StartEach).
-func (d *containerDriver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
+func (d *Driver) Start(r *scenarios.Role, rs []*ranks.Rank) error {
 	ranks.StartEach(rs, func(rk *ranks.Rank) error { return d.startOne(r, rk) })
 	return nil
 }
 
 // startOne writes the rank's launch file, creates its container, checks
 // it is of the pinned image, and starts it attached.
-func (d *containerDriver) startOne(r *scenarios.Role, rk *ranks.Rank) error {
+func (d *Driver) startOne(r *scenarios.Role, rk *ranks.Rank) error {
 	if err := ranks.WriteLaunch(d.coord, rk); err != nil {
 		return err
 	}
@@ -177,19 +173,19 @@ func (d *containerDriver) startOne(r *scenarios.Role, rk *ranks.Rank) error {
 		return err
 	}
 	ctx := context.Background() // every call of the driver has its own deadline
-	if err := d.docker.Create(ctx, spec); err != nil {
+	if err := d.Docker.Create(ctx, spec); err != nil {
 		return err
 	}
-	got, err := d.docker.ImageOf(ctx, spec.Name)
+	got, err := d.Docker.ImageOf(ctx, spec.Name)
 	if err != nil {
 		return err
 	}
 	if got != spec.Image {
-		return &imageMismatchError{container: spec.Name, pinned: spec.Image, got: got}
+		return &ImageMismatchError{container: spec.Name, pinned: spec.Image, got: got}
 	}
-	start := d.docker.Start(spec.Name)
+	start := d.Docker.Start(spec.Name)
 	// The token marks the attached client, so that every sweep finds it.
-	env := append(slices.Clip(d.docker.Env), rankwrap.EnvToken+"="+d.token) // a new array: ranks start at once
+	env := append(slices.Clip(d.Docker.Env), rankwrap.EnvToken+"="+d.token) // a new array: ranks start at once
 	// A container's init reports a rank a signal ended as status 128+signal.
 	p, err := local.Start(rk, start.Args, env, d.dir, true)
 	if err != nil {
@@ -202,7 +198,7 @@ func (d *containerDriver) startOne(r *scenarios.Role, rk *ranks.Rank) error {
 }
 
 // spec is the container of rank of r.
-func (d *containerDriver) spec(r *scenarios.Role, rank int) (container.Spec, error) {
+func (d *Driver) spec(r *scenarios.Role, rank int) (container.Spec, error) {
 	scratch := rundir.Scratch(d.token)
 	mounts := []container.Mount{{Source: d.dir, Target: d.dir}, {Source: scratch, Target: scratch},
 		{Source: d.rankBinary, Target: container.WrapperPath, ReadOnly: true}}
@@ -214,7 +210,7 @@ func (d *containerDriver) spec(r *scenarios.Role, rank int) (container.Spec, err
 		mounts = append(mounts, container.Mount{Source: mt.Source, Target: mt.Target, ReadOnly: mt.ReadOnly})
 	}
 	return container.Spec{
-		Name:   containerName(d.token, r.Name, rank),
+		Name:   ContainerName(d.token, r.Name, rank),
 		Image:  r.Container.Digest,
 		Labels: map[string]string{container.LabelToken: d.token, container.LabelRole: r.Name, container.LabelRank: strconv.Itoa(rank)},
 		User:   fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid()), Workdir: d.dir, Mounts: mounts,
@@ -224,8 +220,8 @@ func (d *containerDriver) spec(r *scenarios.Role, rank int) (container.Spec, err
 	}, nil
 }
 
-// containerName names a rank's container after its run.
-func containerName(token, role string, rank int) string {
+// ContainerName names a rank's container after its run.
+func ContainerName(token, role string, rank int) string {
 	return "abbench-" + token + "-" + rundir.RankName(role, rank)
 }
 
@@ -233,7 +229,7 @@ func containerName(token, role string, rank int) string {
 // container, the grace, then SIGKILL to those still running (marked
 // killed), and the attached client killed should it outlive its
 // container.
-func (d *containerDriver) Stop(grace, limit time.Duration) []reason.Reason {
+func (d *Driver) Stop(grace, limit time.Duration) []reason.Reason {
 	deadline := time.Now().Add(limit)
 	d.mu.Lock()
 	all := slices.Clone(d.live)
@@ -251,7 +247,7 @@ func (d *containerDriver) Stop(grace, limit time.Duration) []reason.Reason {
 	ctx := context.Background()
 	// Best effort: a container that ended meanwhile fails its kill, the
 	// others are signalled; one that missed it is killed after the grace.
-	_ = d.docker.Signal(ctx, "TERM", names...)
+	_ = d.Docker.Signal(ctx, "TERM", names...)
 	graceEnd := time.Now().Add(min(grace, limit))
 	names = names[:0]
 	for _, cr := range live {
@@ -264,7 +260,7 @@ func (d *containerDriver) Stop(grace, limit time.Duration) []reason.Reason {
 			names = append(names, cr.name)
 		}
 	}
-	_ = d.docker.Signal(ctx, "KILL", names...) // what this misses, removeContainers removes
+	_ = d.Docker.Signal(ctx, "KILL", names...) // what this misses, removeContainers removes
 	for _, cr := range live {
 		select {
 		case <-cr.proc.Rank.Done():
@@ -275,23 +271,9 @@ func (d *containerDriver) Stop(grace, limit time.Duration) []reason.Reason {
 	return nil
 }
 
-// removeContainers removes every container of the run, by its label; one
-// left is unclean-shutdown, and how to remove it by hand.
-func (c *controller) removeContainers() {
-	if c.containers == nil {
-		return
-	}
-	if left := removeRunContainers(c.containers.docker, c.opts.Token); len(left) > 0 {
-		c.fail(reason.New(reason.UncleanShutdown, "containers of the run are left: %s: remove them with docker rm --force $(docker ps --all --quiet --filter label=%s=%s)",
-			strings.Join(left, "; "), container.LabelToken, c.opts.Token))
-		c.status.State = rundir.StateFailed
-	}
-}
-
-// removeRunContainers removes every container of token's run and says
-// what is left: the names of those still listed, or why none could be
-// listed.
-func removeRunContainers(d container.Docker, token string) []string {
+// RemoveRun removes every container of token's run and says what is
+// left: the names of those still listed, or why none could be listed.
+func RemoveRun(d container.Docker, token string) []string {
 	ctx := context.Background()
 	_, rmErr := d.RemoveRun(ctx, token)
 	left, err := d.OfRun(ctx, token)
