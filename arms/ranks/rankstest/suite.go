@@ -165,6 +165,11 @@ func (s *suite) startsReadyWithTheArm(t *testing.T) {
 		if rk.Ended() {
 			t.Fatalf("rank %s ended while serving: %s", rk.Name(), rk.Exit().Reason)
 		}
+		// A rank that is not remote is a process of this host, which the
+		// controller's sweeps and signals reach.
+		if !st.d.Remote() && (rk.PID() <= 0 || syscall.Kill(rk.PID(), 0) != nil) {
+			t.Errorf("rank %s of a driver that is not remote has no live process here (pid %d)", rk.Name(), rk.PID())
+		}
 	}
 	if reasons := st.d.Stop(5*time.Second, s.Timeout); len(reasons) > 0 {
 		t.Errorf("Stop: %v", reasons)
