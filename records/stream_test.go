@@ -51,6 +51,9 @@ func largeVLLM(n, text int) []byte {
 // NaN in it (a statistic of no request) is read through, not copied
 // converted first: failed before that, at 52 MB (2.65x).
 func TestRecordParsedInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses two 20,000-request records with the heap sampled at a 10% GC target: seconds of CPU; go test without -short runs it")
+	}
 	data := largeVLLM(20000, 600)
 	withNaN := bytes.Replace(data, []byte(`"p99_ttft_ms": 410.2`), []byte(`"p99_ttft_ms": 410.2, "std_itl_ms": NaN`), 1)
 	for name, data := range map[string][]byte{"plain": data, "with NaN": withNaN} {

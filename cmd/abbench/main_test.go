@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,31 +21,41 @@ import (
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "abbench" {
-		// The top-level test process: put a disaggsim on PATH for the
-		// scripts that run the embedded default workload.
-		dir, err := os.MkdirTemp("", "abbench-test-bin")
-		if err != nil {
-			panic(err)
+		flag.Parse()
+		// Under -short no script starts an arm (TestScriptsThatRunSkipUnderShort
+		// holds every script that runs one to a [short] skip before it), so
+		// nothing runs the simulator: its two builds, seconds before the
+		// first test, are left to the full suite.
+		if !testing.Short() {
+			buildSimulators()
 		}
-		defer os.RemoveAll(dir)
-		build := exec.Command("go", "build", "-o", dir, "../disaggsim")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			panic("building disaggsim: " + err.Error())
-		}
-		// A second build, slower on purpose, for the A/B of two builds.
-		slowSim = filepath.Join(dir, "slow", "disaggsim")
-		build = exec.Command("go", "build", "-ldflags=-X main.builtSlowdown=3ms", "-o", slowSim, "../disaggsim")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			panic("building the slow disaggsim: " + err.Error())
-		}
-		mainSim = filepath.Join(dir, "disaggsim")
-		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	}
 	testscript.Main(m, map[string]func(){
 		"abbench": main,
 	})
+}
+
+// buildSimulators puts a disaggsim on PATH for the scripts that run the
+// embedded default workload, and sets mainSim and slowSim.
+func buildSimulators() {
+	dir, err := os.MkdirTemp("", "abbench-test-bin")
+	if err != nil {
+		panic(err)
+	}
+	build := exec.Command("go", "build", "-o", dir, "../disaggsim")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building disaggsim: " + err.Error())
+	}
+	// A second build, slower on purpose, for the A/B of two builds.
+	slowSim = filepath.Join(dir, "slow", "disaggsim")
+	build = exec.Command("go", "build", "-ldflags=-X main.builtSlowdown=3ms", "-o", slowSim, "../disaggsim")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building the slow disaggsim: " + err.Error())
+	}
+	mainSim = filepath.Join(dir, "disaggsim")
+	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 }
 
 // mainSim and slowSim are two builds of the simulator, the second slower
