@@ -1,6 +1,7 @@
 // Package sourcetest walks the module's own Go source for the tests that
 // forbid a contract's literals outside the one file that spells them
-// (package rundir's run-directory names, package bundle's layout).
+// (package rundir's run-directory names, package bundle's layout) and
+// any decision taken on an error's words (ErrorTextDecisions).
 package sourcetest
 
 import (
@@ -73,12 +74,24 @@ type Literal struct {
 // literals a contract spells.
 func Literals(t testing.TB, root string, skip ...string) []Literal {
 	t.Helper()
+	var lits []Literal
+	walkSource(t, root, skip, func(fset *token.FileSet, f *ast.File) {
+		lits = append(lits, fileLiterals(fset, f)...)
+	})
+	return lits
+}
+
+// walkSource parses every non-test Go file under root but those of build
+// outputs and test data (directories named testdata or starting with a
+// dot) and the paths skip names (slash-separated, relative to root: a
+// file or a directory), and hands each to visit.
+func walkSource(t testing.TB, root string, skip []string, visit func(*token.FileSet, *ast.File)) {
+	t.Helper()
 	skipped := map[string]bool{}
 	for _, s := range skip {
 		skipped[s] = true
 	}
 	fset := token.NewFileSet()
-	var lits []Literal
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -95,13 +108,12 @@ func Literals(t testing.TB, root string, skip ...string) []Literal {
 		if err != nil {
 			return err
 		}
-		lits = append(lits, fileLiterals(fset, f)...)
+		visit(fset, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lits
 }
 
 // fileLiterals are the string literals of f, each once.
