@@ -84,9 +84,13 @@ type Config struct {
 	// change and a run left runs again whole (newBlocks), so that no block,
 	// which the statistics pair within, holds runs of both systems.
 	NewBlocks bool
-	// Flags are the flags the command was given, by name, as they print:
-	// plan.json records them, and Reopen holds a resumed campaign to them.
-	Flags map[string]string
+	// Options are the options the command was given, each by what it
+	// means (rundir.Resumable's Options), as they print: plan.json records
+	// them, and Reopen holds a resumed campaign to them.
+	Options map[string]string
+	// OptionName says an option's key as the command that was given it
+	// names it (its flag) in a refused resume; nil: the key itself.
+	OptionName func(key string) string
 
 	total    int               // runs in the plan, for events
 	serial   *sync.Mutex       // one event at a time (Execute makes it)

@@ -55,7 +55,7 @@ func beginInterpreted(t *testing.T, order ...string) *sut {
 		t.Fatal(err)
 	}
 	x.cfg = &Config{Scenario: s, Launcher: "local", Repeat: 2, Order: append(order, OrderABBA)[0], Seed: 5, Self: filepath.Join(self, "abbench"),
-		Out: filepath.Join(t.TempDir(), "camp"), Flags: map[string]string{"repeat": "2", "seed": "5"}}
+		Out: filepath.Join(t.TempDir(), "camp"), Options: map[string]string{"blocks": "2", "order_seed": "5"}}
 	if _, err := plan(x.cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func Reopen(c *Config) (*Result, error) {
 		return nil, err
 	}
 	fresh.Plan.ID = was.ID // the campaign's identity is the one it began with, not a new one
-	changes := resumeChanges(was, fresh.Plan)
+	changes := resumeChanges(was, fresh.Plan, c.OptionName)
 	sut := executableChanges(was.Resume.Executables, fresh.Plan.Resume.Executables)
 	switch {
 	case len(sut) > 0 && c.NewBlocks && was.Order == OrderRandom:
@@ -108,7 +108,13 @@ func Recorded(dir string) (*rundir.Plan, error) {
 		return nil, err
 	}
 	if p.Resume == nil {
-		return nil, &RefusedError{Dir: dir, Changes: resumeChanges(p, p)}
+		return nil, &RefusedError{Dir: dir, Changes: resumeChanges(p, p, nil)}
+	}
+	// A plan written before options were recorded by meaning records them
+	// by the flags of then: read by what those meant, it resumes whatever
+	// the flags are called now.
+	if err := p.Resume.UpgradeFlags(); err != nil {
+		return nil, &RefusedError{Dir: dir, Changes: []string{err.Error()}}
 	}
 	return p, nil
 }

@@ -17,10 +17,10 @@ import (
 )
 
 // resumable is what plan.json records for abbench run --resume: the
-// scenario file and the scenario, the flags, the binaries, and the files
-// the roles run.
+// scenario file and the scenario, the options, the binaries, and the
+// files the roles run.
 func (c *Config) resumable() *rundir.Resumable {
-	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Flags: maps.Clone(c.Flags), Binaries: c.binaries(),
+	return &rundir.Resumable{ScenarioFile: c.ScenarioPath, Scenario: scenarioRecord(c.Scenario), Options: maps.Clone(c.Options), Binaries: c.binaries(),
 		Executables: c.executables()}
 }
 
@@ -76,14 +76,15 @@ func exists(path string) bool {
 
 // resumeChanges says, one line each, how the campaign as it would start
 // now (fresh) departs from the one plan.json recorded (was): its
-// scenario, flags, binaries, and last the plan they make (the files its
-// roles run are Reopen's to judge: executableChanges).
-func resumeChanges(was, fresh *rundir.Plan) []string {
+// scenario, options (said as name says them), binaries, and last the
+// plan they make (the files its roles run are Reopen's to judge:
+// executableChanges).
+func resumeChanges(was, fresh *rundir.Plan, name func(string) string) []string {
 	if was.Resume == nil {
 		if was.Launcher == LauncherStages {
 			return []string{"plan.json is a plan of CI stages (abbench plan): its stages run as abbench arm, each resumed by running it again"}
 		}
-		return []string{"plan.json records nothing to hold a resume to (the scenario, the flags, the binaries): it was made by an abbench without --resume"}
+		return []string{"plan.json records nothing to hold a resume to (the scenario, the options, the binaries): it was made by an abbench without --resume"}
 	}
 	a, b := was.Resume, fresh.Resume
 	var out []string
@@ -93,7 +94,7 @@ func resumeChanges(was, fresh *rundir.Plan) []string {
 	for _, d := range jsonDiff("", decode(a.Scenario), decode(b.Scenario)) {
 		out = append(out, fmt.Sprintf("the scenario (matched digest %.12s, now %.12s): %s", was.MatchedDigest, fresh.MatchedDigest, d))
 	}
-	out = append(out, flagChanges(a.Flags, b.Flags)...)
+	out = append(out, optionChanges(a.Options, b.Options, name)...)
 	out = append(out, binaryChanges(a.Binaries, b.Binaries)...)
 	if len(out) == 0 && !samePlan(was, fresh) {
 		out = append(out, fmt.Sprintf("the plan the scenario and flags make now (%d runs, plan digest %.12s) is not the campaign's (%d runs, %.12s): a file a flag names (--calibration) changed",
@@ -116,18 +117,23 @@ func samePlan(a, b *rundir.Plan) bool {
 	return true
 }
 
-func flagChanges(was, now map[string]string) []string {
+// optionChanges says, one line each, the options given to the campaign
+// (was) and now that differ, each option as name says it (nil: its key).
+func optionChanges(was, now map[string]string, name func(string) string) []string {
+	if name == nil {
+		name = func(key string) string { return "option " + key }
+	}
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(joined(was, now))) {
-		a, inA := was[name]
-		b, inB := now[name]
+	for _, key := range slices.Sorted(maps.Keys(joined(was, now))) {
+		a, inA := was[key]
+		b, inB := now[key]
 		switch {
 		case inA && !inB:
-			out = append(out, fmt.Sprintf("flag --%s: the campaign was given %s, now it is not given", name, a))
+			out = append(out, fmt.Sprintf("%s: the campaign was given %s, now it is not given", name(key), a))
 		case !inA && inB:
-			out = append(out, fmt.Sprintf("flag --%s: the campaign was not given it, now %s", name, b))
+			out = append(out, fmt.Sprintf("%s: the campaign was not given it, now %s", name(key), b))
 		case a != b:
-			out = append(out, fmt.Sprintf("flag --%s: the campaign was given %s, now %s", name, a, b))
+			out = append(out, fmt.Sprintf("%s: the campaign was given %s, now %s", name(key), a, b))
 		}
 	}
 	return out

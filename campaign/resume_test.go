@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func begun(t *testing.T, repeat int) *Config {
 		t.Fatal(err)
 	}
 	c := &Config{Scenario: quickstart(t), Launcher: "local", Repeat: repeat, Order: OrderABBA, Seed: 5, Self: self,
-		Out: filepath.Join(t.TempDir(), "camp"), Flags: map[string]string{"repeat": "2", "seed": "5"}}
+		Out: filepath.Join(t.TempDir(), "camp"), Options: map[string]string{"blocks": "2", "order_seed": "5"}}
 	if _, err := plan(c); err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +46,12 @@ func TestReopenRefusesAChangedCampaign(t *testing.T) {
 		{"an arm's value", func(t *testing.T, c *Config) {
 			c.Scenario.Arms["async"].Env["DISAGGSIM_TERMINAL"] = "2"
 		}, `arms.async.env.DISAGGSIM_TERMINAL: "1", now "2"`},
-		{"a flag", func(t *testing.T, c *Config) { c.Flags = map[string]string{"repeat": "3", "seed": "5"} }, "flag --repeat: the campaign was given 2, now 3"},
-		{"a flag left out", func(t *testing.T, c *Config) { c.Flags = map[string]string{"seed": "5"} }, "flag --repeat: the campaign was given 2, now it is not given"},
+		{"an option", func(t *testing.T, c *Config) { c.Options = map[string]string{"blocks": "3", "order_seed": "5"} }, "option blocks: the campaign was given 2, now 3"},
+		{"an option left out", func(t *testing.T, c *Config) { c.Options = map[string]string{"order_seed": "5"} }, "option blocks: the campaign was given 2, now it is not given"},
+		{"an option said as its flag", func(t *testing.T, c *Config) {
+			c.Options = map[string]string{"blocks": "3", "order_seed": "5"}
+			c.OptionName = func(key string) string { return "flag for " + key }
+		}, "flag for blocks: the campaign was given 2, now 3"},
 		{"the controller", func(t *testing.T, c *Config) {
 			if err := os.WriteFile(c.Self, []byte("controller v2"), 0o755); err != nil {
 				t.Fatal(err)
@@ -79,6 +84,59 @@ func TestReopenRefusesAChangedCampaign(t *testing.T) {
 	if _, err := Reopen(&Config{Scenario: quickstart(t), Launcher: "local", Repeat: 2, Order: OrderABBA, Self: cfg.Self, Out: t.TempDir()}); err == nil ||
 		!strings.Contains(err.Error(), "holds no plan.json") {
 		t.Errorf("a directory without a campaign: %v", err)
+	}
+}
+
+// A campaign begun by an abbench that recorded its options by flag name
+// (plan.json's resume.flags) resumes by what those flags meant, so that a
+// flag renamed since leaves it resumable; written again, its plan records
+// options. A flag no abbench had is refused, naming it.
+func TestReopenResumesAPlanThatRecordsFlags(t *testing.T) {
+	oldShape := func(t *testing.T, cfg *Config, flags string) {
+		t.Helper()
+		path := filepath.Join(cfg.Out, rundir.PlanFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		res := doc["resume"].(map[string]any)
+		delete(res, "options")
+		res["flags"] = json.RawMessage(flags)
+		if data, err = json.Marshal(doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := begun(t, 2)
+	oldShape(t, cfg, `{"repeat": "2", "seed": "5"}`)
+	cfg.Scenario = quickstart(t)
+	r, err := Reopen(cfg)
+	if err != nil {
+		t.Fatalf("a plan that records its options by flag: %v", err)
+	}
+	if got := r.Plan.Resume.Options; len(got) != 2 || got["blocks"] != "2" || got["order_seed"] != "5" || r.Plan.Resume.Flags != nil {
+		t.Errorf("read as options %v, flags %v", got, r.Plan.Resume.Flags)
+	}
+
+	cfg = begun(t, 2)
+	oldShape(t, cfg, `{"repeat": "3", "seed": "5"}`)
+	cfg.Scenario = quickstart(t)
+	if _, err := Reopen(cfg); err == nil || !strings.Contains(err.Error(), "option blocks: the campaign was given 3, now 2") {
+		t.Errorf("a plan of --repeat 3 by flag, resumed with 2 blocks: %v", err)
+	}
+
+	cfg = begun(t, 2)
+	oldShape(t, cfg, `{"repeat": "2", "seed": "5", "no-such-flag": "1"}`)
+	cfg.Scenario = quickstart(t)
+	var refused *RefusedError
+	if _, err := Reopen(cfg); !errors.As(err, &refused) || !strings.Contains(err.Error(), "records --no-such-flag, a flag abbench run never had") {
+		t.Errorf("a flag no abbench had: %v, want a refusal naming it", err)
 	}
 }
 

@@ -17,10 +17,17 @@ type Resumable struct {
 	// with the arms as they are, env values and builds included, so that
 	// a resume names the keys that changed.
 	Scenario json.RawMessage `json:"scenario"`
-	// Flags are the flags the campaign was given, by name, as they print
-	// (the seed always, as resolved); flags that only change the report
-	// are not among them.
-	Flags map[string]string `json:"flags"`
+	// Options are the options the campaign was given, each by what it
+	// means (its key, such as "blocks" or "smallest_effect"), never by the
+	// flag that gave it, so that renaming a flag leaves the plans written
+	// before it resumable; their values as they print (the order's seed
+	// always, as resolved). Options that only change the report are not
+	// among them.
+	Options map[string]string `json:"options,omitempty"`
+	// Flags are the options as plans written before Options recorded
+	// them: by abbench run's flag names of then. Reading such a plan
+	// makes them Options (UpgradeFlags).
+	Flags map[string]string `json:"flags,omitempty"`
 	// Binaries are abbench's own executables and every arm's build, by
 	// content.
 	Binaries []Binary `json:"binaries"`

@@ -118,7 +118,7 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
-	cfg.Flags = recordedFlags(opts.flags, cfg.Seed)
+	cfg.Options = recordedOptions(opts.flags, cfg.Seed)
 	if err := containersOnLauncher(s, cfg.Launcher); err != nil {
 		return nil, nil, err
 	}

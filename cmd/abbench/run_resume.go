@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -19,7 +21,7 @@ import (
 
 // reportFlags only change how abbench run reports, or name the campaign's
 // directory: a resume may give them anew, and plan.json does not record
-// them.
+// them (runOptionFlags names the others).
 var reportFlags = []string{"format", "plot", "plot-url", "out", "resume", "resume-new-blocks", "help", "verbose"}
 
 // runArgs is a scenario, or with --resume none (plan.json names it).
@@ -36,34 +38,76 @@ func runArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// recordedFlags are the flags the campaign was given, as plan.json
-// records them for a resume: each by name as it prints, and the seed as
-// resolved.
-func recordedFlags(fs *pflag.FlagSet, seed uint64) map[string]string {
-	flags := map[string]string{}
-	fs.Visit(func(f *pflag.Flag) {
-		if !slices.Contains(reportFlags, f.Name) {
-			flags[f.Name] = f.Value.String()
-		}
-	})
-	flags["seed"] = strconv.FormatUint(seed, 10)
-	return flags
+// runOptionFlags name each option plan.json records for a resume, by
+// what it means (its key: rundir.Resumable's Options), by the flag of
+// abbench run that gives it. Renaming a flag changes this table alone:
+// plans record the key, so those written before resume.
+var runOptionFlags = map[string]string{
+	"launcher": "launcher", "blocks": "repeat", "stop_rule": "until", "min_pairs": "min-pairs", "max_pairs": "max-pairs",
+	"warmup_blocks": "warmup", "order": "order", "order_seed": "seed", "max_queued": "max-pending", "keep_going": "keep-going",
+	"calibrate_arm": "calibrate", "pair_nodes": "pair-nodes", "concurrent_blocks": "concurrent",
+	"sign_key": "sign-key", "sign_agent": "sign-agent", "sign_agent_key": "sign-pub", "archive": "archive",
+	"allowed_signers": "allowed-signers", "signer_identity": "identity",
+	"baseline": "baseline", "metrics": "metric", "smallest_effect": "smallest-effect",
+	"alpha": "alpha", "paired_method": "method", "calibration_file": "calibration", "fail_on": "fail-on",
 }
 
-// restoreFlags gives every flag the campaign was given, and this resume
-// was not, its recorded value; a flag given now keeps its value, and the
-// campaign names it if it differs.
-func restoreFlags(fs *pflag.FlagSet, recorded map[string]string) error {
-	var err error
-	fs.VisitAll(func(f *pflag.Flag) {
-		v, ok := recorded[f.Name]
-		if ok && !f.Changed && err == nil {
-			if serr := fs.Set(f.Name, v); serr != nil {
-				err = fmt.Errorf("the campaign's flag --%s %q: %w", f.Name, v, serr)
-			}
+// oldFlagNames are hidden flags kept under a name a flag had before, by
+// the flag that replaced them.
+var oldFlagNames = map[string]string{"threshold": "smallest-effect"}
+
+// runOption is the option the flag named name gives, or "".
+func runOption(name string) string {
+	name = cmp.Or(oldFlagNames[name], name)
+	for key, flag := range runOptionFlags {
+		if flag == name {
+			return key
+		}
+	}
+	return ""
+}
+
+// runOptionName says an option as abbench run's user knows it: its flag.
+func runOptionName(key string) string {
+	if flag, ok := runOptionFlags[key]; ok {
+		return "flag --" + flag
+	}
+	return "option " + key
+}
+
+// recordedOptions are the options the campaign was given, as plan.json
+// records them for a resume: each by what it means, as it prints, and the
+// seed as resolved. A flag that gives no option of runOptionFlags and
+// does not only change the report is a flag added without its option:
+// TestEveryRunFlagIsAnOption holds them to it.
+func recordedOptions(fs *pflag.FlagSet, seed uint64) map[string]string {
+	options := map[string]string{}
+	fs.Visit(func(f *pflag.Flag) {
+		if key := runOption(f.Name); key != "" {
+			options[key] = f.Value.String()
 		}
 	})
-	return err
+	options["order_seed"] = strconv.FormatUint(seed, 10)
+	return options
+}
+
+// restoreOptions gives every option the campaign was given, and this
+// resume was not, its recorded value through its flag; a flag given now
+// keeps its value, and the campaign names it if it differs. An option no
+// flag gives (a plan edited, or written by a later abbench) is refused.
+func restoreOptions(fs *pflag.FlagSet, recorded map[string]string) error {
+	for _, key := range slices.Sorted(maps.Keys(recorded)) {
+		name, ok := runOptionFlags[key]
+		if !ok {
+			return fmt.Errorf("the campaign's option %q: abbench run has no flag that gives it", key)
+		}
+		if f := fs.Lookup(name); f != nil && !f.Changed {
+			if err := fs.Set(name, recorded[key]); err != nil {
+				return fmt.Errorf("the campaign's option %q (--%s) %q: %w", key, name, recorded[key], err)
+			}
+		}
+	}
+	return nil
 }
 
 // resumeRun reopens the campaign in --resume DIR under its lock: the
@@ -81,7 +125,7 @@ func resumeRun(ctx context.Context, stderr io.Writer, opts *runOptions, _ string
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := reopen(ctx, stderr, opts, p.Resume.ScenarioFile, p.Resume.Flags, p.Containers)
+	res, err := reopen(ctx, stderr, opts, p.Resume.ScenarioFile, p.Resume.Options, p.Containers)
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -90,11 +134,11 @@ func resumeRun(ctx context.Context, stderr io.Writer, opts *runOptions, _ string
 	return res, release, err
 }
 
-// reopen completes the campaign's configuration from its recorded flags
-// and scenario file, and reopens it.
-func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFile string, flags map[string]string, pins []rundir.ContainerImage) (*campaign.Result, error) {
+// reopen completes the campaign's configuration from its recorded
+// options and scenario file, and reopens it.
+func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFile string, options map[string]string, pins []rundir.ContainerImage) (*campaign.Result, error) {
 	cfg := &opts.cfg
-	if err := restoreFlags(opts.flags, flags); err != nil {
+	if err := restoreOptions(opts.flags, options); err != nil {
 		return nil, cli.Usage(err, "the plan.json of the campaign was edited: resume it as it was, or begin a new campaign")
 	}
 	opts.changed = opts.flags.Changed
@@ -110,7 +154,8 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 		return nil, err
 	}
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
-	cfg.Flags, cfg.Out, cfg.ScenarioPath = recordedFlags(opts.flags, cfg.Seed), opts.resume, scenarioFile
+	cfg.Options, cfg.Out, cfg.ScenarioPath = recordedOptions(opts.flags, cfg.Seed), opts.resume, scenarioFile
+	cfg.OptionName = runOptionName
 	if cfg.Sign, err = opts.sign.Campaign(); err != nil {
 		return nil, err
 	}
