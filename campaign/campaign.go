@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/abbench/abbench/arms"
@@ -101,9 +100,9 @@ type Run struct {
 // run first and its after_all hooks last, whatever happened. The error
 // is non-nil only when a before_all hook failed (*HookError) or a run
 // could not be started at all.
-func Execute(ctx context.Context, c *Config, r *Result) error {
-	c.total, c.serial = len(r.Runs), &sync.Mutex{}
-	l, ranks := newLauncher(c)
+func Execute(ctx context.Context, cfg *Config, r *Result) error {
+	c := &execution{Config: cfg, total: len(r.Runs)}
+	l, ranks := newLauncher(cfg)
 	runDeadline := deadline(c.Scenario)
 	if c.Concurrent {
 		defer func() { r.Together = c.together(r) }()
@@ -163,7 +162,7 @@ func (r *Result) toRun(i int) bool { return !r.Runs[i].kept && !r.cellStopped(i)
 
 // stopAfterGroup says whether the campaign stops after group, judged run
 // by run in plan order as stopAfter judges one.
-func (c *Config) stopAfterGroup(r *Result, group []int) bool {
+func (c *execution) stopAfterGroup(r *Result, group []int) bool {
 	for _, i := range group {
 		if c.stopAfter(r, i) {
 			return true
@@ -174,7 +173,7 @@ func (c *Config) stopAfterGroup(r *Result, group []int) bool {
 
 // start starts run i of r (or, resumed, finds its allocation still
 // queued or running) and records its allocation in plan.json.
-func (c *Config) start(ctx context.Context, l launcher.Launcher, ranks string, r *Result, i int) (launcher.Run, error) {
+func (c *execution) start(ctx context.Context, l launcher.Launcher, ranks string, r *Result, i int) (launcher.Run, error) {
 	pr := r.Runs[i].Planned
 	spec := launcher.Spec{ID: rundir.RunID(pr.Index, pr.Arm), Dir: pr.Dir,
 		Command: append([]string{c.Self, "arm", c.ScenarioPath, "--arm", pr.Arm, "--out", pr.Dir, "--format", "json", "--ranks", ranks,
@@ -199,7 +198,7 @@ func (c *Config) start(ctx context.Context, l launcher.Launcher, ranks string, r
 // (ctx ended) or past its deadline is torn down, what it wrote kept. It
 // reads only what no other goroutine changes while it waits (the run's
 // index, arm and directory).
-func (c *Config) await(ctx context.Context, lr launcher.Run, pr *rundir.PlannedRun, runDeadline time.Duration) (res rundir.Outcome, interrupted bool) {
+func (c *execution) await(ctx context.Context, lr launcher.Run, pr *rundir.PlannedRun, runDeadline time.Duration) (res rundir.Outcome, interrupted bool) {
 	res, werr := c.wait(ctx, lr, pr, runDeadline)
 	switch {
 	case werr == nil:
@@ -211,7 +210,7 @@ func (c *Config) await(ctx context.Context, lr launcher.Run, pr *rundir.PlannedR
 }
 
 // finish records how a run ended and collects what it left.
-func (c *Config) finish(r *Result, e ended) {
+func (c *execution) finish(r *Result, e ended) {
 	run := &r.Runs[e.i]
 	pr := run.Planned
 	if e.interrupted {
@@ -226,7 +225,7 @@ func (c *Config) finish(r *Result, e ended) {
 // looks for the allocation the run was given before, which a launcher
 // whose allocations outlive abbench (Slurm) may still run, and starts
 // another attempt in the run's directory when there is none.
-func (c *Config) startOrAttach(ctx context.Context, l launcher.Launcher, spec launcher.Spec, pr *rundir.PlannedRun) (launcher.Run, error) {
+func (c *execution) startOrAttach(ctx context.Context, l launcher.Launcher, spec launcher.Spec, pr *rundir.PlannedRun) (launcher.Run, error) {
 	if a, ok := l.(launcher.Attacher); ok && pr.Allocation != "" && pr.Result == nil {
 		lr, err := a.Attach(spec, pr.Allocation)
 		if err != nil || lr != nil {
@@ -242,7 +241,7 @@ func (c *Config) startOrAttach(ctx context.Context, l launcher.Launcher, spec la
 // stopAfter says whether the campaign stops after run i (one it ran, or
 // one a resumed campaign kept, judged as when it ended): a cause no
 // repeat can change, or a sequential look that decided.
-func (c *Config) stopAfter(r *Result, i int) bool {
+func (c *execution) stopAfter(r *Result, i int) bool {
 	run := &r.Runs[i]
 	pr := run.Planned
 	if why := hopeless(run); why != "" && !c.KeepGoing && i < len(r.Runs)-1 {
@@ -255,7 +254,7 @@ func (c *Config) stopAfter(r *Result, i int) bool {
 // blockNodes are the nodes of the first run of run i's block, for the
 // block's later runs (nil for a first run, or a first run that registered
 // no rank).
-func (c *Config) blockNodes(r *Result, i int) []string {
+func (c *execution) blockNodes(r *Result, i int) []string {
 	k := c.blockSize()
 	first := r.Runs[i-i%k]
 	if i%k == 0 || first.Status == nil {
@@ -323,20 +322,18 @@ func (run *Run) collect() {
 	}
 }
 
-func (c *Config) event(pr *rundir.PlannedRun, state string, elapsed time.Duration, tick bool) {
+func (c *execution) event(pr *rundir.PlannedRun, state string, elapsed time.Duration, tick bool) {
 	c.progress(Event{Index: pr.Index, Total: c.total, Arm: pr.Arm, Cell: pr.Cell, State: state, Elapsed: elapsed, Tick: tick})
 }
 
 // progress tells Progress of e; the runs of a block waited for at once
 // tell it one at a time.
-func (c *Config) progress(e Event) {
+func (c *execution) progress(e Event) {
 	if c.Progress == nil {
 		return
 	}
-	if c.serial != nil {
-		c.serial.Lock()
-		defer c.serial.Unlock()
-	}
+	c.serial.Lock()
+	defer c.serial.Unlock()
 	c.Progress(e)
 }
 

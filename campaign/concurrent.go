@@ -80,7 +80,7 @@ type ended struct {
 // once, and records each one's end in plan.json as it comes. A run that
 // could not be started at all tears down the group's runs started before
 // it, which are recorded as cancelled, and is the error.
-func (c *Config) runGroup(ctx context.Context, l launcher.Launcher, ranks string, r *Result, group []int, runDeadline time.Duration) error {
+func (c *execution) runGroup(ctx context.Context, l launcher.Launcher, ranks string, r *Result, group []int, runDeadline time.Duration) error {
 	var runs []started
 	var startErr error
 	for _, i := range group {
@@ -116,7 +116,7 @@ func (c *Config) runGroup(ctx context.Context, l launcher.Launcher, ranks string
 
 // stop cancels a run, for why when it is not an interrupt (nil), and
 // waits for it to end (Cancel is bounded).
-func (c *Config) stop(lr launcher.Run, why error) rundir.Outcome {
+func (c *execution) stop(lr launcher.Run, why error) rundir.Outcome {
 	cerr := lr.Cancel()
 	res, _ := lr.Wait(context.Background())
 	if why != nil {

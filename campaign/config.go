@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/abbench/abbench/decide"
@@ -28,7 +27,9 @@ const UntilConclusive = "conclusive"
 
 // Config is one campaign, complete: Plan validates it as it is and fills
 // in nothing that depends on how it was given (which flags a command was
-// given is the command's to resolve).
+// given is the command's to resolve). It is a plain value: Plan fills in
+// its defaults (Self, ScenarioPath, Out), and the state of running the
+// campaign is Execute's own (execution), never written to it.
 type Config struct {
 	Scenario     *scenarios.Scenario
 	ScenarioPath string // the scenario file each run's controller reads (default: Scenario.File)
@@ -92,8 +93,6 @@ type Config struct {
 	// names it (its flag) in a refused resume; nil: the key itself.
 	OptionName func(key string) string
 
-	total    int               // runs in the plan, for events
-	serial   *sync.Mutex       // one event at a time (Execute makes it)
 	launcher launcher.Launcher // tests: the backend Launcher would name
 }
 

@@ -25,7 +25,7 @@ func (e *HookError) Error() string { return e.Detail }
 // its deadline, its output appended to DIR/hooks/KIND-I.log (a resumed
 // campaign runs them again). A before_all hook that fails ends the list
 // there; after_all runs every hook. It says how each that failed ended.
-func (c *Config) campaignHooks(ctx context.Context, r *Result, kind string) []string {
+func (c *execution) campaignHooks(ctx context.Context, r *Result, kind string) []string {
 	s := c.Scenario
 	var failed []string
 	for i, h := range s.Hooks(kind) {
@@ -50,7 +50,7 @@ func (c *Config) campaignHooks(ctx context.Context, r *Result, kind string) []st
 // hookGuard is the guard of the campaign's hooks: abbench hook-guard,
 // which kills what a hook started when abbench run dies while it runs
 // (a run's hooks have their controller's guard).
-func (c *Config) hookGuard() *hookproc.Guard {
+func (c *execution) hookGuard() *hookproc.Guard {
 	return &hookproc.Guard{Program: c.Self, Args: []string{HookGuardVerb}}
 }
 
@@ -80,7 +80,7 @@ func campaignHookCommand(s *scenarios.Scenario, h scenarios.Hook, d scenarios.Te
 
 // beforeAll runs the before_all hooks before the campaign's first run;
 // one that fails is a *HookError, and no run starts.
-func (c *Config) beforeAll(ctx context.Context, r *Result) error {
+func (c *execution) beforeAll(ctx context.Context, r *Result) error {
 	if failed := c.campaignHooks(ctx, r, scenarios.HookBeforeAll); len(failed) > 0 {
 		return &HookError{Detail: failed[0] + ": no run was started"}
 	}
@@ -90,6 +90,6 @@ func (c *Config) beforeAll(ctx context.Context, r *Result) error {
 // afterAll runs the after_all hooks after the campaign's last run,
 // however it ended (an interrupt included: ctx is not theirs), and keeps
 // how each that failed ended in r.AfterAll.
-func (c *Config) afterAll(r *Result) {
+func (c *execution) afterAll(r *Result) {
 	r.AfterAll = c.campaignHooks(context.Background(), r, scenarios.HookAfterAll)
 }

@@ -13,7 +13,7 @@ import (
 // compare will (the runs not made yet are expected), records the look in
 // plan.json, and says whether to stop: a decided verdict, or a comparison
 // censored for a reason more runs cannot remove.
-func (c *Config) look(r *Result, done int) bool {
+func (c *execution) look(r *Result, done int) bool {
 	if len(r.Plan.Cells) > 0 {
 		return c.lookCell(r, done)
 	}

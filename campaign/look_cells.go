@@ -16,7 +16,7 @@ import (
 // one censored for a reason more runs cannot remove) stops: its later
 // runs are not run, the other cells go on. It says whether every cell
 // has stopped, which stops the campaign.
-func (c *Config) lookCell(r *Result, done int) bool {
+func (c *execution) lookCell(r *Result, done int) bool {
 	p := r.Plan
 	cell := p.Runs[done-1].Cell
 	k := len(c.Scenario.ArmOrder)

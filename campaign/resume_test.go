@@ -213,7 +213,7 @@ func TestReopenKeepsWhatEndedAndRunsTheRest(t *testing.T) {
 func TestLookTakenBeforeAResumeIsNotTakenAgain(t *testing.T) {
 	p := &rundir.Plan{Sequential: &rundir.Sequential{MinPairs: 3, MaxPairs: 6}, Looks: []rundir.Look{{Pairs: 3, Verdict: "inconclusive"}}}
 	c := &Config{Scenario: &scenarios.Scenario{ArmOrder: []string{"a", "b"}}}
-	if c.look(&Result{Plan: p, Out: t.TempDir()}, 6) || len(p.Looks) != 1 {
+	if (&execution{Config: c}).look(&Result{Plan: p, Out: t.TempDir()}, 6) || len(p.Looks) != 1 {
 		t.Fatalf("the look at pair 3 was taken again: %+v", p.Looks)
 	}
 }

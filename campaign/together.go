@@ -24,7 +24,7 @@ type Together struct {
 
 // together says how the runs of each block of a concurrent campaign ran,
 // for the blocks all of whose runs left a status with its end.
-func (c *Config) together(r *Result) []Together {
+func (c *execution) together(r *Result) []Together {
 	var out []Together
 	for _, group := range c.groups(len(r.Runs)) {
 		t, ok := blockTogether(r, group, c.Launcher == "slurm")

@@ -20,7 +20,7 @@ const pollInterval = 200 * time.Millisecond
 // wait waits for a run, reporting its phase. The deadline counts from when
 // the run's current attempt started running (a requeued job starts again;
 // time queued does not count), and c.MaxPending bounds the time queued.
-func (c *Config) wait(ctx context.Context, r launcher.Run, pr *rundir.PlannedRun, deadline time.Duration) (rundir.Outcome, error) {
+func (c *execution) wait(ctx context.Context, r launcher.Run, pr *rundir.PlannedRun, deadline time.Duration) (rundir.Outcome, error) {
 	start := time.Now()
 	attempt, pendingSince := start, start
 	lastPhase := ""
