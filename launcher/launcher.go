@@ -1,5 +1,6 @@
 // Package launcher starts arm runs, each in a fresh allocation: a process
-// session on this machine (launcher/local) or a Slurm job. The Launcher and
+// session on this machine (launcher/local), a Slurm job (launcher/slurm)
+// or a Kubernetes Job (launcher/kubernetes). The Launcher and
 // Run interfaces carry their contract in the method comments, and every
 // backend passes the shared suite in launcher/launchertest.
 package launcher
