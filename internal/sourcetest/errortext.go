@@ -48,7 +48,7 @@ var reshapers = map[string]bool{"strings": true, "bytes": true, "fmt": true}
 func ErrorTextDecisions(t testing.TB, root string, skip ...string) []Decision {
 	t.Helper()
 	var out []Decision
-	walkSource(t, root, skip, func(fset *token.FileSet, f *ast.File) {
+	walkSource(t, root, skip, 0, func(fset *token.FileSet, f *ast.File) {
 		out = append(out, fileDecisions(fset, f)...)
 	})
 	return out

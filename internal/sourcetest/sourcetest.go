@@ -1,7 +1,8 @@
 // Package sourcetest walks the module's own Go source for the tests that
 // forbid a contract's literals outside the one file that spells them
-// (package rundir's run-directory names, package bundle's layout) and
-// any decision taken on an error's words (ErrorTextDecisions).
+// (package rundir's run-directory names, package bundle's layout), any
+// decision taken on an error's words (ErrorTextDecisions) and a package
+// that does not say its job (Undocumented).
 package sourcetest
 
 import (
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,7 +77,7 @@ type Literal struct {
 func Literals(t testing.TB, root string, skip ...string) []Literal {
 	t.Helper()
 	var lits []Literal
-	walkSource(t, root, skip, func(fset *token.FileSet, f *ast.File) {
+	walkSource(t, root, skip, 0, func(fset *token.FileSet, f *ast.File) {
 		lits = append(lits, fileLiterals(fset, f)...)
 	})
 	return lits
@@ -84,8 +86,8 @@ func Literals(t testing.TB, root string, skip ...string) []Literal {
 // walkSource parses every non-test Go file under root but those of build
 // outputs and test data (directories named testdata or starting with a
 // dot) and the paths skip names (slash-separated, relative to root: a
-// file or a directory), and hands each to visit.
-func walkSource(t testing.TB, root string, skip []string, visit func(*token.FileSet, *ast.File)) {
+// file or a directory) in mode, and hands each to visit.
+func walkSource(t testing.TB, root string, skip []string, mode parser.Mode, visit func(*token.FileSet, *ast.File)) {
 	t.Helper()
 	skipped := map[string]bool{}
 	for _, s := range skip {
@@ -104,7 +106,7 @@ func walkSource(t testing.TB, root string, skip []string, visit func(*token.File
 		case d.IsDir() || skipped[rel] || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
+		f, err := parser.ParseFile(fset, path, nil, mode)
 		if err != nil {
 			return err
 		}
@@ -141,4 +143,25 @@ func fileLiterals(fset *token.FileSet, f *ast.File) []Literal {
 		return true
 	})
 	return lits
+}
+
+// Undocumented are the directories under root (slash-separated, relative
+// to it; "." for root) whose non-test Go files, as Literals walks them,
+// hold no package comment.
+func Undocumented(t testing.TB, root string) []string {
+	t.Helper()
+	documented := map[string]bool{}
+	walkSource(t, root, nil, parser.PackageClauseOnly|parser.ParseComments, func(fset *token.FileSet, f *ast.File) {
+		rel, _ := filepath.Rel(root, filepath.Dir(fset.Position(f.Package).Filename))
+		rel = filepath.ToSlash(rel)
+		documented[rel] = documented[rel] || f.Doc != nil
+	})
+	var out []string
+	for dir, ok := range documented {
+		if !ok {
+			out = append(out, dir)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
