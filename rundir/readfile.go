@@ -28,23 +28,32 @@ func readFile(path string) ([]byte, error) {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	// One byte more than the size: a read of a regular file that returns
-	// fewer bytes than asked for has met the end, with no last read that
+	// One byte more than the size: a read that returns fewer bytes than
+	// asked for once the size is read has met the end, with no last read
+	// that returns nothing. One that returns less before (a FUSE or
+	// network file system may) is read on, to the size or to a read that
 	// returns nothing.
 	buf := make([]byte, 0, st.Size+1)
 	for {
 		want := cap(buf) - len(buf)
-		n, err := retryEINTR(func() (int, error) { return syscall.Read(fd, buf[len(buf):cap(buf)]) })
+		n, err := retryEINTR(func() (int, error) { return sysRead(fd, buf[len(buf):cap(buf)]) })
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		buf = buf[:len(buf)+n]
-		if n < want {
+		if n == 0 || n < want && int64(len(buf)) >= st.Size {
 			return buf, nil
 		}
-		buf = append(buf, 0)[:len(buf)] // it grew since it was stated: read on
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // it grew since it was stated: read on
+		}
 	}
 }
+
+// sysRead is the read system call, which tests replace with one that
+// returns less than asked for, as a FUSE or network file system may
+// before the end of a file.
+var sysRead = syscall.Read
 
 // retryEINTR calls call again while a signal interrupts it.
 func retryEINTR(call func() (int, error)) (int, error) {

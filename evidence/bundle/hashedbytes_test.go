@@ -73,7 +73,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	c := newDirCheck(dir, VerifyOptions{}, nil)
 	done := make(chan error, 2)
 	go func() {
-		_, err := c.hash("ctx-0.log", fileAt{dir: unix.AT_FDCWD, name: fifo, path: fifo})
+		_, err := c.hash("ctx-0.log", fileAt{dir: unix.AT_FDCWD, name: fifo, path: fifo}, true)
 		done <- err
 	}()
 	select {
@@ -84,7 +84,7 @@ func TestHashRefusesWhatIsNoRegularFile(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("hashing a FIFO waits for a writer")
 	}
-	if _, err := c.hash(EvidenceFile, fileAt{dir: unix.AT_FDCWD, name: link, path: link}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := c.hash(EvidenceFile, fileAt{dir: unix.AT_FDCWD, name: link, path: link}, true); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("a link hashed: %v", err)
 	}
 	if _, ok := c.kept[EvidenceFile]; ok {

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -103,32 +102,41 @@ func (f regularFile) stat() (int64, error) {
 	return st.Size, nil
 }
 
-// readHead reads f once into buf. A read that returns bytes, but fewer
-// than buf holds, has met the end of a regular file: head is then the
+// readHead reads f once into buf. With shortIsEnd, a read that returns
+// bytes, but fewer than buf holds, is taken for the end of a regular file
+// (a local file system's read returns less only there): head is then the
 // whole file and size -1, with no stat (a sixth of the system calls of
-// verifying a bundle of small files). Otherwise f is stated as openRegular
-// states it (refused unless a regular file), and size is its size: a read
-// that returned nothing is an empty file or a FIFO without a writer (the
-// stat tells them apart), one that filled buf a larger file or a device.
-// What else a FIFO swapped in after the listing could give is bytes that
-// are then hashed: the digest holds them to the manifest's, and what is
-// parsed is what was hashed.
-func (f regularFile) readHead(buf []byte) (head []byte, size int64, err error) {
+// verifying a bundle of small files). A file system that returns less
+// before the end (FUSE, a network one) then gives a part of the file,
+// whose digest fails: the caller reads it again without shortIsEnd
+// before it calls the file changed (dirCheck.files). Otherwise f is
+// stated as openRegular states it (refused unless a regular file), and
+// size is its size: a read that returned nothing is an empty file or a
+// FIFO without a writer (the stat tells them apart), one that filled buf
+// a larger file or a device. What else a FIFO swapped in after the
+// listing could give is bytes that are then hashed: the digest holds them
+// to the manifest's, and what is parsed is what was hashed.
+func (f regularFile) readHead(buf []byte, shortIsEnd bool) (head []byte, size int64, err error) {
 	n, err := f.Read(buf)
 	if err != nil && err != io.EOF {
 		return nil, 0, err
 	}
-	if n > 0 && n < len(buf) {
+	if shortIsEnd && n > 0 && n < len(buf) {
 		return buf[:n], -1, nil
 	}
 	size, err = f.stat()
 	return buf[:n], size, err
 }
 
+// sysRead is the read system call, which tests replace with one that
+// returns less than asked for, as a FUSE or network file system may
+// before the end of a file.
+var sysRead = syscall.Read
+
 // Read reads as an *os.File does: io.EOF at the end.
 func (f regularFile) Read(p []byte) (int, error) {
 	for {
-		n, err := syscall.Read(f.fd, p)
+		n, err := sysRead(f.fd, p)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -155,23 +163,20 @@ func readRegular(path string) ([]byte, error) {
 	defer f.close()
 	buf := hashBuffers.Get().(*[]byte)
 	defer hashBuffers.Put(buf)
-	head, size, err := f.readHead(*buf)
+	head, size, err := f.readHead(*buf, false)
 	if err != nil {
 		return nil, err
-	}
-	if size < 0 {
-		return bytes.Clone(head), nil
 	}
 	return readAll(f, head, size)
 }
 
 // readAll reads f, a regular file whose first bytes head are read, to its
-// end into one buffer of about size bytes. A read of a regular file that
-// returns fewer bytes than asked for has met the end: the buffer's one
-// byte more than size says so without a last read returning nothing (a
-// tenth of a bundle's system calls). Should a file system ever return less
-// before the end, the bytes read are a part of the file, whose digest then
-// fails: never a pass.
+// end into one buffer of about size bytes, its size when stated. A read
+// that returns fewer bytes than asked for once size bytes are read has
+// met the end: the buffer's one byte more than size says so without a
+// last read returning nothing (a tenth of a bundle's system calls). One
+// that returns less before (a FUSE or network file system may) is read
+// on, to size or to a read that returns nothing.
 func readAll(f regularFile, head []byte, size int64) ([]byte, error) {
 	buf := append(make([]byte, 0, max(size, int64(len(head)))+1), head...)
 	for {
@@ -179,11 +184,13 @@ func readAll(f regularFile, head []byte, size int64) ([]byte, error) {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		switch {
-		case err == io.EOF, err == nil && n < want:
+		case err == io.EOF, err == nil && n < want && int64(len(buf)) >= size:
 			return buf, nil
 		case err != nil:
 			return nil, err
 		}
-		buf = append(buf, 0)[:len(buf)] // it grew since: read on
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // it grew since: read on
+		}
 	}
 }

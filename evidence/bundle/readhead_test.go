@@ -25,7 +25,7 @@ func TestHashReadsEverySizeWholeAndRefusesADevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := newDirCheck(dir, VerifyOptions{}, nil)
-		got, err := c.hash("w-0.log", fileAt{dir: unix.AT_FDCWD, name: path, path: path})
+		got, err := c.hash("w-0.log", fileAt{dir: unix.AT_FDCWD, name: path, path: path}, true)
 		sum := sha256.Sum256(data)
 		if err != nil || got != hex.EncodeToString(sum[:]) {
 			t.Errorf("%d bytes: digest %s (%v), want %x", size, got, err, sum)
@@ -43,7 +43,7 @@ func TestHashReadsEverySizeWholeAndRefusesADevice(t *testing.T) {
 		t.Skip("no /dev/zero here")
 	}
 	c := newDirCheck(dir, VerifyOptions{}, nil)
-	if _, err := c.hash("zero", fileAt{dir: unix.AT_FDCWD, name: "/dev/zero", path: "/dev/zero"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := c.hash("zero", fileAt{dir: unix.AT_FDCWD, name: "/dev/zero", path: "/dev/zero"}, true); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a device hashed: %v", err)
 	}
 	if _, err := readRegular("/dev/zero"); err == nil || !strings.Contains(err.Error(), "not a regular file") {

@@ -27,10 +27,15 @@ const (
 	heldBudget  = 16 << 20
 )
 
-// hash is the SHA-256 of the bundle's file rel, at in; the bytes of a
-// file a later step reads (keptFiles, and what fits the budget) are kept
-// for it.
-func (c *dirCheck) hash(rel string, in fileAt) (string, error) {
+// hash is the SHA-256 of the bundle's file rel, at in, a read that
+// returns less than asked for taken for its end when shortIsEnd
+// (readHead); the bytes of a file a later step reads (keptFiles, and what
+// fits the budget) are kept for it, in place of any kept before.
+func (c *dirCheck) hash(rel string, in fileAt, shortIsEnd bool) (string, error) {
+	if old, ok := c.kept[rel]; ok {
+		c.held -= int64(len(old))
+		delete(c.kept, rel)
+	}
 	f, err := openUnstatedAt(in)
 	if err != nil {
 		return "", err
@@ -38,7 +43,7 @@ func (c *dirCheck) hash(rel string, in fileAt) (string, error) {
 	defer f.close()
 	buf := hashBuffers.Get().(*[]byte)
 	defer hashBuffers.Put(buf)
-	head, size, err := f.readHead(*buf)
+	head, size, err := f.readHead(*buf, shortIsEnd)
 	if err != nil {
 		return "", err
 	}
