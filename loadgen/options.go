@@ -94,6 +94,12 @@ type Options struct {
 	// Progress receives a line every ProgressEvery (nil: none).
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// SpoolDir holds what the run says of each request (its line of the
+	// per-request file, its values in the record's arrays) as the run
+	// goes, in files removed as they are made ("": the system's
+	// temporary directory): the run's memory stays flat, its disk grows
+	// by the files it will write.
+	SpoolDir string
 }
 
 // withDefaults fills the bounds left at zero.

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/abbench/abbench/digest"
@@ -58,12 +59,15 @@ func (r *Result) Write(fs Files) error {
 	return errors.Join(errs...)
 }
 
+// writePerRequest copies the lines the run spooled as its requests ended.
 func (r *Result) writePerRequest(path string) error {
+	lines, err := r.tally().linesReader()
+	if err != nil {
+		return err
+	}
 	return r.writeFile(path, func(w *bufio.Writer) error {
-		var line []byte
-		for i := range r.Outcomes {
-			line = append(r.Outcomes[i].appendJSON(line[:0]), '\n')
-			w.Write(line)
+		if _, err := io.Copy(w, lines); err != nil {
+			return err
 		}
 		return w.Flush()
 	})

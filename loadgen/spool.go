@@ -1,0 +1,65 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// spool is bytes written as a run goes and read back whole when its
+// files are written: what the run's files say of each request, kept out
+// of memory. A run's spools are files removed as soon as they are made
+// (the open file is all that holds them, so nothing is left behind
+// whatever ends the process); a result made of outcomes in memory
+// spools in memory.
+type spool struct {
+	f    *os.File // nil: mem holds the bytes
+	mem  bytes.Buffer
+	w    *bufio.Writer
+	size int64
+}
+
+// newSpool makes a spool in dir ("": the system's temporary directory),
+// or in memory when inMemory.
+func newSpool(dir string, inMemory bool) (*spool, error) {
+	s := &spool{}
+	if inMemory {
+		s.w = bufio.NewWriterSize(&s.mem, 4<<10)
+		return s, nil
+	}
+	f, err := os.CreateTemp(dir, ".abbench-load-*")
+	if err != nil {
+		return nil, fmt.Errorf("a run's per-request spool (where the run keeps what its files say of each request as it goes): %w", err)
+	}
+	// Removed at once: the descriptor keeps it until the result is gone.
+	// Where a system cannot remove an open file it stays, named as ours.
+	_ = os.Remove(f.Name())
+	s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	return s, nil
+}
+
+func (s *spool) write(b []byte) {
+	n, _ := s.w.Write(b) // the writer keeps its first error: reader says it
+	s.size += int64(n)
+}
+
+// reader flushes the spool and reads it from its start; it can be read
+// again.
+func (s *spool) reader() (io.Reader, error) {
+	if err := s.w.Flush(); err != nil {
+		return nil, fmt.Errorf("a run's per-request spool: %w", err)
+	}
+	if s.f == nil {
+		return bytes.NewReader(s.mem.Bytes()), nil
+	}
+	return io.NewSectionReader(s.f, 0, s.size), nil
+}
+
+// close gives the spool's file back; its bytes are gone.
+func (s *spool) close() {
+	if s.f != nil {
+		_ = s.f.Close() // a removed file read for the last time: nothing to lose
+	}
+}

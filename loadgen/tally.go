@@ -1,0 +1,142 @@
+package loadgen
+
+import (
+	"errors"
+	"io"
+	"maps"
+)
+
+// KeptOutcomes is how many outcomes a run keeps in Result.Outcomes (and
+// Result.Warmup): the first, for a program that looks at them. What the
+// run says of every request is counted and spooled as it ends (tally),
+// so a run's memory does not grow with its requests.
+var KeptOutcomes = 10_000
+
+// tally is what a phase's outcomes add up to, each counted as it ends in
+// order of sending and then given up: the counts and latencies of the
+// summary, the first outcomes kept, the first failure, and (spooled)
+// each request's line of the per-request file and its values in the
+// record's per-request arrays.
+type tally struct {
+	kept                 []Outcome
+	requested, completed int
+	failures             map[string]int
+	inTokens, outTokens  int
+	ttft, tpot, itl, e2e latency
+	first                *Outcome // the first failure
+	spooled              bool
+	lines                *spool
+	arrays               [len(recordArrays)]*spool
+	buf                  []byte
+	err                  error // a spool that could not be made
+}
+
+// newTally starts a tally; spooled, it spools in dir, or in memory.
+func newTally(spooled bool, dir string, inMemory bool) *tally {
+	t := &tally{failures: map[string]int{}, spooled: spooled}
+	if !spooled {
+		return t
+	}
+	var errs []error
+	var err error
+	t.lines, err = newSpool(dir, inMemory)
+	errs = append(errs, err)
+	for i := range t.arrays {
+		t.arrays[i], err = newSpool(dir, inMemory)
+		errs = append(errs, err)
+	}
+	if t.err = errors.Join(errs...); t.err != nil {
+		t.close()
+		t.spooled = false
+	}
+	return t
+}
+
+// tallyOf is the tally of outcomes held whole (a Result made by hand),
+// spooled in memory when spooled.
+func tallyOf(outs []Outcome, spooled bool) *tally {
+	t := newTally(spooled, "", true)
+	for i := range outs {
+		t.add(&outs[i])
+	}
+	return t
+}
+
+// add counts o, which the caller may then reuse.
+func (t *tally) add(o *Outcome) {
+	if len(t.kept) < KeptOutcomes {
+		t.kept = append(t.kept, *o)
+	}
+	if t.spooled {
+		t.spool(o)
+	}
+	t.requested++
+	if !o.OK() {
+		t.failures[o.Kind]++
+		if t.first == nil {
+			first := *o
+			t.first = &first
+		}
+		return
+	}
+	t.completed++
+	t.inTokens += o.PromptTokens
+	t.outTokens += o.OutputTokens
+	t.ttft.add(ms(o.TTFT))
+	t.e2e.add(ms(o.E2E))
+	if o.OutputTokens > 1 {
+		t.tpot.add(ms(o.E2E-o.TTFT) / float64(o.OutputTokens-1))
+	}
+	for _, d := range o.ITLs {
+		t.itl.add(ms(d))
+	}
+}
+
+// spool writes o's line and its values of the record's arrays, each
+// after the separator MarshalIndent writes before a value of an array of
+// the record.
+func (t *tally) spool(o *Outcome) {
+	t.buf = append(o.appendJSON(t.buf[:0]), '\n')
+	t.lines.write(t.buf)
+	for i, a := range recordArrays {
+		t.buf = t.buf[:0]
+		if t.requested > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.buf = a.each(append(t.buf, "\n    "...), o)
+		t.arrays[i].write(t.buf)
+	}
+}
+
+// summary is the tally's Summary, less the duration and rates.
+func (t *tally) summary() Summary {
+	return Summary{Requested: t.requested, Completed: t.completed, Failed: t.requested - t.completed, Failures: maps.Clone(t.failures),
+		InputTokens: t.inTokens, OutputTokens: t.outTokens,
+		TTFT: t.ttft.dist(), TPOT: t.tpot.dist(), ITL: t.itl.dist(), E2E: t.e2e.dist(),
+		Sketched: t.ttft.sketched() || t.tpot.sketched() || t.itl.sketched() || t.e2e.sketched()}
+}
+
+// linesReader reads the per-request lines back.
+func (t *tally) linesReader() (io.Reader, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.lines.reader()
+}
+
+// arrayReader reads the values of the record's array i back, each after
+// its separator.
+func (t *tally) arrayReader(i int) (io.Reader, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.arrays[i].reader()
+}
+
+func (t *tally) close() {
+	for _, s := range append([]*spool{t.lines}, t.arrays[:]...) {
+		if s != nil {
+			s.close()
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSketchWithinItsError: past exactLatencies values a latency's
+// percentiles are the sketch's, each within SketchRelativeError of
+// numpy's percentile of every value, and its mean and standard
+// deviation are of every value.
+func TestSketchWithinItsError(t *testing.T) {
+	defer func(e int) { exactLatencies = e }(exactLatencies)
+	exactLatencies = 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	var l latency
+	all := make([]float64, 0, 50_000)
+	for range cap(all) {
+		v := math.Exp(rng.NormFloat64()*1.5) * 20 // milliseconds, over four decades
+		if len(all)%1000 == 0 {
+			v = 0 // a gap of no time: no bucket holds it
+		}
+		l.add(v)
+		all = append(all, v)
+	}
+	if !l.sketched() {
+		t.Fatal("50,000 values past a bound of 1,000 are not sketched")
+	}
+	got, want := l.dist(), distOf(all)
+	near := func(name string, g, w, rel float64) {
+		if math.Abs(g-w) > rel*math.Abs(w) {
+			t.Errorf("%s: %g, every value's %g (off by %.3g%%, at most %g%%)", name, g, w, 100*math.Abs(g-w)/w, 100*rel)
+		}
+	}
+	near("median", got.Median, want.Median, SketchRelativeError)
+	for i, q := range Percentiles {
+		near(fmt.Sprintf("p%g", q), got.P[i], want.P[i], SketchRelativeError)
+	}
+	near("mean", got.Mean, want.Mean, 1e-9)
+	near("std", got.Std, want.Std, 1e-9)
+}
+
+// TestRunPastItsKeptOutcomes: a run of more requests than it keeps
+// outcomes of writes every request's line and every value of the
+// record's lists, and names its first failure, which came after the
+// outcomes kept.
+func TestRunPastItsKeptOutcomes(t *testing.T) {
+	defer func(k int) { KeptOutcomes = k }(KeptOutcomes)
+	KeptOutcomes = 10
+	url := replyServer(t)
+	items := benchPrompts(t)[:30]
+	o := Options{URL: url, Model: "bench", MaxTokens: 1, Requests: 30, Rounds: 10, Concurrency: 8, SpoolDir: t.TempDir()}
+	res, err := RunItems(context.Background(), items, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if len(res.Outcomes) != 10 || res.FirstFailure() != nil {
+		t.Fatalf("%d outcomes kept (want 10), first failure %+v", len(res.Outcomes), res.FirstFailure())
+	}
+	if left, _ := os.ReadDir(o.SpoolDir); len(left) != 0 {
+		t.Errorf("the spools left %d files behind", len(left))
+	}
+	dir := t.TempDir()
+	if err := res.Write(Files{PerRequest: filepath.Join(dir, "r.jsonl")}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := bytes.Split(bytes.TrimSpace(data), []byte("\n")); len(lines) != 300 || !bytes.HasPrefix(lines[299], []byte(`{"index":299,"prompt":29,`)) {
+		t.Errorf("%d lines, the last %s", len(lines), lines[len(lines)-1])
+	}
+	rec := parseRecord(t, res, 300)
+	if rec.Completed != 300 || !rec.Valid {
+		t.Errorf("the record: %d completed, valid %v", rec.Completed, rec.Valid)
+	}
+	m, err := res.Record(res.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttfts := m["ttfts"].([]float64); len(ttfts) != 300 {
+		t.Errorf("%d ttfts, want 300", len(ttfts))
+	}
+	// A failure past the kept outcomes is still named.
+	res.measured.add(&Outcome{Index: 300, Kind: KindNotSent, Error: "not sent: stopped"})
+	if f := res.FirstFailure(); f == nil || f.Index != 300 {
+		t.Errorf("the first failure: %+v, want request 300", f)
+	}
+}
