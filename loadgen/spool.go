@@ -15,23 +15,41 @@ import (
 // whatever ends the process); a result made of outcomes in memory
 // spools in memory.
 type spool struct {
+	dir  string
 	f    *os.File // nil: mem holds the bytes
 	mem  bytes.Buffer
 	w    *bufio.Writer
 	size int64
 }
 
+// SpoolError is a spool the run could not make in Dir ("": the system's
+// temporary directory), or could not write or read back there.
+type SpoolError struct {
+	Dir string
+	Err error
+}
+
+func (e *SpoolError) Error() string {
+	dir := e.Dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return fmt.Sprintf("the run's spool in %s (where it keeps what its files say of each request as it goes): %v", dir, e.Err)
+}
+
+func (e *SpoolError) Unwrap() error { return e.Err }
+
 // newSpool makes a spool in dir ("": the system's temporary directory),
 // or in memory when inMemory.
 func newSpool(dir string, inMemory bool) (*spool, error) {
-	s := &spool{}
+	s := &spool{dir: dir}
 	if inMemory {
 		s.w = bufio.NewWriterSize(&s.mem, 4<<10)
 		return s, nil
 	}
 	f, err := os.CreateTemp(dir, ".abbench-load-*")
 	if err != nil {
-		return nil, fmt.Errorf("a run's per-request spool (where the run keeps what its files say of each request as it goes): %w", err)
+		return nil, &SpoolError{Dir: dir, Err: err}
 	}
 	// Removed at once: the descriptor keeps it until the result is gone.
 	// Where a system cannot remove an open file it stays, named as ours.
@@ -49,7 +67,7 @@ func (s *spool) write(b []byte) {
 // again.
 func (s *spool) reader() (io.Reader, error) {
 	if err := s.w.Flush(); err != nil {
-		return nil, fmt.Errorf("a run's per-request spool: %w", err)
+		return nil, &SpoolError{Dir: s.dir, Err: err}
 	}
 	if s.f == nil {
 		return bytes.NewReader(s.mem.Bytes()), nil

@@ -104,7 +104,11 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	// its files go, not in memory.
 	opts.o.SpoolDir = filepath.Dir(opts.files.Record)
 	res, err := loadgen.RunItems(cmd.Context(), items, opts.o)
-	if err != nil {
+	var se *loadgen.SpoolError
+	switch {
+	case errors.As(err, &se):
+		return cli.Usage(err, "--out must name a file in a directory that exists and can be written")
+	case err != nil:
 		return cli.Usage(err, "run 'abbench load --help' for the flags")
 	}
 	defer res.Close()
