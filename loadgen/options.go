@@ -100,6 +100,11 @@ type Options struct {
 	// temporary directory): the run's memory stays flat, its disk grows
 	// by the files it will write.
 	SpoolDir string
+	// PerRequest, when named, is where the per-request lines go as the
+	// requests end, in place of a spool: nothing is there until
+	// Result.Write (Files.PerRequest the same path) puts the file in place
+	// whole; a run whose result is closed unwritten leaves it as it was.
+	PerRequest string
 }
 
 // withDefaults fills the bounds left at zero.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/abbench/abbench/internal/atomicfile"
 )
 
 // spool is bytes written as a run goes and read back whole when its
@@ -15,11 +18,16 @@ import (
 // whatever ends the process); a result made of outcomes in memory
 // spools in memory.
 type spool struct {
-	dir  string
-	f    *os.File // nil: mem holds the bytes
-	mem  bytes.Buffer
-	w    *bufio.Writer
-	size int64
+	dir string
+	// af, when the spool is a file of the run's own (the per-request
+	// file, streamed), is it before it is committed; committed, once it is.
+	af        *atomicfile.File
+	committed bool
+	path      string
+	f         *os.File // nil: mem holds the bytes
+	mem       bytes.Buffer
+	w         *bufio.Writer
+	size      int64
 }
 
 // SpoolError is a spool the run could not make in Dir ("": the system's
@@ -63,6 +71,28 @@ func (s *spool) write(b []byte) {
 	s.size += int64(n)
 }
 
+// newFileSpool makes a spool that is path itself, written as the run
+// goes and committed whole by commit (until then path is as it was).
+func newFileSpool(path string) (*spool, error) {
+	af, err := atomicfile.Create(path, 0o644)
+	if err != nil {
+		return nil, &SpoolError{Dir: filepath.Dir(path), Err: err}
+	}
+	return &spool{dir: filepath.Dir(path), path: path, af: af, f: af.File, w: bufio.NewWriterSize(af.File, 64<<10)}, nil
+}
+
+// commit puts a file spool in place at its path: whole, once.
+func (s *spool) commit() error {
+	if s.committed {
+		return nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return &SpoolError{Dir: s.dir, Err: err}
+	}
+	s.committed = true
+	return s.af.Commit()
+}
+
 // reader flushes the spool and reads it from its start; it can be read
 // again.
 func (s *spool) reader() (io.Reader, error) {
@@ -72,11 +102,18 @@ func (s *spool) reader() (io.Reader, error) {
 	if s.f == nil {
 		return bytes.NewReader(s.mem.Bytes()), nil
 	}
+	if s.committed { // closed by the commit
+		return nil, fmt.Errorf("the per-request lines were written to %s, streamed as the run went: copy that file", s.path)
+	}
 	return io.NewSectionReader(s.f, 0, s.size), nil
 }
 
 // close gives the spool's file back; its bytes are gone.
 func (s *spool) close() {
+	if s.af != nil {
+		s.af.Abort() // nothing once committed; else path stays as it was
+		return
+	}
 	if s.f != nil {
 		_ = s.f.Close() // a removed file read for the last time: nothing to lose
 	}

@@ -31,15 +31,20 @@ type tally struct {
 	err                  error // a spool that could not be made
 }
 
-// newTally starts a tally; spooled, it spools in dir, or in memory.
-func newTally(spooled bool, dir string, inMemory bool) *tally {
+// newTally starts a tally; spooled, it spools in dir, or in memory, its
+// lines into perRequest itself when that is named.
+func newTally(spooled bool, dir string, inMemory bool, perRequest string) *tally {
 	t := &tally{failures: map[string]int{}, spooled: spooled}
 	if !spooled {
 		return t
 	}
 	var errs []error
 	var err error
-	t.lines, err = newSpool(dir, inMemory)
+	if perRequest != "" {
+		t.lines, err = newFileSpool(perRequest)
+	} else {
+		t.lines, err = newSpool(dir, inMemory)
+	}
 	errs = append(errs, err)
 	for i := range t.arrays {
 		t.arrays[i], err = newSpool(dir, inMemory)
@@ -55,7 +60,7 @@ func newTally(spooled bool, dir string, inMemory bool) *tally {
 // tallyOf is the tally of outcomes held whole (a Result made by hand),
 // spooled in memory when spooled.
 func tallyOf(outs []Outcome, spooled bool) *tally {
-	t := newTally(spooled, "", true)
+	t := newTally(spooled, "", true, "")
 	for i := range outs {
 		t.add(&outs[i])
 	}
@@ -116,12 +121,20 @@ func (t *tally) summary() Summary {
 		Sketched: t.ttft.sketched() || t.tpot.sketched() || t.itl.sketched() || t.e2e.sketched()}
 }
 
-// linesReader reads the per-request lines back.
-func (t *tally) linesReader() (io.Reader, error) {
+// writeLines puts the per-request lines at path: the file they were
+// streamed to, committed, or a copy of their spool.
+func (t *tally) writeLines(path string, copyTo func(io.Reader) error) error {
 	if t.err != nil {
-		return nil, t.err
+		return t.err
 	}
-	return t.lines.reader()
+	if t.lines.af != nil && t.lines.path == path {
+		return t.lines.commit()
+	}
+	r, err := t.lines.reader()
+	if err != nil {
+		return err
+	}
+	return copyTo(r)
 }
 
 // arrayReader reads the values of the record's array i back, each after

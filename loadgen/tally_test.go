@@ -95,3 +95,47 @@ func TestRunPastItsKeptOutcomes(t *testing.T) {
 		t.Errorf("the first failure: %+v, want request 300", f)
 	}
 }
+
+// TestPerRequestStreamed: with Options.PerRequest the lines go to that
+// file as the requests end, and it is put in place whole by Write: until
+// then what was there stays, and a result closed unwritten leaves it so.
+func TestPerRequestStreamed(t *testing.T) {
+	url := replyServer(t)
+	items := benchPrompts(t)[:16]
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Result {
+		res, err := RunItems(context.Background(), items, Options{URL: url, Model: "bench", MaxTokens: 1, Requests: 16, Rounds: 4, Concurrency: 4, PerRequest: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	read := func() []byte {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	run().Close()
+	if got := read(); string(got) != "old\n" {
+		t.Fatalf("a run closed unwritten changed the file: %q", got)
+	}
+	res := run()
+	defer res.Close()
+	if got := read(); string(got) != "old\n" {
+		t.Fatalf("the file changed before Write: %q", got)
+	}
+	if err := res.Write(Files{PerRequest: path}); err != nil {
+		t.Fatal(err)
+	}
+	if lines := bytes.Split(bytes.TrimSpace(read()), []byte("\n")); len(lines) != 64 || !bytes.HasPrefix(lines[63], []byte(`{"index":63,`)) {
+		t.Errorf("%d lines, the last %s", len(lines), lines[len(lines)-1])
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

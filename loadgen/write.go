@@ -59,17 +59,16 @@ func (r *Result) Write(fs Files) error {
 	return errors.Join(errs...)
 }
 
-// writePerRequest copies the lines the run spooled as its requests ended.
+// writePerRequest puts the lines the run wrote as its requests ended at
+// path: the file they went to (Options.PerRequest), or a copy.
 func (r *Result) writePerRequest(path string) error {
-	lines, err := r.tally().linesReader()
-	if err != nil {
-		return err
-	}
-	return r.writeFile(path, func(w *bufio.Writer) error {
-		if _, err := io.Copy(w, lines); err != nil {
-			return err
-		}
-		return w.Flush()
+	return r.tally().writeLines(path, func(lines io.Reader) error {
+		return r.writeFile(path, func(w *bufio.Writer) error {
+			if _, err := io.Copy(w, lines); err != nil {
+				return err
+			}
+			return w.Flush()
+		})
 	})
 }
 
