@@ -105,6 +105,9 @@ type Options struct {
 	// Result.Write (Files.PerRequest the same path) puts the file in place
 	// whole; a run whose result is closed unwritten leaves it as it was.
 	PerRequest string
+	// NoPerRequest says no per-request file will be written: the run
+	// makes no lines (Result.Write of one then fails).
+	NoPerRequest bool
 }
 
 // withDefaults fills the bounds left at zero.

@@ -116,7 +116,7 @@ func RunItems(ctx context.Context, items []Item, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := newTally(true, o.SpoolDir, false, o.PerRequest)
+	t := newTally(&spoolSpec{dir: o.SpoolDir, perRequest: o.PerRequest, noLines: o.NoPerRequest})
 	if t.err != nil {
 		return nil, t.err
 	}
@@ -162,7 +162,7 @@ func newClient(o Options, items []Item) (*client, error) {
 // (phase.go); the sent digest is of the measured requests alone.
 func (c *client) run(ctx context.Context, unit digest.Unit, t *tally) *Result {
 	o := c.o
-	res := &Result{Options: o, Unit: unit, measured: t, warmup: newTally(false, "", false, "")}
+	res := &Result{Options: o, Unit: unit, measured: t, warmup: newTally(nil)}
 	runCtx, cancel := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the run's timeout %s passed", o.Timeout))
 	defer cancel()
 	if o.Warmup > 0 {

@@ -31,23 +31,33 @@ type tally struct {
 	err                  error // a spool that could not be made
 }
 
-// newTally starts a tally; spooled, it spools in dir, or in memory, its
-// lines into perRequest itself when that is named.
-func newTally(spooled bool, dir string, inMemory bool, perRequest string) *tally {
-	t := &tally{failures: map[string]int{}, spooled: spooled}
-	if !spooled {
+// spoolSpec is where a tally spools: in dir, or in memory; its lines
+// into perRequest itself when that is named, or nowhere with noLines.
+type spoolSpec struct {
+	dir        string
+	inMemory   bool
+	perRequest string
+	noLines    bool
+}
+
+// newTally starts a tally, spooled as sp says (nil: not spooled).
+func newTally(sp *spoolSpec) *tally {
+	t := &tally{failures: map[string]int{}, spooled: sp != nil}
+	if sp == nil {
 		return t
 	}
 	var errs []error
 	var err error
-	if perRequest != "" {
-		t.lines, err = newFileSpool(perRequest)
-	} else {
-		t.lines, err = newSpool(dir, inMemory)
+	switch {
+	case sp.noLines:
+	case sp.perRequest != "":
+		t.lines, err = newFileSpool(sp.perRequest)
+	default:
+		t.lines, err = newSpool(sp.dir, sp.inMemory)
 	}
 	errs = append(errs, err)
 	for i := range t.arrays {
-		t.arrays[i], err = newSpool(dir, inMemory)
+		t.arrays[i], err = newSpool(sp.dir, sp.inMemory)
 		errs = append(errs, err)
 	}
 	if t.err = errors.Join(errs...); t.err != nil {
@@ -60,7 +70,11 @@ func newTally(spooled bool, dir string, inMemory bool, perRequest string) *tally
 // tallyOf is the tally of outcomes held whole (a Result made by hand),
 // spooled in memory when spooled.
 func tallyOf(outs []Outcome, spooled bool) *tally {
-	t := newTally(spooled, "", true, "")
+	var sp *spoolSpec
+	if spooled {
+		sp = &spoolSpec{inMemory: true}
+	}
+	t := newTally(sp)
 	for i := range outs {
 		t.add(&outs[i])
 	}
@@ -101,8 +115,10 @@ func (t *tally) add(o *Outcome) {
 // after the separator MarshalIndent writes before a value of an array of
 // the record.
 func (t *tally) spool(o *Outcome) {
-	t.buf = append(o.appendJSON(t.buf[:0]), '\n')
-	t.lines.write(t.buf)
+	if t.lines != nil {
+		t.buf = append(o.appendJSON(t.buf[:0]), '\n')
+		t.lines.write(t.buf)
+	}
 	for i, a := range recordArrays {
 		t.buf = t.buf[:0]
 		if t.requested > 0 {
@@ -121,11 +137,16 @@ func (t *tally) summary() Summary {
 		Sketched: t.ttft.sketched() || t.tpot.sketched() || t.itl.sketched() || t.e2e.sketched()}
 }
 
+var errNoLines = errors.New("the run was told no per-request file would be written (Options.NoPerRequest): its lines were not kept")
+
 // writeLines puts the per-request lines at path: the file they were
 // streamed to, committed, or a copy of their spool.
 func (t *tally) writeLines(path string, copyTo func(io.Reader) error) error {
-	if t.err != nil {
+	switch {
+	case t.err != nil:
 		return t.err
+	case t.lines == nil:
+		return errNoLines
 	}
 	if t.lines.af != nil && t.lines.path == path {
 		return t.lines.commit()

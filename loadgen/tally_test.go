@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -137,5 +138,18 @@ func TestPerRequestStreamed(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+	// Told no per-request file is wanted, a run makes no lines: asked for
+	// them after all, Write says so, and the record is whole.
+	none, err := RunItems(context.Background(), items, Options{URL: url, Model: "bench", MaxTokens: 1, Requests: 16, Concurrency: 4, NoPerRequest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if err := none.Write(Files{PerRequest: path}); !errors.Is(err, errNoLines) {
+		t.Errorf("a per-request file of a run told none is wanted: %v", err)
+	}
+	if rec := parseRecord(t, none, 16); rec.Completed != 16 {
+		t.Errorf("the record of a run without lines: %d completed", rec.Completed)
 	}
 }

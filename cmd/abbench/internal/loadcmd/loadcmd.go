@@ -102,7 +102,7 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	}
 	// What the run says of each request waits beside the record, where
 	// its files go, not in memory.
-	opts.o.SpoolDir, opts.o.PerRequest = filepath.Dir(opts.files.Record), opts.files.PerRequest
+	opts.o.SpoolDir, opts.o.PerRequest, opts.o.NoPerRequest = filepath.Dir(opts.files.Record), opts.files.PerRequest, opts.files.PerRequest == ""
 	res, err := loadgen.RunItems(cmd.Context(), items, opts.o)
 	var se *loadgen.SpoolError
 	switch {
