@@ -50,10 +50,11 @@ func TestSketchWithinItsError(t *testing.T) {
 // TestRunPastItsKeptOutcomes: a run of more requests than it keeps
 // outcomes of writes every request's line and every value of the
 // record's lists, and names its first failure, which came after the
-// outcomes kept.
+// outcomes kept; past the bound of exact latencies its record says the
+// percentiles are within the sketch's error, and records reads them.
 func TestRunPastItsKeptOutcomes(t *testing.T) {
-	defer func(k int) { KeptOutcomes = k }(KeptOutcomes)
-	KeptOutcomes = 10
+	defer func(k, e int) { KeptOutcomes, exactLatencies = k, e }(KeptOutcomes, exactLatencies)
+	KeptOutcomes, exactLatencies = 10, 100
 	url := replyServer(t)
 	items := benchPrompts(t)[:30]
 	o := Options{URL: url, Model: "bench", MaxTokens: 1, Requests: 30, Rounds: 10, Concurrency: 8, SpoolDir: t.TempDir()}
@@ -89,6 +90,14 @@ func TestRunPastItsKeptOutcomes(t *testing.T) {
 	}
 	if ttfts := m["ttfts"].([]float64); len(ttfts) != 300 {
 		t.Errorf("%d ttfts, want 300", len(ttfts))
+	}
+	// 300 TTFTs past a bound of 100: the percentiles are the sketch's,
+	// and the record says within what.
+	if m["percentiles_relative_error"] != SketchRelativeError || !res.Summarize().Sketched {
+		t.Errorf("percentiles_relative_error %v: the record does not say its percentiles are sketched", m["percentiles_relative_error"])
+	}
+	if v, ok := rec.Metrics["p99_ttft_ms"]; !ok || v <= 0 {
+		t.Errorf("p99_ttft_ms of the sketched record: %v %v", v, ok)
 	}
 	// A failure past the kept outcomes is still named.
 	res.measured.add(&Outcome{Index: 300, Kind: KindNotSent, Error: "not sent: stopped"})
