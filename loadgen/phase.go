@@ -78,12 +78,29 @@ func (c *client) startPhase(spec phaseSpec, prog *progress, t *tally) *phase {
 func (p *phase) work() {
 	defer p.wg.Done()
 	w := &worker{c: p.c}
-	defer w.close()
+	// held is the ended request whose connection w keeps: the look at it
+	// before the next request is written may still fail it (stray-bytes,
+	// w.prev), so it is the dispatcher's to count only once that look is
+	// taken, or the connection is given up.
+	var held *atomic.Bool
+	defer func() {
+		w.close()
+		if held != nil {
+			held.Store(true)
+		}
+	}()
 	for j := range p.jobs {
 		out := j.out
 		w.do(p.runCtx, out, p.c.prompts[out.Prompt], p.c.requests[out.Prompt])
+		if held != nil {
+			held.Store(true) // the look before this request is taken
+		}
 		ok := out.Kind == ""
-		j.done.Store(true) // the outcome is the dispatcher's from here
+		if held = nil; w.prev == out {
+			held = j.done
+		} else {
+			j.done.Store(true) // the outcome is the dispatcher's from here
+		}
 		p.inflight.Add(-1)
 		select {
 		case p.freed <- struct{}{}:
