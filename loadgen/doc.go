@@ -38,11 +38,17 @@
 //     fail the request they follow (stray-bytes), never taken for the
 //     next one's answer; secrets (the API key, Options.Secrets) are
 //     redacted from every error;
-//   - what a run holds grows by what its record must say of each request
-//     and no more: the outcome (152 bytes), in one array filled in place;
-//     the prompts sent are the items' cycle (the k-th request's is item k
-//     mod n), so the sent digests and records files come from the items'
-//     records, not one record a request;
+//   - what a run holds does not grow with its requests: each outcome is
+//     counted as it ends, in order of sending, and given up (its block
+//     of outcomes reused): its line of the per-request file and its
+//     values in the record's per-request lists are spooled to a removed
+//     file beside the record, its latencies kept exactly up to 100,000
+//     values and then in a log-bucket sketch whose percentiles are
+//     within SketchRelativeError (0.5%) of the values of their ranks;
+//     the first KeptOutcomes outcomes and the first failure are kept;
+//     the prompts sent are the items' cycle (the k-th request's is item
+//     k mod n), so the sent digests and records files come from the
+//     items' records, not one record a request;
 //   - the result is written in the shape of vLLM's benchmark_serving result
 //     (package records reads it as format vllm), beside a JSON Lines file
 //     of per-request records.
@@ -59,7 +65,9 @@
 // response's head and the framing of its body;
 // stream.go the server-sent events of a streamed response; chunkjson.go
 // the decoding of a response or an event; run.go the
-// run and its result; result.go the summary in vLLM's shape;
-// stats.go the percentiles; write.go the files; progress.go the progress
-// lines.
+// run and its result; tally.go what the outcomes add up to as they end;
+// spool.go where their lines wait for the files; latency.go a latency's
+// values, exact then sketched; result.go the summary in vLLM's shape;
+// stats.go the percentiles; encode.go and write.go the files;
+// progress.go the progress lines.
 package loadgen

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -92,48 +93,50 @@ func (o *Outcome) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// perRequestArrays are the record's keys of one value per request, and
-// how to write request i's: written as the file is, never built whole.
-func (r *Result) perRequestArrays() map[string]func(b []byte, i int) []byte {
-	return map[string]func([]byte, int) []byte{
-		"input_lens": func(b []byte, i int) []byte { return strconv.AppendInt(b, int64(r.Outcomes[i].PromptTokens), 10) },
-		"output_lens": func(b []byte, i int) []byte {
-			if o := &r.Outcomes[i]; o.OK() {
-				return strconv.AppendInt(b, int64(o.OutputTokens), 10)
+// recordArrays are the record's keys of one value per request, and
+// how to write a request's: spooled as the run goes (tally), never built
+// whole.
+var recordArrays = [...]struct {
+	key  string
+	each func(b []byte, o *Outcome) []byte
+}{
+	{"errors", func(b []byte, o *Outcome) []byte { return appendString(b, o.Error) }},
+	{"input_lens", func(b []byte, o *Outcome) []byte { return strconv.AppendInt(b, int64(o.PromptTokens), 10) }},
+	{"itls", func(b []byte, o *Outcome) []byte {
+		if !o.OK() || len(o.ITLs) == 0 {
+			return append(b, "[]"...)
+		}
+		b = append(b, "[\n"...)
+		for j, d := range o.ITLs {
+			if j > 0 {
+				b = append(b, ",\n"...)
 			}
-			return append(b, '0')
-		},
-		"ttfts":  func(b []byte, i int) []byte { return appendFloat(b, r.Outcomes[i].TTFT.Seconds()) },
-		"errors": func(b []byte, i int) []byte { return appendString(b, r.Outcomes[i].Error) },
-		"itls": func(b []byte, i int) []byte {
-			o := &r.Outcomes[i]
-			if !o.OK() || len(o.ITLs) == 0 {
-				return append(b, "[]"...)
-			}
-			b = append(b, "[\n"...)
-			for j, d := range o.ITLs {
-				if j > 0 {
-					b = append(b, ",\n"...)
-				}
-				b = append(b, "      "...)
-				b = appendFloat(b, d.Seconds())
-			}
-			return append(b, "\n    ]"...)
-		},
-	}
+			b = append(b, "      "...)
+			b = appendFloat(b, d.Seconds())
+		}
+		return append(b, "\n    ]"...)
+	}},
+	{"output_lens", func(b []byte, o *Outcome) []byte {
+		if o.OK() {
+			return strconv.AppendInt(b, int64(o.OutputTokens), 10)
+		}
+		return append(b, '0')
+	}},
+	{"ttfts", func(b []byte, o *Outcome) []byte { return appendFloat(b, o.TTFT.Seconds()) }},
 }
 
 // writeRecord writes Record(now) as json.MarshalIndent(rec, "", "  ")
-// does, its per-request arrays a value at a time.
+// does, its per-request arrays copied from their spools.
 func (r *Result) writeRecord(w *bufio.Writer, now time.Time) error {
-	rec := r.recordSummary(now)
-	arrays := r.perRequestArrays()
-	keys := make([]string, 0, len(rec)+len(arrays))
+	t := r.tally()
+	rec := r.recordSummary(t, now)
+	arrays := map[string]int{}
+	keys := make([]string, 0, len(rec)+len(recordArrays))
 	for k := range rec {
 		keys = append(keys, k)
 	}
-	for k := range arrays {
-		keys = append(keys, k)
+	for i, a := range recordArrays {
+		keys, arrays[a.key] = append(keys, a.key), i
 	}
 	slices.Sort(keys)
 	var b []byte
@@ -146,9 +149,9 @@ func (r *Result) writeRecord(w *bufio.Writer, now time.Time) error {
 		b = append(b, "\n  "...)
 		b = appendString(b, k)
 		b = append(b, ": "...)
-		if each, ok := arrays[k]; ok {
+		if i, ok := arrays[k]; ok {
 			w.Write(b)
-			if err := r.writeArray(w, each); err != nil {
+			if err := writeArray(w, t, i); err != nil {
 				return err
 			}
 			continue
@@ -163,22 +166,20 @@ func (r *Result) writeRecord(w *bufio.Writer, now time.Time) error {
 	return w.Flush()
 }
 
-// writeArray writes one per-request array, indented as MarshalIndent
-// indents a value of the record.
-func (r *Result) writeArray(w *bufio.Writer, each func([]byte, int) []byte) error {
-	if len(r.Outcomes) == 0 {
+// writeArray writes the record's per-request array i from its spool,
+// indented as MarshalIndent indents a value of the record.
+func writeArray(w *bufio.Writer, t *tally, i int) error {
+	if t.requested == 0 {
 		w.WriteString("[]")
 		return nil
 	}
+	r, err := t.arrayReader(i)
+	if err != nil {
+		return err
+	}
 	w.WriteString("[")
-	var b []byte
-	for i := range r.Outcomes {
-		b = b[:0]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = each(append(b, "\n    "...), i) // kept: its capacity serves the next value
-		w.Write(b)
+	if _, err := io.Copy(w, r); err != nil {
+		return err
 	}
 	w.WriteString("\n  ]")
 	return nil

@@ -309,6 +309,41 @@ func TestHostileAnswerSentTwice(t *testing.T) {
 	}
 }
 
+// TestHostileAnswerSentTwiceLater: a second answer that comes while the
+// connection is idle is seen when the next request is about to be
+// written on it (the peek): the request it follows fails stray-bytes,
+// though that request had ended. Its outcome is counted only once no
+// later look at its connection can fail it (counted as it ended, the
+// run said every request succeeded).
+func TestHostileAnswerSentTwiceLater(t *testing.T) {
+	h := &hostile{answer: func(c net.Conn, _ int64, _ int) bool {
+		if _, err := io.WriteString(c, okResponse()); err != nil {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+		_, err := io.WriteString(c, okResponse())
+		return err == nil
+	}}
+	url := h.start(t)
+	_, prompts := tokenPrompts(t, 10)
+	// 10 ms between requests, nearly regular: each is written on a
+	// connection idle for longer than peekAfter, its stray answer there.
+	res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: 10, Rate: 100, Burstiness: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Summarize()
+	if h.reads.Load() != sentCount(res) || sentCount(res) != 10 {
+		t.Errorf("the server read %d requests, the client sent %d", h.reads.Load(), sentCount(res))
+	}
+	if s.Failures[KindStrayBytes] < 5 {
+		t.Errorf("summary %+v: want most of the 9 requests followed by another failed %s", s, KindStrayBytes)
+	}
+	if n := len(res.Outcomes); n != 10 || res.FirstFailure() == nil || res.FirstFailure().Kind != KindStrayBytes {
+		t.Errorf("%d outcomes, the first failure %+v", n, res.FirstFailure())
+	}
+}
+
 // TestHostileSecretQuotedBack: a 401 whose body quotes the API key (in
 // clear, JSON-escaped, and across the point where an error is cut short)
 // and a secret the scenario drew from the environment leaves neither in

@@ -94,6 +94,20 @@ type Options struct {
 	// Progress receives a line every ProgressEvery (nil: none).
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// SpoolDir holds what the run says of each request (its line of the
+	// per-request file, its values in the record's arrays) as the run
+	// goes, in files removed as they are made ("": the system's
+	// temporary directory): the run's memory stays flat, its disk grows
+	// by the files it will write.
+	SpoolDir string
+	// PerRequest, when named, is where the per-request lines go as the
+	// requests end, in place of a spool: nothing is there until
+	// Result.Write (Files.PerRequest the same path) puts the file in place
+	// whole; a run whose result is closed unwritten leaves it as it was.
+	PerRequest string
+	// NoPerRequest says no per-request file will be written: the run
+	// makes no lines (Result.Write of one then fails).
+	NoPerRequest bool
 }
 
 // withDefaults fills the bounds left at zero.

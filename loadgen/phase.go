@@ -28,23 +28,41 @@ type phase struct {
 	c        *client
 	spec     phaseSpec
 	prog     *progress
-	jobs     chan *Outcome
+	jobs     chan job
 	wg       sync.WaitGroup
 	inflight atomic.Int64
 	freed    chan struct{} // a request ended (gated phases wait on it)
-	// outs are the phase's outcomes in blocks that never move, so a
-	// worker fills its request's in place: a counted phase's all in one
-	// block made at its start, a duration phase's in blocks of
-	// outcomeBlock. n is how many are in use, sent how many were sent.
-	outs        [][]Outcome
-	n, sentUpTo int
-	ended       string
-	runCtx      context.Context // the run's, which every request runs in
+	// outs hold the outcomes from the oldest not yet counted to the
+	// newest handed out, in blocks that never move, so a worker fills its
+	// request's in place and says so in done. The dispatcher counts the
+	// ended ones into tally in order of sending and gives a block whose
+	// outcomes are all counted back to free: what the phase holds spans
+	// the requests in flight, not the run. n is how many were handed
+	// out, counted how many were counted, sentUpTo how many were sent.
+	outs                 []*outcomeBlock
+	free                 []*outcomeBlock
+	tally                *tally
+	n, counted, sentUpTo int
+	ended                string
+	runCtx               context.Context // the run's, which every request runs in
+}
+
+// outcomeBlock is a block of outcomes and whether each has ended.
+type outcomeBlock struct {
+	outs [outcomeBlockSize]Outcome
+	done [outcomeBlockSize]atomic.Bool
+}
+
+// job is a request handed to a worker: its outcome, to fill, and the
+// flag to raise when it has.
+type job struct {
+	out  *Outcome
+	done *atomic.Bool
 }
 
 // startPhase starts the workers of a phase; its clock starts now.
-func (c *client) startPhase(spec phaseSpec, prog *progress) *phase {
-	p := &phase{c: c, spec: spec, prog: prog, jobs: make(chan *Outcome), freed: make(chan struct{}, 1)}
+func (c *client) startPhase(spec phaseSpec, prog *progress, t *tally) *phase {
+	p := &phase{c: c, spec: spec, prog: prog, tally: t, jobs: make(chan job), freed: make(chan struct{}, 1)}
 	if p.prog == nil {
 		p.prog = startProgress(nil, time.Hour, 0, time.Now())
 	}
@@ -60,15 +78,35 @@ func (c *client) startPhase(spec phaseSpec, prog *progress) *phase {
 func (p *phase) work() {
 	defer p.wg.Done()
 	w := &worker{c: p.c}
-	defer w.close()
-	for out := range p.jobs {
+	// held is the ended request whose connection w keeps: the look at it
+	// before the next request is written may still fail it (stray-bytes,
+	// w.prev), so it is the dispatcher's to count only once that look is
+	// taken, or the connection is given up.
+	var held *atomic.Bool
+	defer func() {
+		w.close()
+		if held != nil {
+			held.Store(true)
+		}
+	}()
+	for j := range p.jobs {
+		out := j.out
 		w.do(p.runCtx, out, p.c.prompts[out.Prompt], p.c.requests[out.Prompt])
+		if held != nil {
+			held.Store(true) // the look before this request is taken
+		}
+		ok := out.Kind == ""
+		if held = nil; w.prev == out {
+			held = j.done
+		} else {
+			j.done.Store(true) // the outcome is the dispatcher's from here
+		}
 		p.inflight.Add(-1)
 		select {
 		case p.freed <- struct{}{}:
 		default:
 		}
-		p.prog.finished(out.Kind == "")
+		p.prog.finished(ok)
 	}
 }
 
@@ -85,9 +123,9 @@ func (p *phase) send(ctx context.Context) {
 	k := 0
 	for ; p.spec.total < 0 || k < p.spec.total; k++ {
 		i := k % n
-		out := p.next()
+		out, done := p.next()
 		*out = Outcome{Index: k, Prompt: i, Line: p.c.prompts[i].Line, Sent: true}
-		err := p.dispatch(ctx, p.spec.sched.next(), out)
+		err := p.dispatch(ctx, p.spec.sched.next(), job{out, done})
 		if err != nil {
 			p.n-- // handed to no worker: not sent
 		}
@@ -100,6 +138,7 @@ func (p *phase) send(ctx context.Context) {
 		}
 		p.sentUpTo++
 		p.prog.started()
+		p.count()
 	}
 	close(p.jobs)
 	if p.ended != "" {
@@ -109,17 +148,21 @@ func (p *phase) send(ctx context.Context) {
 		}
 		for j := k; j < last; j++ {
 			i := j % n
-			*p.next() = Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended}
+			out, done := p.next()
+			*out = Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended}
+			done.Store(true)
+			p.count()
 		}
 	}
 	p.wg.Wait()
+	p.count()
 }
 
 // dispatch waits for the request's arrival time and, in a gated phase,
 // room under the ramp's concurrency, then hands it to the first free
 // worker. errPhaseOver when the phase's time ran out first, the context's
 // error when the run ended.
-func (p *phase) dispatch(ctx context.Context, at time.Duration, out *Outcome) error {
+func (p *phase) dispatch(ctx context.Context, at time.Duration, out job) error {
 	o := p.c.o
 	for {
 		now := time.Since(p.c.start)
@@ -145,7 +188,7 @@ func (p *phase) dispatch(ctx context.Context, at time.Duration, out *Outcome) er
 
 // handOver gives out to the first free worker, or gives up when the run
 // ends or the phase's time runs out.
-func (p *phase) handOver(ctx context.Context, out *Outcome) error {
+func (p *phase) handOver(ctx context.Context, out job) error {
 	p.inflight.Add(1)
 	var over <-chan time.Time
 	if p.spec.until > 0 {
@@ -181,33 +224,44 @@ func (p *phase) sleep(ctx context.Context, now, d time.Duration, wake <-chan str
 	return nil
 }
 
-// outcomeBlock is how many outcomes a duration phase's block holds.
-const outcomeBlock = 4096
+// outcomeBlockSize is how many outcomes a block holds.
+const outcomeBlockSize = 1024
 
-// next is the place of the phase's next outcome.
-func (p *phase) next() *Outcome {
-	size := outcomeBlock
-	if p.spec.total >= 0 {
-		size = max(p.spec.total, 1)
-	}
-	if p.n == len(p.outs)*size {
-		p.outs = append(p.outs, make([]Outcome, size))
+// next is the place of the phase's next outcome and its ended flag,
+// lowered.
+func (p *phase) next() (*Outcome, *atomic.Bool) {
+	at := p.n - p.counted/outcomeBlockSize*outcomeBlockSize // from the first block's start
+	if at == len(p.outs)*outcomeBlockSize {
+		var b *outcomeBlock
+		if k := len(p.free); k > 0 {
+			b, p.free = p.free[k-1], p.free[:k-1]
+		} else {
+			b = new(outcomeBlock)
+		}
+		p.outs = append(p.outs, b)
 	}
 	p.n++
-	return &p.outs[(p.n-1)/size][(p.n-1)%size]
+	b := p.outs[at/outcomeBlockSize]
+	b.done[at%outcomeBlockSize].Store(false)
+	return &b.outs[at%outcomeBlockSize], &b.done[at%outcomeBlockSize]
 }
 
-// outcomes are the phase's outcomes, in order of sending: a counted
-// phase's block itself, no copy.
-func (p *phase) outcomes() []Outcome {
-	if len(p.outs) == 1 {
-		return p.outs[0][:p.n:p.n]
+// count counts the ended outcomes that follow those counted, in order of
+// sending, and frees each block whose outcomes are all counted.
+func (p *phase) count() {
+	for p.counted < p.n {
+		b, i := p.outs[0], p.counted%outcomeBlockSize
+		if !b.done[i].Load() {
+			return
+		}
+		p.tally.add(&b.outs[i])
+		p.counted++
+		if p.counted%outcomeBlockSize == 0 {
+			p.free = append(p.free, b)
+			p.outs[0] = nil
+			p.outs = p.outs[1:]
+		}
 	}
-	out := make([]Outcome, 0, p.n)
-	for _, b := range p.outs {
-		out = append(out, b[:min(len(b), p.n-len(out))]...)
-	}
-	return out
 }
 
 // sent is the phase's prompts sent, in order of sending: the items in turn.

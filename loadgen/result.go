@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -47,81 +48,90 @@ type Summary struct {
 	Duration                           time.Duration
 	RequestRate, OutputRate, TokenRate float64 // per second
 	TTFT, TPOT, ITL, E2E               dist
+	// Sketched says a latency had more than exactLatencies values: its
+	// percentiles are within SketchRelativeError of the values of their
+	// ranks, no longer the values themselves.
+	Sketched bool
 }
 
 // Summarize counts r's outcomes and measures its latencies, of the
 // requests that succeeded, as vLLM's benchmark does: TPOT is a request's
-// time after its first token per further output token.
-func (r *Result) Summarize() Summary {
-	s := Summary{Requested: len(r.Outcomes), Failures: map[string]int{}, Duration: r.Duration}
-	// Made at their sizes, counted first: a million requests' latencies
-	// are 8 MB each, which growing by appends would double.
-	var nOK, nTPOT, nITL int
-	for i := range r.Outcomes {
-		if o := &r.Outcomes[i]; o.OK() {
-			nOK, nITL = nOK+1, nITL+len(o.ITLs)
-			if o.OutputTokens > 1 {
-				nTPOT++
-			}
-		}
-	}
-	ttft, tpot, itl, e2e := make([]float64, 0, nOK), make([]float64, 0, nTPOT), make([]float64, 0, nITL), make([]float64, 0, nOK)
-	for i := range r.Outcomes {
-		o := &r.Outcomes[i]
-		if !o.OK() {
-			s.Failures[o.Kind]++
-			continue
-		}
-		s.Completed++
-		s.InputTokens += o.PromptTokens
-		s.OutputTokens += o.OutputTokens
-		ttft = append(ttft, ms(o.TTFT))
-		e2e = append(e2e, ms(o.E2E))
-		if o.OutputTokens > 1 {
-			tpot = append(tpot, ms(o.E2E-o.TTFT)/float64(o.OutputTokens-1))
-		}
-		for _, d := range o.ITLs {
-			itl = append(itl, ms(d))
-		}
-	}
-	s.Failed = s.Requested - s.Completed
+// time after its first token per further output token. A run counted
+// them as they ended (tally); a Result made by hand is counted from its
+// Outcomes.
+func (r *Result) Summarize() Summary { return r.summaryOf(r.tally()) }
+
+// summaryOf is t's summary over the run's duration.
+func (r *Result) summaryOf(t *tally) Summary {
+	s := t.summary()
+	s.Duration = r.Duration
 	if secs := r.Duration.Seconds(); secs > 0 {
 		s.RequestRate = float64(s.Completed) / secs
 		s.OutputRate = float64(s.OutputTokens) / secs
 		s.TokenRate = float64(s.InputTokens+s.OutputTokens) / secs
 	}
-	s.TTFT, s.TPOT, s.ITL, s.E2E = distOf(ttft), distOf(tpot), distOf(itl), distOf(e2e)
 	return s
 }
+
+// tally is what the run counted, or a count of Outcomes.
+func (r *Result) tally() *tally {
+	if r.measured != nil {
+		return r.measured
+	}
+	return tallyOf(r.Outcomes, true)
+}
+
+// FirstFailure is the first request in order of sending that failed
+// (nil: none did), kept whatever the number of requests.
+func (r *Result) FirstFailure() *Outcome { return r.tally().first }
 
 // Record is the result in the shape of vLLM's benchmark_serving result
 // (format vllm reads it), with failed, the validity flag valid (true when
 // every request succeeded), the failures by kind and the sent prompts'
-// digests besides.
-func (r *Result) Record(now time.Time) map[string]any {
-	rec := r.recordSummary(now)
-	n := len(r.Outcomes)
-	inLens, outLens, ttfts, errs := make([]int, n), make([]int, n), make([]float64, n), make([]string, n)
-	itls := make([][]float64, n)
-	for i := range r.Outcomes {
-		out := &r.Outcomes[i]
-		inLens[i], ttfts[i], errs[i], itls[i] = out.PromptTokens, out.TTFT.Seconds(), out.Error, []float64{}
-		if out.OK() {
-			outLens[i] = out.OutputTokens
-			for _, d := range out.ITLs {
-				itls[i] = append(itls[i], d.Seconds())
-			}
+// digests besides. Its per-request arrays are read back from where the
+// run spooled them: made whole, they are as large as the run.
+func (r *Result) Record(now time.Time) (map[string]any, error) {
+	t := r.tally()
+	rec := r.recordSummary(t, now)
+	for i, a := range recordArrays {
+		rd, err := t.arrayReader(i)
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(io.MultiReader(strings.NewReader("["), rd, strings.NewReader("]")))
+		if rec[a.key], err = decodeArray(a.key, dec); err != nil {
+			return nil, fmt.Errorf("the spooled %s: %w", a.key, err)
 		}
 	}
-	rec["input_lens"], rec["output_lens"], rec["ttfts"], rec["itls"], rec["errors"] = inLens, outLens, ttfts, itls, errs
-	return rec
+	return rec, nil
 }
 
-// recordSummary is Record less its per-request arrays (perRequestArrays).
-func (r *Result) recordSummary(now time.Time) map[string]any {
-	s := r.Summarize()
+// decodeArray decodes the record's array key, as Go values of its type.
+func decodeArray(key string, dec *json.Decoder) (any, error) {
+	switch key {
+	case "input_lens", "output_lens":
+		var v []int
+		err := dec.Decode(&v)
+		return v, err
+	case "ttfts":
+		var v []float64
+		err := dec.Decode(&v)
+		return v, err
+	case "itls":
+		var v [][]float64
+		err := dec.Decode(&v)
+		return v, err
+	}
+	var v []string
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// recordSummary is Record less its per-request arrays (recordArrays).
+func (r *Result) recordSummary(t *tally, now time.Time) map[string]any {
+	s := r.summaryOf(t)
 	o := r.Options
-	n := len(r.Outcomes)
+	n := s.Requested
 	var rate any = "inf"
 	if o.Rate > 0 {
 		rate = o.Rate
@@ -144,6 +154,9 @@ func (r *Result) recordSummary(now time.Time) map[string]any {
 	}
 	if r.SentMultiset != nil {
 		rec["prompt_multiset_digest"] = r.SentMultiset.String()
+	}
+	if s.Sketched {
+		rec["percentiles_relative_error"] = SketchRelativeError
 	}
 	r.workloadRecord(rec)
 	for name, d := range map[string]dist{"ttft": s.TTFT, "tpot": s.TPOT, "itl": s.ITL, "e2el": s.E2E} {

@@ -54,13 +54,15 @@ func (f *failure) Error() string { return f.msg }
 // maxBody bounds a response read whole: every worker may hold one.
 const maxBody = 8 << 20
 
-// Result is a run: one outcome per scheduled request, in order of
+// Result is a run: what it counted of its scheduled requests, in order of
 // sending, and the digest of the prompts sent.
 type Result struct {
 	Options  Options
 	Unit     digest.Unit
 	Start    time.Time
 	Duration time.Duration
+	// Outcomes are the first KeptOutcomes requests' outcomes, in order of
+	// sending; Summarize, Record and the files are of every request.
 	Outcomes []Outcome
 	// Sent is the digest of the prompts sent, in order of sending, with
 	// the unit's ordered algorithm; SentMultiset the same prompts as a
@@ -83,6 +85,17 @@ type Result struct {
 	// requests go through), with CycleRecords; nil for a counted run.
 	Cycle        *digest.Digest
 	CycleRecords []digest.Record
+	// measured and warmup are what the phases counted of every request
+	// (nil in a Result made by hand: its Outcomes are counted).
+	measured, warmup *tally
+}
+
+// Close gives back the files a run spooled its per-request lines and
+// arrays to: Write, Record and Summarize cannot be called after it.
+func (r *Result) Close() {
+	if r.measured != nil {
+		r.measured.close()
+	}
 }
 
 // Run sends the workload of a prompts file's prompts (RunItems).
@@ -103,7 +116,11 @@ func RunItems(ctx context.Context, items []Item, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.run(ctx, items[0].Prompt.Unit), nil
+	t := newTally(&spoolSpec{dir: o.SpoolDir, perRequest: o.PerRequest, noLines: o.NoPerRequest})
+	if t.err != nil {
+		return nil, t.err
+	}
+	return c.run(ctx, items[0].Prompt.Unit, t), nil
 }
 
 // client is one run's prepared requests.
@@ -143,15 +160,15 @@ func newClient(o Options, items []Item) (*client, error) {
 
 // run sends the warm-up requests, waits for them, then the measured ones
 // (phase.go); the sent digest is of the measured requests alone.
-func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
+func (c *client) run(ctx context.Context, unit digest.Unit, t *tally) *Result {
 	o := c.o
-	res := &Result{Options: o, Unit: unit}
+	res := &Result{Options: o, Unit: unit, measured: t, warmup: newTally(nil)}
 	runCtx, cancel := context.WithTimeoutCause(ctx, o.Timeout, fmt.Errorf("the run's timeout %s passed", o.Timeout))
 	defer cancel()
 	if o.Warmup > 0 {
-		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil)
+		w := c.startPhase(phaseSpec{total: o.Warmup, sched: newSchedule(0, 0, 0, 0, 0)}, nil, res.warmup)
 		w.send(runCtx)
-		res.Warmup, res.WarmupEnded = w.outcomes(), w.ended
+		res.Warmup, res.WarmupEnded = res.warmup.kept, w.ended
 		res.WarmupRecords = w.sent()
 		d, _ := res.WarmupRecords.Sum(digest.DefaultFor(unit)) // a known algorithm: Sum cannot fail
 		res.WarmupSent = &d
@@ -162,10 +179,10 @@ func (c *client) run(ctx context.Context, unit digest.Unit) *Result {
 	}
 	spec := phaseSpec{total: total, until: o.Duration, sched: newSchedule(o.Rate, o.Burstiness, o.Seed, o.RampFrom, o.RampOver), gated: o.RampOver > 0 && o.Rate == 0}
 	prog := startProgress(o.Progress, o.ProgressEvery, max(total, 0), time.Now())
-	m := c.startPhase(spec, prog)
+	m := c.startPhase(spec, prog, t)
 	res.Start = c.start
 	m.send(runCtx)
-	res.Outcomes, res.Ended = m.outcomes(), m.ended
+	res.Outcomes, res.Ended = t.kept, m.ended
 	c.cycle(res)
 	res.Duration = time.Since(c.start)
 	prog.stop(res)

@@ -42,7 +42,9 @@ func readSyscalls(t *testing.T) int {
 func TestRequestReadsOnceItsAnswer(t *testing.T) {
 	const requests = 200
 	items := benchPrompts(t)
-	o := Options{URL: "http://127.0.0.1:1", Model: "bench", MaxTokens: 1, Requests: 1, Concurrency: 1}.withDefaults()
+	// A request deadline of its own: the server serves one connection, so
+	// a request on another would wait for an answer (10 minutes by default).
+	o := Options{URL: "http://127.0.0.1:1", Model: "bench", MaxTokens: 1, Requests: 1, Concurrency: 1, RequestTimeout: 20 * time.Second}.withDefaults()
 	c, err := newClient(o, items[:1])
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,9 @@ func TestRequestReadsOnceItsAnswer(t *testing.T) {
 	defer w.close()
 	var out Outcome
 	w.do(context.Background(), &out, c.prompts[0], c.requests[0]) // the connection made
+	if out.Kind != "" {
+		t.Fatalf("the first request failed: %+v", out)
+	}
 	before := readSyscalls(t)
 	for range requests {
 		out = Outcome{Sent: true}

@@ -97,13 +97,11 @@ func (r *Result) workloadRecord(rec map[string]any) {
 	if r.WarmupSent == nil {
 		return
 	}
-	failed := 0
-	for i := range r.Warmup {
-		if !r.Warmup[i].OK() {
-			failed++
-		}
+	w := r.warmup
+	if w == nil {
+		w = tallyOf(r.Warmup, false)
 	}
-	rec["warmup_requests"], rec["warmup_failed"], rec["warmup_prompt_digest"] = len(r.Warmup), failed, r.WarmupSent.String()
+	rec["warmup_requests"], rec["warmup_failed"], rec["warmup_prompt_digest"] = w.requested, w.requested-w.completed, r.WarmupSent.String()
 }
 
 // cycle records a duration run's prompts once, in order: what its sent

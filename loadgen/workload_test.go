@@ -192,7 +192,11 @@ func TestWarmupIsSentFirstAndNotMeasured(t *testing.T) {
 	if rec := parseRecord(t, res, 4); rec.Completed != 4 {
 		t.Errorf("the record counts %d completed, want the 4 measured", rec.Completed)
 	}
-	if rec := res.Record(time.Now()); rec["warmup_requests"] != 3 || rec["warmup_failed"] != 0 || rec["warmup_prompt_digest"] != res.WarmupSent.String() {
+	rec, err := res.Record(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["warmup_requests"] != 3 || rec["warmup_failed"] != 0 || rec["warmup_prompt_digest"] != res.WarmupSent.String() {
 		t.Errorf("the record's warm-up: %v %v %v", rec["warmup_requests"], rec["warmup_failed"], rec["warmup_prompt_digest"])
 	}
 }

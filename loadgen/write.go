@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/abbench/abbench/digest"
@@ -58,14 +59,16 @@ func (r *Result) Write(fs Files) error {
 	return errors.Join(errs...)
 }
 
+// writePerRequest puts the lines the run wrote as its requests ended at
+// path: the file they went to (Options.PerRequest), or a copy.
 func (r *Result) writePerRequest(path string) error {
-	return r.writeFile(path, func(w *bufio.Writer) error {
-		var line []byte
-		for i := range r.Outcomes {
-			line = append(r.Outcomes[i].appendJSON(line[:0]), '\n')
-			w.Write(line)
-		}
-		return w.Flush()
+	return r.tally().writeLines(path, func(lines io.Reader) error {
+		return r.writeFile(path, func(w *bufio.Writer) error {
+			if _, err := io.Copy(w, lines); err != nil {
+				return err
+			}
+			return w.Flush()
+		})
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -99,10 +100,18 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	if opts.o.Requests == 0 {
 		opts.o.Requests = len(items)
 	}
+	// What the run says of each request waits beside the record, where
+	// its files go, not in memory.
+	opts.o.SpoolDir, opts.o.PerRequest, opts.o.NoPerRequest = filepath.Dir(opts.files.Record), opts.files.PerRequest, opts.files.PerRequest == ""
 	res, err := loadgen.RunItems(cmd.Context(), items, opts.o)
-	if err != nil {
+	var se *loadgen.SpoolError
+	switch {
+	case errors.As(err, &se):
+		return cli.Usage(err, "--out must name a file in a directory that exists and can be written")
+	case err != nil:
 		return cli.Usage(err, "run 'abbench load --help' for the flags")
 	}
+	defer res.Close()
 	if err := res.Write(opts.files); err != nil {
 		return err
 	}
@@ -152,11 +161,8 @@ func loadStatus(stopped error, s loadgen.Summary, res *loadgen.Result, allow boo
 		kinds = append(kinds, fmt.Sprintf("%d %s", s.Failures[kind], kind))
 	}
 	first := ""
-	for _, o := range res.Outcomes {
-		if !o.OK() {
-			first = fmt.Sprintf(" (the first, request %d: %s)", o.Index, o.Error)
-			break
-		}
+	if o := res.FirstFailure(); o != nil {
+		first = fmt.Sprintf(" (the first, request %d: %s)", o.Index, o.Error)
 	}
 	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("%d of %d requests failed: %s%s", s.Failed, s.Requested, strings.Join(kinds, ", "), first),
 		Hint: "the record counts them and names each; a comparison of this run would be censored requests-failed"}

@@ -3,6 +3,7 @@ package loadcmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,8 +12,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/internal/redact"
 )
 
@@ -57,6 +60,35 @@ func TestLoadReadsOnlyThePromptsItSends(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
 		t.Errorf("abbench load --requests 4 allocated %d MiB for a file of 4 small prompts and a large fifth", grew>>20)
+	}
+}
+
+// TestLoadSpoolDirRefused: --out in a directory that does not exist is a
+// usage error naming it, before any request is sent (the run keeps what
+// its files say of each request there as it goes). Before, every request
+// was sent and the run failed when it wrote the record.
+func TestLoadSpoolDirRefused(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no-such-dir")
+	err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--stream=false", "--out", filepath.Join(missing, "r.json"))
+	var ce *cli.Error
+	if !errors.As(err, &ce) || ce.Code != cli.ExitUsage || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("err %v (%T), want a usage error naming %s", err, err, missing)
+	}
+	if n := served.Load(); n != 0 {
+		t.Errorf("the server was sent %d requests before the run was refused", n)
 	}
 }
 
