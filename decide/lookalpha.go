@@ -34,18 +34,34 @@ var lookCache sync.Map
 // to maxPairs that keeps the overall false verdict rate of normal A/A
 // pairs at alpha. The t statistic does not depend on the noise's scale
 // nor on a period effect, so one simulation (fixed seeds: the same
-// design always gets the same level) serves every metric.
+// design always gets the same level) serves every metric. A design in
+// levelTable takes its level from there; any other is simulated the
+// first time it is used.
 func LookAlpha(minPairs, maxPairs int, alpha float64) float64 {
 	if minPairs >= maxPairs {
 		return alpha
 	}
 	key := lookKey{minPairs, maxPairs, alpha}
+	if v, ok := levelTable[key]; ok && v.pocock > 0 {
+		return v.pocock
+	}
 	if v, ok := lookCache.Load(key); ok {
 		return v.(float64)
 	}
-	v := lookSim{min: minPairs, max: maxPairs, alpha: alpha}.level()
+	v := SimulateLookAlpha(minPairs, maxPairs, alpha)
 	lookCache.Store(key, v)
 	return v
+}
+
+// SimulateLookAlpha is LookAlpha computed by its simulation, never read
+// from the table: what the table's generator (go generate) and its test
+// call.
+func SimulateLookAlpha(minPairs, maxPairs int, alpha float64) float64 {
+	simulations.Add(1)
+	if minPairs >= maxPairs {
+		return alpha
+	}
+	return lookSim{min: minPairs, max: maxPairs, alpha: alpha}.level()
 }
 
 // lookSim simulates A/A campaigns of normal pairs. Each path's smallest

@@ -26,11 +26,6 @@ const OBFSpending = "obf-spending"
 // rate is then alpha within 0.08 percentage points).
 const spendingPathValues = 16 * LookPaths
 
-type spendKey struct {
-	min, max int
-	alpha    float64
-}
-
 var spendCache sync.Map
 
 // OBFLevels are the per-look levels of OBFSpending for the crossover
@@ -40,15 +35,29 @@ var spendCache sync.Map
 // function's increment, among simulated normal A/A campaigns (fixed
 // seeds, as LookAlpha's). A look whose increment is less than one
 // simulated campaign tests at the increment itself (a level below any
-// the simulation can resolve).
+// the simulation can resolve). A design in levelTable takes its levels
+// from there (a copy: the caller may keep and change it); any other is
+// simulated the first time it is used, about a second of two cores for
+// 14 pairs, which abbench run would spend before its first rank.
 func OBFLevels(minPairs, maxPairs int, alpha float64) []float64 {
-	key := spendKey{minPairs, maxPairs, alpha}
-	if v, ok := spendCache.Load(key); ok {
-		return v.([]float64)
+	key := lookKey{minPairs, maxPairs, alpha}
+	if v, ok := levelTable[key]; ok {
+		return slices.Clone(v.obf)
 	}
-	v := spendSim{min: minPairs, max: maxPairs, alpha: alpha}.levels()
+	if v, ok := spendCache.Load(key); ok {
+		return slices.Clone(v.([]float64))
+	}
+	v := SimulateOBFLevels(minPairs, maxPairs, alpha)
 	spendCache.Store(key, v)
-	return v
+	return slices.Clone(v)
+}
+
+// SimulateOBFLevels is OBFLevels computed by its simulation, never read
+// from the table: what the table's generator (go generate) and its test
+// call.
+func SimulateOBFLevels(minPairs, maxPairs int, alpha float64) []float64 {
+	simulations.Add(1)
+	return spendSim{min: minPairs, max: maxPairs, alpha: alpha}.levels()
 }
 
 // obfSpent is how much of alpha OBFSpending has spent by information

@@ -1,0 +1,62 @@
+package decide
+
+import "sync/atomic"
+
+//go:generate go run ./internal/genlevels -out levels_table.go
+
+// tabledLevels are one design's levels as its simulation computes them:
+// the constant per-look level (LookAlpha; 0 beyond TabledPocockUpTo
+// pairs, where it is simulated when asked for) and the spending
+// boundary's levels look by look (OBFLevels).
+type tabledLevels struct {
+	pocock float64
+	obf    []float64
+}
+
+// TabledDesign is a design whose levels levelTable holds.
+type TabledDesign struct {
+	MinPairs, MaxPairs int
+	Alpha              float64
+}
+
+// TabledMaxPairs are the maximum pair counts whose designs levelTable
+// holds: every one up to 20 (the default 14 among them), then the round
+// counts a campaign asks for, up to MaxLookPairs.
+var TabledMaxPairs = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24, 30, 40, 50, 100, MaxLookPairs}
+
+// TabledAlphas are the alphas levelTable holds a design of: the default
+// alone and split among two to four treatments (Family), 0.01 and 0.1.
+func TabledAlphas() []float64 {
+	var out []float64
+	for k := 1; k <= 4; k++ {
+		out = append(out, DefaultRule.Alpha/float64(k)) // as Family divides, so the key matches bit for bit
+	}
+	return append(out, 0.01, 0.1)
+}
+
+// TabledPocockUpTo is the most pairs a tabled design holds the constant
+// per-look level of (LookAlpha) for: only plans made before the spending
+// boundary use it, with at most 10 pairs by default then; its simulation
+// of a million campaigns of 200 pairs would take minutes to generate.
+const TabledPocockUpTo = 20
+
+// TabledDesigns are the designs levelTable holds: those the defaults and
+// the documented options (--max-pairs, --alpha, up to four treatments)
+// make from MinLookPairs, so that abbench run starts its first rank
+// without a simulation of a million campaigns (a second of two cores for
+// 14 pairs, several for 200). The table is generated (go generate, the
+// same fixed seeds) and TestLevelTableIsTheSimulations recomputes it.
+func TabledDesigns() []TabledDesign {
+	var out []TabledDesign
+	for _, a := range TabledAlphas() {
+		for _, m := range TabledMaxPairs {
+			out = append(out, TabledDesign{MinLookPairs, m, a})
+		}
+	}
+	return out
+}
+
+// simulations counts the simulations of levels run (SimulateLookAlpha,
+// SimulateOBFLevels), so a test can tell a tabled design from one that
+// was simulated.
+var simulations atomic.Int64
