@@ -155,11 +155,14 @@ func (d *Driver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 	d.mu.Unlock()
 	go func() {
 		_ = cmd.Wait() // how the step ended is in ProcessState, read below
-		close(st.done)
 		// srun reports a task a signal ended as status 128+signal.
 		for _, rk := range rs {
 			rk.End(ranks.ExitOf(cmd.ProcessState, true))
 		}
+		// Only then is the step done: Stop returns on it, and the
+		// controller judges every rank by its exit at once (closed first,
+		// a rank could still say "did not end" at teardown).
+		close(st.done)
 	}()
 	return nil
 }

@@ -2,6 +2,7 @@ package srun
 
 import (
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -43,4 +44,44 @@ func TestContract(t *testing.T) {
 		},
 		Timeout: time.Minute,
 	})
+}
+
+// TestEveryRankEndedOnceStopReturns: when Stop returns, every rank of a
+// step that ended has its exit recorded, so that the controller judging
+// them at once never reads "did not end" (the step was marked done
+// before its ranks' ends were, and teardown censored an accepted run
+// unclean-shutdown now and then). srun and scontrol are stand-ins here:
+// the step is a process that ends on SIGTERM.
+func TestEveryRankEndedOnceStopReturns(t *testing.T) {
+	bin := t.TempDir()
+	for name, body := range map[string]string{
+		"scontrol": "#!/bin/sh\necho node1\n",
+		"srun":     "#!/bin/sh\ntrap 'exit 0' TERM\nsleep 30 & wait\n",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("SLURM_JOB_NODELIST", "node1")
+	for i := range 30 {
+		dir := t.TempDir()
+		coord := filepath.Join(dir, "coord")
+		d, err := New(&scenarios.Scenario{}, dir, coord, []string{"wrapper", "--"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		role := &scenarios.Role{Name: "gen", Ranks: 2, Command: []string{"true"}}
+		rs := []*ranks.Rank{ranks.NewRank("gen", 0, filepath.Join(dir, "gen-0.log"), nil), ranks.NewRank("gen", 1, filepath.Join(dir, "gen-1.log"), nil)}
+		if err := d.Start(role, rs); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // the stand-in's trap is set
+		d.Stop(5*time.Second, 10*time.Second)
+		for _, r := range rs {
+			if !r.Ended() {
+				t.Fatalf("try %d: %s had not ended when Stop returned: %s", i, r.Name(), r.Exit().Reason)
+			}
+		}
+	}
 }
