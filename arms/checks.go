@@ -110,7 +110,7 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 		for rank := range r.Ranks {
 			reg, ok, err := rundir.ReadRegistration(c.coord, r.Name, rank)
 			if err != nil || !ok {
-				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s", r.Name, rank, when).At(c.arm, r.Name, rank))
+				rs = append(rs, reason.New(reason.RankMissing, "%s rank %d never registered %s%s", r.Name, rank, when, c.waitingWhy(r.Name, rank)).At(c.arm, r.Name, rank))
 				continue
 			}
 			ranOwn, brs := c.checkBuild(&r, rank, &reg)
@@ -122,6 +122,17 @@ func (c *controller) checkRegistrations(when string, clients bool) []reason.Reas
 		}
 	}
 	return rs
+}
+
+// waitingWhy is why rank of role did not run yet, as its driver last
+// saw it (a pod's scheduler reason), as ": WHY"; "" when it cannot say.
+func (c *controller) waitingWhy(role string, rank int) string {
+	for _, p := range c.procs {
+		if p.Role == role && p.Index == rank && p.Waiting() != "" {
+			return ": " + p.Waiting()
+		}
+	}
+	return ""
 }
 
 // checkArmEnv holds a rank's registered arm keys to its role: a role that

@@ -33,6 +33,9 @@ func (c *controller) rankBase(r *scenarios.Role) (inherited []string, selfDir st
 	if r.Container != nil {
 		return nil, "", r.Container.Entrypoint
 	}
+	if c.inRoleImage(r) {
+		return nil, "", nil // a pod of the role's image; its command replaces the entrypoint
+	}
 	return c.opts.Inherited, filepath.Dir(c.self), nil
 }
 

@@ -55,7 +55,8 @@ func TestTheReadyDeadlineNamesWhoIsNotReady(t *testing.T) {
 	c := unitController(t, unitScenario)
 	addRank(t, c, "server", 0, "")
 	addRank(t, c, "server", 1, "")
-	addRank(t, c, "helper", 0, "")
+	// Its driver says why it does not run (a pod the scheduler cannot place).
+	addRank(t, c, "helper", 0, "").SetWaiting("pod helper-0-x unscheduled: Unschedulable: 0/2 nodes are available: 2 Insufficient example.com/gpu")
 	for rank := range 2 {
 		register(t, c, "server", rank, map[string]*string{"MODE": ptr("async")})
 	}
@@ -77,6 +78,12 @@ func TestTheReadyDeadlineNamesWhoIsNotReady(t *testing.T) {
 	// Why they may hang, said first: helper-0 never registered.
 	if got := fmt.Sprint(byRank["helper-0"]); got != fmt.Sprint([]reason.Code{reason.RankMissing}) {
 		t.Fatalf("helper-0's reasons %v", got)
+	}
+	// And why, as its driver last saw it.
+	for _, r := range c.status.Reasons {
+		if r.Code == reason.RankMissing && r.Detail != "helper rank 0 never registered while waiting for readiness: pod helper-0-x unscheduled: Unschedulable: 0/2 nodes are available: 2 Insufficient example.com/gpu" {
+			t.Fatalf("helper-0's reason %q: want its driver's why", r.Detail)
+		}
 	}
 
 	interrupted, stop := context.WithCancel(context.Background())

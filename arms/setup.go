@@ -52,6 +52,9 @@ func newController(s *scenarios.Scenario, arm string, opts Options) (*controller
 	if c.containers, err = newContainerDriver(s, c.opts, c.self, c.dir, c.coord); err != nil {
 		return nil, err
 	}
+	if err := checkRoleImages(s, c.opts.Ranks); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -141,6 +141,8 @@ var (
 		"Criterion": reflect.TypeFor[Criterion](), "Deadlines": reflect.TypeFor[Deadlines](),
 		"Launcher": reflect.TypeFor[Launcher](), "LocalOptions": reflect.TypeFor[LocalOptions](),
 		"SlurmOptions": reflect.TypeFor[SlurmOptions](), "KubernetesOptions": reflect.TypeFor[KubernetesOptions](),
+		"RoleKubernetes": reflect.TypeFor[RoleKubernetes](), "KubeResources": reflect.TypeFor[KubeResources](),
+		"KubeToleration": reflect.TypeFor[KubeToleration](),
 	}
 	cannotUnmarshal = lazyregexp.New(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )

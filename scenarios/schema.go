@@ -200,6 +200,8 @@ type Role struct {
 	OpenAI *OpenAIClient `yaml:"openai" json:"openai,omitempty"`
 	// Container runs each rank in a container (local launcher).
 	Container *Container `yaml:"container" json:"container,omitempty"`
+	// Kubernetes makes the role's rank pods (kubernetes.go).
+	Kubernetes *RoleKubernetes `yaml:"kubernetes" json:"kubernetes,omitempty"`
 	// Metrics is the URL (a template) of each rank's Prometheus
 	// endpoint, scraped before the client and after the drain.
 	Metrics string `yaml:"metrics" json:"metrics,omitempty"`

@@ -76,6 +76,9 @@ func (v *validator) role(rp []any, r *Role) {
 	if r.Container != nil {
 		v.container(append(rp, "container"), r)
 	}
+	if r.Kubernetes != nil {
+		v.kubernetesRole(append(rp, "kubernetes"), r)
+	}
 }
 
 // ready checks a role's ready probe: a log pattern or a port, one of them.

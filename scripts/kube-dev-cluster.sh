@@ -40,7 +40,11 @@ api_host=$(node_address)
 api=https://$api_host:16443
 nodes=()
 for ((i = 1; i <= ${ABBENCH_KUBE_NODES:-2}; i++)); do nodes+=("abk-node$i"); done
-images=(abbench.local/pause:3.10 abbench.local/abbench:dev)
+images=(abbench.local/pause:3.10 abbench.local/abbench:dev abbench.local/disaggsim:dev)
+# The fake extended resource the last node advertises (patched onto its
+# status, as a device plugin would): a role that requests it is scheduled
+# there, one that requests more than it has is not scheduled at all.
+gpu_resource=example.com/gpu gpu_count=2
 
 log() { echo "kube-dev-cluster: $*" >&2; }
 
@@ -63,14 +67,20 @@ build() {
 	(cd "$repo/scripts/kube" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/" "${missing[@]}")
 }
 
-# image_roots: the pause image and the abbench image (the project's static
-# binaries, the simulator, the scenarios and a static busybox for /bin/sh),
-# written and imported into the cluster's containerd.
+# build_images: the pause image, the abbench image (the project's static
+# binaries, the simulator, the scenarios and a static busybox for /bin/sh)
+# and a server image of the simulator alone (nothing of abbench's, not
+# even a shell: its PATH names where it is, so a role of its own image
+# runs it only with the image's environment), written and imported into
+# the cluster's containerd.
 build_images() {
 	local roots=$state/images
-	rm -rf "$roots" && mkdir -p "$roots/pause" "$roots/abbench/usr/local/bin" "$roots/abbench/bin" "$roots/abbench/tmp" "$roots/abbench/opt/abbench/testdata"
+	rm -rf "$roots" && mkdir -p "$roots/pause" "$roots/abbench/usr/local/bin" "$roots/abbench/bin" "$roots/abbench/tmp" "$roots/abbench/opt/abbench/testdata" \
+		"$roots/disaggsim/opt/disaggsim/bin" "$roots/disaggsim/tmp"
 	(cd "$repo/scripts/kube" && CGO_ENABLED=0 go build -trimpath -o "$roots/pause/pause" ./pause)
 	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -o "$roots/abbench/usr/local/bin/" ./cmd/abbench ./cmd/abbench-rank ./cmd/disaggsim)
+	cp "$roots/abbench/usr/local/bin/disaggsim" "$roots/disaggsim/opt/disaggsim/bin/"
+	chmod 1777 "$roots/disaggsim/tmp"
 	local busybox
 	busybox=$(command -v busybox) || { log "no busybox: apt-get install busybox-static"; return 1; }
 	ldd "$busybox" >/dev/null 2>&1 && { log "$busybox is not static: apt-get install busybox-static"; return 1; }
@@ -82,14 +92,25 @@ build_images() {
 	cp "$repo/testdata/prompts-256.jsonl" "$roots/abbench/opt/abbench/testdata/"
 	oci_image "$roots/pause" "${images[0]}" "$roots/pause.tar" '["/pause"]'
 	oci_image "$roots/abbench" "${images[1]}" "$roots/abbench.tar" null '["PATH=/usr/local/bin:/bin"]' /opt/abbench
+	oci_image "$roots/disaggsim" "${images[2]}" "$roots/disaggsim.tar" null '["PATH=/opt/disaggsim/bin"]'
 	local tar
-	for tar in "$roots/pause.tar" "$roots/abbench.tar"; do
+	for tar in "$roots/pause.tar" "$roots/abbench.tar" "$roots/disaggsim.tar"; do
 		for i in "${!nodes[@]}"; do
 			use_node $((i + 1))
 			ctr -a "$sock" -n k8s.io images import "$tar" >/dev/null
 		done
 	done
 }
+
+# fake_gpus NODE: NODE advertises gpu_count of gpu_resource, patched onto
+# its status as Kubernetes documents for an extended resource (the kubelet
+# keeps what it does not manage), and waits until the API server says so.
+fake_gpus() {
+	k patch node "$1" --subresource=status --type=json \
+		-p "[{\"op\": \"add\", \"path\": \"/status/capacity/${gpu_resource/\//~1}\", \"value\": \"$gpu_count\"}]" >/dev/null
+	wait_until 30 "$gpu_resource on node $1" "$state/log/kube-apiserver.log" gpus_allocatable "$1"
+}
+gpus_allocatable() { [ "$(k get node "$1" -o "jsonpath={.status.allocatable.${gpu_resource//./\\.}}")" = "$gpu_count" ]; }
 
 case $action in
 up)
@@ -109,6 +130,7 @@ up)
 		use_node $((i + 1))
 		wait_until 180 "node $node" "$state/log/kubelet-$n.log" node_ready
 	done
+	fake_gpus "${nodes[-1]}"
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
 	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;

@@ -106,6 +106,8 @@ type Rank struct {
 	killed atomic.Bool
 	pid    atomic.Int64
 	image  atomic.Pointer[string]
+	// waiting is why the rank does not run yet, as its driver last saw.
+	waiting atomic.Pointer[string]
 }
 
 // NewRank is rank index of role; onEnd, when set, hears its end once.
@@ -172,6 +174,20 @@ func (r *Rank) SetImage(id string) { r.image.Store(&id) }
 func (r *Rank) Image() string {
 	if id := r.image.Load(); id != nil {
 		return *id
+	}
+	return ""
+}
+
+// SetWaiting records why the rank does not run yet, as its driver sees
+// it (a pod the scheduler cannot place: its reason), "" once it runs: a
+// rank that never registers is reported with it.
+func (r *Rank) SetWaiting(why string) { r.waiting.Store(&why) }
+
+// Waiting is why the rank did not run yet when its driver last looked,
+// "" when it runs or its driver cannot say.
+func (r *Rank) Waiting() string {
+	if why := r.waiting.Load(); why != nil {
+		return *why
 	}
 	return ""
 }

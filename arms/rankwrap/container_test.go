@@ -13,7 +13,19 @@ import (
 
 // TestMain lets the test binary be the wrapper of a rank in a container:
 // given a launch directory, it runs as abbench-rank -- --launch DIR ROLE 0.
+// Given RANKWRAP_TEST_ARGS (a JSON list), it runs as abbench-rank -- ARGS.
 func TestMain(m *testing.M) {
+	if args := os.Getenv("RANKWRAP_TEST_ARGS"); args != "" {
+		var list []string
+		if err := json.Unmarshal([]byte(args), &list); err != nil {
+			panic(err)
+		}
+		if err := Main(list); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(127)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv("RANKWRAP_TEST_LAUNCH"); dir != "" {
 		err := Main([]string{"--launch", dir, "srv", "0"})
 		os.Stderr.WriteString(err.Error() + "\n")

@@ -72,9 +72,17 @@ var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE
 
 // Main is the wrapper's command line, after its "--": COMMAND [ARG...];
 // or --launch DIR ROLE, a rank srun or a Job's pod started (ExecLaunched); or --launch
-// DIR ROLE RANK, a rank in a container (ExecInContainer). It returns only
-// on error.
+// DIR ROLE RANK, a rank in a container (ExecInContainer); or
+// --launch-image DIR ROLE, a pod of a role's own image (ExecInImage); or
+// --install DIR, the wrapper copying itself into DIR (Install). It
+// returns only on error, or nil once installed.
 func Main(args []string) error {
+	if len(args) == 2 && args[0] == "--install" {
+		return Install(args[1])
+	}
+	if len(args) == 3 && args[0] == "--launch-image" {
+		return ExecInImage(args[1], args[2])
+	}
 	if len(args) == 4 && args[0] == "--launch" {
 		rank, err := strconv.Atoi(args[3])
 		if err != nil || rank < 0 {

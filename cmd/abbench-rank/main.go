@@ -24,6 +24,9 @@ func main() {
 		args = args[1:]
 	}
 	err := rankwrap.Main(args)
+	if err == nil { // --install, done
+		os.Exit(0)
+	}
 	fmt.Fprintf(os.Stderr, "abbench-rank: %v\n", err)
 	os.Exit(127)
 }

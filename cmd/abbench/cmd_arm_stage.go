@@ -187,6 +187,9 @@ func newHookGuardCmd() *cobra.Command {
 
 func newRankExecCmd() *cobra.Command {
 	return newInternalCmd("rank-exec -- COMMAND [ARG...]", "register a rank in its coordination namespace, then exec its command", cobra.MinimumNArgs(1), func(args []string) error {
-		return &cli.Error{Code: 127, Err: rankwrap.Main(args)}
+		if err := rankwrap.Main(args); err != nil {
+			return &cli.Error{Code: 127, Err: err}
+		}
+		return nil // --install, done
 	})
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,20 +31,77 @@ func kubectl(t *testing.T, args ...string) string {
 	return string(out)
 }
 
+// The dev cluster's server image (the simulator alone, on a PATH of its
+// own) and the fake extended resource its last node advertises
+// (scripts/kube-dev-cluster.sh).
+const (
+	kubeServerImage = "abbench.local/disaggsim:dev"
+	kubeGPU         = "example.com/gpu"
+)
+
+// kubeQuickstart writes the quickstart into dir with its gen role in pods
+// of the server image, each rank asking for gpus of the fake extended
+// resource, and its ready deadline ready.
+func kubeQuickstart(t *testing.T, dir string, gpus int, ready string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../scenarios/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts, _ := filepath.Abs("../../testdata/prompts-256.jsonl")
+	s := string(data)
+	gen := `    command: [disaggsim, gen, --rank, "{{.Rank}}", --coord, "{{.Coord}}"]` + "\n"
+	for old, repl := range map[string]string{
+		"prompts: ../testdata/prompts-256.jsonl": "prompts: " + prompts,
+		gen:                                      gen + fmt.Sprintf("    kubernetes: {image: %s, resources: {limits: {%s: %q}}}\n", kubeServerImage, kubeGPU, strconv.Itoa(gpus)),
+		"ready: 20s":                             "ready: " + ready,
+	} {
+		if !strings.Contains(s, old) {
+			t.Fatalf("quickstart.yaml has no %q", old)
+		}
+		s = strings.Replace(s, old, repl, 1)
+	}
+	path := filepath.Join(dir, "quickstart-kube.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// gpuNodes are the nodes that advertise the fake extended resource.
+func gpuNodes(t *testing.T) map[string]bool {
+	t.Helper()
+	nodes := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(kubectl(t, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.allocatable.example\.com/gpu}{"\n"}{end}`)), "\n") {
+		if name, n, _ := strings.Cut(line, " "); n != "" && n != "0" {
+			nodes[name] = true
+		}
+	}
+	if len(nodes) == 0 {
+		t.Fatalf("no node advertises %s (scripts/kube-dev-cluster.sh up patches it onto the last node)", kubeGPU)
+	}
+	return nodes
+}
+
 // TestKubernetesQuickstart runs the quickstart campaign with every run a
-// Job of its own and every rank a pod of its role's Job: accepted, every
-// rank registered from a pod of its own in its run's namespace (never
-// the controller's), the bundle carrying the facts of every node a rank
-// registered from, every rank pod's image the controller pod's by
-// digest, and no pod or namespace of the campaign left afterwards.
+// Job of its own and every rank a pod of its role's Job, the gen role in
+// pods of the server image (not abbench's) asking for the fake GPU:
+// accepted, every rank registered from a pod of its own in its run's
+// namespace (never the controller's), every gen rank on a node that has
+// the resource, the bundle carrying the facts of every node a rank
+// registered from, every other rank pod's image the controller pod's by
+// digest and every gen rank pod's the server image's, and no pod or
+// namespace of the campaign left afterwards.
 func TestKubernetesQuickstart(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
 		t.Skip("abbench test binary not on PATH")
 	}
 	kubetest.NeedCluster(t)
-	out := filepath.Join(t.TempDir(), "out")
-	scenario, _ := filepath.Abs("../../scenarios/quickstart.yaml")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	scenario := kubeQuickstart(t, dir, 1, "20s")
+	withGPU := gpuNodes(t)
 	kube := exec.Command(abbench, "run", scenario, "-v", "--launcher", "kubernetes", "--out", out, "--repeat", "1")
 	kube.Env = wide()
 	stdout, err := kube.CombinedOutput()
@@ -59,6 +118,11 @@ func TestKubernetesQuickstart(t *testing.T) {
 		}
 		assertBundlesCarryNodes(t, filepath.Join(out, "runs", run), facts, nodes)
 		assertRankImages(t, filepath.Join(out, "runs", run), facts.ImageID)
+		for i := range 2 {
+			if gen := readRankPod(t, filepath.Join(out, "runs", run), rundir.RankName("gen", i)); !withGPU[gen.Node] {
+				t.Errorf("run %s: gen rank %d ran on node %s, which has no %s (those with: %v)", run, i, gen.Node, kubeGPU, withGPU)
+			}
+		}
 		// Other tests' runs may have pods now: look in this run's namespace only.
 		if left := kubectl(t, "get", "pods", "-n", facts.Namespace, "-o", "name"); strings.TrimSpace(left) != "" {
 			t.Errorf("run %s: pods left: %s", run, left)
@@ -128,7 +192,8 @@ func assertBundlesCarryNodes(t *testing.T, run string, facts kubernetes.PodFacts
 }
 
 // assertRankImages holds every rank pod of run, in every attempt's
-// status, to image, the controller pod's digest.
+// status, to image, the controller pod's digest, but the gen role's,
+// which ran the server image.
 func assertRankImages(t *testing.T, run, image string) {
 	t.Helper()
 	statuses, _ := filepath.Glob(filepath.Join(run, "*", rundir.StatusFile))
@@ -141,7 +206,10 @@ func assertRankImages(t *testing.T, run, image string) {
 			t.Fatal(err)
 		}
 		for _, r := range st.Ranks {
-			if r.ImageID == "" || r.ImageID != image {
+			switch {
+			case r.Role == "gen" && (r.ImageID == "" || r.ImageID == image):
+				t.Errorf("%s: gen rank %d ran image %q, not the server image %s", path, r.Rank, r.ImageID, kubeServerImage)
+			case r.Role != "gen" && (r.ImageID == "" || r.ImageID != image):
 				t.Errorf("%s: %s rank %d ran image %q, the controller's pod %q", path, r.Role, r.Rank, r.ImageID, image)
 			}
 		}
@@ -225,5 +293,31 @@ func readPodFacts(t *testing.T, run string) kubernetes.PodFacts {
 			t.Fatalf("%s: no pod facts: %v", run, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestKubernetesOverRequestCensored asks, for each gen rank, more of the
+// fake GPU than any node has: no gen pod is ever scheduled, and the
+// campaign is censored within the ready deadline naming the scheduler's
+// reason.
+func TestKubernetesOverRequestCensored(t *testing.T) {
+	abbench, err := exec.LookPath("abbench")
+	if err != nil {
+		t.Skip("abbench test binary not on PATH")
+	}
+	kubetest.NeedCluster(t)
+	dir := t.TempDir()
+	scenario := kubeQuickstart(t, dir, 3, "10s")
+	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "kubernetes", "--out", filepath.Join(dir, "out"), "--repeat", "1")
+	cmd.Env = wide()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitCensored {
+		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitCensored, out)
+	}
+	for _, want := range []string{"root causes first:\n  rank-missing (arm async, role gen rank 0): gen rank 0 never registered while waiting for readiness: pod gen-0-", " unscheduled: Unschedulable: 0/", " Insufficient " + kubeGPU} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/reason"
@@ -57,12 +58,16 @@ func (pr *podRank) seeContainer(cs *kubeapi.ContainerStatus) {
 }
 
 // checkPodImages censors the run for every rank pod that ran another
-// image than the controller's own pod, or whose image the kubelet never
-// reported: the ranks would not all have run the system under test. It
-// runs once the watch has ended.
+// image than it should, or whose image the kubelet never reported: the
+// ranks would not all have run the system under test. A rank of the
+// controller's image is held to the digest the controller's own pod
+// runs; a rank of its role's own image to the digest that image is
+// pinned by (REPO@sha256:...), or, named by a tag, to the digest the
+// role's first rank pod ran. It runs once the watch has ended.
 func (k *Driver) checkPodImages() []reason.Reason {
 	k.readOwnImage()
 	own := k.own.imageID()
+	roleFirst := map[string]*podRank{} // a tagged role image's first rank that ran
 	var reasons []reason.Reason
 	for _, pr := range k.sorted() {
 		if !pr.started {
@@ -70,6 +75,10 @@ func (k *Driver) checkPodImages() []reason.Reason {
 		}
 		got, role, rank := pr.r.Image(), pr.r.Role, pr.r.Index
 		switch {
+		case pr.image != "":
+			if r := roleImage(pr, roleFirst); r != nil {
+				reasons = append(reasons, *r)
+			}
 		case own == "":
 			return append(reasons, reason.New(reason.ImageMismatch, "the controller's own pod %s reports no image digest: the rank pods' images cannot be held to it (kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[0].imageID}')",
 				k.own.Metadata.Name, k.namespace, k.own.Metadata.Name))
@@ -82,6 +91,37 @@ func (k *Driver) checkPodImages() []reason.Reason {
 		}
 	}
 	return reasons
+}
+
+// roleImage holds a rank of its role's own image to the digest the image
+// is pinned by, or to the one the role's first rank pod ran (first, by
+// role): nil when it ran that image.
+func roleImage(pr *podRank, first map[string]*podRank) *reason.Reason {
+	got, role, rank := pr.r.Image(), pr.r.Role, pr.r.Index
+	if got == "" {
+		r := reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran, but its kubelet reported no image digest: it cannot be held to the role's image %s",
+			role, rank, pr.where(), pr.image).At("", role, rank)
+		return &r
+	}
+	if _, pinned, ok := strings.Cut(pr.image, "@"); ok {
+		if !strings.HasSuffix(got, pinned) {
+			r := reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran image %s, not the role's image %s it is pinned to",
+				role, rank, pr.where(), got, pr.image).At("", role, rank)
+			return &r
+		}
+		return nil
+	}
+	f, ok := first[role]
+	if !ok {
+		first[role] = pr
+		return nil
+	}
+	if got != f.r.Image() {
+		r := reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran image %s, but rank %d's pod %s ran %s: the role's image %s resolved to two images (pin it by digest, REPO@sha256:...)",
+			role, rank, pr.where(), got, f.r.Index, f.where(), f.r.Image(), pr.image).At("", role, rank)
+		return &r
+	}
+	return nil
 }
 
 // sorted is every rank followed, in the order they started.

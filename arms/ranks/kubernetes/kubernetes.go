@@ -120,8 +120,8 @@ func (k *Driver) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
 	}
 	d := k.s.Deadlines
 	job, err := rankJob(k.own, rankJobSpec{
-		name: jobName(r.Name), role: r.Name, token: k.token, ranks: r.Ranks, dir: k.dir,
-		argv: append(slices.Clone(k.wrapper), "--launch", rundir.LaunchDirOf(k.coord), r.Name),
+		name: jobName(r.Name), role: r.Name, token: k.token, ranks: r.Ranks, dir: k.dir, kube: r.Kubernetes,
+		wrapper: k.wrapper, launchDir: rundir.LaunchDirOf(k.coord),
 		// No rank outlives the phases of the run it belongs to.
 		deadline: time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + k.s.HooksTime(scenarios.HookTeardown),
 		grace:    time.Duration(d.KillGrace),
@@ -132,17 +132,21 @@ func (k *Driver) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
 		}
 		return err
 	}
-	return k.start(job, r.Name, rs)
+	image := ""
+	if r.Kubernetes != nil {
+		image = r.Kubernetes.Image
+	}
+	return k.start(job, r.Name, image, rs)
 }
 
-// start creates the Job and follows its ranks, the watch started with the
-// first Job.
-func (k *Driver) start(job object, role string, rs []*ranks.Rank) error {
+// start creates the Job and follows its ranks (of the role's own image,
+// "" for the controller's), the watch started with the first Job.
+func (k *Driver) start(job object, role, image string, rs []*ranks.Rank) error {
 	now := time.Now()
 	var prs []*podRank
 	k.mu.Lock()
 	for _, rk := range rs {
-		pr := &podRank{r: rk, job: jobName(role), since: now}
+		pr := &podRank{r: rk, job: jobName(role), since: now, image: image}
 		k.ranks[rankKey{labelSafe(role), rk.Index}] = pr
 		k.order = append(k.order, pr)
 		prs = append(prs, pr)

@@ -27,7 +27,7 @@ func TestRankJobIsIndexedAndCopiesTheControllersPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, err := rankJob(&own, rankJobSpec{name: jobName("Ctx_Pipe"), role: "Ctx_Pipe", token: "20260101T000000Z-ab", ranks: 4,
-		argv: []string{"/usr/local/bin/abbench-rank", "--", "--launch", "/runs/x/coord/launch", "Ctx_Pipe"}, dir: "/runs/x",
+		wrapper: []string{"/usr/local/bin/abbench-rank", "--"}, launchDir: "/runs/x/coord/launch", dir: "/runs/x",
 		deadline: 90 * time.Second, grace: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/scenarios"
 )
 
 // The labels every rank pod carries: the watch finds a run's pods by its
@@ -57,9 +59,13 @@ type ownPod struct {
 type rankJobSpec struct {
 	name, role, token string
 	ranks             int
-	argv              []string // the rank wrapper, its launch directory and the role
+	wrapper           []string // the rank wrapper, as the controller runs it
+	launchDir         string   // the directory of the ranks' launch files
 	dir               string   // the working directory: the run's
 	deadline, grace   time.Duration
+	// kube is the role's kubernetes: keys (nil: none): its image, its
+	// resources and where its pods may go.
+	kube *scenarios.RoleKubernetes
 }
 
 // rankJob is role's Indexed Job: ranks pods at once, each the rank of its
@@ -87,6 +93,11 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		}
 	}
 	labels := object{labelToken: labelSafe(j.token), labelRole: labelSafe(j.role)}
+	container := object{
+		"name": rankContainer, "image": oc.Image, "imagePullPolicy": oc.ImagePullPolicy,
+		"command": append(slices.Clone(j.wrapper), "--launch", j.launchDir, j.role), "workingDir": j.dir, "volumeMounts": mounts,
+		"env": []object{fieldEnv(podEnvPod, "metadata.name"), fieldEnv(podEnvNode, "spec.nodeName"), fieldEnv(podEnvNamespace, "metadata.namespace")},
+	}
 	pod := object{
 		"restartPolicy":                 "Never",
 		"automountServiceAccountToken":  false,
@@ -96,14 +107,13 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		"dnsPolicy":                     "Default",
 		"terminationGracePeriodSeconds": max(int64(math.Ceil(j.grace.Seconds())), 1),
 		"volumes":                       volumes,
-		"containers": []object{{
-			"name": rankContainer, "image": oc.Image, "imagePullPolicy": oc.ImagePullPolicy,
-			"command": j.argv, "workingDir": j.dir, "volumeMounts": mounts,
-			"env": []object{fieldEnv(podEnvPod, "metadata.name"), fieldEnv(podEnvNode, "spec.nodeName"), fieldEnv(podEnvNamespace, "metadata.namespace")},
-		}},
+		"containers":                    []object{container},
 	}
 	if len(own.Spec.Affinity) > 0 && string(own.Spec.Affinity) != "null" {
 		pod["affinity"] = own.Spec.Affinity
+	}
+	if j.kube != nil {
+		roleKeys(pod, container, oc.Image, oc.ImagePullPolicy, j)
 	}
 	return object{"apiVersion": "batch/v1", "kind": "Job", "metadata": object{"name": j.name, "labels": labels},
 		"spec": object{

@@ -20,6 +20,7 @@ type podRank struct {
 	r     *ranks.Rank
 	job   string
 	since time.Time // its Job was made
+	image string    // the role's own image (kubernetes.image), "" for the controller's
 	// uid, name and node are the pod's, once one is seen: the first pod
 	// of the rank's index is its pod (the Job replaces none).
 	uid, name, node string
@@ -144,8 +145,10 @@ func (k *Driver) observe(o *kubeapi.Object) {
 		k.end(pr, -1, "lost its node", nodeLost(o))
 	case cs != nil && cs.State.Running != nil:
 		pr.running = true
+		pr.r.SetWaiting("")
 	default:
 		pr.pending = podPending(o, cs)
+		pr.r.SetWaiting("pod " + pr.where() + " " + pr.pending)
 	}
 }
 
