@@ -148,3 +148,14 @@ func within(path, dir string) bool {
 
 // labelValue is id made a valid label value.
 func labelValue(id string) string { return kubeapi.LabelValue(id) }
+
+// ControllerAccount is the service account a controller of rank pods
+// runs as.
+const ControllerAccount = serviceAccount
+
+// ControllerAccess is, as one kubectl List, the ServiceAccount, Role and
+// RoleBinding a controller of rank pods is given in namespace: what the
+// rank driver's contract suite gives the controller it stands for.
+func ControllerAccess(namespace string) ([]byte, error) {
+	return json.Marshal(object{"apiVersion": "v1", "kind": "List", "items": (&Launcher{}).rankAccess(namespace, object{labelLauncher: "kubernetes"})})
+}

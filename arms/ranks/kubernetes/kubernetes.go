@@ -66,6 +66,10 @@ type Run struct {
 	Wrapper []string
 	// StartWithin bounds how long a rank's pod may take to run.
 	StartWithin time.Duration
+	// Account is the directory of the service account's token and the
+	// cluster's CA the driver talks to the API server with (default
+	// kubeapi.ServiceAccountDir, the pod's own).
+	Account string
 }
 
 // New is the driver of run: the API client of this pod's service account
@@ -76,7 +80,11 @@ func New(server string, run Run) (*Driver, error) {
 	if ns == "" || pod == "" {
 		return nil, fmt.Errorf("ranks started as pods need the controller's own pod: %s and %s are not set (run it with the kubernetes launcher)", podEnvNamespace, podEnvPod)
 	}
-	api, err := kubeapi.InCluster(server, kubeapi.ServiceAccountDir)
+	account := run.Account
+	if account == "" {
+		account = kubeapi.ServiceAccountDir
+	}
+	api, err := kubeapi.InCluster(server, account)
 	if err != nil {
 		return nil, err
 	}
