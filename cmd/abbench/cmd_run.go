@@ -20,6 +20,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/decide"
 	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/launcher/kubernetes"
 	"github.com/abbench/abbench/reason"
 	"github.com/abbench/abbench/scenarios"
 )
@@ -171,6 +172,10 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
 	defer func() { err = afterAllError(stderr, res, err) }()
+	var forbidden *kubernetes.ForbiddenError
+	if errors.As(err, &forbidden) { // nothing of the run was made: the account's rights are the fix
+		return &cli.Error{Code: cli.ExitUsage, Err: err, Hint: forbidden.Hint()}
+	}
 	if err != nil {
 		return hookError(err, res.Out)
 	}

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/abbench/abbench/launcher"
@@ -78,6 +79,9 @@ type Launcher struct {
 	// (https://HOST:PORT), where the Service address the kubelet gives
 	// every pod does not route; empty: that one.
 	API string
+
+	mu            sync.Mutex
+	rightsChecked bool // the caller's account may do all a run needs
 }
 
 var _ launcher.Launcher = (*Launcher)(nil)
@@ -118,6 +122,10 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	}
 	marker := launcher.NewMarker()
 	namespace := rundir.KubernetesNamespacePrefix + marker
+	if err := l.checkRights(ctx, namespace); err != nil {
+		launcher.RemoveMade(spec)
+		return nil, err
+	}
 	l.sweep(ctx)
 	written := []string{filepath.Join(spec.Dir, ScriptFile), filepath.Join(spec.Dir, ManifestFile)}
 	manifest, err := l.manifest(spec, namespace, written[0], time.Now())
