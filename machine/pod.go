@@ -25,6 +25,11 @@ type Pod struct {
 	// Nodes are the facts of every node a pod of the run ran on, by node
 	// name, the controller's node among them.
 	Nodes map[string]Node `json:"nodes,omitempty"`
+	// RoleImages are, by role, the images by digest its rank pods ran
+	// (their kubelets' imageID, each once, sorted, joined by ","): a
+	// role of its own image named by a tag may resolve to another image
+	// in another run.
+	RoleImages map[string]string `json:"role_images,omitempty"`
 }
 
 // Node is what the launcher reads of one node object.
@@ -44,7 +49,7 @@ var podSoft = [][2]string{
 }
 
 // SoftItems are the pod's softer facts, one by one (none for a nil pod):
-// the image it ran by digest, and the kubelet, container runtime, kernel
+// the image it ran by digest, each role's rank pods' images, and the kubelet, container runtime, kernel
 // and OS versions of its node and of every other node of the run (each
 // distinct version once, whichever node has it, so runs alike but for
 // which rank ran where give the same items), or that a node's are
@@ -61,6 +66,9 @@ func (p *Pod) SoftItems() []string {
 	items := []string{"pod image " + orUnknown(p.ImageID)}
 	if slices.ContainsFunc(infos, func(info map[string]string) bool { return len(info) == 0 }) { // the launcher could not read a node object
 		items = append(items, "node facts unknown")
+	}
+	for _, role := range slices.Sorted(maps.Keys(p.RoleImages)) {
+		items = append(items, "role "+role+" image "+p.RoleImages[role])
 	}
 	for _, k := range podSoft {
 		var values []string
@@ -104,7 +112,7 @@ func (p Pod) Redacted() Pod {
 	for _, s := range []*string{&p.Namespace, &p.Pod, &p.Node, &p.ImageID} {
 		*s = redact.URL(*s)
 	}
-	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels)
+	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels, &p.RoleImages)
 	if p.Nodes != nil {
 		nodes := make(map[string]Node, len(p.Nodes))
 		for name, n := range p.Nodes {

@@ -128,3 +128,21 @@ func TestPodSoftItemsHoldEveryNode(t *testing.T) {
 		t.Errorf("a rank node's labels keep a password: %s", data)
 	}
 }
+
+// Each role's rank pod images are softer facts of their own: a role of
+// its own image whose tag resolved to another image in another run
+// differs, and a password in an image's name is redacted.
+func TestPodSoftItemsHoldEachRolesImages(t *testing.T) {
+	p, _ := readPod(t)
+	a, b := p, p
+	a.RoleImages = map[string]string{"gen": "sim@sha256:11", "ctx": p.ImageID}
+	b.RoleImages = map[string]string{"gen": "sim@sha256:22", "ctx": p.ImageID}
+	got := strings.Join(a.SoftItems(), ", ")
+	if !strings.Contains(got, "role ctx image "+p.ImageID+", role gen image sim@sha256:11") || slices.Equal(a.SoftItems(), b.SoftItems()) {
+		t.Errorf("role images: %s; another run's %s", got, strings.Join(b.SoftItems(), ", "))
+	}
+	a.RoleImages["gen"] = "https://u:pw-5150@reg/sim@sha256:11"
+	if data, _ := json.Marshal(a.Redacted()); strings.Contains(string(data), "pw-5150") {
+		t.Errorf("a role's image keeps a password: %s", data)
+	}
+}

@@ -116,6 +116,10 @@ func TestKubernetesQuickstart(t *testing.T) {
 		if !strings.Contains(facts.ImageID, "sha256:") || facts.NodeInfo["kubeletVersion"] == "" {
 			t.Errorf("run %s: pod facts lack the image digest or the node's: %+v", run, facts)
 		}
+		// The server image's digest, a softer fact held between runs.
+		if gen := facts.RoleImages["gen"]; !strings.Contains(gen, "sha256:") || gen == facts.ImageID || facts.RoleImages["ctx"] != facts.ImageID {
+			t.Errorf("run %s: role images %v: want gen's the server image's, ctx's the controller's %s", run, facts.RoleImages, facts.ImageID)
+		}
 		assertBundlesCarryNodes(t, filepath.Join(out, "runs", run), facts, nodes)
 		assertRankImages(t, filepath.Join(out, "runs", run), facts.ImageID)
 		for i := range 2 {

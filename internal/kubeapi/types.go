@@ -29,6 +29,14 @@ type Object struct {
 	} `json:"status"`
 }
 
+// What a rank pod carries, for the rank driver that makes it and the
+// launcher that records its image: its role's label and its container's
+// name.
+const (
+	LabelRole     = "abbench.dev/role"
+	RankContainer = "rank"
+)
+
 // List is a list of objects and the resource version it was read at.
 type List struct {
 	Metadata struct {

@@ -6,8 +6,10 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/kubeapi"
 	"github.com/abbench/abbench/machine"
 )
 
@@ -23,10 +25,15 @@ const nodeReads = 3
 
 // nodeFacts is what the watch has read of the run's nodes, each once.
 type nodeFacts struct {
-	nodes   map[string]machine.Node
-	tries   map[string]int
-	written bool
-	imageID string // the image the written facts name
+	nodes      map[string]machine.Node
+	tries      map[string]int
+	written    bool
+	imageID    string            // the image the written facts name
+	roleImages map[string]string // the rank pods' images the written facts name
+	// seen are the images by digest each role's rank pods were seen to
+	// run, by role: a pod gone (its role's Job deleted at teardown) keeps
+	// its image among the facts.
+	seen map[string][]string
 }
 
 // writeFacts records, once the container runs, the pod, its node's facts
@@ -34,12 +41,13 @@ type nodeFacts struct {
 // again, atomically, whenever a pod of the run appears on a node not
 // read yet. The controller's bundle waits for them (a run's token names
 // its namespace), and says so when they, or a node's, never come.
-func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string) {
+func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string, images map[string][]string) {
 	if r.facts == nil {
-		r.facts = &nodeFacts{nodes: map[string]machine.Node{}, tries: map[string]int{}}
+		r.facts = &nodeFacts{nodes: map[string]machine.Node{}, tries: map[string]int{}, seen: map[string][]string{}}
 	}
 	f := r.facts
-	changed := !f.written || f.imageID != s.imageID
+	roleImages := f.addImages(images)
+	changed := !f.written || f.imageID != s.imageID || !maps.Equal(f.roleImages, roleImages)
 	for _, name := range append([]string{s.node}, nodes...) {
 		if _, ok := f.nodes[name]; ok || name == "" || f.tries[name] >= nodeReads {
 			continue
@@ -52,14 +60,44 @@ func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string) {
 	if !changed {
 		return
 	}
-	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes)}
+	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes), RoleImages: roleImages}
 	if n, ok := f.nodes[s.node]; ok {
 		facts.NodeInfo, facts.Capacity, facts.Labels = n.NodeInfo, n.Capacity, n.Labels
 	}
 	data, err := json.MarshalIndent(facts, "", "  ")
 	if err == nil && atomicfile.Publish(filepath.Join(r.spec.Dir, PodFile), data, 0o644) == nil {
-		f.written, f.imageID = true, s.imageID // a fact left out, which the bundle says, never fatal
+		f.written, f.imageID, f.roleImages = true, s.imageID, roleImages // a fact left out, which the bundle says, never fatal
 	}
+}
+
+// rankImages are, by role, the images by digest the rank pods of a look
+// at the namespace run (their kubelets' imageID).
+func rankImages(l list) map[string][]string {
+	byRole := map[string][]string{}
+	for _, it := range l.Items {
+		role := it.Metadata.Labels[kubeapi.LabelRole]
+		if cs := it.Container(kubeapi.RankContainer); it.Kind == "Pod" && role != "" && cs != nil && cs.ImageID != "" {
+			byRole[role] = append(byRole[role], cs.ImageID)
+		}
+	}
+	return byRole
+}
+
+// addImages adds a look's rank pod images to those seen, and returns
+// them all by role, each once, sorted and joined by ","; nil while none
+// was seen.
+func (f *nodeFacts) addImages(images map[string][]string) map[string]string {
+	for role, ids := range images {
+		f.seen[role] = slices.Compact(slices.Sorted(slices.Values(append(f.seen[role], ids...))))
+	}
+	if len(f.seen) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for role, ids := range f.seen {
+		out[role] = strings.Join(ids, ",")
+	}
+	return out
 }
 
 // readNode is what the node object of name says.

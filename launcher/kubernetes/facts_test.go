@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,5 +91,50 @@ func TestPodFactsNameEveryNodeOfTheRun(t *testing.T) {
 	}
 	if _, err := r.Wait(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// rankPodOf is a running rank pod of role on node n1 whose kubelet
+// reports image.
+func rankPodOf(name, role, image string) string {
+	return `{"kind":"Pod","metadata":{"name":"` + name + `","labels":{"abbench.dev/token":"t","abbench.dev/role":"` + role + `"}},"spec":{"nodeName":"n1"},` +
+		`"status":{"phase":"Running","containerStatuses":[{"name":"rank","imageID":"` + image + `","state":{"running":{}}}]}}`
+}
+
+// The pod facts record, by role, the images its rank pods ran, each
+// once, and keep them once the pods are gone (their Jobs deleted at
+// teardown): a role's image named by a tag is held between runs.
+func TestPodFactsNameEachRolesImages(t *testing.T) {
+	l, dir := fakeCluster(t, "True")
+	write := func(pods ...string) {
+		if err := os.WriteFile(filepath.Join(dir, "pods.json"), []byte(`{"items":[`+strings.Join(append([]string{job, running}, pods...), ",")+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(rankPodOf("gen-0-a", "gen", "sim@sha256:11"), rankPodOf("gen-1-b", "gen", "sim@sha256:11"), rankPodOf("ctx-0-c", "ctx", "ab@sha256:ab"))
+	r := startFake(t, l)
+	defer func() { _ = r.Cancel() }()
+	path := filepath.Join(r.(*run).spec.Dir, PodFile)
+	want := map[string]string{"gen": "sim@sha256:11", "ctx": "ab@sha256:ab"}
+	waitRoleImages(t, path, want)
+	write(rankPodOf("gen-0-a", "gen", "sim@sha256:22")) // another image seen; the rest gone
+	want["gen"] = "sim@sha256:11,sim@sha256:22"
+	waitRoleImages(t, path, want)
+}
+
+// waitRoleImages waits until the pod facts at path name want.
+func waitRoleImages(t *testing.T, path string, want map[string]string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var p machine.Pod
+		data, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(data, &p) == nil && maps.Equal(p.RoleImages, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod facts %s (%v): want role images %v", data, err, want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -71,7 +71,7 @@ func (r *run) watch() {
 		r.status = status
 		r.mu.Unlock()
 		if s.ran {
-			r.writeFacts(ctx, &s, podNodes(l))
+			r.writeFacts(ctx, &s, podNodes(l), rankImages(l))
 		}
 		if res != nil {
 			r.end(*res, &s)

@@ -17,9 +17,9 @@ import (
 // token, and a pod's rank by its role and the Job's completion index.
 const (
 	labelToken      = "abbench.dev/token"
-	labelRole       = "abbench.dev/role"
+	labelRole       = kubeapi.LabelRole
 	labelIndex      = "batch.kubernetes.io/job-completion-index"
-	rankContainer   = "rank"
+	rankContainer   = kubeapi.RankContainer
 	podEnvPod       = rundir.SchedulerKubernetesPod
 	podEnvNode      = rundir.SchedulerKubernetesNode
 	podEnvNamespace = rundir.SchedulerKubernetesNamespace
