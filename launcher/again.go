@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -47,4 +48,11 @@ func RemoveMade(spec Spec) {
 // spec's: the run's files then say how it went.
 type Attacher interface {
 	Attach(spec Spec, allocation string) (Run, error)
+}
+
+// Checker is a launcher that can tell, before a campaign writes anything,
+// whether its runs could start at all (its account's rights on a
+// cluster): Check's error says what is missing.
+type Checker interface {
+	Check(ctx context.Context) error
 }

@@ -104,6 +104,17 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 	}
 }
 
+// forbiddenError is err, a usage error (exit 2) with how to grant what
+// is missing where it is a launcher account's lack of rights: nothing of
+// the run was made, and the account's rights are the fix.
+func forbiddenError(err error) error {
+	var forbidden *kubernetes.ForbiddenError
+	if errors.As(err, &forbidden) {
+		return &cli.Error{Code: cli.ExitUsage, Err: err, Hint: forbidden.Hint()}
+	}
+	return err
+}
+
 // beginRun plans the campaign of the scenario at path, claims its --out
 // directory and takes its lock.
 func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
@@ -125,6 +136,9 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	}
 	if err := pinImages(ctx, s, nil); err != nil {
 		return nil, nil, err
+	}
+	if err := campaign.CheckLauncher(ctx, cfg); err != nil {
+		return nil, nil, forbiddenError(err)
 	}
 	res, err := campaign.Plan(cfg)
 	if err != nil {
@@ -172,12 +186,8 @@ func runRun(ctx context.Context, stdout, stderr io.Writer, opts *runOptions, pat
 	err = campaign.Execute(ctx, cfg, res)
 	prog.Done()
 	defer func() { err = afterAllError(stderr, res, err) }()
-	var forbidden *kubernetes.ForbiddenError
-	if errors.As(err, &forbidden) { // nothing of the run was made: the account's rights are the fix
-		return &cli.Error{Code: cli.ExitUsage, Err: err, Hint: forbidden.Hint()}
-	}
 	if err != nil {
-		return hookError(err, res.Out)
+		return hookError(forbiddenError(err), res.Out)
 	}
 	if res.Stopped != "" {
 		if _, err := fmt.Fprintf(stderr, "abbench: stopped early: %s\nabbench: hint: fix it and run again (--keep-going runs every planned run anyway)\n", res.Stopped); err != nil {

@@ -50,7 +50,7 @@ func tenantKubeconfig(t *testing.T) (kubeconfig, account string) {
 
 // TestKubernetesTenantToldWhatToGrant runs the quickstart as a tenant
 // whose account may do anything in its own namespace but make none: exit
-// 2 before any run is made, naming the account, every right it lacks and
+// 2 before anything of the campaign is written, naming the account, every right it lacks and
 // the ClusterRole binding to ask for; never kubectl's refusal, raw, with
 // exit 1.
 func TestKubernetesTenantToldWhatToGrant(t *testing.T) {
@@ -61,23 +61,28 @@ func TestKubernetesTenantToldWhatToGrant(t *testing.T) {
 	kubetest.NeedCluster(t)
 	kubeconfig, account := tenantKubeconfig(t)
 	scenario, _ := filepath.Abs("../../scenarios/quickstart.yaml")
-	cmd := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", filepath.Join(t.TempDir(), "out"), "--repeat", "1")
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(abbench, "run", scenario, "--launcher", "kubernetes", "--out", out, "--repeat", "1")
 	cmd.Env = append(wide(), "KUBECONFIG="+kubeconfig)
-	out, err := cmd.CombinedOutput()
+	stdout, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitUsage {
-		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitUsage, out)
+		t.Fatalf("exit %v, want %d\n%s", err, cli.ExitUsage, stdout)
+	}
+	// Asked before the campaign wrote anything: no --out to clear.
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s was made (%v)", out, err)
 	}
 	for _, want := range []string{
 		"your account system:serviceaccount:" + account + " may not create namespaces (cluster-scoped), get namespaces (cluster-scoped), list namespaces (cluster-scoped), delete namespaces (cluster-scoped), create jobs.batch",
 		"hint: an administrator grants them with the ClusterRole abbench-launcher of docs/kubernetes.md",
 		"--clusterrole=abbench-launcher --serviceaccount=" + account,
 	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+		if !strings.Contains(string(stdout), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	if strings.Contains(string(out), "is forbidden") {
-		t.Errorf("kubectl's refusal, raw:\n%s", out)
+	if strings.Contains(string(stdout), "is forbidden") {
+		t.Errorf("kubectl's refusal, raw:\n%s", stdout)
 	}
 }

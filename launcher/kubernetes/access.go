@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/abbench/abbench/launcher"
+	"github.com/abbench/abbench/rundir"
 )
 
 // right is one thing the launcher asks the API server to do, as `kubectl
@@ -127,4 +130,12 @@ func (l *Launcher) checkRights(ctx context.Context, namespace string) error {
 	}
 	l.rightsChecked = true
 	return nil
+}
+
+var _ launcher.Checker = (*Launcher)(nil)
+
+// Check implements launcher.Checker: the account's rights, asked of a
+// namespace of the launcher's prefix (a run's does not exist yet).
+func (l *Launcher) Check(ctx context.Context) error {
+	return l.checkRights(ctx, rundir.KubernetesNamespacePrefix+"check")
 }

@@ -47,6 +47,7 @@ func TestAnAccountWithoutTheRightsIsToldWhich(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = startFake(t, l)
+	waitFacts(t, filepath.Join(r.(*run).spec.Dir, PodFile), "n1") // its pod seen: a cancel then ends it
 	if err := r.Cancel(); err != nil {
 		t.Fatal(err)
 	}
