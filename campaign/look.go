@@ -33,7 +33,14 @@ func (c *execution) look(r *Result, done int) bool {
 	look := rundir.Look{Pairs: pairs}
 	var res *compare.Result
 	if err == nil {
-		res = compare.Compare(runs, c.Compare)
+		// The look holds the headline to the share of alpha the plan's
+		// family of metrics gives it, as compare will: a plan resumed
+		// keeps the family it was signed with.
+		opts := c.Compare
+		if p.Sequential.Rule != nil {
+			opts.Metrics = p.Sequential.Rule.Metrics
+		}
+		res = compare.Compare(runs, opts)
 	}
 	switch {
 	case err != nil:

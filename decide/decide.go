@@ -134,6 +134,11 @@ type Decision struct {
 	// and interval at its stop (Sequential.Decide), at level Alpha; the
 	// stopping look's own p and level are in Why.
 	Stagewise bool `json:"stagewise,omitempty"`
+	// Repeated says P and Interval are a spending design's look's own, at
+	// the look's level Alpha, where the pairs end before the test's own
+	// stop (Sequential.Decide): the boundary's repeated confidence
+	// interval, which holds whatever made the campaign stop.
+	Repeated bool `json:"repeated,omitempty"`
 
 	lo, hi, est float64 // log scale
 }

@@ -30,9 +30,11 @@ type Sequential struct {
 	// Futility is the conditional power below which an undecided look
 	// stops the campaign inconclusive (0: none; see Futile).
 	Futility float64 `json:"futility,omitempty"`
-	// Treatments is the family a design of Family shares its alpha
-	// among, FamilyAlpha the family's alpha (0 for one treatment).
+	// Treatments and Metrics are the family a design of FamilyOf shares
+	// its alpha among (treatments times metrics), FamilyAlpha the
+	// family's alpha (0 for one test).
 	Treatments  int     `json:"treatments,omitempty"`
+	Metrics     int     `json:"metrics,omitempty"`
 	FamilyAlpha float64 `json:"family_alpha,omitempty"`
 }
 
@@ -145,8 +147,10 @@ func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 // there is, and its pairs. Its interval, whatever the verdict, is the
 // one at the look's level for a Pocock design (a repeated confidence
 // interval) and, for a spending design, the stagewise 1-Alpha interval,
-// with the stagewise p (stagewise.go); the look's own level and nominal
-// p are in its Why.
+// with the stagewise p (stagewise.go), at the design's own ends (a look
+// that decided or was futile, or the last); where the pairs end before
+// any of them, the look's own interval and p at its level (Repeated).
+// The look's own level and nominal p are in its Why.
 func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
 	dec := s.stop(d, baseFirst, r)
 	if dec.Interval == nil || len(d) < s.MinPairs {
@@ -157,6 +161,22 @@ func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, in
 		return dec, dec.N
 	}
 	if dec.P == nil {
+		return dec, dec.N
+	}
+	if !dec.Ends() && dec.N < s.MaxPairs {
+		// The pairs end before this test's own stop: the campaign
+		// stopped for another test of its family (the headline metric,
+		// another treatment), or is not over. The stagewise ordering
+		// knows only the design's own ends, and its p could fall below
+		// alpha beside a look that did not reject (the metric called
+		// inconclusive beside a 95% interval that excluded no change).
+		// The look's own interval at the look's level is the repeated
+		// confidence interval of the boundary, which holds the true
+		// change with 1-Alpha confidence whatever made the campaign stop,
+		// and holds no change exactly when the look does not reject.
+		dec.Meaning += fmt.Sprintf("; the campaign stopped before this test's own stop, so its interval is the repeated one at the look's level %s: it holds the true change with %s confidence whatever made the campaign stop",
+			numfmt.Significant(dec.Alpha, levelDigits), IntervalLevel(s.Alpha))
+		dec.Repeated = true
 		return dec, dec.N
 	}
 	// The look's statistic on the normal scale: the quantile of its own

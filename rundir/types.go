@@ -238,6 +238,10 @@ type StopRule struct {
 	Metric   string  `json:"metric,omitempty"`
 	Effect   float64 `json:"smallest_effect_pct,omitempty"`
 	Method   string  `json:"method,omitempty"`
+	// Metrics is the number of metrics compared together as one family
+	// (0 or 1: the metric alone): each treatment of each is held to its
+	// share of alpha at every look, the stop's look at the headline too.
+	Metrics int `json:"metrics,omitempty"`
 }
 
 // Look is one look of a sequential campaign: after Pairs blocks, the

@@ -103,6 +103,21 @@ func completeRun(cfg *campaign.Config, s *scenarios.Scenario, co compare.Options
 	}
 }
 
+// familyMetrics is the number of metrics the campaign is compared on as
+// one family (--metric's, else the scenario's throughput.metrics), 0 for
+// one: a sequential design's looks hold each to its share of alpha, so
+// that the stop and the family's verdicts are one decision.
+func familyMetrics(given []string, s *scenarios.Scenario) int {
+	n := len(given)
+	if n == 0 && s.Evidence.Throughput != nil {
+		n = len(s.Evidence.Throughput.Metrics)
+	}
+	if n < 2 {
+		return 0
+	}
+	return n
+}
+
 // beginRun plans the campaign of the scenario at path, claims its --out
 // directory and takes its lock.
 func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
@@ -118,6 +133,7 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
+	cfg.Compare.Metrics = familyMetrics(opts.compare.Metric, s)
 	cfg.Options = recordedOptions(opts.flags, cfg.Seed)
 	if err := containersOnLauncher(s, cfg.Launcher); err != nil {
 		return nil, nil, err

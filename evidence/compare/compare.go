@@ -105,6 +105,11 @@ type Options struct {
 	// to CheckStored; StoredPath is where they came from.
 	Stored     []Run
 	StoredPath string
+	// Metrics is the number of metrics compared together as one family
+	// (CompareMetrics sets it): a sequential design holds each treatment
+	// of each to its share of alpha at every look, as its campaign's
+	// looks did (the signed stop rule's Metrics).
+	Metrics int
 	// SignaturesChecked says every run's bundle signature was verified
 	// against allowed signers before the comparison; otherwise the report
 	// says the runs are unverified.

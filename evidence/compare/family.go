@@ -41,21 +41,55 @@ type RawPMetric struct {
 }
 
 // CompareMetrics compares runs on each of metrics and adjusts the tests
-// as one family (Holm).
+// as one family: Holm's method, or in a sequential campaign each test
+// held to its share of alpha at every look (SequentialShare).
 func CompareMetrics(runs []Run, opts Options, metrics []string) *Family {
 	f := &Family{Schema: FamilySchema, Correction: Holm}
 	raw := make([]map[string]float64, len(metrics))
 	for i, m := range metrics {
 		o := opts
-		o.Metric = m
+		o.Metric, o.Metrics = m, len(metrics)
 		f.Comparisons = append(f.Comparisons, Compare(runs, o))
 		raw[i] = map[string]float64{}
 	}
-	f.Family = holm(f.Comparisons, raw, opts, "tests of the metrics compared")
+	if shared := sharedFamily(f.Comparisons); shared > 0 {
+		// Each test was decided at its share's boundary, the stop's look
+		// too: the verdicts, the stop and the intervals are one decision.
+		f.Correction, f.Family = SequentialShare, shared
+		for i, r := range f.Comparisons {
+			for _, d := range r.Deltas {
+				if d.P != nil {
+					raw[i][d.Arm] = *d.P
+				}
+			}
+		}
+	} else {
+		f.Family = holm(f.Comparisons, raw, opts, "tests of the metrics compared")
+	}
 	for i, m := range metrics {
 		f.RawP = append(f.RawP, RawPMetric{Metric: m, P: raw[i]})
 	}
 	return f
+}
+
+// SequentialShare names the correction of a sequential campaign's family
+// of metrics: each treatment of each metric held to its share of alpha
+// at every look (decide.Sequential.FamilyOf), not Holm's adjustment of the
+// looks' nominal p, which made a metric the stop called improved
+// inconclusive beside an interval that excluded no change.
+const SequentialShare = "sequential-share"
+
+// sharedFamily is the number of tests of a sequential campaign's family
+// of metrics, each held to its share of alpha (0 when the comparisons are
+// not of one: a fixed design's, or all censored).
+func sharedFamily(rs []*Result) int {
+	for _, r := range rs {
+		if r.Verdict == Censored || r.Design.Sequential == nil || r.Design.Metrics < 2 {
+			continue
+		}
+		return r.Design.Metrics * max(len(r.Arms)-1, 1)
+	}
+	return 0
 }
 
 // Censored says whether any metric's comparison is censored.
@@ -91,8 +125,16 @@ func (f *Family) Render(w io.Writer, format, failOn string) error {
 		}
 	}
 	out := textout.New(w)
-	out.Printf("\n%d metrics compared together (%s): a family of %d test(s), each p Holm-adjusted for it\n", len(f.Comparisons), f.metricList(), f.Family)
+	out.Printf("\n%d metrics compared together (%s): a family of %d test(s), %s\n", len(f.Comparisons), f.metricList(), f.Family, f.held())
 	return out.Err()
+}
+
+// held says how the family's tests are held to its alpha.
+func (f *Family) held() string {
+	if f.Correction == SequentialShare {
+		return "each held to its share of alpha at every look, the stop's look at the headline metric too"
+	}
+	return "each p Holm-adjusted for it"
 }
 
 func (f *Family) metricList() string {

@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/rundir"
 )
 
@@ -66,5 +69,62 @@ func TestSequentialTreatmentsShareAlpha(t *testing.T) {
 	alone := Compare(campaignRuns([][2]float64{{1000, 1050}, {1000, 1032.7}, {1000, 1067.3}}, seq, 0, 3), Options{Effect: 1})
 	if alone.Verdict != Improved {
 		t.Errorf("one treatment, p %v: %s (%s)", alone.Deltas[0].P, alone.Verdict, alone.Deltas[0].Why)
+	}
+}
+
+// twoMetricCampaign are the runs of a sequential campaign compared on
+// output_throughput (its headline, +10% with little noise) and
+// p99_ttft_ms (about -5%, noisier), whose signed stop rule names a
+// family of metrics.
+func twoMetricCampaign(metrics int) []Run {
+	seq := &rundir.Sequential{MinPairs: 3, MaxPairs: 14, Alpha: 0.05, Boundary: decide.OBFSpending, LookAlphas: decide.OBFLevels(3, 14, 0.05), Futility: decide.DefaultFutility,
+		Rule: &rundir.StopRule{Effect: 1, Metrics: metrics}}
+	tput := [][2]float64{{1000, 1100}, {1010, 1112}, {990, 1088}, {1000, 1101}}
+	p99 := [][2]float64{{50, 48}, {50, 46.5}, {50, 47.7}, {50, 46.9}}
+	runs := campaignRuns(tput, seq, 0, 14)
+	for i, run := range runs {
+		v := p99[i/2][0]
+		if run.Evidence.Arm == "async" {
+			v = p99[i/2][1]
+		}
+		run.Evidence.Throughput.Metrics["p99_ttft_ms"] = v
+	}
+	return runs
+}
+
+// TestFamilyVerdictsAndTheStopAreOneDecision: a sequential campaign
+// compared on two metrics. The stop, judged on the headline metric, and
+// the family's verdicts are one decision (each metric held to its share
+// of alpha at every look, the stop's look too), and beside each verdict
+// the interval is the one its test was held to, with its level and the p
+// beside it: a change excludes no change, an inconclusive verdict holds
+// it. Before, the family's verdicts were Holm's adjustment of the looks'
+// nominal p beside the stagewise 95% interval: p99_ttft_ms said
+// inconclusive beside [-8.10%, -1.88%].
+func TestFamilyVerdictsAndTheStopAreOneDecision(t *testing.T) {
+	f := CompareMetrics(twoMetricCampaign(2), Options{Effect: 1}, []string{"output_throughput", "p99_ttft_ms"})
+	if f.Family != 2 || f.Censored() != nil {
+		t.Fatalf("family of %d, censored %v", f.Family, f.Censored())
+	}
+	head := f.Comparisons[0]
+	if head.Stopped == nil || head.Stopped.Futile || head.Verdict != Improved || head.Deltas[0].N != head.Stopped.Pairs {
+		t.Errorf("the stop (%v) and the headline's family verdict (%s at %d pairs) differ", head.Stopped, head.Verdict, head.Deltas[0].N)
+	}
+	for _, r := range f.Comparisons {
+		d := r.Deltas[0]
+		if d.Interval == nil || d.P == nil {
+			t.Fatalf("%s: no interval or p: %+v", r.Metric, d)
+		}
+		holdsZero := d.Interval[0] <= 0 && d.Interval[1] >= 0
+		change := d.Verdict == Improved || d.Verdict == Regressed
+		if change == holdsZero || change != (*d.P <= d.Alpha) {
+			t.Errorf("%s: %s beside the %s interval [%+.2f%%, %+.2f%%] and p %.4g at level %.4g", r.Metric, d.Verdict, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1], *d.P, d.Alpha)
+		}
+		if line := r.Headline(); !strings.Contains(line, fmt.Sprintf("at level %s", numfmt.Significant(d.Alpha, 3))) || !strings.Contains(line, decide.IntervalLevel(d.Alpha)+" interval") {
+			t.Errorf("%s: the verdict line names no level its interval and p were held to: %q", r.Metric, line)
+		}
+		if s := r.IntervalSentence(); !strings.Contains(s, "whatever the verdict") {
+			t.Errorf("%s: the report does not say what the interval means: %q", r.Metric, s)
+		}
 	}
 }

@@ -58,7 +58,7 @@ func (r *Result) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
-		s += "; " + sequentialOf(q).Family(len(r.Deltas)).Describe()
+		s += "; " + sequentialOf(q).FamilyOf(len(r.Deltas), dsg.Metrics).Describe()
 		for _, d := range r.Deltas {
 			var looks []string
 			for _, l := range d.Looks {
@@ -101,6 +101,30 @@ func (r *Result) IntervalHeader() string {
 	return level + " interval"
 }
 
+// IntervalSentence says in plain words what the intervals of a
+// sequential design's verdicts mean and what they do not, whatever the
+// verdict ("" for a fixed design's, whose level is the usual one).
+func (r *Result) IntervalSentence() string {
+	var stagewise, repeated bool
+	for _, d := range r.Deltas {
+		stagewise, repeated = stagewise || d.Stagewise, repeated || d.Repeated
+	}
+	alpha := 0.0
+	if q := r.Design.Sequential; q != nil {
+		alpha = sequentialOf(q).FamilyOf(len(r.Deltas), r.Design.Metrics).Alpha
+	}
+	level := decide.IntervalLevel(alpha)
+	switch {
+	case stagewise && repeated:
+		return fmt.Sprintf("intervals: of campaigns run with this design, %s hold each true change in the interval printed for it (stagewise where its test stopped the campaign, repeated at its look's level where another test did), whatever the verdict; none is a %s chance that this campaign's change lies in it, nor a promise for the campaigns that claim a change taken alone", level, level)
+	case stagewise:
+		return fmt.Sprintf("interval: of campaigns run with this design, %s hold the true change in the interval printed at their stop, whichever look they stop at and whatever the verdict; it is not a %s chance that this campaign's change lies in it, nor a promise for the campaigns that claim a change taken alone", level, level)
+	case repeated:
+		return fmt.Sprintf("interval: the campaign stopped before this test's own stop; the interval at its look's level holds the true change in at least %s of campaigns of this design whatever made them stop and whatever the verdict; it is not a %s chance that this campaign's change lies in it", level, level)
+	}
+	return ""
+}
+
 // Headline is the one-line verdict: the overall verdict word once, then
 // each treatment's delta with its labelled interval (a treatment's own
 // verdict only where it differs from the overall one).
@@ -116,17 +140,23 @@ func (r *Result) Headline() string {
 			s += fmt.Sprintf(" %+.2f%%", *d.Pct)
 		}
 		var detail []string
-		stagewise := ""
-		if d.Stagewise {
-			stagewise = "stagewise "
+		kind := ""
+		switch {
+		case d.Stagewise:
+			kind = "stagewise "
+		case d.Repeated:
+			kind = "repeated "
 		}
 		if d.Interval != nil {
-			detail = append(detail, fmt.Sprintf("%s%s interval [%+.2f%%, %+.2f%%]", stagewise, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
+			detail = append(detail, fmt.Sprintf("%s%s interval [%+.2f%%, %+.2f%%]", kind, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
 		}
-		if d.decidingP() != "" && d.Stagewise {
-			// the p beside the level it is held to: the design's, not the look's
+		switch {
+		case (d.Stagewise || d.Repeated) && d.P != nil:
+			// the p beside the level it was held to, whatever the verdict:
+			// the design's (stagewise) or the look's (repeated), the
+			// interval's own, so the two cannot disagree
 			detail = append(detail, fmt.Sprintf("%s at level %s", numfmt.PEquals(*d.P), numfmt.Significant(d.Alpha, 3)))
-		} else if d.decidingP() != "" {
+		case d.decidingP() != "":
 			detail = append(detail, numfmt.PEquals(*d.P))
 		}
 		if d.Verdict != r.Verdict {
@@ -166,6 +196,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		return err
 	}
 	if r.Verdict != Censored {
+		if s := r.IntervalSentence(); s != "" {
+			out.Printf("\n%s\n", s)
+		}
 		out.Printf("\ndesign: %s\n", r.DesignLine())
 		for _, d := range r.Deltas {
 			out.Printf("%s: %s\n", d.Arm, d.How())

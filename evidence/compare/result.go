@@ -93,6 +93,10 @@ type Delta struct {
 	// Stagewise says P and Interval are the sequential design's
 	// stagewise ones at its stop, at level Alpha (decide.Sequential.Decide).
 	Stagewise bool `json:"stagewise,omitempty"`
+	// Repeated says P and Interval are the look's own at its level Alpha,
+	// the boundary's repeated confidence interval: the pairs ended
+	// before the test's own stop (decide.Decision.Repeated).
+	Repeated bool `json:"repeated,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

@@ -21,6 +21,10 @@ type Design struct {
 	// Warmup blocks were run and left out.
 	Warmup     int                `json:"warmup_blocks,omitempty"`
 	Sequential *rundir.Sequential `json:"sequential,omitempty"`
+	// Metrics is the number of metrics a sequential design's tests are
+	// one family with (its signed stop rule's, or more where more are
+	// compared): each treatment of each held to its share of alpha.
+	Metrics int `json:"metrics_in_family,omitempty"`
 	// SideBySide counts the blocks whose runs ran at the same time (abbench
 	// run --concurrent), of the Timed blocks whose runs say when they ran.
 	SideBySide int `json:"blocks_side_by_side,omitempty"`
@@ -44,6 +48,15 @@ func (g *gate) design() Design {
 		return Design{}
 	}
 	d := Design{Order: ref.Order, Warmup: ref.Warmup, Sequential: ref.Sequential}
+	if seq := ref.Sequential; seq != nil {
+		m := g.opts.Metrics
+		if seq.Rule != nil {
+			m = max(m, seq.Rule.Metrics)
+		}
+		if m > 1 {
+			d.Metrics = m
+		}
+	}
 	switch {
 	case ref.Order != "abba":
 		d.Why = fmt.Sprintf("the campaign ran in %s order, not in abba pairs: runs are compared unpaired", ref.Order)
@@ -144,7 +157,7 @@ func (g *gate) statistics() {
 		pct := dec.Estimate
 		d.Pct, d.Interval, d.P, d.Alpha, d.Method, d.N, d.Verdict, d.Why = &pct, dec.Interval, dec.P, dec.Alpha, dec.Method, dec.N, dec.Verdict, dec.Why
 		d.Meaning = dec.Meaning
-		d.Period, d.StopBias, d.Stagewise = dec.Period, dec.StopBias, dec.Stagewise
+		d.Period, d.StopBias, d.Stagewise, d.Repeated = dec.Period, dec.StopBias, dec.Stagewise, dec.Repeated
 		d.Display = display(dec.Verdict, pct)
 		if !dec.Ends() || r.Design.Sequential != nil && dec.N < r.Design.Sequential.MinPairs {
 			// Fewer pairs than the design's first look decide nothing of
@@ -232,7 +245,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
-	s := sequentialOf(seq).Family(len(g.arms) - 1) // the treatments share the design's alpha
+	s := sequentialOf(seq).FamilyOf(len(g.arms)-1, design.Metrics) // the treatments (and metrics) share the design's alpha
 	rule.Alpha = s.Alpha
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {

@@ -51,7 +51,7 @@ func (g *gate) stoppedByRule(all []Run) (*Stop, bool) {
 	}
 	seq := ref.Sequential
 	if rule := seq.Rule; rule != nil && !g.opts.judgingStop && !g.judgedBy(rule) {
-		opts := Options{Baseline: rule.Baseline, Metric: rule.Metric, Effect: rule.Effect, Method: rule.Method, Alpha: seq.Alpha, judgingStop: true}
+		opts := Options{Baseline: rule.Baseline, Metric: rule.Metric, Effect: rule.Effect, Method: rule.Method, Metrics: rule.Metrics, Alpha: seq.Alpha, judgingStop: true}
 		judge := Compare(all, opts)
 		return judge.Stopped, judge.Stopped != nil
 	}
@@ -90,5 +90,5 @@ func (g *gate) judgedBy(rule *rundir.StopRule) bool {
 		return m
 	}
 	return rule.Baseline == g.opts.Baseline && (rule.Metric == g.opts.Metric || rule.Metric == "" && !g.metricGiven) &&
-		rule.Effect == g.opts.Effect && method(rule.Method) == method(g.opts.Method)
+		rule.Effect == g.opts.Effect && method(rule.Method) == method(g.opts.Method) && g.opts.Metrics <= max(rule.Metrics, 1)
 }

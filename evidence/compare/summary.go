@@ -84,6 +84,9 @@ func (f *Family) WriteSummary(w io.Writer, full string) error {
 		note := ""
 		if i == 0 {
 			note = fmt.Sprintf(", p Holm-adjusted for %d test(s)", f.Family)
+			if f.Correction == SequentialShare {
+				note = fmt.Sprintf(", each of %d test(s) at its share of alpha", f.Family)
+			}
 		}
 		r.writeSummaryBody(out, note, true)
 	}
