@@ -38,7 +38,10 @@ type Config struct {
 	// least 1 without Until, 0 with it; a calibration's A/A pairs.
 	Repeat int
 	Order  string // OrderABBA, OrderInterleaved or OrderRandom
-	Seed   uint64 // the random order's seed, recorded
+	Seed   uint64 // the seed of the random order and of abba's draws, recorded
+	// alternate plans abba's blocks alternating from the first, undrawn:
+	// a plan made before they were drawn, resumed (Reopen).
+	alternate bool
 	// Out is the campaign directory; it must be new or empty (default
 	// out/NAME-TIME).
 	Out string

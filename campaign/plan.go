@@ -56,7 +56,8 @@ func Plan(c *Config) (*Result, error) {
 	// A plan is a campaign of its own by its ID, whatever its seed: two
 	// plans made with one --seed would otherwise have one digest, and the
 	// runs of both would pass for one campaign's.
-	p := &rundir.Plan{ID: rand.Text(), Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup, Concurrent: c.Concurrent}
+	p := &rundir.Plan{ID: rand.Text(), Scenario: s.Name, MatchedDigest: s.MatchedDigest(), Launcher: c.Launcher, Order: c.Order, Seed: c.Seed, Repeat: c.Repeat, Warmup: c.Warmup, Concurrent: c.Concurrent,
+		OrderDrawn: c.Order == OrderABBA && !c.alternate}
 	if c.Stages {
 		p.Launcher = LauncherStages
 	} else {
@@ -74,7 +75,7 @@ func Plan(c *Config) (*Result, error) {
 	if s.Matrix != nil {
 		p.Cells, p.Runs = c.sweepRuns(armNames, blocks, out)
 	} else {
-		for i, arm := range Order(armNames, c.Warmup+blocks, c.Order, c.Seed) {
+		for i, arm := range c.orderOf(armNames, c.Warmup+blocks) {
 			p.Runs = append(p.Runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Dir: rundir.RunDir(out, i+1, arm), Warmup: i < c.Warmup*len(armNames)})
 		}
 	}
@@ -83,6 +84,15 @@ func Plan(c *Config) (*Result, error) {
 		r.Runs[i].Planned = &p.Runs[i]
 	}
 	return r, nil
+}
+
+// orderOf is the arm of every run of blocks: abba's pairs of blocks
+// drawn (DrawnOrder), but for a plan resumed from before they were.
+func (c *Config) orderOf(names []string, blocks int) []string {
+	if c.alternate {
+		return Order(names, blocks, c.Order, c.Seed)
+	}
+	return DrawnOrder(names, blocks, c.Order, c.Seed)
 }
 
 // Claim makes r.Out this campaign's directory, which must be new or empty

@@ -30,7 +30,7 @@ func (c *Config) sweepRuns(armNames []string, blocks int, out string) ([]rundir.
 		}
 	}
 	var runs []rundir.PlannedRun
-	for i, name := range Order(names, c.Warmup+blocks, c.Order, c.Seed) {
+	for i, name := range c.orderOf(names, c.Warmup+blocks) {
 		cell, arm, _ := strings.Cut(name, cellArm)
 		runs = append(runs, rundir.PlannedRun{Index: i + 1, Arm: arm, Cell: cell, Dir: rundir.RunDir(out, i+1, arm), Warmup: i < c.Warmup*len(names)})
 	}

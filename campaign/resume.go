@@ -33,13 +33,16 @@ func (e *RefusedError) Error() string {
 // its evidence, runs again, as a new attempt in its directory. The caller
 // holds the campaign's Lock, so no other abbench run changes it meanwhile.
 func Reopen(c *Config) (*Result, error) {
+	was, recErr := Recorded(c.Out)
+	// A plan made before abba's blocks were drawn resumes in the order it
+	// recorded: alternating from the first block.
+	c.alternate = recErr == nil && !was.OrderDrawn
 	fresh, err := Plan(c)
 	if err != nil {
 		return nil, err
 	}
-	was, err := Recorded(c.Out)
-	if err != nil {
-		return nil, err
+	if recErr != nil {
+		return nil, recErr
 	}
 	fresh.Plan.ID = was.ID // the campaign's identity is the one it began with, not a new one
 	changes := resumeChanges(was, fresh.Plan, c.OptionName)

@@ -176,7 +176,12 @@ type Plan struct {
 	Launcher      string `json:"launcher"`
 	Order         string `json:"order"`
 	Seed          uint64 `json:"seed"`
-	Repeat        int    `json:"repeat"`
+	// OrderDrawn says an abba plan's pairs of blocks after the first run
+	// abba or baab as Seed draws them (campaign.DrawnOrder); plans made
+	// before alternate from the first block, and resume so. The runs'
+	// arms and the seed are in the plan digest each run signs.
+	OrderDrawn bool `json:"order_drawn,omitempty"`
+	Repeat     int  `json:"repeat"`
 	// Warmup is the number of warm-up blocks (one run of every arm each)
 	// at the start: run and recorded, left out of the statistics.
 	Warmup int `json:"warmup,omitempty"`

@@ -63,7 +63,7 @@ func newRunCmd() *cobra.Command {
 	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
 	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order and of abba's drawn pairs of blocks (default: from the clock, recorded)")
 	fs.StringVar(&c.Out, "out", "", "output directory (default out/NAME-TIME)")
 	fs.DurationVar(&c.MaxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
