@@ -99,3 +99,27 @@ func TestPlanRecordsItsDrawnOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSignsTheFamilyOfMetrics: a sequential campaign compared on
+// several metrics signs the family's size with its stop rule, so that
+// its looks and every later compare hold each metric to its share of
+// alpha, and a plan of another family is another plan.
+func TestPlanSignsTheFamilyOfMetrics(t *testing.T) {
+	plan := func(metrics int) *rundir.Plan {
+		c := &Config{Scenario: quickstart(t), Launcher: "local", Order: OrderABBA, Seed: 1, Until: UntilConclusive, MinPairs: 3, MaxPairs: 14}
+		c.Compare.Metrics = metrics
+		r, err := Plan(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Plan.ID = "one"
+		return r.Plan
+	}
+	two, one := plan(2), plan(0)
+	if rule := two.Sequential.Rule; rule == nil || rule.Metrics != 2 {
+		t.Fatalf("the stop rule signs no family of 2 metrics: %+v", rule)
+	}
+	if two.Ref(1).PlanDigest == one.Ref(1).PlanDigest {
+		t.Error("a family of 2 metrics and one metric make one plan digest")
+	}
+}
