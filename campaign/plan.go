@@ -69,7 +69,7 @@ func Plan(c *Config) (*Result, error) {
 		blocks = 2 * c.Repeat // A/A pairs of the one arm
 	case seq != nil:
 		p.Sequential = &rundir.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha,
-			Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility, Rule: &rundir.StopRule{Baseline: c.Compare.Baseline, Metric: c.Compare.Metric, Effect: c.Compare.Effect, Method: c.Compare.Method, Metrics: c.Compare.Metrics}}
+			Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility, SkipUnreachable: seq.SkipUnreachable, Rule: &rundir.StopRule{Baseline: c.Compare.Baseline, Metric: c.Compare.Metric, Effect: c.Compare.Effect, Method: c.Compare.Method, Metrics: c.Compare.Metrics}}
 		blocks = seq.MaxPairs
 	}
 	if s.Matrix != nil {

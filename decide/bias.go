@@ -93,7 +93,7 @@ func (b *biasSim) overstatement(theta float64) float64 {
 		for j := range d {
 			d[j] = b.sign*theta + b.sd*z[j]
 		}
-		if dec := b.seq.stop(d, baseFirst, b.rule); dec.Verdict == b.verdict {
+		if dec, _ := b.seq.stop(d, baseFirst, b.rule); dec.Verdict == b.verdict {
 			sum += math.Abs(dec.Estimate)
 			n++
 		}

@@ -139,6 +139,9 @@ type Decision struct {
 	// stop (Sequential.Decide): the boundary's repeated confidence
 	// interval, which holds whatever made the campaign stop.
 	Repeated bool `json:"repeated,omitempty"`
+	// Skipped says a spending design's look was not taken: its test
+	// cannot reach its level (Sequential.Looks).
+	Skipped bool `json:"skipped,omitempty"`
 
 	lo, hi, est float64 // log scale
 }

@@ -36,6 +36,12 @@ type Sequential struct {
 	Treatments  int     `json:"treatments,omitempty"`
 	Metrics     int     `json:"metrics,omitempty"`
 	FamilyAlpha float64 `json:"family_alpha,omitempty"`
+	// SkipUnreachable says a look whose test cannot reach its level is
+	// not taken (Looks): NewSequential's designs; plans made before
+	// take every look.
+	SkipUnreachable bool `json:"skip_unreachable,omitempty"`
+	// Skipped are the looks not taken (Skipping), by pair count.
+	Skipped []int `json:"skipped,omitempty"`
 }
 
 // DefaultMaxPairs is the most pairs abbench run's sequential design
@@ -83,7 +89,7 @@ func NewSequential(minPairs, maxPairs int, alpha float64) (*Sequential, error) {
 		return nil, &DesignError{"max_pairs", maxPairs, fmt.Sprintf("a sequential design runs at most %d pairs", MaxLookPairs)}
 	}
 	return &Sequential{MinPairs: minPairs, MaxPairs: maxPairs, Alpha: alpha, Boundary: OBFSpending,
-		LookAlphas: OBFLevels(minPairs, maxPairs, alpha), Futility: DefaultFutility}, nil
+		LookAlphas: OBFLevels(minPairs, maxPairs, alpha), Futility: DefaultFutility, SkipUnreachable: true}, nil
 }
 
 // Describe says the design in a report's words.
@@ -127,10 +133,24 @@ func ABBA(n int) []bool {
 // order (baseFirst: the pairs whose baseline ran first), each decided at
 // its level, up to the first that decides or, with a Futility, is futile
 // (its Futile set).
+//
+// A look whose test cannot reach its level (the signed-rank's smallest p
+// above it: Sequential.cannotReject) is not taken: it decides nothing,
+// says so (Skipped), and the looks after it test at the levels of the
+// design without it (Skipping), which spend its share of alpha.
 func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 	var looks []Decision
+	var skipped []int
 	for n := s.MinPairs; n <= min(s.MaxPairs, len(d)); n++ {
+		s := s.Skipping(skipped)
 		dec := CrossoverLogs(d[:n], baseFirst[:n], s.Rule(r, n))
+		if s.cannotReject(d[:n], dec) {
+			dec.Skipped, dec.Why = true, s.skipWhy(d[:n], dec.Alpha)
+			dec.Verdict, dec.Meaning = Inconclusive, Meaning(Inconclusive, dec.Effect, dec.Alpha)
+			skipped = append(skipped, n)
+			looks = append(looks, dec)
+			continue
+		}
 		if !dec.Decided() && s.Futile(d[:n], baseFirst[:n], dec, r) {
 			dec.Futile, dec.Why = true, s.futileWhy(dec)
 		}
@@ -152,7 +172,7 @@ func (s *Sequential) Looks(d []float64, baseFirst []bool, r Rule) []Decision {
 // any of them, the look's own interval and p at its level (Repeated).
 // The look's own level and nominal p are in its Why.
 func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, int) {
-	dec := s.stop(d, baseFirst, r)
+	dec, s := s.stop(d, baseFirst, r) // the design of the looks taken
 	if dec.Interval == nil || len(d) < s.MinPairs {
 		return dec, dec.N
 	}
@@ -209,13 +229,22 @@ func (s *Sequential) Decide(d []float64, baseFirst []bool, r Rule) (Decision, in
 
 // stop is the decision at the first look that ends the campaign, or at
 // the last look there is, as the looks made it (the look's interval and
-// nominal p); before MinPairs, the decision at the pairs there are.
-func (s *Sequential) stop(d []float64, baseFirst []bool, r Rule) Decision {
+// nominal p), and the design of the looks taken (Skipping); before
+// MinPairs, the decision at the pairs there are.
+func (s *Sequential) stop(d []float64, baseFirst []bool, r Rule) (Decision, *Sequential) {
 	looks := s.Looks(d, baseFirst, r)
 	if len(looks) == 0 {
-		return CrossoverLogs(d, baseFirst, r)
+		return CrossoverLogs(d, baseFirst, r), s
+	}
+	var skipped []int
+	for _, l := range looks {
+		if l.Skipped {
+			skipped = append(skipped, l.N)
+		}
 	}
 	dec := looks[len(looks)-1]
-	dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
-	return dec
+	if !dec.Skipped {
+		dec.Meaning = Meaning(dec.Verdict, dec.Effect, s.Alpha) // the looks together hold Alpha
+	}
+	return dec, s.Skipping(skipped)
 }

@@ -37,6 +37,7 @@ type stageKey struct {
 	min, max int
 	alpha    float64
 	boundary string
+	skipped  string // the looks not taken (skipKey)
 }
 
 var stageCache sync.Map
@@ -55,7 +56,7 @@ type stageDensities struct {
 // stages is the design's continuation densities (computed once per
 // design: a few hundred thousand operations).
 func (s *Sequential) stages() *stageDensities {
-	key := stageKey{s.MinPairs, s.MaxPairs, s.Alpha, s.Boundary}
+	key := stageKey{s.MinPairs, s.MaxPairs, s.Alpha, s.Boundary, skipKey(s.Skipped)}
 	if v, ok := stageCache.Load(key); ok {
 		return v.(*stageDensities)
 	}

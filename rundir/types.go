@@ -226,6 +226,10 @@ type Sequential struct {
 	Boundary   string    `json:"boundary,omitempty"`
 	LookAlphas []float64 `json:"look_alphas,omitempty"`
 	Futility   float64   `json:"futility,omitempty"`
+	// SkipUnreachable says a look whose test cannot reach its level is
+	// not taken, its alpha spent by the looks after it
+	// (decide.Sequential.Looks); plans made before take every look.
+	SkipUnreachable bool `json:"skip_unreachable,omitempty"`
 	// Rule is the comparison every look makes, fixed with the plan before
 	// any run: whether a look decided, and so whether the runs after it
 	// were needed, is judged by it whatever options a later compare is

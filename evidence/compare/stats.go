@@ -174,10 +174,15 @@ func (g *gate) statistics() {
 	}
 }
 
+// LookNotTaken is the verdict a comparison's looks say of a look its test
+// could not reject at (decide.Sequential.Looks): it decided nothing and
+// spent no alpha.
+const LookNotTaken = "not taken"
+
 // sequentialOf is the design a campaign's signed reference records.
 func sequentialOf(seq *rundir.Sequential) *decide.Sequential {
 	return &decide.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha,
-		Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility}
+		Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility, SkipUnreachable: seq.SkipUnreachable}
 }
 
 func deltaOf(ds []Delta, arm string) *Delta {
@@ -250,7 +255,11 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {
 		est := dec.Estimate
-		look := rundir.Look{Pairs: dec.N, Verdict: dec.Verdict, Delta: &est, Alpha: s.LevelAt(dec.N)}
+		// A look not taken is said so, at the level its test could not reach.
+		look := rundir.Look{Pairs: dec.N, Verdict: dec.Verdict, Delta: &est, Alpha: dec.Alpha}
+		if dec.Skipped {
+			look.Verdict = LookNotTaken
+		}
 		if dec.Decided() {
 			look.P = dec.P
 		}
