@@ -8,14 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// decodeChunk is json.Unmarshal(data, c) for a fresh c, without its
-// reflection: every response and every stream event is one, so it is
-// the client's hottest decoding. It reads any JSON, keeps only chunk's
-// fields (their names matched without case, the last of a repeated one
-// winning, as encoding/json does) and refuses what encoding/json
-// refuses; an escaped or non-UTF-8 string, rare, is decoded by
-// encoding/json itself. FuzzDecodeChunk holds the two equal.
+// decodeChunk is what json.Unmarshal makes of data for a fresh chunk,
+// without its reflection and without allocating: every response and
+// every stream event is one, so it is the client's hottest decoding. It
+// reads any JSON, keeps only chunk's fields (their names matched without
+// case, the last of a repeated one winning, as encoding/json does) and
+// refuses what encoding/json refuses; its texts are read in place (type
+// text), and c's choices' room is reused. FuzzDecodeChunk holds it to
+// encoding/json.
 func decodeChunk(data []byte, c *chunk) error {
+	*c = chunk{Choices: c.Choices[:0]}
 	s := jsonScanner{data: data}
 	s.ws()
 	if s.literal("null") {
@@ -204,23 +206,20 @@ func validEscape(rest []byte) int {
 	return 0
 }
 
-// str reads a string value (or null, ""), as encoding/json decodes it.
-func (s *jsonScanner) str(dst *string) error {
+// str reads a string value in place (null leaves dst as it is, as
+// encoding/json leaves a string).
+func (s *jsonScanner) str(dst *text) error {
 	if s.literal("null") {
 		return nil
 	}
 	if s.peek() != '"' {
 		return errJSON
 	}
-	from := s.i
 	raw, esc, err := s.rawString()
 	if err != nil {
 		return err
 	}
-	if esc {
-		return json.Unmarshal(s.data[from:s.i], dst)
-	}
-	*dst = string(raw)
+	*dst = text{raw: raw, esc: esc}
 	return nil
 }
 
@@ -293,25 +292,22 @@ func (s *jsonScanner) must(lit string) error {
 	return nil
 }
 
-// count reads an int into *dst (null sets it nil), as encoding/json
-// decodes a *int.
-func (s *jsonScanner) count(dst **int) error {
+// count reads an int into *dst, has saying it was given (null: not), as
+// encoding/json decodes a *int.
+func (s *jsonScanner) count(dst *int, has *bool) error {
 	if s.literal("null") {
-		*dst = nil
+		*dst, *has = 0, false
 		return nil
 	}
-	text, err := s.number()
+	digits, err := s.number()
 	if err != nil {
 		return err
 	}
-	n, err := strconv.ParseInt(string(text), 10, strconv.IntSize)
+	n, err := strconv.ParseInt(string(digits), 10, strconv.IntSize)
 	if err != nil {
 		return err // a fraction, an exponent, or out of range: encoding/json refuses it too
 	}
-	if *dst == nil {
-		*dst = new(int)
-	}
-	**dst = int(n)
+	*dst, *has = int(n), true
 	return nil
 }
 
@@ -339,19 +335,19 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		return err
 	case bytes.EqualFold(key, []byte("usage")):
 		if s.literal("null") {
-			c.Usage = nil
+			c.Usage, c.hasUsage = usage{}, false
 			return nil
 		}
-		if c.Usage == nil {
-			c.Usage = &usage{}
+		if !c.hasUsage {
+			c.Usage, c.hasUsage = usage{}, true
 		}
-		u := c.Usage
+		u := &c.Usage
 		return s.object(func(k []byte) error {
 			switch {
 			case bytes.EqualFold(k, []byte("prompt_tokens")):
-				return s.count(&u.PromptTokens)
+				return s.count(&u.prompt, &u.hasPrompt)
 			case bytes.EqualFold(k, []byte("completion_tokens")):
-				return s.count(&u.CompletionTokens)
+				return s.count(&u.completion, &u.hasCompletion)
 			}
 			return s.skip()
 		})
@@ -376,16 +372,16 @@ func (s *jsonScanner) choice(ch *choice) error {
 		case bytes.EqualFold(k, []byte("text")):
 			return s.str(&ch.Text)
 		case bytes.EqualFold(k, []byte("message")):
-			return s.content(&ch.Message.Content)
+			return s.content(&ch.Message)
 		case bytes.EqualFold(k, []byte("delta")):
-			return s.content(&ch.Delta.Content)
+			return s.content(&ch.Delta)
 		}
 		return s.skip()
 	})
 }
 
 // content reads a message or delta object's content.
-func (s *jsonScanner) content(dst *string) error {
+func (s *jsonScanner) content(dst *text) error {
 	if s.literal("null") {
 		return nil
 	}

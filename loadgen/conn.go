@@ -185,7 +185,7 @@ func (w *worker) exchange(req []byte) (head, error) {
 			return head{}, err
 		}
 	}
-	h, err := readHead(w.br)
+	h, err := readHead(w.br, w.c.o.Stream)
 	if err == nil {
 		w.body.reset(w.br, h)
 	}

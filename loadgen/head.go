@@ -25,7 +25,11 @@ type head struct {
 	close bool
 	// eventStream says Content-Type is text/event-stream.
 	eventStream bool
-	contentType string // kept only when it is not an event stream, for the error
+	// contentType is kept only when a stream was asked for (keepType) and
+	// it is not an event stream, for that error: a string made of it for
+	// every whole response would be an allocation a request.
+	contentType string
+	keepType    bool
 	// http10, keepAlive and sawLength decide close once the head is read.
 	http10, keepAlive, sawLength bool
 }
@@ -48,14 +52,15 @@ func badHead(format string, args ...any) error {
 }
 
 // readHead reads a response's head from br, at most maxHead bytes, passing
-// over interim (1xx) responses.
-func readHead(br *bufio.Reader) (head, error) {
+// over interim (1xx) responses; keepType keeps a Content-Type other than
+// an event stream (a stream was asked for: the error names it).
+func readHead(br *bufio.Reader, keepType bool) (head, error) {
 	if _, err := br.Peek(1); err != nil && closedConn(err) {
 		return head{}, errConnectionClosed
 	}
 	budget := maxHead
 	for {
-		h, err := readOneHead(br, &budget)
+		h, err := readOneHead(br, &budget, keepType)
 		if err != nil || h.status >= 200 || h.status == 101 {
 			return h, err
 		}
@@ -75,8 +80,8 @@ func readLineIn(br *bufio.Reader, budget *int) ([]byte, error) {
 	return bytes.TrimSuffix(line[:len(line)-1], []byte("\r")), nil
 }
 
-func readOneHead(br *bufio.Reader, budget *int) (head, error) {
-	h := head{length: -1}
+func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
+	h := head{length: -1, keepType: keepType}
 	line, err := readLineIn(br, budget)
 	if err != nil {
 		return h, err
@@ -148,7 +153,7 @@ func (h *head) header(line []byte) error {
 			mt, _, err := mime.ParseMediaType(string(value))
 			h.eventStream = err == nil && mt == string(eventStreamType)
 		}
-		if !h.eventStream {
+		if h.contentType = ""; !h.eventStream && h.keepType {
 			h.contentType = truncate(string(value))
 		}
 	}

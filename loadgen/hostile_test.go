@@ -461,7 +461,7 @@ func FuzzReadHead(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := readHead(bufio.NewReaderSize(bytes.NewReader(data), readBuffer))
+		h, err := readHead(bufio.NewReaderSize(bytes.NewReader(data), readBuffer), true)
 		if err != nil {
 			return
 		}
@@ -470,7 +470,7 @@ func FuzzReadHead(f *testing.F) {
 		}
 		var b bodyReader
 		br := bufio.NewReaderSize(bytes.NewReader(data), readBuffer)
-		if h2, err := readHead(br); err != nil || h2 != h {
+		if h2, err := readHead(br, true); err != nil || h2 != h {
 			t.Fatalf("%q: read again %+v, %v", data, h2, err)
 		}
 		b.reset(br, h)

@@ -52,51 +52,61 @@ func (o Options) body(p digest.Prompt) ([]byte, error) {
 	return json.Marshal(req)
 }
 
-// usage is the token counts a server reports.
+// usage is the token counts a server reports, each with whether it was
+// given (null or left out: not given). A value, not pointers: a usage
+// read allocates nothing.
 type usage struct {
-	PromptTokens     *int `json:"prompt_tokens"`
-	CompletionTokens *int `json:"completion_tokens"`
+	prompt, completion       int
+	hasPrompt, hasCompletion bool
 }
 
 // chunk is a response, or one event of a streamed one: the fields of
-// both endpoints that say what was generated.
+// both endpoints that say what was generated, as decodeChunk reads them
+// (FuzzDecodeChunk holds them to what encoding/json makes of the same
+// bytes); its texts are valid while the bytes it was read from are.
 type chunk struct {
-	Choices []choice        `json:"choices"`
-	Usage   *usage          `json:"usage"`
-	Error   json.RawMessage `json:"error"`
+	Choices []choice
+	// Usage is the usage when hasUsage (a usage of null is none).
+	Usage    usage
+	hasUsage bool
+	Error    json.RawMessage
 }
 
-// choice is one of a chunk's choices (decodeChunk reads it).
+// choice is one of a chunk's choices: the text of a completion, the
+// message of a chat answer, the delta of a chat stream's event.
 type choice struct {
-	Text    string `json:"text"`
-	Message struct {
-		Content string `json:"content"`
-	} `json:"message"`
-	Delta struct {
-		Content string `json:"content"`
-	} `json:"delta"`
+	Text, Message, Delta text
 }
 
-// content is the text the chunk carries: the choices' text for
-// completions, their message (or, streamed, delta) for chat.
-func (c *chunk) content(e Endpoint) string {
-	var b strings.Builder
+// usage is the chunk's usage, nil when it has none.
+func (c *chunk) usage() *usage {
+	if !c.hasUsage {
+		return nil
+	}
+	return &c.Usage
+}
+
+// words counts the words of the text the chunk carries (the choices'
+// text for completions, their message and delta for chat) as countWords
+// counts them in that text joined, without joining it.
+func (c *chunk) words(e Endpoint) int {
+	var w words
 	for _, ch := range c.Choices {
 		if e == Chat {
-			b.WriteString(ch.Message.Content)
-			b.WriteString(ch.Delta.Content)
+			w.add(ch.Message)
+			w.add(ch.Delta)
 		} else {
-			b.WriteString(ch.Text)
+			w.add(ch.Text)
 		}
 	}
-	return b.String()
+	return w.n
 }
 
 // hasContent says whether the chunk carries any content, without
 // building it.
 func (c *chunk) hasContent(e Endpoint) bool {
 	for _, ch := range c.Choices {
-		if (e == Chat && ch.Message.Content+ch.Delta.Content != "") || (e != Chat && ch.Text != "") {
+		if (e == Chat && !(ch.Message.empty() && ch.Delta.empty())) || (e != Chat && !ch.Text.empty()) {
 			return true
 		}
 	}
@@ -156,8 +166,8 @@ func truncate(s string) string {
 // own, used for what the server did not report.
 func (out *Outcome) takeUsage(u *usage, countedPrompt, countedOutput int) {
 	out.PromptTokens, out.OutputTokens, out.TokensFrom = countedPrompt, countedOutput, FromCounted
-	if u != nil && u.PromptTokens != nil && u.CompletionTokens != nil {
-		out.PromptTokens, out.OutputTokens, out.TokensFrom = *u.PromptTokens, *u.CompletionTokens, FromUsage
+	if u != nil && u.hasPrompt && u.hasCompletion {
+		out.PromptTokens, out.OutputTokens, out.TokensFrom = u.prompt, u.completion, FromUsage
 	}
 }
 
@@ -167,10 +177,10 @@ func (out *Outcome) takeUsage(u *usage, countedPrompt, countedOutput int) {
 // than 1 when there is content. A usage left out is not checked: the
 // client counts what came instead.
 func checkUsage(u *usage, maxTokens, atLeast int) error {
-	if u == nil || u.CompletionTokens == nil || u.PromptTokens == nil {
+	if u == nil || !u.hasCompletion || !u.hasPrompt {
 		return nil
 	}
-	completion, prompt := *u.CompletionTokens, *u.PromptTokens
+	completion, prompt := u.completion, u.prompt
 	switch {
 	case completion < 0 || prompt < 0:
 		return &failure{KindResponse, fmt.Sprintf("the server's usage says %d prompt and %d completion tokens: a count is never negative", prompt, completion)}
@@ -219,7 +229,6 @@ func countWords[T string | []byte](text T) int {
 // decodeResponse takes a whole (not streamed) response's outcome,
 // decoding it into c, whose choices' room it reuses.
 func decodeResponse(data []byte, c *chunk, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
-	*c = chunk{Choices: c.Choices[:0]}
 	if err := decodeChunk(data, c); err != nil {
 		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
 	}
@@ -233,11 +242,11 @@ func decodeResponse(data []byte, c *chunk, o Options, p digest.Prompt, sent time
 	if c.hasContent(o.Endpoint) {
 		atLeast = 1
 	}
-	if err := checkUsage(c.Usage, o.MaxTokens, atLeast); err != nil {
+	if err := checkUsage(c.usage(), o.MaxTokens, atLeast); err != nil {
 		return err
 	}
 	out.E2E = time.Since(sent)
 	out.TTFT = out.E2E // without streaming, the first token arrives with the last
-	out.takeUsage(c.Usage, countPrompt(p), countWords(c.content(o.Endpoint)))
+	out.takeUsage(c.usage(), countPrompt(p), c.words(o.Endpoint))
 	return nil
 }

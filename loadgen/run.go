@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -246,7 +245,7 @@ func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outc
 		data, _ := io.ReadAll(io.LimitReader(&w.body, 64<<10))
 		var c chunk
 		msg := plainText(data)
-		if json.Unmarshal(data, &c) == nil && errorText(c.Error) != "" {
+		if decodeChunk(data, &c) == nil && errorText(c.Error) != "" {
 			msg = errorText(c.Error)
 		}
 		return &failure{KindHTTP, fmt.Sprintf("HTTP %d: %s", h.status, msg)}
@@ -260,7 +259,7 @@ func (w *worker) readResponse(h head, p digest.Prompt, sent time.Time, out *Outc
 		} else {
 			w.sse.Reset(&w.body)
 		}
-		return readStream(w.sse, o, p, sent, out)
+		return readStream(w.sse, &w.chunk, o, p, sent, out)
 	}
 	data, err := readAll(&w.body, w.buf[:0], maxBody)
 	w.buf = data[:0]

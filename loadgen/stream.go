@@ -32,9 +32,10 @@ var (
 // inter-token latency; output tokens are the usage's, else the content
 // events counted. A stream that ends before [DONE], or says error, fails;
 // so does one of more content events than max_tokens (cut there: each
-// event carries a token at least) and a usage the events belie.
-func readStream(r *bufio.Reader, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
-	s := streamState{o: o, out: out, sent: sent}
+// event carries a token at least) and a usage the events belie. Each
+// event is decoded into c, whose room is reused.
+func readStream(r *bufio.Reader, c *chunk, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
+	s := streamState{o: o, out: out, sent: sent, c: c}
 	for {
 		line, err := readLine(r)
 		if err != nil {
@@ -64,20 +65,24 @@ type streamState struct {
 	sent   time.Time
 	last   time.Time
 	events int
-	u      *usage
+	// u is the last usage an event gave, when hasU: a copy, as c is
+	// decoded into again by the next event.
+	u    usage
+	hasU bool
+	c    *chunk
 }
 
 // event takes one data: event other than [DONE].
 func (s *streamState) event(payload []byte) error {
-	var c chunk
-	if err := decodeChunk(payload, &c); err != nil {
+	c := s.c
+	if err := decodeChunk(payload, c); err != nil {
 		return &failure{KindStream, fmt.Sprintf("a stream event is not JSON: %v", err)}
 	}
 	if msg := errorText(c.Error); msg != "" {
 		return &failure{KindServer, "the server reported an error in the stream: " + msg}
 	}
-	if c.Usage != nil {
-		s.u = c.Usage
+	if c.hasUsage {
+		s.u, s.hasU = c.Usage, true
 	}
 	if !c.hasContent(s.o.Endpoint) {
 		return nil
@@ -104,11 +109,15 @@ func (s *streamState) done(p digest.Prompt) error {
 	if s.events == 0 {
 		return &failure{KindStream, "the stream ended without any content"}
 	}
-	if err := checkUsage(s.u, s.o.MaxTokens, s.events); err != nil {
+	var u *usage
+	if s.hasU {
+		u = &s.u
+	}
+	if err := checkUsage(u, s.o.MaxTokens, s.events); err != nil {
 		return err
 	}
 	s.out.E2E = time.Since(s.sent)
-	s.out.takeUsage(s.u, countPrompt(p), s.events)
+	s.out.takeUsage(u, countPrompt(p), s.events)
 	return nil
 }
 
