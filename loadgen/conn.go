@@ -228,10 +228,14 @@ func (w *worker) dial(runCtx context.Context, deadline time.Time) error {
 	}
 	w.conn = conn
 	w.stopRun = context.AfterFunc(runCtx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	var from io.Reader = conn
+	if w.raw != nil {
+		from = newRawReader(conn, w.raw)
+	}
 	if w.br == nil {
-		w.br = bufio.NewReaderSize(conn, readBuffer)
+		w.br = bufio.NewReaderSize(from, readBuffer)
 	} else {
-		w.br.Reset(conn)
+		w.br.Reset(from)
 	}
 	w.idleSince, w.prev = time.Now(), nil
 	return nil

@@ -100,14 +100,16 @@ func TestMemoryFlat(t *testing.T) {
 
 // fixedServer answers every request of exactly size bytes with resp,
 // allocating nothing per request, so that what a test counts is the
-// client's.
-func fixedServer(t *testing.T, size int, resp []byte) string {
+// client's. size is the request's, set once the client is made for the
+// server's URL (the URL is in the request's Host header).
+func fixedServer(t *testing.T, resp []byte) (url string, size *atomic.Int64) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	size = new(atomic.Int64)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -116,7 +118,7 @@ func fixedServer(t *testing.T, size int, resp []byte) string {
 			}
 			go func() {
 				defer c.Close()
-				buf := make([]byte, size)
+				buf := make([]byte, size.Load())
 				for {
 					if _, err := io.ReadFull(c, buf); err != nil {
 						return
@@ -128,7 +130,7 @@ func fixedServer(t *testing.T, size int, resp []byte) string {
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), size
 }
 
 // TestRequestAllocs: a request on a kept-alive connection, sent and its
@@ -157,27 +159,29 @@ func TestRequestAllocs(t *testing.T) {
 		allocs     float64
 	}{{"whole", whole, false, 3, 0}, {"streamed", streamed, true, 1, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			items := benchPrompts(t)
-			o := Options{URL: "http://127.0.0.1:1", Model: "bench", MaxTokens: 3, Stream: tc.stream, Requests: 1, Concurrency: 1}.withDefaults()
-			c, err := newClient(o, items[:1])
+			url, size := fixedServer(t, []byte(tc.resp))
+			o := Options{URL: url, Model: "bench", MaxTokens: 3, Stream: tc.stream, Requests: 1, Concurrency: 1}.withDefaults()
+			c, err := newClient(o, benchPrompts(t)[:1])
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.URL = fixedServer(t, len(c.requests[0]), []byte(tc.resp))
-			if c, err = newClient(o, items[:1]); err != nil {
-				t.Fatal(err)
-			}
+			size.Store(int64(len(c.requests[0])))
 			c.start = time.Now()
 			w := &worker{c: c}
 			defer w.close()
 			ctx := context.Background()
 			var out Outcome
+			w.do(ctx, &out, c.prompts[0], c.requests[0])
+			conn := w.conn
 			allocs := testing.AllocsPerRun(2000, func() {
 				out = Outcome{Sent: true}
 				w.do(ctx, &out, c.prompts[0], c.requests[0])
 			})
 			if !out.OK() || out.OutputTokens != tc.tokens {
 				t.Fatalf("the request failed: %+v", out)
+			}
+			if w.conn != conn {
+				t.Fatalf("the connection was not kept: %+v", out) // a dial's allocations would be counted
 			}
 			if allocs > tc.allocs {
 				t.Fatalf("%.1f allocations a request (at most %.0f)", allocs, tc.allocs)

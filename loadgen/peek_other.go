@@ -14,3 +14,6 @@ func peek(syscall.RawConn) (stray, closed bool) { return false, false }
 
 // step is never called here: no raw socket is kept.
 func (r *rawWriter) step(uintptr) bool { return true }
+
+// step is never called here: no raw socket is kept.
+func (r *rawReader) step(uintptr) bool { return true }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"errors"
+	"io"
 	"net"
 	"os"
 	"syscall"
@@ -50,4 +51,45 @@ func (r *rawWriter) writeThenWait(req []byte) (int, error) {
 	// A deadline that passed while waiting: the read that follows says
 	// so, as it would have.
 	return r.written, nil
+}
+
+// rawReader is a plain socket read for the connection's bufio.Reader
+// through RawConn.Read, each read a raw system call (sysRead) where the
+// system has them: what conn.Read does, less the runtime's system-call
+// bookkeeping. Its deadline is the connection's, and the run's end cuts
+// it as it cuts conn. One a connection, its callback made once.
+type rawReader struct {
+	conn     net.Conn
+	rc       syscall.RawConn
+	callback func(uintptr) bool // r.step
+	// A read's: where to, how much came, its error.
+	p   []byte
+	n   int
+	err error
+}
+
+func newRawReader(conn net.Conn, rc syscall.RawConn) *rawReader {
+	r := &rawReader{conn: conn, rc: rc}
+	r.callback = r.step
+	return r
+}
+
+// Read reads what has come, waiting for something when nothing has;
+// io.EOF when the server closed the connection.
+func (r *rawReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r.p, r.n, r.err = p, 0, nil
+	err := r.rc.Read(r.callback)
+	r.p = nil
+	switch {
+	case r.err != nil:
+		return 0, r.err
+	case err != nil:
+		return 0, err // the deadline passed, or the connection was closed
+	case r.n == 0:
+		return 0, io.EOF
+	}
+	return r.n, nil
 }

@@ -17,7 +17,7 @@ func (r *rawWriter) step(fd uintptr) bool {
 		return true // readable, or the deadline: the read says which
 	}
 	for r.written < len(r.req) {
-		n, err := syscall.Write(int(fd), r.req[r.written:])
+		n, err := sysWrite(int(fd), r.req[r.written:])
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue
@@ -31,4 +31,23 @@ func (r *rawWriter) step(fd uintptr) bool {
 	}
 	r.waited = true
 	return false
+}
+
+// step is the RawConn.Read callback of Read: one read, or, when nothing
+// has come yet, a wait for the poller to say something has (or for the
+// deadline).
+func (r *rawReader) step(fd uintptr) bool {
+	for {
+		n, err := sysRead(int(fd), r.p)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EAGAIN):
+			return false
+		case err != nil:
+			r.err = &net.OpError{Op: "read", Net: "tcp", Source: r.conn.LocalAddr(), Addr: r.conn.RemoteAddr(), Err: os.NewSyscallError("read", err)}
+		}
+		r.n = n
+		return true
+	}
 }
