@@ -61,10 +61,12 @@
 // conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
 // the look at an idle one before it is written on again; rawwrite.go and
 // write_unix.go a request written and its answer waited for before it is
-// read; head.go a
+// read, and a plain socket read; sysio_*.go those reads and writes as
+// raw system calls where they can be; head.go a
 // response's head and the framing of its body;
 // stream.go the server-sent events of a streamed response; chunkjson.go
-// the decoding of a response or an event; run.go the
+// the decoding of a response or an event, text.go its texts read in place
+// and their words counted; run.go the
 // run and its result; tally.go what the outcomes add up to as they end;
 // spool.go where their lines wait for the files; latency.go a latency's
 // values, exact then sketched; result.go the summary in vLLM's shape;
