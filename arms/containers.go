@@ -12,15 +12,19 @@ import (
 	"github.com/abbench/abbench/scenarios"
 )
 
-// newContainerDriver is the driver of the scenario's roles with
-// container:, nil when it has none; the run's --ranks driver must allow
-// them.
+// newContainerDriver is the docker driver of the scenario's roles with
+// container:, nil when it has none or the run's --ranks driver runs them
+// itself; the run's --ranks driver must allow them.
 func newContainerDriver(s *scenarios.Scenario, opts Options, self, dir, coord string) (*containers.Driver, error) {
 	if !s.HasContainers() {
 		return nil, nil
 	}
-	if d, err := rankDriver(opts.Ranks); err == nil && d.noContainers != "" {
+	d, err := rankDriver(opts.Ranks)
+	if err == nil && d.noContainers != "" {
 		return nil, errors.New(d.noContainers)
+	}
+	if err == nil && d.ownContainers {
+		return nil, nil
 	}
 	return containers.New(containers.Run{Scenario: s, Token: opts.Token, Dir: dir, Coord: coord, Self: self, Docker: opts.Docker})
 }

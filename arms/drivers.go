@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/arms/ranks"
+	"github.com/abbench/abbench/arms/ranks/containers"
 	"github.com/abbench/abbench/arms/ranks/kubernetes"
 	"github.com/abbench/abbench/arms/ranks/local"
 	"github.com/abbench/abbench/arms/ranks/srun"
+	"github.com/abbench/abbench/container/oci"
 	"github.com/abbench/abbench/scenarios"
 )
 
@@ -40,6 +42,9 @@ type RankDriver struct {
 	// noContainers, when set, says why roles with container: cannot run
 	// beside this driver's ranks, and what to do instead.
 	noContainers string
+	// ownContainers says the driver starts the ranks of roles with
+	// container: itself (srun's, as Slurm's containers), not docker.
+	ownContainers bool
 	// open makes the run's driver once the run's directory is there.
 	open func(c *controller) (ranks.Driver, error)
 }
@@ -49,10 +54,17 @@ var rankDrivers = []RankDriver{
 	{Name: RanksLocal, About: "processes of this host", open: func(c *controller) (ranks.Driver, error) {
 		return &local.Driver{Dir: c.dir, Wrapper: c.wrapper}, nil
 	}},
-	{Name: RanksSrun, About: "one srun step per role, inside a Slurm allocation", tracked: true,
-		noContainers: "roles with container: run under the local launcher; on a Slurm cluster, give the image to pyxis/enroot with launcher.slurm.container_image",
+	{Name: RanksSrun, About: "one srun step per role, inside a Slurm allocation", tracked: true, ownContainers: true,
 		open: func(c *controller) (ranks.Driver, error) {
-			return srun.New(c.s, c.dir, c.coord, c.wrapper)
+			var sc srun.Containers
+			if c.s.HasContainers() {
+				w, err := containers.StaticWrapper(c.self)
+				if err != nil {
+					return nil, err
+				}
+				sc.Wrapper, sc.Pyxis = w, oci.Pyxis()
+			}
+			return srun.New(c.s, c.dir, c.coord, c.wrapper, sc)
 		}},
 	{Name: RanksKubernetes, About: "one Indexed Job of pods per role, from the controller's pod",
 		noContainers: "roles with container: run under the local launcher; under the kubernetes launcher every rank is a pod of the run's image already (launcher.kubernetes.ranks: local keeps them in one pod, still without container roles)",
@@ -115,10 +127,10 @@ func CheckRanks(name string) error {
 }
 
 // driverOf is the driver that starts the ranks of r: the container
-// driver for a role with container:, the run's --ranks driver for any
-// other.
+// driver for a role with container: (unless the run's --ranks driver
+// runs them itself), the run's --ranks driver for any other.
 func (c *controller) driverOf(r *scenarios.Role) ranks.Driver {
-	if r.Container != nil {
+	if r.Container != nil && c.containers != nil {
 		return c.containers
 	}
 	return c.driver

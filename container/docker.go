@@ -88,6 +88,10 @@ type Image struct {
 	// every layer by content, its environment and entrypoint included.
 	ID         string
 	Entrypoint []string
+	// Env is the image's own ENV, as NAME=VALUE: what a rank's
+	// environment starts from where no runtime applies it (an OCI
+	// bundle's config.json).
+	Env []string
 }
 
 // ErrNoImage says the host has no image of that name or digest.
@@ -110,12 +114,13 @@ func (d Docker) Inspect(ctx context.Context, ref string) (Image, error) {
 		ID     string `json:"Id"`
 		Config struct {
 			Entrypoint []string `json:"Entrypoint"`
+			Env        []string `json:"Env"`
 		} `json:"Config"`
 	}
 	if err := json.Unmarshal(out, &found); err != nil || len(found) != 1 || !IsDigest(found[0].ID) {
 		return Image{}, fmt.Errorf("docker image inspect %s: not one image with a sha256 ID (%v): %.200s", ref, err, out)
 	}
-	return Image{ID: found[0].ID, Entrypoint: found[0].Config.Entrypoint}, nil
+	return Image{ID: found[0].ID, Entrypoint: found[0].Config.Entrypoint, Env: found[0].Config.Env}, nil
 }
 
 // answers says whether the daemon answers the client: it gives its

@@ -159,6 +159,9 @@ type Launch struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
 	Log  string   `json:"log"`
+	// Dir, when set, is the rank's working directory, which the wrapper
+	// enters: a bundle every run of an image shares cannot name a run's.
+	Dir string `json:"dir,omitempty"`
 }
 
 // Plan is a campaign's plan.json: what abbench run will do and, as runs

@@ -32,6 +32,10 @@ type Container struct {
 	// Entrypoint is the image's own, which each rank's command follows
 	// as docker run IMAGE COMMAND would; the digest covers it.
 	Entrypoint []string `yaml:"-" json:"-"`
+	// Images is the directory the image was written out in for Slurm's
+	// containers (its root filesystem and ENV, by its digest: oci.Pin),
+	// empty under docker.
+	Images string `yaml:"-" json:"-"`
 }
 
 // Mount is one of Container.Mounts, its source resolved.

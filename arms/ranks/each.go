@@ -39,10 +39,15 @@ func StartEach(rs []*Rank, start func(*Rank) error) {
 // log there. The file holds the rank's whole environment, secrets too:
 // readable by its owner only, and removed at teardown.
 func WriteLaunch(coord string, r *Rank) error {
+	return writeLaunch(coord, r, "")
+}
+
+// writeLaunch is WriteLaunch, the rank's working directory dir unless "".
+func writeLaunch(coord string, r *Rank, dir string) error {
 	if err := os.MkdirAll(rundir.LaunchDirOf(coord), 0o700); err != nil {
 		return err
 	}
-	data, err := json.Marshal(rundir.Launch{Argv: r.Argv, Env: r.Env, Log: r.Log})
+	data, err := json.Marshal(rundir.Launch{Argv: r.Argv, Env: r.Env, Log: r.Log, Dir: dir})
 	if err != nil {
 		return err
 	}
@@ -53,8 +58,14 @@ func WriteLaunch(coord string, r *Rank) error {
 // which writes its log through a path of its own: its log opened, its
 // scope recorded (OpenLog), and its launch file written.
 func LaunchElsewhere(coord string, r *Rank) error {
+	return LaunchElsewhereIn(coord, r, "")
+}
+
+// LaunchElsewhereIn is LaunchElsewhere for a rank whose wrapper enters
+// its working directory dir itself (its container's runtime does not).
+func LaunchElsewhereIn(coord string, r *Rank, dir string) error {
 	if err := r.TouchLog(); err != nil {
 		return err
 	}
-	return WriteLaunch(coord, r)
+	return writeLaunch(coord, r, dir)
 }

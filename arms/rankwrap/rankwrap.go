@@ -131,6 +131,15 @@ func launchedRank() (int, error) {
 // base has none); then the launch file's, so the arm's values win over
 // the image's.
 func ExecInContainer(dir, role string, rank int) error {
+	// Slurm (22.05) sets none of a task's own variables in its container:
+	// a step of one node ran on that node, which the registration names.
+	if _, ok := os.LookupEnv("SLURMD_NODENAME"); !ok && os.Getenv("SLURM_STEP_NUM_NODES") == "1" {
+		if node := os.Getenv("SLURM_STEP_NODELIST"); node != "" {
+			if err := os.Setenv("SLURMD_NODENAME", node); err != nil {
+				return err
+			}
+		}
+	}
 	return execLaunch(dir, role, rank, os.Environ(), true)
 }
 
@@ -156,6 +165,11 @@ func execLaunch(dir, role string, rank int, base []string, dropArmKeys bool) err
 			if err := os.Setenv(k, v); err != nil {
 				return fmt.Errorf("rank wrapper: environment %s: %w", k, err)
 			}
+		}
+	}
+	if l.Dir != "" {
+		if err := os.Chdir(l.Dir); err != nil {
+			return fmt.Errorf("rank wrapper: %s rank %d: %w", role, rank, err)
 		}
 	}
 	if l.Log != "" {

@@ -90,13 +90,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if s, err = armCell(s, ref, opts.cell); err != nil {
 		return err
 	}
-	var pins []rundir.ContainerImage
-	if opts.plan != "" {
-		if pins, err = planPins(opts.plan); err != nil {
-			return err
-		}
-	}
-	if err := pinImages(ctx, s, pins); err != nil {
+	if err := pinStageImages(ctx, s, opts.ranks, opts.plan); err != nil {
 		return err
 	}
 	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {

@@ -142,7 +142,14 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 		return nil, nil, err
 	}
 	release, err := lockCampaign(res.Out)
-	return res, release, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeImages(ctx, s, cfg.Launcher, res.Out); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return res, release, nil
 }
 
 // runSchema names run --format json's document: the plan and its comparison.

@@ -164,6 +164,9 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 	if err := sweepDead(stderr); err != nil {
 		return nil, err
 	}
+	if err := writeImages(ctx, s, cfg.Launcher, opts.resume); err != nil { // once: those written out are kept
+		return nil, err
+	}
 	res, err := campaign.Reopen(cfg)
 	if err != nil {
 		return nil, resumeError(planError(err, runFlags))

@@ -75,14 +75,16 @@ type Driver struct {
 	wrapper []string // the rank wrapper each task runs
 	// slices are the node slices of roles that take nodes of their own.
 	slices map[string][]string
-	mu     sync.Mutex
-	steps  []*srunStep
+	// containers runs the roles with container:.
+	containers Containers
+	mu         sync.Mutex
+	steps      []*srunStep
 }
 
 // New is the driver of a run of s in dir, its coordination directory
-// coord, each task run by wrapper; each role with slurm.nodes gets its
-// slice of the allocation's nodes.
-func New(s *scenarios.Scenario, dir, coord string, wrapper []string) (*Driver, error) {
+// coord, each task run by wrapper (in a container, c's); each role with
+// slurm.nodes gets its slice of the allocation's nodes.
+func New(s *scenarios.Scenario, dir, coord string, wrapper []string, c Containers) (*Driver, error) {
 	nodes, err := jobNodes()
 	if err != nil {
 		return nil, err
@@ -91,7 +93,7 @@ func New(s *scenarios.Scenario, dir, coord string, wrapper []string) (*Driver, e
 	if err != nil {
 		return nil, err
 	}
-	return &Driver{s: s, dir: dir, coord: coord, wrapper: wrapper, slices: slices}, nil
+	return &Driver{s: s, dir: dir, coord: coord, wrapper: wrapper, slices: slices, containers: c}, nil
 }
 
 func (d *Driver) Name() string { return Name }
@@ -117,6 +119,25 @@ func (d *Driver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	if r.Container != nil {
+		// Every run shares the image's bundle: the wrapper enters the
+		// run's directory itself.
+		for _, rk := range rs {
+			if err := ranks.LaunchElsewhereIn(d.coord, rk, d.dir); err != nil {
+				return err
+			}
+		}
+		steps, err := d.containerSteps(r, rs)
+		if err != nil {
+			return err
+		}
+		for i, args := range steps {
+			if err := d.startStep(r.Name, args, rs[i:i+1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, rk := range rs {
 		if err := ranks.LaunchElsewhere(d.coord, rk); err != nil {
 			return err
@@ -128,14 +149,25 @@ func (d *Driver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 	if nodes := d.slices[r.Name]; len(nodes) > 0 {
 		args = append(args, "--nodes="+strconv.Itoa(len(nodes)), "--nodelist="+strings.Join(nodes, ","))
 	}
+	args = append(args, d.common(r)...)
+	args = append(args, d.wrapper...)
+	return d.startStep(r.Name, append(args, "--launch", dir, r.Name), rs)
+}
+
+// common are the srun arguments of every step of r: its GPUs, the
+// scenario's extra_srun and the role's.
+func (d *Driver) common(r *scenarios.Role) []string {
+	var args []string
 	if r.Slurm.GPUsPerTask > 0 {
 		args = append(args, "--gpus-per-task="+strconv.Itoa(r.Slurm.GPUsPerTask))
 	}
 	args = append(args, d.s.Launcher.Slurm.ExtraSrun...)
-	args = append(args, r.Slurm.ExtraSrun...)
-	args = append(args, d.wrapper...)
-	args = append(args, "--launch", dir, r.Name)
-	out, err := os.OpenFile(filepath.Join(d.dir, r.Name+".srun.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return append(args, r.Slurm.ExtraSrun...)
+}
+
+// startStep starts srun with args, a step that runs the ranks rs of role.
+func (d *Driver) startStep(role string, args []string, rs []*ranks.Rank) error {
+	out, err := os.OpenFile(filepath.Join(d.dir, role+".srun.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -146,7 +178,7 @@ func (d *Driver) start(r *scenarios.Role, rs []*ranks.Rank) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	st := &srunStep{role: r.Name, cmd: cmd, ranks: rs, done: make(chan struct{})}
+	st := &srunStep{role: role, cmd: cmd, ranks: rs, done: make(chan struct{})}
 	for _, rk := range rs {
 		rk.SetPID(cmd.Process.Pid)
 	}

@@ -27,7 +27,7 @@ func TestContract(t *testing.T) {
 	token := "srun-contract-" + time.Now().UTC().Format("20060102T150405.000000000")
 	rankstest.Run(t, rankstest.Backend{
 		Open: func(t *testing.T, dir string) ranks.Driver {
-			d, err := New(&scenarios.Scenario{}, dir, rankstest.Coord(t, dir), []string{wrapper, "--"})
+			d, err := New(&scenarios.Scenario{}, dir, rankstest.Coord(t, dir), []string{wrapper, "--"}, Containers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func TestEveryRankEndedOnceStopReturns(t *testing.T) {
 	for i := range 30 {
 		dir := t.TempDir()
 		coord := filepath.Join(dir, "coord")
-		d, err := New(&scenarios.Scenario{}, dir, coord, []string{"wrapper", "--"})
+		d, err := New(&scenarios.Scenario{}, dir, coord, []string{"wrapper", "--"}, Containers{})
 		if err != nil {
 			t.Fatal(err)
 		}
