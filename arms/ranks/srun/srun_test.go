@@ -14,8 +14,9 @@ import (
 
 // TestContract: each role an srun step, from inside a Slurm allocation
 // whose nodes share TMPDIR (the runs' directories, the rank program and
-// the wrapper are made there): salloc -N1 go test -run TestContract
-// ./arms/ranks/srun/.
+// the wrapper are made there), with a CPU for each rank of the suite's
+// roles at once: salloc -N1 --exclusive go test -run TestContract
+// ./arms/ranks/srun/ (.ci/run runs it on the Slurm dev cluster).
 func TestContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real Slurm allocation's steps: go test without -short runs it")
@@ -42,7 +43,8 @@ func TestContract(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		Timeout: time.Minute,
+		Timeout:      time.Minute,
+		EndsWithStep: true,
 	})
 }
 
