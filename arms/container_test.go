@@ -180,6 +180,9 @@ func TestContainerOfAnotherImageIsNotStarted(t *testing.T) {
 	}
 }
 
+// TestContainerRolesNeedAPinAndLocalRanks: a role's image pinned to a
+// digest, and ranks that run containers (local ones in docker, srun's in
+// Slurm's: arms/ranks/srun); the Kubernetes driver's are refused.
 func TestContainerRolesNeedAPinAndLocalRanks(t *testing.T) {
 	prompts, _ := filepath.Abs("../testdata/prompts-256.jsonl")
 	s := loadScenario(t, fmt.Sprintf(containerScenario, inImage("sim:1"), prompts, ""))
@@ -187,8 +190,8 @@ func TestContainerRolesNeedAPinAndLocalRanks(t *testing.T) {
 		t.Errorf("an unpinned image: %v", err)
 	}
 	s.Roles[0].Container.Digest = "sha256:" + strings.Repeat("a", 64)
-	if _, err := Run(context.Background(), s, "async", Options{Out: t.TempDir(), Ranks: RanksSrun}); err == nil || !strings.Contains(err.Error(), "launcher.slurm.container_image") {
-		t.Errorf("container ranks under srun: %v", err)
+	if _, err := Run(context.Background(), s, "async", Options{Out: t.TempDir(), Ranks: RanksKubernetes}); err == nil || !strings.Contains(err.Error(), "every rank is a pod of the run's image already") {
+		t.Errorf("container ranks under kubernetes: %v", err)
 	}
 }
 

@@ -37,7 +37,7 @@ func (d Docker) Export(ctx context.Context, digest string, w io.Writer) error {
 	cmd := d.Command("export", "--", id)
 	cmd.Stdout = w
 	var said strings.Builder
-	cmd.Stderr = &capped{w: &said, left: 4096}
+	cmd.Stderr = Capped(&said, 4096)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -51,6 +51,10 @@ func (d Docker) Export(ctx context.Context, digest string, w io.Writer) error {
 	}
 	return nil
 }
+
+// Capped is w keeping the first n bytes written to it, dropping the rest
+// (what a program says on its error output, kept for its error).
+func Capped(w io.Writer, n int) io.Writer { return &capped{w: w, left: n} }
 
 // capped keeps the first left bytes written to it and drops the rest.
 type capped struct {

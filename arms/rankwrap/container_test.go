@@ -70,3 +70,44 @@ func TestMainRefusesARankThatIsNoNumber(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestSlurmContainerRankEntersItsRunAndNamesItsNode: a rank in Slurm's
+// container (one bundle for every run, Slurm's task variables unset in
+// it) enters the working directory its launch file names, and registers
+// the node of its one-node step. Before, it ran in the bundle's directory
+// and registered no node.
+func TestSlurmContainerRankEntersItsRunAndNamesItsNode(t *testing.T) {
+	dir := t.TempDir()
+	coord := filepath.Join(dir, "coord")
+	launch := rundir.LaunchDirOf(coord)
+	for _, d := range []string{filepath.Join(coord, rundir.RanksDir), launch} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := filepath.Join(dir, "srv-0.log")
+	l := rundir.Launch{Argv: []string{"sh", "-c", `echo "pwd=$(pwd) node=$SLURMD_NODENAME"`}, Log: log, Dir: dir,
+		Env: []string{EnvToken + "=t", EnvCoord + "=" + coord, EnvRole + "=srv", EnvRank + "=0"}}
+	data, _ := json.Marshal(l)
+	if err := os.WriteFile(rundir.LaunchPath(coord, "srv", 0), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Dir = "/"
+	cmd.Env = []string{"RANKWRAP_TEST_LAUNCH=" + launch, "PATH=" + os.Getenv("PATH"), "SLURM_JOB_ID=7", "SLURM_STEP_ID=2",
+		"SLURM_STEP_NUM_NODES=1", "SLURM_STEP_NODELIST=node2"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wrapper: %v: %s", err, out)
+	}
+	got, _ := os.ReadFile(log)
+	if want := "pwd=" + dir + " node=node2\n"; string(got) != want {
+		t.Errorf("the rank printed %q, want %q", got, want)
+	}
+	var reg rundir.Registration
+	if err := rundir.ReadJSON(rundir.RegistrationPath(coord, "srv", 0), &reg); err != nil {
+		t.Fatal(err)
+	}
+	if reg.Scheduler["SLURMD_NODENAME"] != "node2" || reg.Scheduler["SLURM_STEP_ID"] != "2" {
+		t.Errorf("registered %v, want the step's node and id", reg.Scheduler)
+	}
+}

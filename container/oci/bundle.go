@@ -121,13 +121,14 @@ func (img Image) Config() string { return filepath.Join(img.Bundle(), ConfigFile
 // Bundle is the image's bundle: the directory of its root filesystem.
 func (img Image) Bundle() string { return filepath.Dir(img.Rootfs) }
 
-// Mounts are what every container of an image mounts: shared (the
-// campaign's directory) and /tmp at their own paths (a rank's scratch
-// directory is under /tmp, as on the host, shared by the node's ranks),
-// the static rank wrapper read-only at container.WrapperPath, and the
-// roles' own mounts.
+// Mounts are what every container of an image mounts: /tmp and shared
+// (the campaign's directory) at their own paths (a rank's scratch
+// directory is under /tmp, as on the host, shared by the node's ranks;
+// /tmp first, so that a campaign directory under it is not hidden), the
+// static rank wrapper read-only at container.WrapperPath, and the roles'
+// own mounts.
 func Mounts(shared, wrapper string, own []container.Mount) []container.Mount {
-	ms := []container.Mount{{Source: shared, Target: shared}, {Source: "/tmp", Target: "/tmp"},
+	ms := []container.Mount{{Source: "/tmp", Target: "/tmp"}, {Source: shared, Target: shared},
 		{Source: wrapper, Target: container.WrapperPath, ReadOnly: true}}
 	return append(ms, own...)
 }

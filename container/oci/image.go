@@ -123,7 +123,7 @@ func export(ctx context.Context, d container.Docker, digest, dir string) error {
 	}
 	tar := exec.CommandContext(ctx, "tar", "-x", "-f", "-", "-C", dir)
 	var said strings.Builder
-	tar.Stderr = &said
+	tar.Stderr = container.Capped(&said, 4096)
 	in, err := tar.StdinPipe()
 	if err != nil {
 		return err
@@ -215,7 +215,9 @@ func (img Image) Squashfs() string {
 // Pyxis says whether this host's srun takes pyxis's options
 // (--container-image), asked once of srun --help.
 var Pyxis = sync.OnceValue(func() bool {
-	out, err := exec.Command("srun", "--help").CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "srun", "--help").Output()
 	return err == nil && strings.Contains(string(out), "--container-image")
 })
 
@@ -228,10 +230,13 @@ func Squash(ctx context.Context, img Image) error {
 	tmp := img.Squashfs() + ".tmp-" + strconv.Itoa(os.Getpid())
 	ctx, cancel := context.WithTimeout(ctx, exportTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "mksquashfs", img.Rootfs, tmp, "-noappend", "-quiet", "-no-progress").CombinedOutput()
-	if err != nil {
+	var said strings.Builder
+	sq := exec.CommandContext(ctx, "mksquashfs", img.Rootfs, tmp, "-noappend", "-quiet", "-no-progress")
+	w := container.Capped(&said, 4096) // one writer: exec copies both outputs to it from one goroutine
+	sq.Stdout, sq.Stderr = w, w
+	if err := sq.Run(); err != nil {
 		_ = os.Remove(tmp) // half written
-		return fmt.Errorf("image %s for pyxis: mksquashfs: %w: %.500s", img.Digest, err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("image %s for pyxis: mksquashfs: %w: %.500s", img.Digest, err, strings.TrimSpace(said.String()))
 	}
 	return os.Rename(tmp, img.Squashfs())
 }

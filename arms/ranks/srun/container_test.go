@@ -146,7 +146,7 @@ func TestContainerRanksUnderPyxis(t *testing.T) {
 	}
 	want := []string{"--export=NONE", "--overlap", "--ntasks=1", "--nodes=1", "--kill-on-bad-exit=0",
 		"--container-image=" + img.Squashfs(),
-		"--container-mounts=" + out + ":" + out + ",/tmp:/tmp,/w/abbench-rank:" + container.WrapperPath + ":ro,/models:/models:ro",
+		"--container-mounts=/tmp:/tmp," + out + ":" + out + ",/w/abbench-rank:" + container.WrapperPath + ":ro,/models:/models:ro",
 		"--container-workdir=" + dir, "--container-env=CUDA_VISIBLE_DEVICES,GPU_DEVICE_ORDINAL,ROCR_VISIBLE_DEVICES",
 		"--no-container-mount-home", "--no-container-remap-root",
 		container.WrapperPath, "--", "--launch", rundir.LaunchDirOf(rundir.Coord(dir)), "ctx", "0"}
