@@ -12,9 +12,9 @@ import (
 // default of container.runtime.
 const RuntimeDocker = "docker"
 
-// Container runs every rank of a role in a container of Image (local
-// launcher; a Slurm cluster's pyxis/enroot takes launcher.slurm's
-// container_image instead).
+// Container runs every rank of a role in a container of Image: docker's
+// under the local launcher; under the Slurm launcher, Slurm's container of
+// the image written out for the plan (container/oci).
 type Container struct {
 	// Image names the image as the runtime knows it (a tag, or an ID).
 	// It is resolved to its content digest before the first run, and

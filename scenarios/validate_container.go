@@ -19,7 +19,7 @@ func (v *validator) container(path []any, r *Role) {
 		v.at(append(path, "image"), "role %q: image %q holds white space: no image name does", r.Name, c.Image)
 	}
 	if c.Runtime != RuntimeDocker {
-		v.at(append(path, "runtime"), "role %q: container runtime %q: choose %s (on a Slurm cluster, pyxis/enroot take launcher.slurm.container_image)", r.Name, c.Runtime, RuntimeDocker)
+		v.at(append(path, "runtime"), "role %q: container runtime %q: choose %s (its images run under the Slurm launcher too, written out for Slurm's containers)", r.Name, c.Runtime, RuntimeDocker)
 	}
 	for i, m := range c.Mounts {
 		if _, err := v.s.ParseMount(m); err != nil {
