@@ -101,3 +101,37 @@ func TestBundleRunsTheImageWithItsEnv(t *testing.T) {
 		t.Errorf("the run directory is not the host's inside: %q, %v", w, err)
 	}
 }
+
+// TestSquashfsHoldsTheRootfs: pyxis's image is the root filesystem as a
+// squashfs beside it, made once. Without mksquashfs it skips (fails in
+// CI, which installs squashfs-tools).
+func TestSquashfsHoldsTheRootfs(t *testing.T) {
+	if _, err := exec.LookPath("mksquashfs"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI installs squashfs-tools (.ci/run)")
+		}
+		t.Skip("no mksquashfs (squashfs-tools)")
+	}
+	dir := t.TempDir()
+	img := Image{Digest: "sha256:" + strings.Repeat("0", 64), Rootfs: filepath.Join(dir, "rootfs")}
+	if err := os.MkdirAll(filepath.Join(img.Rootfs, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(img.Rootfs, "bin", "server"), []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Squash(context.Background(), img); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("unsquashfs", "-l", img.Squashfs()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "squashfs-root/bin/server") {
+		t.Fatalf("unsquashfs -l: %v: %s", err, out)
+	}
+	before, _ := os.Stat(img.Squashfs())
+	if err := Squash(context.Background(), img); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(img.Squashfs()); !after.ModTime().Equal(before.ModTime()) {
+		t.Error("the squashfs was made again")
+	}
+}
