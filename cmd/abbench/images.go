@@ -45,7 +45,10 @@ func pinStageImages(ctx context.Context, s *scenarios.Scenario, ranks, plan stri
 	if plan == "" {
 		return cli.Usagef("abbench run --launcher slurm plans the campaign and writes its images out", "--ranks %s: roles with container: run the images of a plan: give --plan", ranks)
 	}
-	return oci.Pin(s, pins, filepath.Join(filepath.Dir(plan), oci.ImagesDir))
+	if err := oci.Pin(s, pins, filepath.Join(filepath.Dir(plan), oci.ImagesDir)); err != nil {
+		return cli.Usage(err, "run the campaign with abbench run --launcher slurm: it pins each image and writes it out beside plan.json, where every stage reads it")
+	}
+	return nil
 }
 
 // containersOnLauncher refuses roles with container: under a launcher
