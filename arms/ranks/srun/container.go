@@ -22,11 +22,10 @@ import (
 // the container: the wrapper is told its rank, reads its launch file, and
 // builds the rank's environment as in a docker container: the image's
 // ENV (the bundle's), less every arm key, then the launch file's. The
-// step exports nothing of the controller's (--export=NONE): Slurm would
-// set it over the image's ENV (PATH included).
-
-// OCIDir is the directory of a run's bundles, one a role.
-const OCIDir = "oci"
+// step exports nothing of the controller's (--export=NONE): Slurm appends
+// the step's environment to the bundle's, and a key in both (PATH) would
+// be in the container twice, the controller's value read by a program
+// that takes the last (a shell).
 
 // Containers is what the driver needs to run roles with container:.
 type Containers struct {
