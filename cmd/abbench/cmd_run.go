@@ -12,16 +12,16 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // runOptions are the campaign's flags, bound to its Config directly.

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/arms/ranks/containers"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/container"
-	"github.com/abbench/abbench/container/oci"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/arms/ranks/containers"
+	"github.com/abbench/abbench/internal/container"
+	"github.com/abbench/abbench/internal/container/oci"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // pinImages pins the image of every container role of s to its digest

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // reportFlags only change how abbench run reports, or name the campaign's

@@ -1,0 +1,243 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/abbench/abbench/internal/digest"
+)
+
+// request is the body of one OpenAI completions or chat request.
+type request struct {
+	Model         string         `json:"model"`
+	Prompt        any            `json:"prompt,omitempty"`
+	Messages      []message      `json:"messages,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	IgnoreEOS     bool           `json:"ignore_eos,omitempty"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// streamOptions asks for the usage chunk at the end of a stream.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// body is the request body that sends p: its token IDs or its text, as
+// the prompts file holds them, so the record of p's body is the record of
+// what the request carries.
+func (o Options) body(p digest.Prompt) ([]byte, error) {
+	req := request{Model: o.Model, MaxTokens: o.MaxTokens, Stream: o.Stream, IgnoreEOS: o.IgnoreEOS}
+	if o.Stream {
+		req.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	switch {
+	case o.Endpoint == Chat:
+		req.Messages = []message{{Role: "user", Content: p.Text()}}
+	case p.Unit == digest.UnitTokens:
+		req.Prompt = p.Tokens()
+	default:
+		req.Prompt = p.Text()
+	}
+	return json.Marshal(req)
+}
+
+// usage is the token counts a server reports.
+type usage struct {
+	PromptTokens     *int `json:"prompt_tokens"`
+	CompletionTokens *int `json:"completion_tokens"`
+}
+
+// chunk is a response, or one event of a streamed one: the fields of
+// both endpoints that say what was generated.
+type chunk struct {
+	Choices []choice        `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// choice is one of a chunk's choices (decodeChunk reads it).
+type choice struct {
+	Text    string `json:"text"`
+	Message struct {
+		Content string `json:"content"`
+	} `json:"message"`
+	Delta struct {
+		Content string `json:"content"`
+	} `json:"delta"`
+}
+
+// content is the text the chunk carries: the choices' text for
+// completions, their message (or, streamed, delta) for chat.
+func (c *chunk) content(e Endpoint) string {
+	var b strings.Builder
+	for _, ch := range c.Choices {
+		if e == Chat {
+			b.WriteString(ch.Message.Content)
+			b.WriteString(ch.Delta.Content)
+		} else {
+			b.WriteString(ch.Text)
+		}
+	}
+	return b.String()
+}
+
+// hasContent says whether the chunk carries any content, without
+// building it.
+func (c *chunk) hasContent(e Endpoint) bool {
+	for _, ch := range c.Choices {
+		if (e == Chat && ch.Message.Content+ch.Delta.Content != "") || (e != Chat && ch.Text != "") {
+			return true
+		}
+	}
+	return false
+}
+
+// errorText is what the server said went wrong, "" when nothing.
+func errorText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	return plainText(raw)
+}
+
+// plainText is a server's text as an error may quote it: JSON written
+// again with no escapes but those JSON needs (a server may escape any
+// character, \/ or \u0041, and a secret escaped is still a secret to
+// redact), anything else as it came. Nothing is cut short here: a
+// message is redacted whole, then cut (truncate).
+func plainText(data []byte) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if d.Decode(&v) != nil || d.More() {
+		return string(data)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(data)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// truncate keeps an error text short enough for a record.
+func truncate(s string) string {
+	const max = 300
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+// takeUsage takes the server's token counts; counted are this client's
+// own, used for what the server did not report.
+func (out *Outcome) takeUsage(u *usage, countedPrompt, countedOutput int) {
+	out.PromptTokens, out.OutputTokens, out.TokensFrom = countedPrompt, countedOutput, FromCounted
+	if u != nil && u.PromptTokens != nil && u.CompletionTokens != nil {
+		out.PromptTokens, out.OutputTokens, out.TokensFrom = *u.PromptTokens, *u.CompletionTokens, FromUsage
+	}
+}
+
+// checkUsage holds a server's usage to what came: never more completion
+// tokens than max_tokens (when sent), never fewer than the content events
+// streamed (each carries a token at least), or, for a whole response,
+// than 1 when there is content. A usage left out is not checked: the
+// client counts what came instead.
+func checkUsage(u *usage, maxTokens, atLeast int) error {
+	if u == nil || u.CompletionTokens == nil || u.PromptTokens == nil {
+		return nil
+	}
+	completion, prompt := *u.CompletionTokens, *u.PromptTokens
+	switch {
+	case completion < 0 || prompt < 0:
+		return &failure{KindResponse, fmt.Sprintf("the server's usage says %d prompt and %d completion tokens: a count is never negative", prompt, completion)}
+	case maxTokens > 0 && completion > maxTokens:
+		return &failure{KindOverMaxTokens, fmt.Sprintf("the server's usage says %d completion tokens, above max_tokens %d", completion, maxTokens)}
+	case completion < atLeast:
+		return &failure{KindUsageMismatch, fmt.Sprintf("the server's usage says %d completion tokens, but at least %d came", completion, atLeast)}
+	}
+	return nil
+}
+
+// Where an outcome's token counts come from.
+const (
+	FromUsage   = "usage"   // the server's usage
+	FromCounted = "counted" // this client's count (see countPrompt)
+)
+
+// countPrompt is the prompt's length when the server gives no usage:
+// its token IDs, or, for text, its words (an estimate: no tokenizer here).
+func countPrompt(p digest.Prompt) int {
+	if p.Unit == digest.UnitTokens {
+		return len(p.Body) / 4
+	}
+	return countWords(p.Body)
+}
+
+// countWords is len(strings.Fields(string(text))), the words between
+// Unicode spaces, counted without making them.
+func countWords[T string | []byte](text T) int {
+	n, in := 0, false
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune([]byte(text[i:]))
+		if text[i] < utf8.RuneSelf {
+			r, size = rune(text[i]), 1
+		}
+		i += size
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
+// decodeResponse takes a whole (not streamed) response's outcome,
+// decoding it into c, whose choices' room it reuses.
+func decodeResponse(data []byte, c *chunk, o Options, p digest.Prompt, sent time.Time, out *Outcome) error {
+	*c = chunk{Choices: c.Choices[:0]}
+	if err := decodeChunk(data, c); err != nil {
+		return &failure{KindResponse, fmt.Sprintf("the response is not JSON: %v", err)}
+	}
+	if msg := errorText(c.Error); msg != "" {
+		return &failure{KindServer, "the server reported an error: " + msg}
+	}
+	if len(c.Choices) == 0 {
+		return &failure{KindResponse, "the response has no choices"}
+	}
+	atLeast := 0
+	if c.hasContent(o.Endpoint) {
+		atLeast = 1
+	}
+	if err := checkUsage(c.Usage, o.MaxTokens, atLeast); err != nil {
+		return err
+	}
+	out.E2E = time.Since(sent)
+	out.TTFT = out.E2E // without streaming, the first token arrives with the last
+	out.takeUsage(c.Usage, countPrompt(p), countWords(c.content(o.Endpoint)))
+	return nil
+}
