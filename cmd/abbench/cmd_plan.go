@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/texttable"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
 )
 
 // planOptions are abbench plan's flags: the design of a campaign whose

@@ -12,16 +12,16 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // runOptions are the campaign's flags, bound to its Config directly.
@@ -158,7 +158,14 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 		return nil, nil, err
 	}
 	release, err := lockCampaign(res.Out)
-	return res, release, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeImages(ctx, s, cfg.Launcher, res.Out); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return res, release, nil
 }
 
 // runSchema names run --format json's document: the plan and its comparison.

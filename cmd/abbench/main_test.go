@@ -15,8 +15,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/abbench/abbench/launcher/slurm"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/launcher/slurm"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 func TestMain(m *testing.M) {

@@ -13,11 +13,11 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/records"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/bundle"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/records"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // Options are a comparison's flags.

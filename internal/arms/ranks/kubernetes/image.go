@@ -1,0 +1,92 @@
+package kubernetes
+
+import (
+	"context"
+	"net/url"
+	"slices"
+
+	"github.com/abbench/abbench/internal/kubeapi"
+	"github.com/abbench/abbench/internal/reason"
+)
+
+// Rank pods take the controller's image by its name (a tag), which a
+// node may resolve to another image than the controller's node did: each
+// rank pod's image is held, by the digest its kubelet reports, to the one
+// the controller's own container runs.
+
+// imageID is the image the controller's own container runs by digest,
+// "" when the API server reports none.
+func (o *ownPod) imageID() string {
+	if len(o.Spec.Containers) == 0 {
+		return ""
+	}
+	for _, cs := range o.Status.ContainerStatuses {
+		if cs.Name == o.Spec.Containers[0].Name {
+			return cs.ImageID
+		}
+	}
+	return ""
+}
+
+// readOwnImage reads the controller's own pod again while its status
+// names no image digest: the kubelet posts a container's status after
+// starting it, so the read at the controller's start may be too early.
+func (k *Driver) readOwnImage() {
+	if k.own.imageID() != "" || k.api == nil {
+		return
+	}
+	var again ownPod
+	if err := k.api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(k.own.Metadata.Name), &again); err == nil {
+		k.own.Status = again.Status
+	}
+}
+
+// seeContainer records what the kubelet reports of the rank's container:
+// the image by digest, and whether it started.
+func (pr *podRank) seeContainer(cs *kubeapi.ContainerStatus) {
+	if cs == nil {
+		return
+	}
+	if cs.ImageID != "" {
+		pr.r.SetImage(cs.ImageID)
+	}
+	t := cs.State.Terminated
+	if cs.State.Running != nil || t != nil && t.StartedAt != nil && t.StartedAt.Unix() > 0 {
+		pr.started = true
+	}
+}
+
+// checkPodImages censors the run for every rank pod that ran another
+// image than the controller's own pod, or whose image the kubelet never
+// reported: the ranks would not all have run the system under test. It
+// runs once the watch has ended.
+func (k *Driver) checkPodImages() []reason.Reason {
+	k.readOwnImage()
+	own := k.own.imageID()
+	var reasons []reason.Reason
+	for _, pr := range k.sorted() {
+		if !pr.started {
+			continue // a pod that never ran is censored for that
+		}
+		got, role, rank := pr.r.Image(), pr.r.Role, pr.r.Index
+		switch {
+		case own == "":
+			return append(reasons, reason.New(reason.ImageMismatch, "the controller's own pod %s reports no image digest: the rank pods' images cannot be held to it (kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[0].imageID}')",
+				k.own.Metadata.Name, k.namespace, k.own.Metadata.Name))
+		case got == "":
+			reasons = append(reasons, reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran, but its kubelet reported no image digest: it cannot be held to the controller's %s",
+				role, rank, pr.where(), own).At("", role, rank))
+		case got != own:
+			reasons = append(reasons, reason.New(reason.ImageMismatch, "%s rank %d: pod %s ran image %s, but the controller's pod %s ran %s: the image's name resolved to another image there (pin the image by digest, or load the same image on every node)",
+				role, rank, pr.where(), got, k.own.Metadata.Name, own).At("", role, rank))
+		}
+	}
+	return reasons
+}
+
+// sorted is every rank followed, in the order they started.
+func (k *Driver) sorted() []*podRank {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.order)
+}
