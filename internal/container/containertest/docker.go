@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/container"
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 // DockerAnswers says whether a docker daemon answers here (asked once per
@@ -41,16 +42,20 @@ func RequireDocker(t testing.TB) {
 // into dir: binaries that an image FROM scratch can run. A package is
 // built from its own module, wherever that is.
 func StaticBuild(dir string, pkgs ...string) error {
-	for _, pkg := range pkgs {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", dir+string(filepath.Separator), ".")
-		cmd.Dir = pkg
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s statically: %v: %s", pkg, err, out)
-		}
-	}
-	return nil
+	return testbin.BuildInto(dir, staticEnv, staticFlags, pkgs...)
 }
+
+// StaticBinaries is StaticBuild into a directory kept between test runs
+// (testbin.Build), returned: for a test that only runs the binaries.
+func StaticBinaries(pkgs ...string) (string, error) {
+	return testbin.Build(staticEnv, staticFlags, pkgs...)
+}
+
+// staticEnv and staticFlags make a binary that needs nothing of its image.
+var (
+	staticEnv   = []string{"CGO_ENABLED=0"}
+	staticFlags = []string{"-trimpath"}
+)
 
 // ImageName is a tag no other test process uses: images are the daemon's,
 // shared by every test that runs at once.
