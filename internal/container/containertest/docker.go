@@ -117,9 +117,16 @@ func Image(t testing.TB, what, dir string) (tag, id string) {
 // StaticImage builds, for t, an image of dockerfile (FROM scratch) whose
 // build context holds each package directory of pkgs built statically
 // (StaticBuild), and removes it when t ends; it returns the tag and ID.
-// Without a docker daemon t is skipped, or fails in CI.
+// Without a docker daemon t is skipped, or fails in CI; under -short it
+// is skipped.
 func StaticImage(t testing.TB, what, dockerfile string, pkgs ...string) (tag, id string) {
 	t.Helper()
+	// An image build and the containers run from it are seconds of CPU
+	// (docker's, the builds', the ranks'): the quick loop leaves them to
+	// the full suite, as it leaves every arm run.
+	if testing.Short() {
+		t.Skip("builds a docker image and runs containers of it: go test without -short runs it")
+	}
 	RequireDocker(t)
 	dir := t.TempDir()
 	if err := StaticBuild(dir, pkgs...); err != nil {
