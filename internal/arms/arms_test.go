@@ -18,6 +18,7 @@ import (
 
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/scenarios"
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 var simDir string // holds a disaggsim built for these tests
@@ -79,10 +80,11 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+"/", "../../cmd/disaggsim", "../../cmd/abbench-rank")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("building disaggsim: " + err.Error())
+	// Built once into a kept directory (linked only when their sources
+	// changed), then linked into this run's own: the tests add abbench
+	// beside abbench-rank there.
+	if err := testbin.BuildInto(dir, nil, nil, "../../cmd/disaggsim", "../../cmd/abbench-rank"); err != nil {
+		panic("building disaggsim and abbench-rank: " + err.Error())
 	}
 	simDir = dir
 	code := m.Run()

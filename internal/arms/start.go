@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/abbench/abbench/internal/arms/ranks"
 	"github.com/abbench/abbench/internal/arms/rankwrap"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/parallel"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/redact"
 	"github.com/abbench/abbench/internal/rundir"
@@ -88,22 +87,7 @@ func (c *controller) startRole(r *scenarios.Role) ([]string, error) {
 func (c *controller) prepareRanks(r *scenarios.Role) []rankLaunch {
 	known := slices.Clone(c.secrets)
 	preps := make([]rankLaunch, r.Ranks)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), r.Ranks) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rank := range next {
-				preps[rank] = c.prepareRank(r, rank, known)
-			}
-		}()
-	}
-	for rank := range r.Ranks {
-		next <- rank
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(r.Ranks, func(rank int) { preps[rank] = c.prepareRank(r, rank, known) })
 	return preps
 }
 

@@ -7,13 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/abbench/abbench/internal/bundle"
 	"github.com/abbench/abbench/internal/evidence"
+	"github.com/abbench/abbench/internal/parallel"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/rundir"
 )
@@ -71,7 +70,7 @@ func resolveAll(paths []string, unpack rundir.Unpacker) ([]rundir.Found, func(),
 	found := make([][]rundir.Found, len(paths))
 	cleanups := make([]func(), len(paths))
 	errs := make([]error, len(paths))
-	onEveryCore(len(paths), func(i int) { found[i], cleanups[i], errs[i] = rundir.Resolve(paths[i], unpack) })
+	parallel.Each(len(paths), func(i int) { found[i], cleanups[i], errs[i] = rundir.Resolve(paths[i], unpack) })
 	cleanup := func() {
 		for _, c := range cleanups {
 			c()
@@ -83,24 +82,6 @@ func resolveAll(paths []string, unpack rundir.Unpacker) ([]rundir.Found, func(),
 	return slices.Concat(found...), cleanup, nil
 }
 
-// onEveryCore calls work with every index below n, on every core.
-func onEveryCore(n int, work func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := range next {
-				work(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
 // loadAll loads found runs on every core (each bundle is verified, its
 // evidence derived again from its files: milliseconds a run, which
 // thousands of runs make seconds), in their order; the first error in
@@ -109,7 +90,7 @@ func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
 	verifier := bundle.NewVerifier(vo)
 	runs := make([]Run, len(found))
 	errs := make([]error, len(found))
-	onEveryCore(len(found), func(i int) {
+	parallel.Each(len(found), func(i int) {
 		f := found[i]
 		if f.Problem == "" {
 			runs[i], _, errs[i] = loadRun(f, verifier)

@@ -11,6 +11,7 @@ import (
 // design at that noise, simulated here with other random numbers, report
 // beyond a true change of that effect when they stop improved.
 func TestStopBiasIsTheOverstatementOfStoppedCampaigns(t *testing.T) {
+	longUnderShort(t, "a Monte Carlo of 4,000 campaigns")
 	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // printed its look's nominal p and the ordinary interval at 0.04 (96%),
 // a level no look tested at: the level check failed on that code.
 func TestStopPAndIntervalAreStagewise(t *testing.T) {
+	longUnderShort(t, "a Monte Carlo of 3,000 campaigns")
 	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
 	if err != nil {
 		t.Fatal(err)
@@ -73,5 +74,15 @@ func TestStagewisePOrdersTheLooks(t *testing.T) {
 	atNine, _, _ := seq.stagewise(9, seq.stages().bound[9-MinLookPairs]+1e-6)
 	if p, _, _ := seq.stagewise(10, 6); p < atNine || p < 100*math.Erfc(6/math.Sqrt2) {
 		t.Errorf("a stop at look 10 far beyond its boundary: stagewise p %.4g, below that of a crossing at look 9 (%.4g)", p, atNine)
+	}
+}
+
+// longUnderShort skips t under go test -short: what it does (a Monte
+// Carlo of thousands of campaigns) is seconds of CPU, left to the full
+// suite.
+func longUnderShort(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what + ": go test without -short runs it")
 	}
 }

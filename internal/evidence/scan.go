@@ -2,11 +2,10 @@ package evidence
 
 import (
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/abbench/abbench/internal/parallel"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/scenarios"
 )
@@ -103,22 +102,7 @@ func rankWord(role *scenarios.Role) string {
 // on every core; a large scope of fewer ranks than cores is read in parts.
 func (c *collector) scanAll(scans []*rankScan) {
 	parts := partsPerScope(len(scans))
-	var wg sync.WaitGroup
-	next := make(chan *rankScan)
-	for range min(runtime.GOMAXPROCS(0), max(len(scans), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for sc := range next {
-				c.scanRank(sc, parts)
-			}
-		}()
-	}
-	for _, sc := range scans {
-		next <- sc
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(scans), func(i int) { c.scanRank(scans[i], parts) })
 }
 
 // readable is the scans whose scopes were read; each other one is stale

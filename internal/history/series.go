@@ -3,11 +3,10 @@ package history
 import (
 	"cmp"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/abbench/abbench/internal/parallel"
 )
 
 // Series is one scenario's arm's metric over time: its runs in the order
@@ -89,18 +88,11 @@ func BuildSeries(entries []Entry, f Filter, d Detector) []Series {
 // spread over the cores (each search is seeded alone, so the result is the
 // same however they are spread).
 func findEach(series []Series, valuesOf [][]float64, d Detector) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(series)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(series); i = int(next.Add(1)) - 1 {
-				if found := d.Find(valuesOf[i]); found != nil {
-					series[i].Changes = found
-				}
-			}
-		})
-	}
-	wg.Wait()
+	parallel.Each(len(series), func(i int) {
+		if found := d.Find(valuesOf[i]); found != nil {
+			series[i].Changes = found
+		}
+	})
 }
 
 func orNone(s string) string {

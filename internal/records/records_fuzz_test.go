@@ -23,6 +23,13 @@ var recordSeeds = []string{"testdata/records/*", "../../testdata/records/*/*"}
 // count is the one its count line prints.
 func FuzzRecords(f *testing.F) {
 	for _, data := range fuzzseed.Files(f, recordSeeds...) {
+		// Under -short the large real records (18 of 95 seeds, over 32
+		// KiB, 1.3 MB in all) are left to the full suite and the fuzzer:
+		// every format's parses of them were most of this package's
+		// quick-loop time; TestCorpus still reads each in its own format.
+		if testing.Short() && len(data) > largeSeed {
+			continue
+		}
 		f.Add(data, uint16(256))
 	}
 	for _, s := range []string{
@@ -73,11 +80,14 @@ func FuzzRecords(f *testing.F) {
 // loop's time in this package, and the full suite and the fuzzer keep
 // the eight that catch map order.
 func repeats(data []byte) int {
-	if len(data) > 32<<10 || testing.Short() {
+	if len(data) > largeSeed || testing.Short() {
 		return 1
 	}
 	return 8
 }
+
+// largeSeed is the size above which a record is large for FuzzRecords.
+const largeSeed = 32 << 10
 
 // FuzzRecordRegex parses any bytes with any pattern in the regex format.
 func FuzzRecordRegex(f *testing.F) {

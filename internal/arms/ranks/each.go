@@ -3,10 +3,9 @@ package ranks
 import (
 	"encoding/json"
 	"os"
-	"runtime"
-	"sync"
 
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/parallel"
 	"github.com/abbench/abbench/internal/rundir"
 )
 
@@ -15,22 +14,7 @@ import (
 // another cost seconds, while a shell starting the same processes took
 // one.
 func StartEach(rs []*Rank, start func(*Rank) error) {
-	var wg sync.WaitGroup
-	next := make(chan *Rank)
-	for range min(runtime.GOMAXPROCS(0), len(rs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				r.StartErr = start(r)
-			}
-		}()
-	}
-	for _, r := range rs {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(rs), func(i int) { rs[i].StartErr = start(rs[i]) })
 }
 
 // WriteLaunch writes the launch file of r in the launch directory of

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/container"
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 // DockerAnswers says whether a docker daemon answers here (asked once per
@@ -41,16 +42,20 @@ func RequireDocker(t testing.TB) {
 // into dir: binaries that an image FROM scratch can run. A package is
 // built from its own module, wherever that is.
 func StaticBuild(dir string, pkgs ...string) error {
-	for _, pkg := range pkgs {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", dir+string(filepath.Separator), ".")
-		cmd.Dir = pkg
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s statically: %v: %s", pkg, err, out)
-		}
-	}
-	return nil
+	return testbin.BuildInto(dir, staticEnv, staticFlags, pkgs...)
 }
+
+// StaticBinaries is StaticBuild into a directory kept between test runs
+// (testbin.Build), returned: for a test that only runs the binaries.
+func StaticBinaries(pkgs ...string) (string, error) {
+	return testbin.Build(staticEnv, staticFlags, pkgs...)
+}
+
+// staticEnv and staticFlags make a binary that needs nothing of its image.
+var (
+	staticEnv   = []string{"CGO_ENABLED=0"}
+	staticFlags = []string{"-trimpath"}
+)
 
 // ImageName is a tag no other test process uses: images are the daemon's,
 // shared by every test that runs at once.
@@ -112,9 +117,16 @@ func Image(t testing.TB, what, dir string) (tag, id string) {
 // StaticImage builds, for t, an image of dockerfile (FROM scratch) whose
 // build context holds each package directory of pkgs built statically
 // (StaticBuild), and removes it when t ends; it returns the tag and ID.
-// Without a docker daemon t is skipped, or fails in CI.
+// Without a docker daemon t is skipped, or fails in CI; under -short it
+// is skipped.
 func StaticImage(t testing.TB, what, dockerfile string, pkgs ...string) (tag, id string) {
 	t.Helper()
+	// An image build and the containers run from it are seconds of CPU
+	// (docker's, the builds', the ranks'): the quick loop leaves them to
+	// the full suite, as it leaves every arm run.
+	if testing.Short() {
+		t.Skip("builds a docker image and runs containers of it: go test without -short runs it")
+	}
 	RequireDocker(t)
 	dir := t.TempDir()
 	if err := StaticBuild(dir, pkgs...); err != nil {

@@ -17,12 +17,12 @@ import (
 // coordination directory before it runs the rank's command.
 
 // Programs builds the rank program and the rank wrapper statically into a
-// directory of t; root is the module's root, relative to the test's
-// package. It returns the paths of rankprog and abbench-rank.
+// directory kept between test runs (linked again only when their sources
+// changed); root is the module's root, relative to the test's package. It
+// returns the paths of rankprog and abbench-rank, for running only.
 func Programs(t *testing.T, root string) (program, wrapper string) {
 	t.Helper()
-	bin := t.TempDir()
-	err := containertest.StaticBuild(bin, filepath.Join(root, "internal/arms/ranks/rankstest/rankprog"), filepath.Join(root, "cmd/abbench-rank"))
+	bin, err := containertest.StaticBinaries(filepath.Join(root, "internal/arms/ranks/rankstest/rankprog"), filepath.Join(root, "cmd/abbench-rank"))
 	if err != nil {
 		t.Fatal(err)
 	}
