@@ -6,7 +6,7 @@
 # and its evidence derived again from its files; the copies make the
 # comparison censored (duplicate-run), which changes nothing of that work.
 # The in-memory gate and statistics of 10,000 runs are measured by
-#   go test -bench Compare10000 ./evidence/compare
+#   go test -bench Compare10000 ./internal/compare
 # Goal: <= 2 s and <= 256 MiB for 10,000 runs. It prints the wall time
 # beside the CPU time (user + system, which a machine shared with other
 # work does not inflate as it does the wall time) and the peak memory.

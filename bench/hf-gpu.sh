@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A Hugging Face transformers A/B on one GPU: transformers' continuous
+# A Hugging Face transformers A/B on a GPU: transformers' continuous
 # batching serving a random-weight Llama-shaped model behind
 # scenarios/hf/serve.py, measured by abbench's own client. SCENARIO names it
 # (default hf-serving: SDPA against eager attention, a throughput claim;
-# hf-latency: the engine's batch token budget, a p99 TTFT claim). abba pairs
+# hf-latency: the engine's batch token budget, a p99 TTFT claim; hf-tp:
+# SDPA against eager on a tensor-parallel engine, a rank a GPU, behind
+# scenarios/hf/serve_tp.py, on a machine with two GPUs). abba pairs
 # until a test decides (at most MAX_PAIRS, default 4: about a minute a run),
 # each run in its own allocation, signed bundles, the comparison as
 # Markdown, and the scenario's broken variant where it has one
@@ -55,9 +57,12 @@ fail() {
 step "preflight"
 for f in "$abb" "$bin/abbench-rank"; do [ -x "$f" ] || { echo "$f: not an executable (build with CGO_ENABLED=0 go build -o BIN_DIR/ ./cmd/...)" >&2; exit 1; }; done
 command -v python3 >/dev/null || { echo "python3 is not on PATH" >&2; exit 1; }
-if ! python3 scenarios/hf/serve.py --check >"$out/check.txt" 2>&1; then
+# The scenario's server: serve.py, or serve_tp.py for a tensor-parallel one.
+server=$(grep -o 'hf/serve[a-z_]*\.py' "scenarios/$scenario.yaml" | head -n 1)
+[ -n "$server" ] || { echo "scenarios/$scenario.yaml runs no scenarios/hf server" >&2; exit 2; }
+if ! python3 "scenarios/$server" --check >"$out/check.txt" 2>&1; then
 	cat "$out/check.txt" >&2
-	echo "serve.py --check: a name it uses is missing (check.txt says which)" >&2
+	echo "$server --check: a name it uses is missing (check.txt says which)" >&2
 	exit 1
 fi
 grep '^check versions' "$out/check.txt"
@@ -76,14 +81,16 @@ if [ -n "$dry" ]; then
 	# tokens, 4 in flight; everything else (the server, the client, the
 	# evidence) as on the GPU.
 	mkdir -p "$work/dry/hf"
-	cp scenarios/hf/serve.py "$work/dry/hf/"
-	# A scenario whose arms set the batch token budget keeps it; the others
-	# get a small one the CPU can hold.
-	mbt=', --max-batch-tokens, "256"'
-	grep -q HF_MAX_BATCH_TOKENS "scenarios/$scenario.yaml" && mbt=""
+	cp scenarios/hf/*.py "$work/dry/hf/"
+	# serve.py's paged cache gets a size the CPU can hold, and a scenario
+	# whose arms set the batch token budget keeps it; the others get a
+	# small one. serve_tp.py has neither (its ranks talk over gloo).
+	mbt=', --num-blocks, "256", --max-batch-tokens, "256"'
+	grep -q HF_MAX_BATCH_TOKENS "scenarios/$scenario.yaml" && mbt=', --num-blocks, "256"'
+	[ "$server" = hf/serve.py ] || mbt=""
 	for s in $scenario $broken; do
 		sed -e "s|prompts: ../testdata/|prompts: $repo/testdata/|" -e 's|requests: 256|requests: 16|' -e 's|concurrency: 64|concurrency: 4|' \
-			-e "s|--device, cuda, --dtype, bfloat16, --layers, \"16\", --hidden, \"1024\", --heads, \"16\"|--device, cpu, --dtype, float32, --layers, \"2\", --hidden, \"64\", --heads, \"4\", --num-blocks, \"256\"$mbt|" \
+			-e "s|--device, cuda, --dtype, bfloat16, --layers, \"16\", --hidden, \"1024\", --heads, \"16\"|--device, cpu, --dtype, float32, --layers, \"2\", --hidden, \"64\", --heads, \"4\"$mbt|" \
 			-e 's|max_tokens: 128|max_tokens: 8|' "scenarios/$s.yaml" >"$work/dry/$s.yaml"
 		grep -q -- '--device, cpu' "$work/dry/$s.yaml" || fail "dry-run: the server command of $s.yaml no longer reads as this script expects"
 	done

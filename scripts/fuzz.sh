@@ -21,34 +21,34 @@ cd "$(dirname "$0")/.."
 
 # PACKAGE TARGET, one per line: every parser that reads bytes from outside.
 targets="
-scenarios FuzzParse
-evidence FuzzScope
-evidence FuzzLineSearch
-evidence FuzzRankLogs
-evidence FuzzPlainMatcher
-evidence FuzzByteSet
-records FuzzRecords
-records FuzzRecordRegex
-records FuzzSentPrompts
-evidence/bundle FuzzUnpack
-evidence/bundle FuzzUnpackVerified
-evidence/bundle FuzzStatementRefusedAsTheLibraryRefusesIt
-sshsig FuzzSignature
-sshsig FuzzAllowedSigners
-sshsig FuzzPrincipalPattern
-dsse FuzzEnvelope
-history FuzzRead
-history FuzzDecodeEntry
-history FuzzFrameKey
-digest FuzzReadPrompts
-digest FuzzReadConversations
-digest FuzzReadRecords
-rundir FuzzResolveCampaign
-rundir FuzzRunFiles
-loadgen FuzzDecodeChunk
-loadgen FuzzReadHead
-promtext FuzzParse
-gputelemetry FuzzParseLine
+internal/scenarios FuzzParse
+internal/evidence FuzzScope
+internal/evidence FuzzLineSearch
+internal/evidence FuzzRankLogs
+internal/evidence FuzzPlainMatcher
+internal/evidence FuzzByteSet
+internal/records FuzzRecords
+internal/records FuzzRecordRegex
+internal/records FuzzSentPrompts
+internal/bundle FuzzUnpack
+internal/bundle FuzzUnpackVerified
+internal/bundle FuzzStatementRefusedAsTheLibraryRefusesIt
+internal/sshsig FuzzSignature
+internal/sshsig FuzzAllowedSigners
+internal/sshsig FuzzPrincipalPattern
+internal/dsse FuzzEnvelope
+internal/history FuzzRead
+internal/history FuzzDecodeEntry
+internal/history FuzzFrameKey
+internal/digest FuzzReadPrompts
+internal/digest FuzzReadConversations
+internal/digest FuzzReadRecords
+internal/rundir FuzzResolveCampaign
+internal/rundir FuzzRunFiles
+internal/loadgen FuzzDecodeChunk
+internal/loadgen FuzzReadHead
+internal/promtext FuzzParse
+internal/gputelemetry FuzzParseLine
 "
 
 usage() {

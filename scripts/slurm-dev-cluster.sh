@@ -69,6 +69,21 @@ InactiveLimit=0
 CONF
 }
 
+# oci_conf: Slurm's OCI container support (srun --container=BUNDLE) with
+# runc, beside slurm.conf: slurmstepd runs each task's container with
+# RunTimeRun, its state kept under the cluster's own runc root. Slurm 22.05
+# runs one task a node in a container.
+oci_conf() {
+	local runc="runc --root=$state/runc"
+	cat >"$(dirname "$conf")/oci.conf" <<CONF
+# abbench-dev-cluster: written by scripts/slurm-dev-cluster.sh
+RunTimeQuery="$runc state %n.%u.%j.%s.%t"
+RunTimeKill="$runc kill -a %n.%u.%j.%s.%t"
+RunTimeDelete="$runc delete --force %n.%u.%j.%s.%t"
+RunTimeRun="$runc run %n.%u.%j.%s.%t -b %b"
+CONF
+}
+
 stop() { # stop PIDFILE NAME
 	if alive "$1" "$2"; then
 		local pid; pid=$(cat "$1")
@@ -88,11 +103,12 @@ down() {
 
 up() {
 	[ "$(id -u)" = 0 ] || { log "needs root"; exit 1; }
-	if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-		log "installing slurm-wlm and munge"
+	# runc: the OCI runtime of srun --container (oci.conf, below).
+	if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null || ! command -v runc >/dev/null; then
+		log "installing slurm-wlm, munge and runc"
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null ||
-			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; }
+		apt-get install -y -qq --no-install-recommends slurm-wlm munge runc >/dev/null ||
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge runc >/dev/null; }
 	fi
 	mkdir -p "$state" /run/slurm /var/log/slurm /var/spool/slurmctld /etc/slurm
 	for n in "${nodes[@]}"; do mkdir -p "/var/spool/slurmd/$n"; done
@@ -126,6 +142,7 @@ NodeName=node1 NodeHostname=localhost NodeAddr=127.0.0.1 Port=17001 CPUs=$cpus R
 NodeName=node2 NodeHostname=localhost NodeAddr=127.0.0.1 Port=17002 CPUs=$cpus RealMemory=4000 State=UNKNOWN
 PartitionName=debug Nodes=node1,node2 Default=YES MaxTime=INFINITE State=UP
 CONF
+		oci_conf
 	else
 		log "$conf exists and was not written by this script: using it as it is"
 	fi

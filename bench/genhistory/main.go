@@ -16,8 +16,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/abbench/abbench/history"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/history"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 func main() {

@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 func main() {

@@ -3,7 +3,7 @@ package main
 import (
 	"golang.org/x/perf/benchmath"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // benchstat is benchstat's comparison of the same simulated runs: the two

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // familyTreatments are the treatments of the family table's campaigns.

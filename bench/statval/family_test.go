@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // Two treatments of the default sequential design in A/A at 5% noise say

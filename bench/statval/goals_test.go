@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // The default sequential design finds a true +5% at 5% run-to-run noise

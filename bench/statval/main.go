@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // slowRuns is 1% normal noise with a share of runs 30% slow: the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // The table's header lists the per-look levels as decimals, as every

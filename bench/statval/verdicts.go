@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // printByVerdict prints the sequential designs' coverage by the verdict

@@ -9,7 +9,7 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/internal/arms/rankwrap"
 )
 
 func init() {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // armCell is the scenario an arm runs: a sweep's cell, which the plan of

@@ -12,20 +12,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/armpipeline"
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/arms/rankwrap"
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
 	"github.com/abbench/abbench/cmd/abbench/internal/version"
-	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/armpipeline"
+	"github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/arms/rankwrap"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/evidence"
 	"github.com/abbench/abbench/internal/hookproc"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 type armOptions struct {
@@ -90,13 +90,7 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 	if s, err = armCell(s, ref, opts.cell); err != nil {
 		return err
 	}
-	var pins []rundir.ContainerImage
-	if opts.plan != "" {
-		if pins, err = planPins(opts.plan); err != nil {
-			return err
-		}
-	}
-	if err := pinImages(ctx, s, pins); err != nil {
+	if err := pinStageImages(ctx, s, opts.ranks, opts.plan); err != nil {
 		return err
 	}
 	if ref != nil && ref.MatchedDigest != s.MatchedDigest() {

@@ -6,7 +6,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/internal/compare"
 )
 
 func newCompareCmd() *cobra.Command {

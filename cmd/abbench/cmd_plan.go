@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/texttable"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
 )
 
 // planOptions are abbench plan's flags: the design of a campaign whose
@@ -77,7 +77,7 @@ func newPlanCmd() *cobra.Command {
 	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "plan a sequential design of at most this many pairs instead (compare takes the first look that decides)")
 	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order and of abba's drawn pairs of blocks (default: from the clock, recorded)")
 	fs.StringVar(&c.Out, "out", "", "directory for plan.json (required; new or empty): keep it for the stages")
 	fs.StringVar(&opts.rule.Baseline, "baseline", "", "with --max-pairs: the baseline arm its looks compare with (default: the scenario's)")
 	fs.StringVar(&opts.metric, "metric", "", "with --max-pairs: the metric its looks compare (default: the scenario's headline metric)")

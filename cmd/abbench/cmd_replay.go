@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/abbench/abbench/armpipeline"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/armpipeline"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 type replayOptions struct {

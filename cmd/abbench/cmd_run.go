@@ -12,17 +12,17 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/render"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/launcher/kubernetes"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/launcher/kubernetes"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // runOptions are the campaign's flags, bound to its Config directly.
@@ -64,7 +64,7 @@ func newRunCmd() *cobra.Command {
 	fs.IntVar(&c.MaxPairs, "max-pairs", decide.DefaultMaxPairs, "most pairs a sequential campaign runs (with --calibration: the pairs it needs)")
 	fs.IntVar(&c.Warmup, "warmup", 0, "warm-up blocks first: run and recorded, left out of the statistics")
 	fs.StringVar(&c.Order, "order", campaign.OrderABBA, "run order: abba (pairs AB BA AB ..., compared within), interleaved or random (compared unpaired)")
-	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order (default: from the clock, recorded)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the random order and of abba's drawn pairs of blocks (default: from the clock, recorded)")
 	fs.StringVar(&c.Out, "out", "", "output directory (default out/NAME-TIME)")
 	fs.DurationVar(&c.MaxPending, "max-pending", time.Hour, "cancel a run whose allocation stays queued longer than this")
 	fs.BoolVar(&c.KeepGoing, "keep-going", false, "run every planned run even after one failed for a cause no repeat can change (a command not found, a missing file)")
@@ -115,6 +115,21 @@ func forbiddenError(err error) error {
 	return err
 }
 
+// familyMetrics is the number of metrics the campaign is compared on as
+// one family (--metric's, else the scenario's throughput.metrics), 0 for
+// one: a sequential design's looks hold each to its share of alpha, so
+// that the stop and the family's verdicts are one decision.
+func familyMetrics(given []string, s *scenarios.Scenario) int {
+	n := len(given)
+	if n == 0 && s.Evidence.Throughput != nil {
+		n = len(s.Evidence.Throughput.Metrics)
+	}
+	if n < 2 {
+		return 0
+	}
+	return n
+}
+
 // beginRun plans the campaign of the scenario at path, claims its --out
 // directory and takes its lock.
 func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path string) (*campaign.Result, func(), error) {
@@ -130,6 +145,7 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	}
 	cfg := &opts.cfg
 	completeRun(cfg, s, opts.compare.Resolved, opts.changed)
+	cfg.Compare.Metrics = familyMetrics(opts.compare.Metric, s)
 	cfg.Options = recordedOptions(opts.flags, cfg.Seed)
 	if err := containersOnLauncher(s, cfg.Launcher); err != nil {
 		return nil, nil, err
@@ -157,7 +173,14 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 		return nil, nil, err
 	}
 	release, err := lockCampaign(res.Out)
-	return res, release, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeImages(ctx, s, cfg.Launcher, res.Out); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return res, release, nil
 }
 
 // runSchema names run --format json's document: the plan and its comparison.

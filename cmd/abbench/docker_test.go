@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/abbench/abbench/container/containertest"
+	"github.com/abbench/abbench/internal/container/containertest"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/abbench/abbench/container/containertest"
+	"github.com/abbench/abbench/internal/container/containertest"
 
-	"github.com/abbench/abbench/launcher/slurm"
+	"github.com/abbench/abbench/internal/launcher/slurm"
 )
 
 // How TestDocsBlocks runs a block: the environment, the working directory,

@@ -28,12 +28,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 // TestDocsBlocks runs every shell block of the documentation.
@@ -61,10 +62,9 @@ func TestDocsBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "./cmd/...")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
+	cmds := []string{filepath.Join(repo, "cmd", "abbench"), filepath.Join(repo, "cmd", "abbench-rank"), filepath.Join(repo, "cmd", "disaggsim")}
+	if err := testbin.BuildInto(bin, nil, nil, cmds...); err != nil {
+		t.Fatal(err)
 	}
 	for _, file := range files {
 		data, err := os.ReadFile(filepath.Join(repo, file))

@@ -17,8 +17,8 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 
-	"github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 // TestInterruptedRunLeavesNothing sends SIGINT to `abbench run` in the middle

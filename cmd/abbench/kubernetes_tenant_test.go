@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/internal/launcher/kubernetes/kubetest"
 )
 
 // tenantKubeconfig makes a tenant of the cluster: a namespace of its own

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/launcher/kubernetes"
-	"github.com/abbench/abbench/launcher/kubernetes/kubetest"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/bundle"
+	"github.com/abbench/abbench/internal/launcher/kubernetes"
+	"github.com/abbench/abbench/internal/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 // kubectl runs kubectl against the cluster the tests use.

@@ -15,8 +15,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/abbench/abbench/launcher/slurm"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/launcher/slurm"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -42,18 +43,20 @@ func buildSimulators() {
 	if err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir, "../disaggsim")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
+	// Both built into kept directories (linked only when the simulator's
+	// sources changed), then linked into this run's own.
+	if err := testbin.BuildInto(dir, nil, nil, "../disaggsim"); err != nil {
 		panic("building disaggsim: " + err.Error())
 	}
 	// A second build, slower on purpose, for the A/B of two builds.
-	slowSim = filepath.Join(dir, "slow", "disaggsim")
-	build = exec.Command("go", "build", "-ldflags=-X main.builtSlowdown=3ms", "-o", slowSim, "../disaggsim")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
+	slow := filepath.Join(dir, "slow")
+	if err := os.Mkdir(slow, 0o755); err != nil {
+		panic(err)
+	}
+	if err := testbin.BuildInto(slow, nil, []string{"-ldflags=-X main.builtSlowdown=3ms"}, "../disaggsim"); err != nil {
 		panic("building the slow disaggsim: " + err.Error())
 	}
+	slowSim = filepath.Join(slow, "disaggsim")
 	mainSim = filepath.Join(dir, "disaggsim")
 	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // Without --repeat an abba campaign of two arms runs until conclusive, a

@@ -5,7 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 // cmdOverlap is overlap DIR: for each two runs of the campaign in DIR

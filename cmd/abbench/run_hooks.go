@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 // hookError is a before_all hook that failed, with where its output is.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 // Every flag of abbench run gives an option plan.json records by meaning,

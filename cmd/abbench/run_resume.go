@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/rundir"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/rundir"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // reportFlags only change how abbench run reports, or name the campaign's
@@ -162,6 +162,9 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 	// Before the runs are judged: an attempt a dead controller left says
 	// interrupted by then.
 	if err := sweepDead(stderr); err != nil {
+		return nil, err
+	}
+	if err := writeImages(ctx, s, cfg.Launcher, opts.resume); err != nil { // once: those written out are kept
 		return nil, err
 	}
 	res, err := campaign.Reopen(cfg)

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/abbench/abbench/digest"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/digest"
 )
 
 const profilingRounds = 3

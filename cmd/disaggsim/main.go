@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/digest"
 )
 
 const usage = `usage:

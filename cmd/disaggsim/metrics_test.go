@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/abbench/abbench/digest"
-	"github.com/abbench/abbench/loadgen"
-	"github.com/abbench/abbench/promtext"
+	"github.com/abbench/abbench/internal/digest"
+	"github.com/abbench/abbench/internal/loadgen"
+	"github.com/abbench/abbench/internal/promtext"
 )
 
 // scrape reads url's /metrics as abbench does, and the sum of metric.

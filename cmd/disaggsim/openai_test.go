@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abbench/abbench/digest"
-	"github.com/abbench/abbench/loadgen"
+	"github.com/abbench/abbench/internal/digest"
+	"github.com/abbench/abbench/internal/loadgen"
 )
 
 // apiSystem is the system serving the OpenAI API on a free port, its CTX

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/abbench/abbench/arms/rankwrap"
+	"github.com/abbench/abbench/internal/arms/rankwrap"
 	"github.com/abbench/abbench/internal/proctree"
 )
 

@@ -83,9 +83,10 @@ func Literals(t testing.TB, root string, skip ...string) []Literal {
 	return lits
 }
 
-// walkSource parses every non-test Go file under root but those of build
-// outputs and test data (directories named testdata or starting with a
-// dot) and the paths skip names (slash-separated, relative to root: a
+// walkSource parses every non-test Go file of root's module but those of
+// build outputs and test data (directories named testdata or starting with
+// a dot), of other modules nested in it (a directory with a go.mod, as the
+// go command leaves them out) and the paths skip names (slash-separated, relative to root: a
 // file or a directory) in mode, and hands each to visit.
 func walkSource(t testing.TB, root string, skip []string, mode parser.Mode, visit func(*token.FileSet, *ast.File)) {
 	t.Helper()
@@ -101,7 +102,7 @@ func walkSource(t testing.TB, root string, skip []string, mode parser.Mode, visi
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case d.IsDir() && path != root && (skipped[rel] || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")):
+		case d.IsDir() && path != root && (skipped[rel] || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || isModule(path)):
 			return filepath.SkipDir
 		case d.IsDir() || skipped[rel] || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
 			return nil
@@ -116,6 +117,12 @@ func walkSource(t testing.TB, root string, skip []string, mode parser.Mode, visi
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// isModule says whether dir is a module's root: it holds a go.mod.
+func isModule(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
 }
 
 // fileLiterals are the string literals of f, each once.

@@ -465,10 +465,8 @@ async def serve(args, engine):
     pump.join(timeout=5)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--check", action="store_true", help="check the names this server uses, and exit")
-    p.add_argument("--engine", choices=["hf", "stub"], default="hf")
+def model_flags(p):
+    """The flags of the HTTP layer and of the random model, shared with serve_tp.py."""
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--model-name", default="hf-random-llama")
     p.add_argument("--records", help="write the activation records here at shutdown")
@@ -480,6 +478,14 @@ def main():
     p.add_argument("--vocab", type=int, default=200064, help="above every token ID of the workload")
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--max-tokens-limit", type=int, default=1024)
+    p.add_argument("--request-timeout", type=float, default=600)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--check", action="store_true", help="check the names this server uses, and exit")
+    p.add_argument("--engine", choices=["hf", "stub"], default="hf")
+    model_flags(p)
     p.add_argument("--num-blocks", type=int, help="the paged cache's blocks (default: the library sizes it)")
     # The arm may set it through the environment (scenarios/hf-latency.yaml's
     # arm key); the mode line reports what the batch processor uses, never
@@ -489,7 +495,6 @@ def main():
                    help="tokens per batch (default: HF_MAX_BATCH_TOKENS, else the library's)")
     p.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip capturing CUDA graphs before ready")
     p.add_argument("--force-attn", help="ignore HF_ATTN_IMPLEMENTATION and use this (the broken variant's fault)")
-    p.add_argument("--request-timeout", type=float, default=600)
     p.add_argument("--stub-token-ms", type=float, default=2)
     args = p.parse_args()
     if args.check:

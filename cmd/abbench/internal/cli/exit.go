@@ -10,13 +10,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/abbench/abbench/decide"
+	"github.com/abbench/abbench/internal/decide"
 
-	"github.com/abbench/abbench/digest"
+	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/redact"
+	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
-	"github.com/abbench/abbench/scenarios"
 )
 
 // Exit statuses: the README's table and the help's exit-status text

@@ -13,11 +13,11 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/records"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/bundle"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/records"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // Options are a comparison's flags.
@@ -54,7 +54,7 @@ var FieldFlags = cli.FieldFlags{"Effect": "--smallest-effect", "Alpha": "--alpha
 func AddFlags(cmd *cobra.Command, opts *Options) {
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Baseline, "baseline", "", "baseline arm (default: the scenario's), or a stored baseline: an earlier campaign of the same scenario (its abbench run --out directory, or one run: an arm directory or bundle archive) each arm is also compared with")
-	fs.StringSliceVar(&opts.Metric, "metric", nil, "record metric: output_throughput, request_throughput, total_token_throughput, duration, goodput, a latency STAT_KIND_ms (p99_ttft_ms, median_itl_ms, mean_e2el_ms), or a regex record's group; several (comma-separated or repeated) are compared together, a table each, their tests Holm-adjusted as one family (default: the scenario's evidence.throughput.metrics, else its metric, else the format's headline)")
+	fs.StringSliceVar(&opts.Metric, "metric", nil, "record metric: output_throughput, request_throughput, total_token_throughput, duration, goodput, a latency STAT_KIND_ms (p99_ttft_ms, median_itl_ms, mean_e2el_ms), or a regex record's group; several (comma-separated or repeated) are compared together, a table each, their tests one family (Holm-adjusted; of a sequential campaign each at its share of alpha) (default: the scenario's evidence.throughput.metrics, else its metric, else the format's headline)")
 	fs.Float64Var(&opts.Effect, "smallest-effect", 0, "smallest effect of interest in percent: improved/regressed need the estimate to reach it, no-change needs the interval inside it (default 1; the scenario's noise_threshold is not it)")
 	fs.Float64Var(&opts.Effect, "threshold", 0, "the old name of --smallest-effect")
 	if err := fs.MarkHidden("threshold"); err != nil {

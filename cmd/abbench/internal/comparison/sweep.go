@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/internal/compare"
 )
 
 // runSweep compares a sweep's runs cell by cell (compare.CompareSweep),

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	armrun "github.com/abbench/abbench/arms"
-	"github.com/abbench/abbench/campaign"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/scenarios"
+	armrun "github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // Flags registers completions on every subcommand of root: fixed choices,

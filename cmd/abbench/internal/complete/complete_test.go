@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	armrun "github.com/abbench/abbench/arms"
+	armrun "github.com/abbench/abbench/internal/arms"
 )
 
 // TestRanksCompletesEveryDriver: --ranks completes to every rank driver

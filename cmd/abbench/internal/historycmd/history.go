@@ -16,10 +16,10 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/comparison"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/decide"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/history"
 	"github.com/abbench/abbench/internal/atomicfile"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/history"
 	"github.com/abbench/abbench/internal/textout"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/history"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/history"
 )
 
 // historyEntries compares the runs and makes their entries: a sweep's

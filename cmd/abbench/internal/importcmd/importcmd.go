@@ -13,7 +13,7 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/evidence/imported"
+	"github.com/abbench/abbench/internal/evidence/imported"
 	"github.com/abbench/abbench/internal/textout"
 )
 

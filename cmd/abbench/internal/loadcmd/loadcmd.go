@@ -14,8 +14,8 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/digest"
-	"github.com/abbench/abbench/loadgen"
+	"github.com/abbench/abbench/internal/digest"
+	"github.com/abbench/abbench/internal/loadgen"
 )
 
 type loadOptions struct {

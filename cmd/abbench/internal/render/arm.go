@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/evidence"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/rundir"
 	"github.com/abbench/abbench/internal/textout"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/rundir"
 )
 
 // WriteArm prints how an arm run went and its evidence.

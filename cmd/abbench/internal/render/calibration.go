@@ -3,7 +3,7 @@ package render
 import (
 	"io"
 
-	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/internal/compare"
 	"github.com/abbench/abbench/internal/textout"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/internal/campaign"
 	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 )

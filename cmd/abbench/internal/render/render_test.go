@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abbench/abbench/campaign"
-	"github.com/abbench/abbench/evidence"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/rundir"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/evidence"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/rundir"
 )
 
 func measured(v float64) *evidence.Evidence {

@@ -5,14 +5,14 @@ import (
 	"io"
 	"time"
 
-	"github.com/abbench/abbench/campaign"
-	"github.com/abbench/abbench/evidence"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/evidence"
+	"github.com/abbench/abbench/internal/launcher"
 	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/rundir"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
-	"github.com/abbench/abbench/launcher"
-	"github.com/abbench/abbench/reason"
-	"github.com/abbench/abbench/rundir"
 )
 
 // WriteSummary draws the campaign's runs as a table: state, evidence,

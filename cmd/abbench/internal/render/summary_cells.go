@@ -1,6 +1,6 @@
 package render
 
-import "github.com/abbench/abbench/rundir"
+import "github.com/abbench/abbench/internal/rundir"
 
 // cellRun is a sweep's run as the summary lists it: its arm with its
 // cell, and for a run its cell's decided look made unneeded, why it did

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/abbench/abbench/campaign"
+	"github.com/abbench/abbench/internal/campaign"
 	"github.com/abbench/abbench/internal/textout"
 )
 

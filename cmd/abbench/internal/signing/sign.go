@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/abbench/abbench/campaign"
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/sshsig"
+	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/sshsig"
 )
 
 // EnvSignKey names a signing key file for CI, where flags are awkward.

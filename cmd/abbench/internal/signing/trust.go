@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/evidence/compare"
-	"github.com/abbench/abbench/sshsig"
+	"github.com/abbench/abbench/internal/bundle"
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/sshsig"
 )
 
 // Trust is whom a command that reads bundles trusts.

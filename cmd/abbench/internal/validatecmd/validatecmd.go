@@ -11,7 +11,7 @@ import (
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
-	"github.com/abbench/abbench/scenarios"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 type validateOptions struct {

@@ -10,8 +10,8 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 	"github.com/abbench/abbench/cmd/abbench/internal/help"
 	"github.com/abbench/abbench/cmd/abbench/internal/signing"
-	"github.com/abbench/abbench/evidence/bundle"
-	"github.com/abbench/abbench/evidence/compare"
+	"github.com/abbench/abbench/internal/bundle"
+	"github.com/abbench/abbench/internal/compare"
 )
 
 type verifyOptions struct {

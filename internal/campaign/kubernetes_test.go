@@ -1,0 +1,28 @@
+package campaign
+
+import (
+	"testing"
+
+	"github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/launcher/kubernetes"
+)
+
+// Under the kubernetes launcher every rank is a pod of its own unless the
+// scenario keeps them in the controller's pod; the API address is the
+// scenario's, else abbench's environment's.
+func TestKubernetesRanksArePodsUnlessTheScenarioSaysLocal(t *testing.T) {
+	t.Setenv(arms.EnvKubernetesAPI, "https://192.0.2.9:16443")
+	s := quickstart(t)
+	c := &Config{Launcher: "kubernetes", Scenario: s, Out: t.TempDir(), ScenarioPath: "scenario.yaml"}
+	l, ranks := newLauncher(c)
+	k := l.(*kubernetes.Launcher)
+	if ranks != arms.RanksKubernetes || !k.RankPods || k.API != "https://192.0.2.9:16443" {
+		t.Fatalf("default: ranks %q, rank pods %v, API %q", ranks, k.RankPods, k.API)
+	}
+	s.Launcher.Kubernetes.Ranks, s.Launcher.Kubernetes.APIServer = "local", "https://10.0.0.1:6443"
+	l, ranks = newLauncher(c)
+	k = l.(*kubernetes.Launcher)
+	if ranks != arms.RanksLocal || k.RankPods || k.API != "https://10.0.0.1:6443" {
+		t.Fatalf("ranks local: ranks %q, rank pods %v, API %q", ranks, k.RankPods, k.API)
+	}
+}

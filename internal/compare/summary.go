@@ -1,0 +1,147 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/textout"
+)
+
+// summaryCauses is how many root causes a censored summary names, each
+// cut to summaryReason bytes (two lines of 80 columns): the first is what
+// to fix first; the full report lists every one, whole.
+const summaryCauses, summaryReason = 2, 150
+
+// WriteSummary prints the comparison in a few lines, the answer last: a
+// line per arm (n, median, and a treatment's change with its interval),
+// a censored one's first root causes instead, where the full report is
+// (full: the command that prints it), and the verdict line, the warnings
+// counted on it. It leaves out the design, the tests, the digests and
+// each warning's text, which the full report says.
+func (r *Result) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	r.writeSummaryBody(out, "", false)
+	out.Printf("full report: %s\n", full)
+	verdict := "verdict: " + r.Headline()
+	if n := len(r.Warnings); n > 0 {
+		verdict += fmt.Sprintf("; %d warning(s)", n)
+	}
+	out.Println(verdict)
+	return out.Err()
+}
+
+// writeSummaryBody is a comparison's lines of a summary: its metric and
+// baseline (then note, where a family says how its p were adjusted) and
+// a line per arm, or a censored one's first root causes (its metric
+// named where a family has several: named).
+func (r *Result) writeSummaryBody(out *textout.Writer, note string, named bool) {
+	// A family names its baseline on each metric's line, and leaves out
+	// the baseline's own line: a metric a line per treatment.
+	if r.Verdict == Censored {
+		which := ""
+		if named {
+			which = " (" + MetricLabel(r.Metric) + ")"
+		}
+		out.Printf("CENSORED%s: no delta is reported. Every reason, root causes first:\n", which)
+		for i, rs := range r.Reasons {
+			if i == summaryCauses {
+				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
+				break
+			}
+			line := rs.Lines()[0]
+			if len(line) > summaryReason {
+				line = strings.ToValidUTF8(line[:summaryReason], "") + "..."
+			}
+			out.Printf("  %s\n", line)
+		}
+		return
+	}
+	out.Printf("%s, baseline %s%s:\n", MetricLabel(r.Metric), r.Baseline, note)
+	for _, a := range r.Arms {
+		if named && a.Name == r.Baseline {
+			continue
+		}
+		delta, interval, _, verdict := r.DeltaCells(a.Name)
+		line := fmt.Sprintf("  %-10s n=%-3d median %s", a.Name, a.N, numfmt.Value(a.Median))
+		if delta != "" {
+			line += "  " + delta
+		}
+		if interval != "" {
+			line += " " + interval
+		}
+		out.Printf("%s  %s\n", line, verdict)
+	}
+}
+
+// WriteSummary prints the family in a few lines, the answer last: each
+// metric's lines as a lone comparison's summary has them, where the full
+// report is (full), and a verdict line a metric, the warnings counted.
+func (f *Family) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	for i, r := range f.Comparisons {
+		note := ""
+		if i == 0 {
+			note = fmt.Sprintf(", p Holm-adjusted for %d test(s)", f.Family)
+			if f.Correction == SequentialShare {
+				note = fmt.Sprintf(", each of %d test(s) at its share of alpha", f.Family)
+			}
+		}
+		r.writeSummaryBody(out, note, true)
+	}
+	out.Printf("full report: %s\n", full)
+	for _, r := range f.Comparisons {
+		verdict := "verdict: " + r.Metric + ": " + r.Headline()
+		if n := len(r.Warnings); n > 0 {
+			verdict += fmt.Sprintf("; %d warning(s)", n)
+		}
+		out.Println(verdict)
+	}
+	return out.Err()
+}
+
+// WriteSummary prints the sweep in a few lines, the answer last: a line
+// per treatment of every cell (its change, interval and Holm-adjusted
+// verdict), a censored cell's first root cause instead, where the full
+// report is (full), and the sweep's verdict with the warnings counted.
+func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
+	out := textout.New(w)
+	metric, baseline, warnings := "", "", 0
+	if len(sw.Cells) > 0 {
+		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
+	}
+	out.Printf("%s, baseline %s, p Holm-adjusted for %d test(s):\n", MetricLabel(metric), baseline, sw.Family)
+	for _, c := range sw.Cells {
+		r := c.Comparison
+		warnings += len(r.Warnings)
+		if r.Verdict == Censored {
+			why := ""
+			if len(r.Reasons) > 0 {
+				why = ": " + r.Reasons[0].Lines()[0]
+			}
+			if len(why) > summaryReason {
+				why = strings.ToValidUTF8(why[:summaryReason], "") + "..."
+			}
+			out.Printf("  %s censored%s\n", c.Cell, why)
+			continue
+		}
+		for _, a := range r.Arms {
+			if a.Name == r.Baseline {
+				continue
+			}
+			delta, interval, _, verdict := r.DeltaCells(a.Name)
+			out.Printf("  %s %s %s %s  %s\n", c.Cell, a.Name, delta, interval, verdict)
+		}
+	}
+	if len(sw.Reasons) > 0 {
+		out.Printf("  the sweep is censored: %s\n", sw.Reasons[0].Lines()[0])
+	}
+	out.Printf("full report: %s\n", full)
+	verdict := fmt.Sprintf("sweep: %s (Holm's step-down over %d test(s))", sw.Verdict, sw.Family)
+	if warnings > 0 {
+		verdict += fmt.Sprintf("; %d warning(s)", warnings)
+	}
+	out.Println(verdict)
+	return out.Err()
+}

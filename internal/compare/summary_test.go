@@ -1,0 +1,89 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/termwidth"
+)
+
+// A comparison's summary is a few lines that fit 80 columns, the verdict
+// line last with the warnings counted on it: an arm a line, or a censored
+// one's first root causes, each cut to two lines, and where the full
+// report is.
+func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
+	accepted := Compare(runsOf(map[string][]float64{"blocking": {24301.2, 24288.1, 24310.5}, "async": {38412.7, 38390.2, 38430.9}}), Options{Effect: 1})
+	long := strings.Repeat("a rank's last log line, long ", 20)
+	censored := &Result{Verdict: Censored, Baseline: "blocking", Warnings: []string{"unsigned"}, Reasons: []reason.Reason{
+		reason.New(reason.RankExited, "ctx rank 0 exited with status 127; last log line: %s", long),
+		reason.New(reason.ArmModeMismatch, "ctx rank 1 logged no mode line"),
+		reason.New(reason.ArmModeMismatch, "ctx rank 2 logged no mode line"),
+		reason.New(reason.ArmModeMismatch, "ctx rank 3 logged no mode line"),
+	}}
+	for name, c := range map[string]struct {
+		r    *Result
+		want []string
+	}{
+		"accepted": {accepted, []string{"output_throughput (tokens/s), baseline blocking:", "  async      n=3   median 38,413  +58.", "improved", "  blocking   n=3   median 24,301  baseline"}},
+		"censored": {censored, []string{"root causes first:\n  rank-exited", "...\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "; 1 warning(s)\n"}},
+	} {
+		var b strings.Builder
+		w := termwidth.NewWriter(&b, 80)
+		if err := c.r.WriteSummary(w, "abbench compare out"); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) > 10 {
+			t.Errorf("%s: %d lines, want at most 10:\n%s", name, len(lines), out)
+		}
+		for _, l := range lines {
+			if termwidth.Display(l) > 80 {
+				t.Errorf("%s: a line of %d columns: %q", name, termwidth.Display(l), l)
+			}
+		}
+		if !strings.Contains(out, "full report: abbench compare out\nverdict: "+c.r.Headline()[:20]) {
+			t.Errorf("%s: the verdict is not last, after where the full report is:\n%s", name, out)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", name, want, out)
+			}
+		}
+	}
+}
+
+// A sweep's summary is a line per treatment of every cell, a censored
+// cell's first root cause, where the full report is, and the sweep's
+// verdict last; its table of cells fits 80 columns in the full report.
+func TestSweepSummaryIsALineACell(t *testing.T) {
+	sw := CompareSweep(censoredCellRuns(), Options{})
+	var b strings.Builder
+	w := termwidth.NewWriter(&b, 80)
+	if err := sw.WriteSummary(w, "abbench compare out"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 10 || !strings.HasPrefix(lines[len(lines)-1], "sweep: censored (Holm's step-down over 3 test(s))") {
+		t.Errorf("%d lines, the last %q:\n%s", len(lines), lines[len(lines)-1], out)
+	}
+	for _, want := range []string{"\n  concurrency=8 async +10.10% [+", "improved\n", "\n  concurrency=128 censored: ", "full report: abbench compare out\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := sw.WriteText(w); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "|") && termwidth.Display(l) > 80 {
+			t.Errorf("a table line of %d columns: %q", termwidth.Display(l), l)
+		}
+		if strings.HasPrefix(l, "| con") && strings.HasPrefix(strings.Split(l, "|")[1], " concur ") {
+			t.Errorf("the cell's name is cut: %q", l)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/textout"
+	"github.com/abbench/abbench/internal/texttable"
+)
+
+// SweepFormats are the report formats a sweep renders in.
+var SweepFormats = []string{"table", "json", "markdown", "junit", "csv"}
+
+// Render writes the sweep's report in format (one of SweepFormats); failOn
+// marks a cell's JUnit comparison case failed as --fail-on would.
+func (sw *Sweep) Render(w io.Writer, format, failOn string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(sw)
+	case "table":
+		return sw.WriteText(w)
+	case "markdown":
+		return sw.Markdown(w)
+	case "junit":
+		return sw.JUnit(w, failOn)
+	case "csv":
+		return sw.CSV(w)
+	}
+	return fmt.Errorf("a sweep's comparison is reported as %s, not %s: its cells are one table", strings.Join(SweepFormats, " or "), format)
+}
+
+// WriteText prints the sweep for a person: one table of every cell's
+// arms (each cell's verdict, estimate with its interval, Holm-adjusted
+// p), then what censored a cell or the sweep, each cell's design and
+// warnings, and each cell's verdict.
+func (sw *Sweep) WriteText(w io.Writer) error {
+	out := textout.New(w)
+	metric, baseline := "", ""
+	if len(sw.Cells) > 0 {
+		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
+	}
+	out.Printf("sweep of %s on %s, baseline %s: %d cell(s), each compared within itself; p Holm-adjusted for a family of %d test(s)\n\n",
+		sw.Scenario, metric, baseline, len(sw.Cells), sw.Family)
+	var rows [][]string
+	for _, c := range sw.Cells {
+		rows = append(rows, c.textRows()...)
+	}
+	// The change and its interval share a column, and the raw p is left
+	// to the verdict lines below: so the table fits 80 columns.
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta, " + sw.intervalHeader(), "holm p", "verdict"}, rows); err != nil {
+		return err
+	}
+	if len(sw.Reasons) > 0 {
+		out.Printf("\nCENSORED sweep: it is not complete. Every reason:\n")
+		writeReasons(out, sw.Reasons)
+	}
+	for _, c := range sw.Cells {
+		c.writeDetail(out)
+	}
+	out.Println()
+	for _, c := range sw.Cells {
+		out.Printf("verdict %s: %s\n", c.Cell, c.headline(sw.Family))
+	}
+	out.Printf("sweep: %s (Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included)\n", sw.Verdict, sw.Family)
+	return out.Err()
+}
+
+// intervalHeader labels the interval column with the level every cell's
+// intervals share, else "interval".
+func (sw *Sweep) intervalHeader() string {
+	header := ""
+	for _, c := range sw.Cells {
+		if c.Comparison.Verdict == Censored {
+			continue
+		}
+		h := c.Comparison.IntervalHeader()
+		if header != "" && h != header {
+			return "interval"
+		}
+		header = h
+	}
+	if header == "" {
+		return "interval"
+	}
+	return header
+}
+
+// rows are the cell's arms as the sweep's tables list them: cell, arm,
+// n, median, delta, interval, raw p, Holm-adjusted p, verdict.
+func (c SweepCell) rows() [][]string {
+	r := c.Comparison
+	var rows [][]string
+	for _, a := range r.Arms {
+		delta, interval, _, verdict := r.DeltaCells(a.Name)
+		raw, holm := "", ""
+		if p, ok := c.RawP[a.Name]; ok {
+			raw = numfmt.P(p)
+			if d := deltaByArm(r.Deltas, a.Name); d != nil && d.P != nil {
+				holm = numfmt.P(*d.P)
+			}
+		}
+		if r.Verdict == Censored && a.Name != r.Baseline {
+			verdict = Censored
+		}
+		rows = append(rows, []string{c.Cell, a.Name, fmt.Sprint(a.N), numfmt.Value(a.Median), delta, interval, raw, holm, verdict})
+	}
+	if len(r.Arms) == 0 {
+		rows = append(rows, []string{c.Cell, "", "0", "", "", "", "", "", r.Verdict})
+	}
+	return rows
+}
+
+// textRows are rows as the text table lists them: the delta and its
+// interval in one column and no raw p (the cell's verdict line says it),
+// so that the table fits 80 columns.
+func (c SweepCell) textRows() [][]string {
+	var out [][]string
+	for _, r := range c.rows() {
+		out = append(out, []string{r[0], r[1], r[2], r[3], strings.TrimSpace(r[4] + " " + r[5]), r[7], r[8]})
+	}
+	return out
+}
+
+func deltaByArm(ds []Delta, arm string) *Delta {
+	for i := range ds {
+		if ds[i].Arm == arm {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+// writeDetail is what a person needs beside the table: a censored
+// cell's reasons, else its design and how each delta was decided; its
+// warnings.
+func (c SweepCell) writeDetail(out *textout.Writer) {
+	r := c.Comparison
+	out.Printf("\ncell %s:", c.Cell)
+	if r.Verdict == Censored {
+		out.Printf(" CENSORED, no delta is reported (the other cells stand). Every reason, root causes first:\n")
+		writeReasons(out, r.Reasons)
+	} else {
+		out.Printf(" design: %s\n", r.DesignLine())
+		for _, d := range r.Deltas {
+			out.Printf("  %s: %s\n", d.Arm, d.How())
+		}
+		if r.Workload != nil {
+			out.Printf("  workload: %s\n  matched:  %s\n", r.Workload, r.MatchedDigest)
+		}
+	}
+	for _, w := range r.Warnings {
+		out.Printf("  warning: %s\n", w)
+	}
+}
+
+func writeReasons(out *textout.Writer, rs []reason.Reason) {
+	for _, r := range rs {
+		for _, line := range r.Lines() {
+			out.Printf("  %s\n", line)
+		}
+	}
+}
+
+// headline is the cell's verdict line, then each treatment's
+// Holm-adjusted and raw p, named so: the line's own p, where a test
+// decided, is the adjusted one, and a bare "p=" beside a raw p read as
+// the cell's own test.
+func (c SweepCell) headline(family int) string {
+	h := c.Comparison.Headline()
+	for _, d := range c.Comparison.Deltas {
+		if raw, ok := c.RawP[d.Arm]; ok && d.P != nil {
+			h += fmt.Sprintf("; %s Holm-adjusted %s for the sweep's %d tests (raw %s)", d.Arm, numfmt.PEquals(*d.P), family, numfmt.PEquals(raw))
+		}
+	}
+	return h
+}

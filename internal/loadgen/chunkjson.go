@@ -1,0 +1,394 @@
+package loadgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unicode/utf8"
+)
+
+// decodeChunk is what json.Unmarshal makes of data for a fresh chunk,
+// without its reflection and without allocating: every response and
+// every stream event is one, so it is the client's hottest decoding. It
+// reads any JSON, keeps only chunk's fields (their names matched without
+// case, the last of a repeated one winning, as encoding/json does) and
+// refuses what encoding/json refuses; its texts are read in place (type
+// text), and c's choices' room is reused. FuzzDecodeChunk holds it to
+// encoding/json.
+func decodeChunk(data []byte, c *chunk) error {
+	*c = chunk{Choices: c.Choices[:0]}
+	s := jsonScanner{data: data}
+	s.ws()
+	if s.literal("null") {
+		return s.end()
+	}
+	if err := s.object(func(key []byte) error { return s.chunkField(key, c) }); err != nil {
+		return err
+	}
+	return s.end()
+}
+
+var errJSON = errors.New("invalid JSON")
+
+// maxDepth bounds nesting, as encoding/json does (10000).
+const maxDepth = 10000
+
+type jsonScanner struct {
+	data  []byte
+	i     int
+	depth int
+}
+
+func (s *jsonScanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScanner) end() error {
+	s.ws()
+	if s.i != len(s.data) {
+		return errJSON
+	}
+	return nil
+}
+
+func (s *jsonScanner) peek() byte {
+	s.ws()
+	if s.i < len(s.data) {
+		return s.data[s.i]
+	}
+	return 0
+}
+
+func (s *jsonScanner) literal(lit string) bool {
+	if bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// object reads an object, calling field at each key with the scanner at
+// its value, which field must read.
+func (s *jsonScanner) object(field func(key []byte) error) error {
+	if s.peek() != '{' {
+		return errJSON
+	}
+	if s.depth++; s.depth > maxDepth {
+		return errJSON
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		s.depth--
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return errJSON
+		}
+		key, esc, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		if esc {
+			var k string
+			if json.Unmarshal(s.data[s.i-len(key)-2:s.i], &k) != nil {
+				return errJSON
+			}
+			key = []byte(k)
+		}
+		if s.peek() != ':' {
+			return errJSON
+		}
+		s.i++
+		s.ws()
+		if err := field(key); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return nil
+		default:
+			return errJSON
+		}
+	}
+}
+
+// array reads an array, calling elem with the scanner at each element.
+func (s *jsonScanner) array(elem func() error) error {
+	if s.peek() != '[' {
+		return errJSON
+	}
+	if s.depth++; s.depth > maxDepth {
+		return errJSON
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		s.depth--
+		return nil
+	}
+	for {
+		s.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return nil
+		default:
+			return errJSON
+		}
+	}
+}
+
+// rawString reads a string, returning its bytes between the quotes and
+// whether they need decoding (an escape, a byte that is not UTF-8).
+func (s *jsonScanner) rawString() ([]byte, bool, error) {
+	start := s.i + 1
+	esc := false
+	for i := start; i < len(s.data); i++ {
+		switch b := s.data[i]; {
+		case b == '"':
+			s.i = i + 1
+			raw := s.data[start:i]
+			return raw, esc || !utf8.Valid(raw), nil
+		case b == '\\':
+			esc = true
+			n := validEscape(s.data[i+1:])
+			if n == 0 {
+				return nil, false, errJSON
+			}
+			i += n
+		case b < 0x20:
+			return nil, false, errJSON
+		}
+	}
+	return nil, false, errJSON
+}
+
+// validEscape is the length of the escape at the start of rest (after
+// its backslash), 0 when it is none of JSON's.
+func validEscape(rest []byte) int {
+	if len(rest) == 0 {
+		return 0
+	}
+	switch rest[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1
+	case 'u':
+		if len(rest) < 5 {
+			return 0
+		}
+		for _, h := range rest[1:5] {
+			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+				return 0
+			}
+		}
+		return 5
+	}
+	return 0
+}
+
+// str reads a string value in place (null leaves dst as it is, as
+// encoding/json leaves a string).
+func (s *jsonScanner) str(dst *text) error {
+	if s.literal("null") {
+		return nil
+	}
+	if s.peek() != '"' {
+		return errJSON
+	}
+	raw, esc, err := s.rawString()
+	if err != nil {
+		return err
+	}
+	*dst = text{raw: raw, esc: esc}
+	return nil
+}
+
+// number reads a JSON number and returns its text.
+func (s *jsonScanner) number() ([]byte, error) {
+	from, d := s.i, s.data
+	i := s.i
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, errJSON
+	}
+	if i < len(d) && d[i] == '.' {
+		if i++; i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, errJSON
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return nil, errJSON
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	}
+	s.i = i
+	return d[from:i], nil
+}
+
+// skip reads any value.
+func (s *jsonScanner) skip() error {
+	switch s.peek() {
+	case '{':
+		return s.object(func([]byte) error { return s.skip() })
+	case '[':
+		return s.array(s.skip)
+	case '"':
+		_, _, err := s.rawString()
+		return err
+	case 't':
+		return s.must("true")
+	case 'f':
+		return s.must("false")
+	case 'n':
+		return s.must("null")
+	}
+	_, err := s.number()
+	return err
+}
+
+func (s *jsonScanner) must(lit string) error {
+	if !s.literal(lit) {
+		return errJSON
+	}
+	return nil
+}
+
+// count reads an int into *dst, has saying it was given (null: not), as
+// encoding/json decodes a *int.
+func (s *jsonScanner) count(dst *int, has *bool) error {
+	if s.literal("null") {
+		*dst, *has = 0, false
+		return nil
+	}
+	digits, err := s.number()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(string(digits), 10, strconv.IntSize)
+	if err != nil {
+		return err // a fraction, an exponent, or out of range: encoding/json refuses it too
+	}
+	*dst, *has = int(n), true
+	return nil
+}
+
+func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
+	switch {
+	case bytes.EqualFold(key, []byte("choices")):
+		if s.literal("null") {
+			c.Choices = nil
+			return nil
+		}
+		// A repeated choices decodes into the elements already there, as
+		// encoding/json does.
+		n := 0
+		err := s.array(func() error {
+			if n == len(c.Choices) {
+				c.Choices = append(c.Choices, choice{})
+			}
+			n++
+			return s.choice(&c.Choices[n-1])
+		})
+		if c.Choices == nil && err == nil {
+			c.Choices = []choice{} // [] is an empty slice, not none
+		}
+		c.Choices = c.Choices[:n]
+		return err
+	case bytes.EqualFold(key, []byte("usage")):
+		if s.literal("null") {
+			c.Usage, c.hasUsage = usage{}, false
+			return nil
+		}
+		if !c.hasUsage {
+			c.Usage, c.hasUsage = usage{}, true
+		}
+		u := &c.Usage
+		return s.object(func(k []byte) error {
+			switch {
+			case bytes.EqualFold(k, []byte("prompt_tokens")):
+				return s.count(&u.prompt, &u.hasPrompt)
+			case bytes.EqualFold(k, []byte("completion_tokens")):
+				return s.count(&u.completion, &u.hasCompletion)
+			}
+			return s.skip()
+		})
+	case bytes.EqualFold(key, []byte("error")):
+		from := s.i
+		if err := s.skip(); err != nil {
+			return err
+		}
+		c.Error = json.RawMessage(bytes.Clone(s.data[from:s.i]))
+		return nil
+	}
+	return s.skip()
+}
+
+// choice reads one of choices (null leaves it as it is).
+func (s *jsonScanner) choice(ch *choice) error {
+	if s.literal("null") {
+		return nil
+	}
+	return s.object(func(k []byte) error {
+		switch {
+		case bytes.EqualFold(k, []byte("text")):
+			return s.str(&ch.Text)
+		case bytes.EqualFold(k, []byte("message")):
+			return s.content(&ch.Message)
+		case bytes.EqualFold(k, []byte("delta")):
+			return s.content(&ch.Delta)
+		}
+		return s.skip()
+	})
+}
+
+// content reads a message or delta object's content.
+func (s *jsonScanner) content(dst *text) error {
+	if s.literal("null") {
+		return nil
+	}
+	return s.object(func(k []byte) error {
+		if bytes.EqualFold(k, []byte("content")) {
+			return s.str(dst)
+		}
+		return s.skip()
+	})
+}

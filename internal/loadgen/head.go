@@ -1,0 +1,264 @@
+package loadgen
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http/httputil"
+	"strconv"
+)
+
+// head is what the client takes of a response's head: the status and the
+// body's framing, read in place from the connection's buffer (no header
+// map, no copies), strictly: a head the client cannot frame is a failed
+// request and its connection is closed.
+type head struct {
+	status int
+	// length is the Content-Length, -1 when none.
+	length  int64
+	chunked bool
+	// close says the connection ends after this response: Connection:
+	// close, HTTP/1.0 without keep-alive, or a body framed by the close.
+	close bool
+	// eventStream says Content-Type is text/event-stream.
+	eventStream bool
+	// contentType is kept only when a stream was asked for (keepType) and
+	// it is not an event stream, for that error: a string made of it for
+	// every whole response would be an allocation a request.
+	contentType string
+	keepType    bool
+	// http10, keepAlive and sawLength decide close once the head is read.
+	http10, keepAlive, sawLength bool
+}
+
+var (
+	headerContentLength    = []byte("Content-Length")
+	headerTransferEncoding = []byte("Transfer-Encoding")
+	headerConnection       = []byte("Connection")
+	headerContentType      = []byte("Content-Type")
+	eventStreamType        = []byte("text/event-stream")
+)
+
+var (
+	errHeadTooLarge     = &failure{KindOversized, fmt.Sprintf("the response head is over its caps (%d bytes in all, %d a line)", maxHead, readBuffer)}
+	errConnectionClosed = &failure{KindConnectionClosed, "the server closed the connection after the request was written, before any byte of an answer: it may have been served, so it is not sent again"}
+)
+
+func badHead(format string, args ...any) error {
+	return &failure{KindResponse, "the response head: " + fmt.Sprintf(format, args...)}
+}
+
+// readHead reads a response's head from br, at most maxHead bytes, passing
+// over interim (1xx) responses; keepType keeps a Content-Type other than
+// an event stream (a stream was asked for: the error names it).
+func readHead(br *bufio.Reader, keepType bool) (head, error) {
+	if _, err := br.Peek(1); err != nil && closedConn(err) {
+		return head{}, errConnectionClosed
+	}
+	budget := maxHead
+	for {
+		h, err := readOneHead(br, &budget, keepType)
+		if err != nil || h.status >= 200 || h.status == 101 {
+			return h, err
+		}
+	}
+}
+
+// readLineIn reads one line of a head, without its CRLF, from budget.
+func readLineIn(br *bufio.Reader, budget *int) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	*budget -= len(line)
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull) || *budget < 0:
+		return nil, errHeadTooLarge
+	case err != nil:
+		return nil, err
+	}
+	return bytes.TrimSuffix(line[:len(line)-1], []byte("\r")), nil
+}
+
+func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
+	h := head{length: -1, keepType: keepType}
+	line, err := readLineIn(br, budget)
+	if err != nil {
+		return h, err
+	}
+	// HTTP/1.x SP 3DIGIT [SP reason]
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+		return h, badHead("status line %q is not HTTP/1.x", truncate(string(line)))
+	}
+	h.http10 = line[7] == '0'
+	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
+		return h, badHead("status line %q has no status code", truncate(string(line)))
+	}
+	for {
+		if line, err = readLineIn(br, budget); err != nil {
+			return h, err
+		}
+		if len(line) == 0 {
+			break
+		}
+		if err := h.header(line); err != nil {
+			return h, err
+		}
+	}
+	switch {
+	case h.http10 && !h.keepAlive:
+		h.close = true // HTTP/1.0 closes unless it says keep-alive
+	case h.chunked && h.sawLength:
+		h.close = true // both framings: chunked wins, the connection is not trusted further
+	case !h.chunked && h.length < 0 && h.hasBody():
+		h.close = true // the body ends with the connection
+	}
+	if h.chunked {
+		h.length = -1
+	}
+	return h, nil
+}
+
+// header takes one header line.
+func (h *head) header(line []byte) error {
+	if line[0] == ' ' || line[0] == '\t' {
+		return badHead("a folded header line (obsolete, and ambiguous)")
+	}
+	name, value, ok := bytes.Cut(line, []byte(":"))
+	if !ok || !validName(name) || !validValue(value) {
+		return badHead("header line %q is not a name (a token) and a value", truncate(string(line)))
+	}
+	value = bytes.TrimSpace(value)
+	switch {
+	case bytes.EqualFold(name, headerContentLength):
+		n, err := strconv.ParseInt(string(value), 10, 64)
+		if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
+			return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
+		}
+		h.length, h.sawLength = n, true
+	case bytes.EqualFold(name, headerTransferEncoding):
+		if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
+			return badHead("Transfer-Encoding %q: only one chunked is asked for", truncate(string(value)))
+		}
+		h.chunked = true
+	case bytes.EqualFold(name, headerConnection):
+		for tok := range bytes.SplitSeq(value, []byte(",")) {
+			tok = bytes.TrimSpace(tok)
+			h.close = h.close || bytes.EqualFold(tok, []byte("close"))
+			h.keepAlive = h.keepAlive || bytes.EqualFold(tok, []byte("keep-alive"))
+		}
+	case bytes.EqualFold(name, headerContentType):
+		h.eventStream = bytes.HasPrefix(value, eventStreamType)
+		if h.eventStream && len(value) > len(eventStreamType) {
+			mt, _, err := mime.ParseMediaType(string(value))
+			h.eventStream = err == nil && mt == string(eventStreamType)
+		}
+		if h.contentType = ""; !h.eventStream && h.keepType {
+			h.contentType = truncate(string(value))
+		}
+	}
+	return nil
+}
+
+// validName says whether name is a header name: one or more token
+// characters (RFC 9110, 5.6.2), as net/http holds it.
+func validName(name []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for _, c := range name {
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// validValue says whether value holds no control character but a tab.
+func validValue(value []byte) bool {
+	for _, c := range value {
+		if (c < 0x20 && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// hasBody says whether a response of h's status has a body.
+func (h *head) hasBody() bool {
+	return h.status >= 200 && h.status != 204 && h.status != 304
+}
+
+// bodyReader is a response's body: its length, its chunks, or what comes
+// until the connection ends.
+type bodyReader struct {
+	br      *bufio.Reader
+	limited io.LimitedReader
+	chunked io.Reader
+	r       io.Reader
+	isChunk bool
+	// drain is what finish reads into: here, not on the stack, where
+	// handing it to a Reader would move it to the heap each request.
+	drain [512]byte
+}
+
+// reset frames the body of h.
+func (b *bodyReader) reset(br *bufio.Reader, h head) {
+	b.br, b.isChunk = br, false
+	switch {
+	case !h.hasBody():
+		b.limited = io.LimitedReader{R: br, N: 0}
+		b.r = &b.limited
+	case h.chunked:
+		b.chunked, b.isChunk = httputil.NewChunkedReader(br), true
+		b.r = b.chunked
+	case h.length >= 0:
+		b.limited = io.LimitedReader{R: br, N: h.length}
+		b.r = &b.limited
+	default:
+		b.r = br
+	}
+}
+
+// Read reads the body; a body cut short of its Content-Length is an
+// unexpected EOF, never a shorter body.
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF && b.r == &b.limited && b.limited.N > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// finish reads what is left of the body, at most limit bytes, and a
+// chunked body's trailer: true when the body ended there, so the
+// connection is where the next response begins.
+func (b *bodyReader) finish(limit int64) bool {
+	// Read into the reader's own buffer, not through io.Copy and a
+	// LimitReader: a request's drain, most often of nothing left, then
+	// allocates nothing.
+	for n := int64(0); ; {
+		m, err := b.Read(b.drain[:min(int64(len(b.drain)), limit+1-n)])
+		n += int64(m)
+		if n > limit || err != nil && err != io.EOF {
+			return false
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if !b.isChunk {
+		return true
+	}
+	budget := maxHead
+	for {
+		line, err := readLineIn(b.br, &budget)
+		if err != nil {
+			return false
+		}
+		if len(line) == 0 {
+			return true
+		}
+	}
+}

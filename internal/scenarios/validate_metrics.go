@@ -1,0 +1,109 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/abbench/abbench/internal/records"
+)
+
+// metrics checks what the scenario compares and the work its arms must
+// share: every declared metric one its format's records can hold, the
+// SLOs that give goodput, and {output_tokens: equal}. A metric no record
+// can hold would otherwise be found only after every run, by compare.
+func (v *validator) metrics() {
+	t := v.s.Evidence.Throughput
+	tp := p("evidence", "throughput")
+	if t != nil {
+		slo := t.SLO.Set()
+		if t.Format != "regex" {
+			v.provided(append(tp, "metric"), t.Format, t.Metric, slo)
+		}
+		for i, m := range t.Metrics {
+			v.provided(append(tp, "metrics", i), t.Format, m, slo)
+			if slices.Index(t.Metrics, m) != i {
+				v.at(append(tp, "metrics", i), "metric %q is named twice", m)
+			}
+		}
+		v.slo(append(tp, "slo"), t)
+	}
+	for i, c := range v.s.Acceptance {
+		switch {
+		case c.Kind() == "output_tokens":
+			v.outputTokens(p("acceptance", i), i+1, c)
+		case c.Within != "" && c.Kind() != "server_metric":
+			v.at(p("acceptance", i, "within"), "criterion %d: within %q is only for output_tokens", i+1, c.Within)
+		}
+	}
+}
+
+// provided refuses a metric the format's records cannot hold, listing
+// those they can.
+func (v *validator) provided(path []any, format, metric string, slo bool) {
+	switch {
+	case metric == "":
+		v.at(path, "an empty metric: name one of the record's (%s)", records.ProvidedList(format))
+	case metric == records.Goodput && !slo && records.Provides(format, metric, true):
+		v.at(path, "metric goodput needs the requests' objectives: declare evidence.throughput.slo (ttft, tpot, e2e in ms)")
+	case !records.Provides(format, metric, slo):
+		v.at(path, "metric %q: %s records have no such metric (they have %s)", metric, format, records.ProvidedList(format))
+	}
+}
+
+// slo checks the objectives: numbers of ms at least 0, one above, of a
+// format with per-request lists (the goodput is computed from them).
+func (v *validator) slo(path []any, t *Throughput) {
+	s := t.SLO
+	if s == nil {
+		return
+	}
+	for _, o := range []struct {
+		key string
+		ms  float64
+	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}} {
+		if o.ms < 0 || math.IsNaN(o.ms) || math.IsInf(o.ms, 0) {
+			v.at(append(path, o.key), "slo.%s %v: a latency in ms, above 0", o.key, o.ms)
+		}
+	}
+	if !s.Set() {
+		v.at(path, "slo declares no objective: give ttft, tpot or e2e in ms (ttft: 500)")
+	}
+	if !records.Provides(t.Format, records.Goodput, true) || !records.MetricsKnown(t.Format) {
+		v.at(path, "slo: %s records have no per-request latencies to count the requests that met it (vllm, vllm-append, trtllm and sglang results do, saved with their per-request lists: --save-detailed)", t.Format)
+	}
+}
+
+// outputTokens checks {output_tokens: equal}: its word, its tolerance,
+// and a record that counts the tokens generated.
+func (v *validator) outputTokens(cp []any, n int, c Criterion) {
+	if c.OutputTokens != "equal" {
+		v.at(append(cp, "output_tokens"), "output_tokens: %q is not allowed (allowed: equal, with within: N%% for a tolerance)", c.OutputTokens)
+	}
+	if _, err := c.OutputTolerance(); err != nil {
+		v.at(append(cp, "within"), "criterion %d: %v", n, err)
+	}
+	if t := v.s.Evidence.Throughput; t == nil || !records.CountsOutputTokens(t.Format) {
+		v.at(cp, "criterion %d (output_tokens) needs a record that counts the tokens generated (total_output_tokens: formats vllm, vllm-append, trtllm, sglang, and abbench's own client)", n)
+	}
+}
+
+// OutputTolerance is the percentage by which the arms' output tokens per
+// run may differ under {output_tokens: equal}: its within ("2%"), 0 when
+// none is given.
+func (c Criterion) OutputTolerance() (float64, error) {
+	if c.Within == "" {
+		return 0, nil
+	}
+	if c.OutputTokens == "" {
+		return 0, fmt.Errorf("within %q is only for output_tokens", c.Within)
+	}
+	num, ok := strings.CutSuffix(strings.TrimSpace(c.Within), "%")
+	pct, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil || pct < 0 || pct >= 100 || math.IsNaN(pct) {
+		return 0, fmt.Errorf("within %q: a percentage at least 0 and below 100, such as 2%%", c.Within)
+	}
+	return pct, nil
+}
