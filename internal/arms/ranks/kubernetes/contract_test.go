@@ -30,7 +30,17 @@ import (
 func TestContract(t *testing.T) {
 	kubetest.NeedCluster(t)
 	server, account, ns := hostController(t)
-	program, _ := rankstest.Programs(t, "../../../..")
+	built, _ := rankstest.Programs(t, "../../../..")
+	// The rank pods see the shared directory, not where tests keep the
+	// programs they build between runs.
+	program := filepath.Join(os.TempDir(), "rankprog")
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(program, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	token := "kube-contract-" + time.Now().UTC().Format("20060102T150405.000000000")
 	// Every rank pod runs within the scenario's phases: the defaults'.
 	s := &scenarios.Scenario{Deadlines: scenarios.DefaultDeadlines}
