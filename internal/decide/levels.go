@@ -1,6 +1,9 @@
 package decide
 
-import "sync/atomic"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 //go:generate go run ./internal/genlevels -out levels_table.go
 
@@ -60,3 +63,51 @@ func TabledDesigns() []TabledDesign {
 // SimulateOBFLevels), so a test can tell a tabled design from one that
 // was simulated.
 var simulations atomic.Int64
+
+// TabledSkip is a pattern of looks not taken (Sequential.Skipping) of a
+// tabled design, whose levels skipTable holds.
+type TabledSkip struct {
+	TabledDesign
+	Skipped []int
+}
+
+// TabledSkips are the patterns of looks not taken that skipTable holds:
+// for the default maximum at every tabled alpha, each sequence of looks
+// the signed-rank test could leave untaken in turn (a look whose level,
+// once the looks before it were skipped, is below the test's smallest p
+// over that many pairs), so that a campaign whose test changes at a look
+// does not stop for a simulation of a million campaigns (a second or two
+// of two cores) there, nor does compare of it. levels gives a pattern's
+// levels: the table's (OBFLevelsSkipping) or the simulation's (the
+// generator).
+func TabledSkips(levels func(TabledDesign, []int) []float64) []TabledSkip {
+	var out []TabledSkip
+	for _, a := range TabledAlphas() {
+		out = skipsAfter(TabledDesign{MinLookPairs, DefaultMaxPairs, a}, nil, levels, out)
+	}
+	return out
+}
+
+// skipsAfter appends to out every pattern that extends skipped by a look
+// after its last.
+func skipsAfter(d TabledDesign, skipped []int, levels func(TabledDesign, []int) []float64, out []TabledSkip) []TabledSkip {
+	var at []float64
+	if len(skipped) == 0 {
+		at = OBFLevels(d.MinPairs, d.MaxPairs, d.Alpha)
+	} else {
+		at = levels(d, skipped)
+	}
+	from := d.MinPairs
+	if len(skipped) > 0 {
+		from = skipped[len(skipped)-1] + 1
+	}
+	for n := from; n <= d.MaxPairs; n++ {
+		if signedRankFloorOf(n) <= at[n-d.MinPairs] {
+			continue
+		}
+		next := append(slices.Clone(skipped), n)
+		out = append(out, TabledSkip{d, next})
+		out = skipsAfter(d, next, levels, out)
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package decide
 import (
 	"flag"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -29,11 +31,56 @@ func TestLevelTableIsTheSimulations(t *testing.T) {
 		if got := SimulateOBFLevels(d.MinPairs, d.MaxPairs, d.Alpha); !slices.Equal(got, v.obf) {
 			t.Errorf("%+v: tabled spending levels %v, simulated %v: go generate ./internal/decide", d, v.obf, got)
 		}
+		// A few of the design's patterns of looks not taken (every one
+		// with -levels.all): each is a simulation of its own.
+		var keys []skipKeyed
+		for key := range skipTable {
+			if key.lookKey == (lookKey{d.MinPairs, d.MaxPairs, d.Alpha}) {
+				keys = append(keys, key)
+			}
+		}
+		slices.SortFunc(keys, func(a, b skipKeyed) int { return strings.Compare(a.skipped, b.skipped) })
+		if !*allLevels && len(keys) > 3 {
+			keys = keys[:3]
+		}
+		for _, key := range keys {
+			tabled := skipTable[key]
+			var skipped []int
+			for _, f := range strings.Split(key.skipped, ",") {
+				n, _ := strconv.Atoi(f)
+				skipped = append(skipped, n)
+			}
+			if got := SimulateOBFLevelsSkipping(d.MinPairs, d.MaxPairs, d.Alpha, skipped); !slices.Equal(got, tabled) {
+				t.Errorf("%+v, looks %v not taken: tabled levels %v, simulated %v: go generate ./internal/decide", d, skipped, tabled, got)
+			}
+		}
 		if d.MaxPairs <= TabledPocockUpTo {
 			if got := SimulateLookAlpha(d.MinPairs, d.MaxPairs, d.Alpha); got != v.pocock {
 				t.Errorf("%+v: tabled constant level %v, simulated %v: go generate ./internal/decide", d, v.pocock, got)
 			}
 		}
+	}
+}
+
+// A campaign whose signed-rank looks are not taken goes on at levels the
+// table holds: every pattern of looks the default design (and its splits
+// among treatments and metrics) may leave untaken is there, so no look
+// and no compare of such a campaign stops for a simulation; and the
+// table holds nothing else.
+func TestSkippedLooksOfTheDefaultsAreTabled(t *testing.T) {
+	skips := TabledSkips(func(d TabledDesign, skipped []int) []float64 {
+		return OBFLevelsSkipping(d.MinPairs, d.MaxPairs, d.Alpha, skipped)
+	})
+	if len(skips) == 0 {
+		t.Fatal("the default design leaves no look untaken: the signed-rank test reaches every level?")
+	}
+	for _, s := range skips {
+		if _, ok := skipTable[skipKeyed{lookKey{s.MinPairs, s.MaxPairs, s.Alpha}, SkipKey(s.Skipped)}]; !ok {
+			t.Errorf("%+v, looks %v not taken: not in the table: go generate ./internal/decide", s.TabledDesign, s.Skipped)
+		}
+	}
+	if len(skipTable) != len(skips) {
+		t.Errorf("the table holds %d patterns of looks not taken, TabledSkips lists %d: go generate ./internal/decide", len(skipTable), len(skips))
 	}
 }
 

@@ -25,6 +25,11 @@ func signedRankFloor(d []float64) float64 {
 			n++
 		}
 	}
+	return signedRankFloorOf(n)
+}
+
+// signedRankFloorOf is signedRankFloor of n nonzero ratios.
+func signedRankFloorOf(n int) float64 {
 	return math.Min(1, math.Pow(2, float64(1-n)))
 }
 
@@ -58,8 +63,8 @@ func (s *Sequential) skipWhy(d []float64, level float64) string {
 		numfmt.Significant(level, levelDigits), len(d), numfmt.Significant(signedRankFloor(d), levelDigits))
 }
 
-// skipKey names a pattern of skipped looks in a cache key.
-func skipKey(skipped []int) string {
+// SkipKey names a pattern of skipped looks in a key of skipCache and skipTable.
+func SkipKey(skipped []int) string {
 	parts := make([]string, len(skipped))
 	for i, n := range skipped {
 		parts[i] = fmt.Sprint(n)

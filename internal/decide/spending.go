@@ -73,21 +73,32 @@ var skipCache sync.Map
 // paths, none stopped at a skipped look (its level skippedLevel), and
 // each look after it letting the spending function's increments since
 // the last look taken cross. Its levels up to the first skipped look are
-// OBFLevels'. Simulated the first time a pattern is used (about a second
-// of two cores for 14 pairs), as only a campaign whose signed-rank test
-// decides a look it cannot reject at asks for one.
+// OBFLevels'. Every pattern the default design and its splits among
+// treatments and metrics may leave untaken is read from skipTable
+// (TabledSkips, generated); any other is simulated the first time it is
+// used (about a second of two cores for 14 pairs).
 func OBFLevelsSkipping(minPairs, maxPairs int, alpha float64, skipped []int) []float64 {
 	if len(skipped) == 0 {
 		return OBFLevels(minPairs, maxPairs, alpha)
 	}
-	key := skipKeyed{lookKey{minPairs, maxPairs, alpha}, skipKey(skipped)}
+	key := skipKeyed{lookKey{minPairs, maxPairs, alpha}, SkipKey(skipped)}
+	if v, ok := skipTable[key]; ok {
+		return slices.Clone(v)
+	}
 	if v, ok := skipCache.Load(key); ok {
 		return slices.Clone(v.([]float64))
 	}
-	simulations.Add(1)
-	v := spendSim{min: minPairs, max: maxPairs, alpha: alpha, skip: skipped}.levels()
+	v := SimulateOBFLevelsSkipping(minPairs, maxPairs, alpha, skipped)
 	skipCache.Store(key, v)
 	return slices.Clone(v)
+}
+
+// SimulateOBFLevelsSkipping is OBFLevelsSkipping computed by its
+// simulation, never read from the table or the cache: what the table's
+// generator and its test call.
+func SimulateOBFLevelsSkipping(minPairs, maxPairs int, alpha float64, skipped []int) []float64 {
+	simulations.Add(1)
+	return spendSim{min: minPairs, max: maxPairs, alpha: alpha, skip: skipped}.levels()
 }
 
 // obfSpent is how much of alpha OBFSpending has spent by information

@@ -56,7 +56,7 @@ type stageDensities struct {
 // stages is the design's continuation densities (computed once per
 // design: a few hundred thousand operations).
 func (s *Sequential) stages() *stageDensities {
-	key := stageKey{s.MinPairs, s.MaxPairs, s.Alpha, s.Boundary, skipKey(s.Skipped)}
+	key := stageKey{s.MinPairs, s.MaxPairs, s.Alpha, s.Boundary, SkipKey(s.Skipped)}
 	if v, ok := stageCache.Load(key); ok {
 		return v.(*stageDensities)
 	}

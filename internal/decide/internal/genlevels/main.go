@@ -1,5 +1,6 @@
 // Command genlevels writes decide's table of per-look levels (go generate
-// in decide): for every design decide.TabledDesigns lists, the levels its
+// in decide): for every design decide.TabledDesigns lists, and every
+// pattern of looks not taken decide.TabledSkips lists, the levels its
 // simulations compute (decide.SimulateLookAlpha up to
 // decide.TabledPocockUpTo pairs, decide.SimulateOBFLevels; fixed seeds),
 // written exactly (the shortest decimal that reads back as
@@ -64,8 +65,44 @@ func table(designs []decide.TabledDesign) []byte {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
+	b.WriteString("}\n\n")
+	b.WriteString("// skipTable holds the levels of TabledSkips (levels.go).\nvar skipTable = map[skipKeyed][]float64{\n")
+	for _, l := range skipEntries() {
+		b.WriteString(l)
+	}
 	b.WriteString("}\n")
 	return b.Bytes()
+}
+
+// skipEntries are the lines of the patterns of looks not taken, each
+// pattern simulated once (its levels also say which looks after it a
+// pattern may go on to skip).
+func skipEntries() []string {
+	simulated := map[string][]float64{}
+	levels := func(d decide.TabledDesign, skipped []int) []float64 {
+		key := fmt.Sprint(d, skipped)
+		if v, ok := simulated[key]; ok {
+			return v
+		}
+		v := decide.SimulateOBFLevelsSkipping(d.MinPairs, d.MaxPairs, d.Alpha, skipped)
+		simulated[key] = v
+		fmt.Fprintf(os.Stderr, "genlevels: %d-%d pairs at %v, looks %v not taken\n", d.MinPairs, d.MaxPairs, d.Alpha, skipped)
+		return v
+	}
+	var lines []string
+	for _, s := range decide.TabledSkips(levels) {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "{lookKey{%d, %d, %s}, %q}: {", s.MinPairs, s.MaxPairs, exact(s.Alpha), decide.SkipKey(s.Skipped))
+		for i, v := range levels(s.TabledDesign, s.Skipped) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(exact(v))
+		}
+		b.WriteString("},\n")
+		lines = append(lines, b.String())
+	}
+	return lines
 }
 
 // entry is one design's line.
