@@ -48,14 +48,14 @@ func (g *gate) design() Design {
 		return Design{}
 	}
 	d := Design{Order: ref.Order, Warmup: ref.Warmup, Sequential: ref.Sequential}
-	if seq := ref.Sequential; seq != nil {
-		m := g.opts.Metrics
-		if seq.Rule != nil {
-			m = max(m, seq.Rule.Metrics)
-		}
-		if m > 1 {
-			d.Metrics = m
-		}
+	// A sequential campaign whose plan signed a family of metrics holds
+	// each test to its share at every look, as its stop did. One whose
+	// plan signed none (one metric, or a plan made before the family was
+	// signed) stopped on its headline at the whole alpha: several metrics
+	// compared after it are one family by Holm's adjustment, as the rule
+	// it was run under said, so committed evidence keeps its verdict.
+	if seq := ref.Sequential; seq != nil && seq.Rule != nil && seq.Rule.Metrics > 1 {
+		d.Metrics = max(g.opts.Metrics, seq.Rule.Metrics)
 	}
 	switch {
 	case ref.Order != "abba":
