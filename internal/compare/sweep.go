@@ -17,14 +17,16 @@ const SweepSchema = "abbench-sweep-v1"
 // censored: each cell's own verdict then stands.
 const SweepAccepted = "accepted"
 
-// Holm names the correction a sweep's tests are adjusted by.
+// Holm names the correction a fixed sweep's tests are adjusted by.
 const Holm = "holm"
 
 // Sweep is the comparison of a sweep's runs (a scenario with a matrix):
 // each cell compared within itself, as Compare compares one scenario's
-// runs, then every treatment's test of every cell adjusted as one family
-// by Holm's step-down method, so that asking a question per cell does not
-// mean a chance of a false verdict per cell.
+// runs, every treatment's test of every cell one family, so that asking
+// a question per cell does not mean a chance of a false verdict per cell:
+// a fixed sweep's adjusted by Holm's step-down method, a sequential
+// sweep's each held to its share of alpha at every look, its cell's stop
+// too (SequentialShare).
 type Sweep struct {
 	Schema   string `json:"schema"` // SweepSchema
 	Scenario string `json:"scenario"`
@@ -34,9 +36,10 @@ type Sweep struct {
 	// Reasons censor the sweep as a whole: a cell of the plan no run was
 	// given of, a run of no cell, runs of different campaigns.
 	Reasons    []reason.Reason `json:"reasons"`
-	Correction string          `json:"correction"` // Holm
-	// Family is the number of tests Holm adjusts for: every treatment of
-	// every cell, a censored cell's included (its tests reject nothing).
+	Correction string          `json:"correction"` // Holm or SequentialShare
+	// Family is the number of tests held to alpha together: every
+	// treatment of every cell, a censored cell's included (its tests
+	// reject nothing).
 	Family int         `json:"family_size"`
 	Cells  []SweepCell `json:"cells"`
 }
@@ -45,7 +48,8 @@ type Sweep struct {
 type SweepCell struct {
 	Cell string `json:"cell"`
 	// RawP is each treatment's p before the adjustment, by arm; the
-	// comparison's deltas hold the adjusted p and the verdict it gives.
+	// comparison's deltas hold the adjusted p and the verdict it gives
+	// (a sequential sweep's: the same p, nothing adjusts it).
 	RawP       map[string]float64 `json:"raw_p"`
 	Comparison *Result            `json:"comparison"`
 }
@@ -69,8 +73,8 @@ func IsSweep(runs []Run) bool {
 	return slices.ContainsFunc(runs, func(r Run) bool { return CellOf(r) != "" })
 }
 
-// CompareSweep compares a sweep's runs cell by cell and adjusts the
-// cells' tests by Holm's method. A cell censored for its own runs is
+// CompareSweep compares a sweep's runs cell by cell and holds the cells'
+// tests to alpha as one family (adjust). A cell censored for its own runs is
 // censored alone: the other cells stand, adjusted for the whole family.
 func CompareSweep(all []Run, opts Options) *Sweep {
 	sw := &Sweep{Schema: SweepSchema, Correction: Holm, Reasons: []reason.Reason{}, Cells: []SweepCell{}}
@@ -148,12 +152,18 @@ func sweepKey(c *rundir.CampaignRef) string {
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d\x00%s", c.Scenario, c.Order, c.Seed, c.Arms, c.Warmup, strings.Join(c.Cells, "\x00"))
 }
 
-// adjust applies Holm's method to every treatment's test of every cell at
-// once (holm).
+// adjust holds every treatment's test of every cell to the sweep's alpha
+// as one family: a sequential sweep's were each decided at its share at
+// every look, a cell's stop too (sharedFamily), and stand; a fixed
+// design's are adjusted at once by Holm's method (holm).
 func (sw *Sweep) adjust(opts Options) {
 	rs, raw := make([]*Result, len(sw.Cells)), make([]map[string]float64, len(sw.Cells))
 	for i, c := range sw.Cells {
 		rs[i], raw[i] = c.Comparison, c.RawP
+	}
+	if shared := sharedFamily(rs, raw); shared > 0 {
+		sw.Correction, sw.Family = SequentialShare, shared
+		return
 	}
 	sw.Family = holm(rs, raw, opts, "tests of the sweep's cells")
 }
