@@ -120,16 +120,6 @@ func (s *Sequential) Rule(r Rule, n int) Rule {
 	return r
 }
 
-// ABBA is the order of n pairs in abba order: pair i ran its baseline
-// first when i is even.
-func ABBA(n int) []bool {
-	baseFirst := make([]bool, n)
-	for i := range baseFirst {
-		baseFirst[i] = i%2 == 0
-	}
-	return baseFirst
-}
-
 // Looks are the design's looks over the pairs' log ratios d in block
 // order (baseFirst: the pairs whose baseline ran first), each decided at
 // its level, up to the first that decides or, with a Futility, is futile
