@@ -11,8 +11,8 @@ import (
 // slowRuns is 1% normal noise with a share of runs 30% slow: the
 // heavy-tailed noise under which the futility stop threw power away.
 func slowRuns(share float64) decide.Model {
-	return decide.Model{Name: "5% of runs 30% slow, CV 1%", Draw: func(r *rand.Rand, runs int) []float64 {
-		e := make([]float64, runs)
+	return decide.Model{Name: "5% of runs 30% slow, CV 1%", Draw: func(r *rand.Rand, treated []bool) []float64 {
+		e := make([]float64, len(treated))
 		for i := range e {
 			e[i] = 0.01 * r.NormFloat64()
 			if r.Float64() < share {

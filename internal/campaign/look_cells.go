@@ -98,13 +98,24 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 			mine = append(mine, run)
 		}
 	}
-	res := compare.Compare(mine, c.Compare)
-	look.Verdict, look.undecided = res.Verdict, res.Unfinished || !c.holdsForFamily(res, r.Plan)
+	// The cell's runs carry the signed plan's cells: compare holds each
+	// cell's test to its share of the sweep's alpha at this look as it
+	// will at the end, so the cell's stop and its verdict are one
+	// decision (no second test of the family is laid over the look's).
+	opts := c.Compare
+	if rule := r.Plan.Sequential.Rule; rule != nil {
+		opts.Metrics = rule.Metrics
+	}
+	res := compare.Compare(mine, opts)
+	look.Verdict, look.undecided = res.Verdict, res.Unfinished
 	if look.undecided {
 		look.Verdict = compare.Inconclusive
 	}
 	if len(res.Deltas) > 0 {
 		look.Delta, look.Alpha = res.Deltas[0].Pct, r.Plan.Sequential.LookAlpha
+		if ls := res.Deltas[0].Looks; len(ls) > 0 {
+			look.Alpha = ls[len(ls)-1].Alpha // the level of the look just taken, at the cell's share
+		}
 		if res.Verdict == compare.Improved || res.Verdict == compare.Regressed {
 			look.P, _ = res.Deltas[0].Tested()
 		}
@@ -117,28 +128,4 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 func (r *Result) cellStopped(i int) bool {
 	cell := r.Plan.Runs[i].Cell
 	return cell != "" && r.Plan.CellsDecided[cell] != ""
-}
-
-// holdsForFamily says whether a look's change would hold for the whole
-// sweep: each deciding p times the family's size (every treatment of
-// every cell) within the look's level. Holm's adjusted p is at most that,
-// so a cell stopped for a change keeps its verdict after the sweep's
-// adjustment; one that would not goes on to its next look. The look's
-// level is the one its delta was tested at (under a spending boundary
-// each look has its own), the plan's constant level where none is said.
-func (c *Config) holdsForFamily(res *compare.Result, p *rundir.Plan) bool {
-	if res.Verdict != compare.Improved && res.Verdict != compare.Regressed {
-		return true // no change and censored do not rest on a p
-	}
-	family := float64(len(p.Cells) * max(len(c.Scenario.ArmOrder)-1, 1))
-	for _, d := range res.Deltas {
-		tested, level := d.Tested()
-		if level == 0 {
-			level = p.Sequential.LookAlpha
-		}
-		if (d.Verdict == compare.Improved || d.Verdict == compare.Regressed) && tested != nil && *tested*family > level {
-			return false
-		}
-	}
-	return true
 }

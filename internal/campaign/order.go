@@ -3,6 +3,8 @@ package campaign
 import (
 	"math/rand/v2"
 	"slices"
+
+	"github.com/abbench/abbench/internal/decide"
 )
 
 // The run orders.
@@ -28,7 +30,8 @@ func Order(armNames []string, repeat int, how string, seed uint64) []string {
 
 // DrawnOrder is Order with abba's blocks drawn: from the second pair of
 // blocks on, each pair runs abba or baab as a generator seeded with seed
-// draws (the seed is recorded and signed with the plan), so a drift or a
+// draws (decide.DrawnABBA, the draw the validation's simulated campaigns
+// run too; the seed is recorded and signed with the plan), so a drift or a
 // periodic load that happens to follow the fixed alternation cannot
 // favour an arm. Drawn by pairs of blocks, the orders stay as balanced as
 // the fixed alternation's at every look (equal at an even count of
@@ -40,20 +43,15 @@ func DrawnOrder(armNames []string, repeat int, how string, seed uint64) []string
 	return order(armNames, repeat, how, seed, how == OrderABBA)
 }
 
-// abbaStream tells the generator of abba's draws from the random order's,
-// one seed driving both.
-const abbaStream = 0x61626261
-
 func order(armNames []string, repeat int, how string, seed uint64, drawn bool) []string {
-	r := rand.New(rand.NewPCG(seed, abbaStream))
+	forward := decide.ABBA(repeat) // block i in the arms' order, else reversed
+	if drawn {
+		forward = decide.DrawnABBA(repeat, seed) // the same draws the validation simulates
+	}
 	var seq []string
-	reverseFirst := false // of the pair of blocks the block is in
 	for i := range repeat {
-		if drawn && i%2 == 0 && i >= 2 {
-			reverseFirst = r.IntN(2) == 1
-		}
 		block := slices.Clone(armNames)
-		if how == OrderABBA && (i%2 == 1) != reverseFirst {
+		if how == OrderABBA && !forward[i] {
 			slices.Reverse(block)
 		}
 		seq = append(seq, block...)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/abbench/abbench/internal/decide"
 	"github.com/abbench/abbench/internal/rundir"
 )
 
@@ -121,5 +122,17 @@ func TestPlanSignsTheFamilyOfMetrics(t *testing.T) {
 	}
 	if two.Ref(1).PlanDigest == one.Ref(1).PlanDigest {
 		t.Error("a family of 2 metrics and one metric make one plan digest")
+	}
+}
+
+// TestDrawnOrderIsTheValidationsOrder: a campaign's drawn order is the one
+// the validation table simulates for the same seed (decide.DrawnABBA), so
+// what the table says of a verdict is of the order abbench runs.
+func TestDrawnOrderIsTheValidationsOrder(t *testing.T) {
+	for seed := range uint64(50) {
+		got := orientations(DrawnOrder([]string{"a", "b"}, 14, OrderABBA, seed))
+		if want := decide.DrawnABBA(14, seed); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: the campaign runs %v, the validation simulates %v", seed, got, want)
+		}
 	}
 }

@@ -71,6 +71,11 @@ func Plan(c *Config) (*Result, error) {
 		p.Sequential = &rundir.Sequential{MinPairs: seq.MinPairs, MaxPairs: seq.MaxPairs, Alpha: seq.Alpha, LookAlpha: seq.LookAlpha,
 			Boundary: seq.Boundary, LookAlphas: seq.LookAlphas, Futility: seq.Futility, SkipUnreachable: seq.SkipUnreachable, Rule: &rundir.StopRule{Baseline: c.Compare.Baseline, Metric: c.Compare.Metric, Effect: c.Compare.Effect, Method: c.Compare.Method, Metrics: c.Compare.Metrics}}
 		blocks = seq.MaxPairs
+		if s.Matrix != nil {
+			// A sweep's cells are one family with its stops: signed,
+			// so a resumed plan and compare hold each cell to its share.
+			p.Sequential.Rule.Cells = len(s.Cells())
+		}
 	}
 	if s.Matrix != nil {
 		p.Cells, p.Runs = c.sweepRuns(armNames, blocks, out)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abbench/abbench/internal/compare"
-	"github.com/abbench/abbench/internal/rundir"
 	"github.com/abbench/abbench/internal/scenarios"
 )
 
@@ -65,32 +63,30 @@ func TestSweepCalibrationIsRefused(t *testing.T) {
 	}
 }
 
-// A look stops a cell for a change only when the change holds for the
-// whole family (p times its size within the look's level).
-func TestSweepLookHoldsForTheFamily(t *testing.T) {
+// TestSweepPlanSignsTheFamilyOfCells: a sequential sweep signs the size
+// of its family of cells with its stop rule, so that every cell's looks
+// (its stop) and every later compare hold each cell's test to its share
+// of alpha: the cells' verdicts and their stops are one decision.
+func TestSweepPlanSignsTheFamilyOfCells(t *testing.T) {
 	r, err := Plan(&Config{Scenario: sweep(t), Launcher: "local", Until: UntilConclusive, MinPairs: 3, MaxPairs: 10, Order: OrderABBA, Out: t.TempDir(), Self: "abbench"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Config{Scenario: sweep(t)}
-	level := r.Plan.Sequential.LookAlphas[4] // the look at 7 pairs (from 3) of the spending boundary
-	for _, tc := range []struct {
-		p    float64
-		want bool
-	}{{level / 4, true}, {level / 2, false}} {
-		res := compareResult(tc.p)
-		res.Deltas[0].Looks = []rundir.Look{{Pairs: 7, Alpha: level}}
-		if got := c.holdsForFamily(res, r.Plan); got != tc.want {
-			t.Errorf("p=%v at level %v for three cells: holds %v, want %v", tc.p, level, got, tc.want)
-		}
+	if rule := r.Plan.Sequential.Rule; rule == nil || rule.Cells != 3 {
+		t.Fatalf("the stop rule signs no family of 3 cells: %+v", rule)
+	}
+	signed := r.Plan.Ref(1).PlanDigest
+	r.Plan.Sequential.Rule.Cells = 0
+	if r.Plan.Ref(1).PlanDigest == signed {
+		t.Error("the family of cells is not in the plan digest every run signs")
 	}
 	if got := fmt.Sprint(len(r.Plan.Runs)); got != "60" {
 		t.Errorf("%s runs planned, want 60 (10 pairs of 3 cells)", got)
 	}
-}
-
-func compareResult(p float64) *compare.Result {
-	return &compare.Result{Verdict: compare.Improved, Deltas: []compare.Delta{{Arm: "async", Verdict: compare.Improved, P: &p}}}
+	fixed, err := Plan(&Config{Scenario: sweep(t), Launcher: "local", Repeat: 3, Order: OrderABBA, Out: t.TempDir(), Self: "abbench"})
+	if err != nil || fixed.Plan.Sequential != nil {
+		t.Errorf("a fixed sweep: %v, sequential %+v", err, fixed.Plan.Sequential)
+	}
 }
 
 // Once every cell of a sweep stopped, the campaign's stop says how many

@@ -21,8 +21,8 @@ var FamilyFormats = []string{"table", "json", "markdown"}
 
 // Family is the comparison of several metrics of the same runs: each
 // metric compared as Compare compares one, then every treatment's test of
-// every metric adjusted as one family by Holm's method, as a sweep's
-// cells are, so that asking of several metrics does not mean a chance of
+// every metric held to alpha as one family (Holm's method, or a
+// sequential campaign's shares), as a sweep's cells are, so that asking of several metrics does not mean a chance of
 // a false verdict per metric.
 type Family struct {
 	Schema     string `json:"schema"` // FamilySchema
@@ -52,17 +52,8 @@ func CompareMetrics(runs []Run, opts Options, metrics []string) *Family {
 		f.Comparisons = append(f.Comparisons, Compare(runs, o))
 		raw[i] = map[string]float64{}
 	}
-	if shared := sharedFamily(f.Comparisons); shared > 0 {
-		// Each test was decided at its share's boundary, the stop's look
-		// too: the verdicts, the stop and the intervals are one decision.
+	if shared := sharedFamily(f.Comparisons, raw); shared > 0 {
 		f.Correction, f.Family = SequentialShare, shared
-		for i, r := range f.Comparisons {
-			for _, d := range r.Deltas {
-				if d.P != nil {
-					raw[i][d.Arm] = *d.P
-				}
-			}
-		}
 	} else {
 		f.Family = holm(f.Comparisons, raw, opts, "tests of the metrics compared")
 	}
@@ -73,23 +64,40 @@ func CompareMetrics(runs []Run, opts Options, metrics []string) *Family {
 }
 
 // SequentialShare names the correction of a sequential campaign's family
-// of metrics: each treatment of each metric held to its share of alpha
-// at every look (decide.Sequential.FamilyOf), not Holm's adjustment of the
-// looks' nominal p, which made a metric the stop called improved
-// inconclusive beside an interval that excluded no change.
+// of tests (its metrics, a sweep's cells): each treatment of each held to
+// its share of alpha at every look (decide.Sequential.FamilyOf), not
+// Holm's adjustment of the looks' nominal p, which made a metric the stop
+// called improved, or a sweep's cell, inconclusive beside an interval
+// that excluded no change.
 const SequentialShare = "sequential-share"
 
 // sharedFamily is the number of tests of a sequential campaign's family
-// of metrics, each held to its share of alpha (0 when the comparisons are
-// not of one: a fixed design's, or all censored).
-func sharedFamily(rs []*Result) int {
+// (its treatments times its metrics times a sweep's cells), each already
+// decided at its share's boundary, the stop's looks too, so that the
+// verdicts, the stops and the intervals are one decision; each test's p
+// goes into raw (by comparison, by arm) as it is: nothing adjusts it. It
+// is 0 when the comparisons are not of one (a fixed design's, or all
+// censored): Holm's method adjusts them then.
+func sharedFamily(rs []*Result, raw []map[string]float64) int {
+	family := 0
 	for _, r := range rs {
-		if r.Verdict == Censored || r.Design.Sequential == nil || r.Design.Metrics < 2 {
+		if r.Verdict == Censored || r.Design.Sequential == nil {
 			continue
 		}
-		return r.Design.Metrics * max(len(r.Arms)-1, 1)
+		family = max(len(r.Arms)-1, 1) * max(r.Design.Metrics, 1) * max(r.Design.Cells, 1)
+		break
 	}
-	return 0
+	if family == 0 {
+		return 0
+	}
+	for i, r := range rs {
+		for _, d := range r.Deltas {
+			if d.P != nil {
+				raw[i][d.Arm] = *d.P
+			}
+		}
+	}
+	return family
 }
 
 // Censored says whether any metric's comparison is censored.

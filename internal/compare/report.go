@@ -58,7 +58,7 @@ func (r *Result) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
-		s += "; " + sequentialOf(q).FamilyOf(len(r.Deltas), dsg.Metrics).Describe()
+		s += "; " + sequentialOf(q).FamilyOf(len(r.Deltas), dsg.Metrics, dsg.Cells).Describe()
 		for _, d := range r.Deltas {
 			var looks []string
 			for _, l := range d.Looks {
@@ -111,7 +111,7 @@ func (r *Result) IntervalSentence() string {
 	}
 	alpha := 0.0
 	if q := r.Design.Sequential; q != nil {
-		alpha = sequentialOf(q).FamilyOf(len(r.Deltas), r.Design.Metrics).Alpha
+		alpha = sequentialOf(q).FamilyOf(len(r.Deltas), r.Design.Metrics, r.Design.Cells).Alpha
 	}
 	level := decide.IntervalLevel(alpha)
 	switch {

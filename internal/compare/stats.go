@@ -25,6 +25,10 @@ type Design struct {
 	// one family with (its signed stop rule's, or more where more are
 	// compared): each treatment of each held to its share of alpha.
 	Metrics int `json:"metrics_in_family,omitempty"`
+	// Cells is the number of a sequential sweep's cells whose tests are
+	// one family (the signed plan's cells): each cell's held to its share
+	// of alpha at every look, its stop too.
+	Cells int `json:"cells_in_family,omitempty"`
 	// SideBySide counts the blocks whose runs ran at the same time (abbench
 	// run --concurrent), of the Timed blocks whose runs say when they ran.
 	SideBySide int `json:"blocks_side_by_side,omitempty"`
@@ -54,8 +58,17 @@ func (g *gate) design() Design {
 	// signed) stopped on its headline at the whole alpha: several metrics
 	// compared after it are one family by Holm's adjustment, as the rule
 	// it was run under said, so committed evidence keeps its verdict.
-	if seq := ref.Sequential; seq != nil && seq.Rule != nil && seq.Rule.Metrics > 1 {
-		d.Metrics = max(g.opts.Metrics, seq.Rule.Metrics)
+	if seq := ref.Sequential; seq != nil {
+		if seq.Rule != nil && seq.Rule.Metrics > 1 {
+			d.Metrics = max(g.opts.Metrics, seq.Rule.Metrics)
+		}
+		c := len(ref.Cells) // signed in the plan digest, as the rule's count
+		if seq.Rule != nil {
+			c = max(c, seq.Rule.Cells)
+		}
+		if c > 1 {
+			d.Cells = c
+		}
 	}
 	switch {
 	case ref.Order != "abba":
@@ -250,7 +263,7 @@ func (g *gate) decide(base, treat Arm, rule decide.Rule) (decide.Decision, []run
 		g.pairChecks(treat.Name, base.Name, d, baseFirst)
 		return decide.CrossoverLogs(d, baseFirst, rule), nil, nil
 	}
-	s := sequentialOf(seq).FamilyOf(len(g.arms)-1, design.Metrics) // the treatments (and metrics) share the design's alpha
+	s := sequentialOf(seq).FamilyOf(len(g.arms)-1, design.Metrics, design.Cells) // the treatments (metrics, cells) share the design's alpha
 	rule.Alpha = s.Alpha
 	var looks []rundir.Look
 	for _, dec := range s.Looks(d, baseFirst, rule) {

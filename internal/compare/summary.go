@@ -102,8 +102,8 @@ func (f *Family) WriteSummary(w io.Writer, full string) error {
 }
 
 // WriteSummary prints the sweep in a few lines, the answer last: a line
-// per treatment of every cell (its change, interval and Holm-adjusted
-// verdict), a censored cell's first root cause instead, where the full
+// per treatment of every cell (its change, interval and verdict, held to
+// the sweep's alpha), a censored cell's first root cause instead, where the full
 // report is (full), and the sweep's verdict with the warnings counted.
 func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 	out := textout.New(w)
@@ -111,7 +111,8 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 	if len(sw.Cells) > 0 {
 		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
 	}
-	out.Printf("%s, baseline %s, p Holm-adjusted for %d test(s):\n", MetricLabel(metric), baseline, sw.Family)
+	head, tail := sw.summaryWords()
+	out.Printf("%s, baseline %s, %s:\n", MetricLabel(metric), baseline, head)
 	for _, c := range sw.Cells {
 		r := c.Comparison
 		warnings += len(r.Warnings)
@@ -138,10 +139,19 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 		out.Printf("  the sweep is censored: %s\n", sw.Reasons[0].Lines()[0])
 	}
 	out.Printf("full report: %s\n", full)
-	verdict := fmt.Sprintf("sweep: %s (Holm's step-down over %d test(s))", sw.Verdict, sw.Family)
+	verdict := fmt.Sprintf("sweep: %s (%s)", sw.Verdict, tail)
 	if warnings > 0 {
 		verdict += fmt.Sprintf("; %d warning(s)", warnings)
 	}
 	out.Println(verdict)
 	return out.Err()
+}
+
+// summaryWords say in the summary's few words how the sweep's tests are
+// held to its alpha: in its first line (head) and its verdict's (tail).
+func (sw *Sweep) summaryWords() (head, tail string) {
+	if sw.Correction == SequentialShare {
+		return fmt.Sprintf("each of %d test(s) at its share of alpha", sw.Family), fmt.Sprintf("%d test(s), each at its share of alpha at every look", sw.Family)
+	}
+	return fmt.Sprintf("p Holm-adjusted for %d test(s)", sw.Family), fmt.Sprintf("Holm's step-down over %d test(s)", sw.Family)
 }

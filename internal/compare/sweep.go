@@ -17,14 +17,16 @@ const SweepSchema = "abbench-sweep-v1"
 // censored: each cell's own verdict then stands.
 const SweepAccepted = "accepted"
 
-// Holm names the correction a sweep's tests are adjusted by.
+// Holm names the correction a fixed sweep's tests are adjusted by.
 const Holm = "holm"
 
 // Sweep is the comparison of a sweep's runs (a scenario with a matrix):
 // each cell compared within itself, as Compare compares one scenario's
-// runs, then every treatment's test of every cell adjusted as one family
-// by Holm's step-down method, so that asking a question per cell does not
-// mean a chance of a false verdict per cell.
+// runs, every treatment's test of every cell one family, so that asking
+// a question per cell does not mean a chance of a false verdict per cell:
+// a fixed sweep's adjusted by Holm's step-down method, a sequential
+// sweep's each held to its share of alpha at every look, its cell's stop
+// too (SequentialShare).
 type Sweep struct {
 	Schema   string `json:"schema"` // SweepSchema
 	Scenario string `json:"scenario"`
@@ -34,9 +36,10 @@ type Sweep struct {
 	// Reasons censor the sweep as a whole: a cell of the plan no run was
 	// given of, a run of no cell, runs of different campaigns.
 	Reasons    []reason.Reason `json:"reasons"`
-	Correction string          `json:"correction"` // Holm
-	// Family is the number of tests Holm adjusts for: every treatment of
-	// every cell, a censored cell's included (its tests reject nothing).
+	Correction string          `json:"correction"` // Holm or SequentialShare
+	// Family is the number of tests held to alpha together: every
+	// treatment of every cell, a censored cell's included (its tests
+	// reject nothing).
 	Family int         `json:"family_size"`
 	Cells  []SweepCell `json:"cells"`
 }
@@ -45,7 +48,8 @@ type Sweep struct {
 type SweepCell struct {
 	Cell string `json:"cell"`
 	// RawP is each treatment's p before the adjustment, by arm; the
-	// comparison's deltas hold the adjusted p and the verdict it gives.
+	// comparison's deltas hold the adjusted p and the verdict it gives
+	// (a sequential sweep's: the same p, nothing adjusts it).
 	RawP       map[string]float64 `json:"raw_p"`
 	Comparison *Result            `json:"comparison"`
 }
@@ -69,8 +73,8 @@ func IsSweep(runs []Run) bool {
 	return slices.ContainsFunc(runs, func(r Run) bool { return CellOf(r) != "" })
 }
 
-// CompareSweep compares a sweep's runs cell by cell and adjusts the
-// cells' tests by Holm's method. A cell censored for its own runs is
+// CompareSweep compares a sweep's runs cell by cell and holds the cells'
+// tests to alpha as one family (adjust). A cell censored for its own runs is
 // censored alone: the other cells stand, adjusted for the whole family.
 func CompareSweep(all []Run, opts Options) *Sweep {
 	sw := &Sweep{Schema: SweepSchema, Correction: Holm, Reasons: []reason.Reason{}, Cells: []SweepCell{}}
@@ -148,12 +152,18 @@ func sweepKey(c *rundir.CampaignRef) string {
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%d\x00%s", c.Scenario, c.Order, c.Seed, c.Arms, c.Warmup, strings.Join(c.Cells, "\x00"))
 }
 
-// adjust applies Holm's method to every treatment's test of every cell at
-// once (holm).
+// adjust holds every treatment's test of every cell to the sweep's alpha
+// as one family: a sequential sweep's were each decided at its share at
+// every look, a cell's stop too (sharedFamily), and stand; a fixed
+// design's are adjusted at once by Holm's method (holm).
 func (sw *Sweep) adjust(opts Options) {
 	rs, raw := make([]*Result, len(sw.Cells)), make([]map[string]float64, len(sw.Cells))
 	for i, c := range sw.Cells {
 		rs[i], raw[i] = c.Comparison, c.RawP
+	}
+	if shared := sharedFamily(rs, raw); shared > 0 {
+		sw.Correction, sw.Family = SequentialShare, shared
+		return
 	}
 	sw.Family = holm(rs, raw, opts, "tests of the sweep's cells")
 }
@@ -161,7 +171,9 @@ func (sw *Sweep) adjust(opts Options) {
 // holm adjusts every treatment's test of every comparison of rs as one
 // family by Holm's step-down method and decides each again at its
 // adjusted p, keeping each raw p in raw (by arm); a censored comparison's
-// treatments count in the family and reject nothing. It returns the
+// treatments count in the family and reject nothing. Only fixed designs'
+// tests come here: a sequential family's were each decided at its share
+// (sharedFamily), which no adjustment may move. It returns the
 // family's size; what says what the family is, in the tests' reasons.
 func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int {
 	type member struct{ result, delta int }
@@ -194,13 +206,7 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 		rule.HigherIsBetter = r.HigherIsBetter
 		adj := decide.HolmFamily(ds, family, rule, what)[k]
 		d := &r.Deltas[m.delta]
-		if q := r.Design.Sequential; q != nil && adj.Verdict != d.Verdict {
-			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) // the looks together hold the design's alpha
-		} else if q != nil {
-			adj.Meaning = d.Meaning
-		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
-		d.Stagewise = false // its p is now the look's, adjusted
 	}
 	for _, r := range rs {
 		if r.Verdict != Censored {
@@ -212,9 +218,9 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 
 // Tested is the p d's test was decided by and the level it was held to:
 // a sequential delta's, its stopping look's nominal p and that look's
-// level (Holm's adjustment of a family applies to them: the stagewise p
-// of a late look is above its level whenever an earlier look could have
-// stopped it); else its own p and level.
+// level (what the plan's looks record: the stagewise p of a late look is
+// above its level whenever an earlier look could have stopped it); else
+// its own p and level.
 func (d Delta) Tested() (*float64, float64) {
 	if n := len(d.Looks); n > 0 && d.Looks[n-1].Alpha > 0 {
 		if l := d.Looks[n-1]; l.P != nil {

@@ -10,8 +10,8 @@ import (
 
 // CSV writes a sweep as one CSV table: the comparison's columns
 // (csvHeader) with the cell first and the treatment's raw p last, a row
-// per arm of every cell. Its p is the Holm-adjusted one, as the cell's
-// verdict is.
+// per arm of every cell. Its p is the one the cell's verdict was
+// decided at: Holm-adjusted, or a sequential sweep's own at its share.
 func (sw *Sweep) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append(append([]string{"cell"}, csvHeader...), "raw_p"))

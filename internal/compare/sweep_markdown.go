@@ -17,8 +17,8 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 		metric, baseline, higher = r.Metric, r.Baseline, r.HigherIsBetter
 	}
 	fmt.Fprintf(&b, "## abbench sweep: %s %s\n\n", verdictIcon[sw.Verdict], sw.Verdict)
-	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**: %d cell(s), each compared within itself; p Holm-adjusted for a family of %d test(s).\n\n",
-		sw.Scenario, metric, map[bool]string{true: "higher", false: "lower"}[higher], baseline, len(sw.Cells), sw.Family)
+	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**: %d cell(s), each compared within itself; %s.\n\n",
+		sw.Scenario, metric, map[bool]string{true: "higher", false: "lower"}[higher], baseline, len(sw.Cells), sw.heldWords())
 	if len(sw.Reasons) > 0 {
 		b.WriteString("**Censored sweep**: it is not complete. Every reason:\n\n| code | arm | detail |\n| --- | --- | --- |\n")
 		for _, rs := range sw.Reasons {
@@ -26,7 +26,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("### Results\n\n| cell | arm | n | median | delta | " + sw.intervalHeader() + " | raw p | holm p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("### Results\n\n| cell | arm | n | median | delta | " + sw.intervalHeader() + " | raw p | " + sw.pHeader() + " | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range sw.Cells {
 		for _, row := range c.rows() {
 			for i := range row {
@@ -37,7 +37,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 	}
 	b.WriteString("\n### Verdicts\n\n")
 	for _, c := range sw.Cells {
-		fmt.Fprintf(&b, "- **%s**: %s\n", c.Cell, mdEscape(c.headline(sw.Family)))
+		fmt.Fprintf(&b, "- **%s**: %s\n", c.Cell, mdEscape(c.headline(sw.Correction, sw.Family)))
 	}
 	for _, c := range sw.Cells {
 		c.mdDetail(&b)

@@ -37,8 +37,8 @@ func (sw *Sweep) Render(w io.Writer, format, failOn string) error {
 }
 
 // WriteText prints the sweep for a person: one table of every cell's
-// arms (each cell's verdict, estimate with its interval, Holm-adjusted
-// p), then what censored a cell or the sweep, each cell's design and
+// arms (each cell's verdict, estimate with its interval, the p it was
+// decided at: Holm-adjusted, or its share's), then what censored a cell or the sweep, each cell's design and
 // warnings, and each cell's verdict.
 func (sw *Sweep) WriteText(w io.Writer) error {
 	out := textout.New(w)
@@ -46,15 +46,15 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	if len(sw.Cells) > 0 {
 		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
 	}
-	out.Printf("sweep of %s on %s, baseline %s: %d cell(s), each compared within itself; p Holm-adjusted for a family of %d test(s)\n\n",
-		sw.Scenario, metric, baseline, len(sw.Cells), sw.Family)
+	out.Printf("sweep of %s on %s, baseline %s: %d cell(s), each compared within itself; %s\n\n",
+		sw.Scenario, metric, baseline, len(sw.Cells), sw.heldWords())
 	var rows [][]string
 	for _, c := range sw.Cells {
 		rows = append(rows, c.textRows()...)
 	}
 	// The change and its interval share a column, and the raw p is left
 	// to the verdict lines below: so the table fits 80 columns.
-	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta, " + sw.intervalHeader(), "holm p", "verdict"}, rows); err != nil {
+	if err := texttable.Write(out, []string{"cell", "arm", "n", "median", "delta, " + sw.intervalHeader(), sw.pHeader(), "verdict"}, rows); err != nil {
 		return err
 	}
 	if len(sw.Reasons) > 0 {
@@ -66,10 +66,37 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	}
 	out.Println()
 	for _, c := range sw.Cells {
-		out.Printf("verdict %s: %s\n", c.Cell, c.headline(sw.Family))
+		out.Printf("verdict %s: %s\n", c.Cell, c.headline(sw.Correction, sw.Family))
 	}
-	out.Printf("sweep: %s (Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included)\n", sw.Verdict, sw.Family)
+	out.Printf("sweep: %s (%s)\n", sw.Verdict, sw.familyWords())
 	return out.Err()
+}
+
+// heldWords says how the sweep's tests are held to its alpha, as its
+// reports' first line has it.
+func (sw *Sweep) heldWords() string {
+	if sw.Correction == SequentialShare {
+		return fmt.Sprintf("each of a family of %d test(s) held to its share of alpha at every look, a cell's stop too", sw.Family)
+	}
+	return fmt.Sprintf("p Holm-adjusted for a family of %d test(s)", sw.Family)
+}
+
+// familyWords names the sweep's family and how it is held, as its
+// verdict line has it.
+func (sw *Sweep) familyWords() string {
+	if sw.Correction == SequentialShare {
+		return fmt.Sprintf("%d test(s), every treatment of every cell, each at its share of alpha at every look, a cell's stop too", sw.Family)
+	}
+	return fmt.Sprintf("Holm's step-down over %d test(s): every treatment of every cell, a censored cell's included", sw.Family)
+}
+
+// pHeader labels the tables' column of the p each test was decided at:
+// Holm's adjusted p, or a sequential sweep's own (at its share's level).
+func (sw *Sweep) pHeader() string {
+	if sw.Correction == SequentialShare {
+		return "p"
+	}
+	return "holm p"
 }
 
 // intervalHeader labels the interval column with the level every cell's
@@ -93,7 +120,8 @@ func (sw *Sweep) intervalHeader() string {
 }
 
 // rows are the cell's arms as the sweep's tables list them: cell, arm,
-// n, median, delta, interval, raw p, Holm-adjusted p, verdict.
+// n, median, delta, interval, raw p, the p decided at (Holm-adjusted, or
+// a sequential sweep's own), verdict.
 func (c SweepCell) rows() [][]string {
 	r := c.Comparison
 	var rows [][]string
@@ -168,12 +196,16 @@ func writeReasons(out *textout.Writer, rs []reason.Reason) {
 	}
 }
 
-// headline is the cell's verdict line, then each treatment's
-// Holm-adjusted and raw p, named so: the line's own p, where a test
-// decided, is the adjusted one, and a bare "p=" beside a raw p read as
-// the cell's own test.
-func (c SweepCell) headline(family int) string {
+// headline is the cell's verdict line, then, when Holm adjusted the
+// sweep (correction), each treatment's adjusted and raw p, named so: the
+// line's own p, where a test decided, is the adjusted one, and a bare
+// "p=" beside a raw p read as the cell's own test. A sequential sweep's
+// line is the cell's own: its interval and p at the level of its share.
+func (c SweepCell) headline(correction string, family int) string {
 	h := c.Comparison.Headline()
+	if correction != Holm {
+		return h
+	}
 	for _, d := range c.Comparison.Deltas {
 		if raw, ok := c.RawP[d.Arm]; ok && d.P != nil {
 			h += fmt.Sprintf("; %s Holm-adjusted %s for the sweep's %d tests (raw %s)", d.Arm, numfmt.PEquals(*d.P), family, numfmt.PEquals(raw))

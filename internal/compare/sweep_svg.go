@@ -19,9 +19,9 @@ func (sw *Sweep) WriteSVGFile(path string) error {
 }
 
 // SVG draws one chart of the change against the baseline by cell: each
-// treatment's estimate with its interval, coloured by its Holm-adjusted
-// verdict (VerdictColor), on an axis in percent around zero; a censored
-// cell says so where its change would be.
+// treatment's estimate with its interval, coloured by its verdict held
+// to the sweep's alpha (VerdictColor), on an axis in percent around zero;
+// a censored cell says so where its change would be.
 func (sw *Sweep) SVG(w io.Writer) error {
 	f := svgFrame
 	f.Right = svgWidth - 30
@@ -33,7 +33,7 @@ func (sw *Sweep) SVG(w io.Writer) error {
 		metric, baseline = sw.Cells[0].Comparison.Metric, sw.Cells[0].Comparison.Baseline
 	}
 	d.Text(f.Left, 22, fmt.Sprintf("%s: change of %s by cell, baseline %s", sw.Scenario, MetricLabel(metric), baseline), `font-size="15" font-weight="bold"`)
-	title := fmt.Sprintf("sweep %s; p Holm-adjusted for a family of %d test(s)", sw.Verdict, sw.Family)
+	title := fmt.Sprintf("sweep %s; %s", sw.Verdict, sw.heldWords())
 	d.Text(f.Left, 42, title, `font-weight="bold" fill="`+VerdictColor(sw.Verdict)+`"`)
 	d.ValueAxis(f, "change vs baseline median (%)")
 	if f.Y.Lo < 0 && f.Y.Hi > 0 {
@@ -75,7 +75,7 @@ func (sw *Sweep) svgCell(d *svgplot.Doc, f svgplot.Frame, c SweepCell, cx, colw 
 			d.Line(x-6, y0, x+6, y0, stroke)
 			d.Line(x-6, y1, x+6, y1, stroke)
 		}
-		d.Printf(`<path d="M %.1f %.1f l 6 6 l -6 6 l -6 -6 z" fill="%s"><title>%s</title></path>`+"\n", x, f.YOf(*dl.Pct)-6, color, svgEscape(c.headline(sw.Family)))
+		d.Printf(`<path d="M %.1f %.1f l 6 6 l -6 6 l -6 -6 z" fill="%s"><title>%s</title></path>`+"\n", x, f.YOf(*dl.Pct)-6, color, svgEscape(c.headline(sw.Correction, sw.Family)))
 		label := fmt.Sprintf("%s %+.1f%%, %s", dl.Arm, *dl.Pct, dl.Verdict)
 		d.Text(cx, f.Bottom+38+14*float64(j), label, `text-anchor="middle" fill="`+color+`"`)
 	}

@@ -282,7 +282,12 @@ func TestValidationGoals(t *testing.T) {
 	seq, _ := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
 	designs := []Design{Fixed(2), Fixed(3), Fixed(6), SequentialDesign("sequential", seq)}
 	for i, m := range Models {
-		for _, row := range Validate(m, designs, rule, 1000, uint64(i)) {
+		// bench/statistics.sh's seeds (bench/statval: 1000i): every design
+		// decides the same campaigns, so the fixed and sequential cells
+		// here are the published table's at --campaigns 1000, not another
+		// draw whose one cell in a hundred beyond Monte Carlo error would
+		// contradict it.
+		for _, row := range Validate(m, designs, rule, 1000, uint64(1000*i)) {
 			for _, miss := range row.Misses() {
 				t.Errorf("%s, %s: %s", row.Model, row.Design, miss)
 			}

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 )
 
-func normalNoise(cv float64) func(*rand.Rand, int) []float64 {
-	return func(r *rand.Rand, runs int) []float64 {
-		e := make([]float64, runs)
+func normalNoise(cv float64) func(*rand.Rand, []bool) []float64 {
+	return func(r *rand.Rand, treated []bool) []float64 {
+		e := make([]float64, len(treated))
 		for i := range e {
 			e[i] = cv * r.NormFloat64()
 		}
@@ -18,25 +18,26 @@ func normalNoise(cv float64) func(*rand.Rand, int) []float64 {
 // Models are the suite's noise models; each has a run-to-run spread of
 // about 1% unless its name says otherwise. The quickstart's 2% is what
 // its A/A table in docs/statistics.md shows (pairs' ratios of about 2.8%
-// sd at 10 pairs). Carry-over knows the arms from the abba order.
+// sd at 10 pairs). Carry-over knows the arms from the order the campaign
+// drew (treated).
 var Models = []Model{
 	{"normal, CV 0.5%", normalNoise(0.005)},
 	{"normal, CV 1%", normalNoise(0.01)},
 	{"normal, CV 3%", normalNoise(0.03)},
 	{"normal, CV 5%", normalNoise(0.05)},
 	{"the A/A quickstart's noise on a quiet machine, CV 2%", normalNoise(0.02)},
-	{"lognormal (shape 0.5, right-skewed), CV 1%", func(r *rand.Rand, runs int) []float64 {
+	{"lognormal (shape 0.5, right-skewed), CV 1%", func(r *rand.Rand, treated []bool) []float64 {
 		const shape = 0.5
 		mean := math.Exp(shape * shape / 2)
 		sd := math.Sqrt((math.Exp(shape*shape) - 1) * math.Exp(shape*shape))
-		e := make([]float64, runs)
+		e := make([]float64, len(treated))
 		for i := range e {
 			e[i] = math.Log1p(0.01 * (math.Exp(shape*r.NormFloat64()) - mean) / sd)
 		}
 		return e
 	}},
-	{"Student t, 3 df, scale 1%", func(r *rand.Rand, runs int) []float64 {
-		e := make([]float64, runs)
+	{"Student t, 3 df, scale 1%", func(r *rand.Rand, treated []bool) []float64 {
+		e := make([]float64, len(treated))
 		for i := range e {
 			var chi float64
 			for range 3 {
@@ -47,8 +48,8 @@ var Models = []Model{
 		}
 		return e
 	}},
-	{"5% of runs 20% slow, CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
+	{"5% of runs 20% slow, CV 1%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.01)(r, treated)
 		for i := range e {
 			if r.Float64() < 0.05 {
 				e[i] += math.Log(0.8)
@@ -56,15 +57,15 @@ var Models = []Model{
 		}
 		return e
 	}},
-	{"linear drift 0.2%/run, CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
+	{"linear drift 0.2%/run, CV 1%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.01)(r, treated)
 		for i := range e {
 			e[i] += 0.002 * float64(i)
 		}
 		return e
 	}},
-	{"two machine states 3% apart, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.005)(r, runs)
+	{"two machine states 3% apart, CV 0.5%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.005)(r, treated)
 		for i := range e {
 			if r.IntN(2) == 1 {
 				e[i] += math.Log(0.97)
@@ -72,27 +73,25 @@ var Models = []Model{
 		}
 		return e
 	}},
-	{"second run of a pair 1% faster (order effect), CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
-		for i := 1; i < runs; i += 2 {
+	{"second run of a pair 1% faster (order effect), CV 1%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.01)(r, treated)
+		for i := 1; i < len(e); i += 2 {
 			e[i] += math.Log(1.01)
 		}
 		return e
 	}},
-	{"carry-over: the run after a treatment run 1% faster, CV 1%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.01)(r, runs)
-		for j := 1; j < runs; j++ {
-			prev := j - 1
-			baseFirst := (prev/2)%2 == 0 // of the previous run's pair
-			if treatment := prev%2 == 1 == baseFirst; treatment {
+	{"carry-over: the run after a treatment run 1% faster, CV 1%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.01)(r, treated)
+		for j := 1; j < len(treated); j++ {
+			if treated[j-1] { // in the order the campaign drew
 				e[j] += math.Log(1.01)
 			}
 		}
 		return e
 	}},
-	{"AR(1) 0.5 from run to run, CV 1%", func(r *rand.Rand, runs int) []float64 {
+	{"AR(1) 0.5 from run to run, CV 1%", func(r *rand.Rand, treated []bool) []float64 {
 		const phi = 0.5
-		e := make([]float64, runs)
+		e := make([]float64, len(treated))
 		x := 0.01 * r.NormFloat64()
 		for i := range e {
 			e[i] = x
@@ -100,12 +99,12 @@ var Models = []Model{
 		}
 		return e
 	}},
-	{"2% allocation effect per pair, CV 0.5%", func(r *rand.Rand, runs int) []float64 {
-		e := normalNoise(0.005)(r, runs)
-		for i := 0; i < runs; i += 2 {
+	{"2% allocation effect per pair, CV 0.5%", func(r *rand.Rand, treated []bool) []float64 {
+		e := normalNoise(0.005)(r, treated)
+		for i := 0; i < len(e); i += 2 {
 			a := 0.02 * r.NormFloat64()
 			e[i] += a
-			if i+1 < runs {
+			if i+1 < len(e) {
 				e[i+1] += a
 			}
 		}

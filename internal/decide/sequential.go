@@ -30,11 +30,12 @@ type Sequential struct {
 	// Futility is the conditional power below which an undecided look
 	// stops the campaign inconclusive (0: none; see Futile).
 	Futility float64 `json:"futility,omitempty"`
-	// Treatments and Metrics are the family a design of FamilyOf shares
-	// its alpha among (treatments times metrics), FamilyAlpha the
-	// family's alpha (0 for one test).
+	// Treatments, Metrics and Cells are the family a design of FamilyOf
+	// shares its alpha among (treatments times metrics times a sweep's
+	// cells), FamilyAlpha the family's alpha (0 for one test).
 	Treatments  int     `json:"treatments,omitempty"`
 	Metrics     int     `json:"metrics,omitempty"`
+	Cells       int     `json:"cells,omitempty"`
 	FamilyAlpha float64 `json:"family_alpha,omitempty"`
 	// SkipUnreachable says a look whose test cannot reach its level is
 	// not taken (Looks): NewSequential's designs; plans made before
@@ -117,16 +118,6 @@ func (s *Sequential) LevelAt(n int) float64 {
 func (s *Sequential) Rule(r Rule, n int) Rule {
 	r.Alpha = s.LevelAt(n)
 	return r
-}
-
-// ABBA is the order of n pairs in abba order: pair i ran its baseline
-// first when i is even.
-func ABBA(n int) []bool {
-	baseFirst := make([]bool, n)
-	for i := range baseFirst {
-		baseFirst[i] = i%2 == 0
-	}
-	return baseFirst
 }
 
 // Looks are the design's looks over the pairs' log ratios d in block

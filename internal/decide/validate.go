@@ -9,14 +9,16 @@ import (
 // The validation suite: simulated campaigns under the noise real systems
 // show, decided by exactly the functions compare uses, so the table in
 // docs/statistics.md says what a verdict is worth. Runs are in abba order
-// (pair i is AB when i is even, BA when odd); a model draws every run's
-// log noise in plan order, so drift and shared pair effects are modelled
-// where they happen.
+// as abbench run draws it from each campaign's seed (DrawnABBA: the first
+// pair of blocks AB, BA, each later pair abba or baab); a model draws
+// every run's log noise in plan order, so drift, carry-over and shared
+// pair effects are modelled where they happen.
 
-// Model is a noise model: the log noise of runs in plan order.
+// Model is a noise model: the log noise of runs in plan order, treated
+// saying which runs are of a treatment (their number is its length).
 type Model struct {
 	Name string
-	Draw func(r *rand.Rand, runs int) []float64
+	Draw func(r *rand.Rand, treated []bool) []float64
 }
 
 // Effects are the true changes (percent) the suite injects: 0 is A/A.
@@ -246,11 +248,12 @@ func (row *Row) cover(out Outcome, effect float64) {
 	}
 }
 
-// simulate draws one campaign of CampaignPairs pairs in abba order whose
-// true change is effect percent.
+// simulate draws one campaign of CampaignPairs pairs in abba order, drawn
+// from a seed of its own as abbench run draws it, whose true change is
+// effect percent.
 func simulate(m Model, rng *rand.Rand, effect float64) Campaign {
-	e := m.Draw(rng, 2*CampaignPairs)
-	c := Campaign{D: make([]float64, CampaignPairs), BaseFirst: ABBA(CampaignPairs)}
+	c := Campaign{D: make([]float64, CampaignPairs), BaseFirst: DrawnABBA(CampaignPairs, rng.Uint64())}
+	e := m.Draw(rng, treatedRuns(c.BaseFirst, 1))
 	for i := range c.D {
 		base, treat := e[2*i], e[2*i+1] // plan order
 		if !c.BaseFirst[i] {
@@ -270,4 +273,22 @@ func counts(verdict string, effect float64) bool {
 		return verdict == Improved || verdict == Regressed
 	}
 	return effect > 0 && verdict == Improved
+}
+
+// treatedRuns says which runs of blocks of the baseline and k treatments
+// are a treatment's, in plan order: a block whose baseline ran first
+// (baseFirst) is the baseline then the treatments, any other the
+// treatments then the baseline (its arms reversed).
+func treatedRuns(baseFirst []bool, k int) []bool {
+	treated := make([]bool, 0, (k+1)*len(baseFirst))
+	for _, first := range baseFirst {
+		base := k // the block reversed: the baseline last
+		if first {
+			base = 0
+		}
+		for j := range k + 1 {
+			treated = append(treated, j != base)
+		}
+	}
+	return treated
 }

@@ -24,22 +24,23 @@ func (row FamilyRow) Misses() bool {
 
 // ValidateFamily simulates trials A/A campaigns of one model (seeded by
 // seed) whose blocks hold the baseline and k treatments in abba order
-// (the baseline first in even blocks, last in odd ones, as abbench run
-// orders them), each treatment decided against the baseline run of its
+// (the baseline first in a block of the order's forward blocks, last in a
+// reversed one, drawn from each campaign's own seed as abbench run draws
+// them: DrawnABBA), each treatment decided against the baseline run of its
 // block by seq's design for a family of k (Sequential.Family), as compare
 // decides them; the campaign says a false change when any does.
 func ValidateFamily(m Model, seq *Sequential, k int, rule Rule, trials int, seed uint64) FamilyRow {
 	rng := rand.New(rand.NewPCG(seed, 0xfa))
 	design := seq.Family(k)
 	pairs := seq.MaxPairs
-	baseFirst := ABBA(pairs)
 	d := make([][]float64, k)
 	for i := range d {
 		d[i] = make([]float64, pairs)
 	}
 	falses := 0
 	for range trials {
-		e := m.Draw(rng, (k+1)*pairs)
+		baseFirst := DrawnABBA(pairs, rng.Uint64())
+		e := m.Draw(rng, treatedRuns(baseFirst, k))
 		for b := range pairs {
 			block := e[(k+1)*b : (k+1)*(b+1)]
 			for t := range k {

@@ -254,6 +254,10 @@ type StopRule struct {
 	// (0 or 1: the metric alone): each treatment of each is held to its
 	// share of alpha at every look, the stop's look at the headline too.
 	Metrics int `json:"metrics,omitempty"`
+	// Cells is the number of a sweep's cells compared as one family (0
+	// for a campaign of no sweep): each cell's tests are held to their
+	// share of alpha at every look, a cell's stop too.
+	Cells int `json:"cells,omitempty"`
 }
 
 // Look is one look of a sequential campaign: after Pairs blocks, the

@@ -31,7 +31,7 @@ func (o *Options) runSweep(stdout io.Writer, runs []compare.Run, co compare.Opti
 	}
 	if sw.Verdict == compare.Censored {
 		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("sweep censored: %s", sweepCensor(sw)),
-			Hint: "every reason is listed above; the cells not censored stand, each with its Holm-adjusted verdict"}
+			Hint: "every reason is listed above; the cells not censored stand, each with its verdict held to the sweep's alpha with every cell's tests"}
 	}
 	if cell, cond := sw.FailsOn(o.FailOn); cond != "" {
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: cell %s", cond, cell)}
