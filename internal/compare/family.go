@@ -76,13 +76,20 @@ const SequentialShare = "sequential-share"
 // decided at its share's boundary, the stop's looks too, so that the
 // verdicts, the stops and the intervals are one decision; each test's p
 // goes into raw (by comparison, by arm) as it is: nothing adjusts it. It
-// is 0 when the comparisons are not of one (a fixed design's, or all
-// censored): Holm's method adjusts them then.
+// is 0 when the comparisons are not of one (a fixed design's, all
+// censored, or more than the plan signed): Holm's method adjusts them
+// then.
 func sharedFamily(rs []*Result, raw []map[string]float64) int {
 	family := 0
 	for _, r := range rs {
 		if r.Verdict == Censored || r.Design.Sequential == nil {
 			continue
+		}
+		// A family larger than the plan signed (several metrics compared
+		// after a campaign that stopped on one at the whole alpha) was
+		// not the stop's: Holm's adjustment holds it, as it did then.
+		if len(rs) > max(r.Design.Metrics, 1)*max(r.Design.Cells, 1) {
+			return 0
 		}
 		family = max(len(r.Arms)-1, 1) * max(r.Design.Metrics, 1) * max(r.Design.Cells, 1)
 		break

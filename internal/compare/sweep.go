@@ -171,10 +171,10 @@ func (sw *Sweep) adjust(opts Options) {
 // holm adjusts every treatment's test of every comparison of rs as one
 // family by Holm's step-down method and decides each again at its
 // adjusted p, keeping each raw p in raw (by arm); a censored comparison's
-// treatments count in the family and reject nothing. Only fixed designs'
-// tests come here: a sequential family's were each decided at its share
-// (sharedFamily), which no adjustment may move. It returns the
-// family's size; what says what the family is, in the tests' reasons.
+// treatments count in the family and reject nothing. A sequential
+// family comes here only where its plan signed none (sharedFamily): its
+// tests are the stopping looks', adjusted. It returns the family's size;
+// what says what the family is, in the tests' reasons.
 func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int {
 	type member struct{ result, delta int }
 	var members []member
@@ -206,7 +206,13 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 		rule.HigherIsBetter = r.HigherIsBetter
 		adj := decide.HolmFamily(ds, family, rule, what)[k]
 		d := &r.Deltas[m.delta]
+		if q := r.Design.Sequential; q != nil && adj.Verdict != d.Verdict {
+			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) // the looks together hold the design's alpha
+		} else if q != nil {
+			adj.Meaning = d.Meaning
+		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
+		d.Stagewise = false // its p is now the look's, adjusted
 	}
 	for _, r := range rs {
 		if r.Verdict != Censored {
@@ -218,9 +224,9 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 
 // Tested is the p d's test was decided by and the level it was held to:
 // a sequential delta's, its stopping look's nominal p and that look's
-// level (what the plan's looks record: the stagewise p of a late look is
-// above its level whenever an earlier look could have stopped it); else
-// its own p and level.
+// level (Holm's adjustment of a family applies to them: the stagewise p
+// of a late look is above its level whenever an earlier look could have
+// stopped it); else its own p and level.
 func (d Delta) Tested() (*float64, float64) {
 	if n := len(d.Looks); n > 0 && d.Looks[n-1].Alpha > 0 {
 		if l := d.Looks[n-1]; l.P != nil {
