@@ -59,7 +59,9 @@ func Rank(args []string, out io.Writer) int {
 			return n
 		}
 		// A Go program ends as SIGHUP, SIGINT and SIGTERM do, and as any
-		// signal it cannot catch: the suite sends itself SIGHUP.
+		// signal it cannot catch: the suite sends itself SIGHUP, its
+		// action the default even where it started ignored.
+		defaultAction(syscall.Signal(n))
 		_ = syscall.Kill(os.Getpid(), syscall.Signal(n)) // delivered before Sleep ends
 		time.Sleep(time.Minute)
 		return 0
