@@ -242,6 +242,7 @@ func simulated(t *testing.T, fault, clientDeadline, grace string) *scenarios.Sce
 }
 
 func TestSimulatorBothArmsSucceed(t *testing.T) {
+	skipShortRun(t)
 	s := simulated(t, "", "60s", "2s")
 	for _, arm := range []string{"async", "blocking"} {
 		st := runArm(t, context.Background(), s, arm, true)

@@ -12,3 +12,14 @@ func skipShort(t *testing.T) {
 		t.Skip("kills or signals processes and waits out deadlines: go test without -short runs it")
 	}
 }
+
+// skipShortRun skips, under go test -short, a test that runs whole arms of
+// the simulated system end to end (a second or more of CPU each): the
+// quick loop keeps the unit tests of each step, go test without -short
+// (CI) runs the whole arms.
+func skipShortRun(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs whole arms end to end: go test without -short runs it")
+	}
+}

@@ -31,6 +31,7 @@ deadlines: {ready: 10s, client: 10s, teardown: 5s, kill_grace: 1s}
 // nvidia-smi on PATH, which does not outlive the measured phase even when
 // it ignores SIGTERM; its record says what it took.
 func TestGPUSamplerSpansTheClientAndEndsWithIt(t *testing.T) {
+	skipShortRun(t)
 	bin := t.TempDir()
 	pidFile := filepath.Join(bin, "pid")
 	smi := `#!/bin/sh
