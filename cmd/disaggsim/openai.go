@@ -20,12 +20,12 @@ const httpIDBase = 1 << 30
 
 // apiOptions configure the frontend's OpenAI API.
 type apiOptions struct {
-	port  string // listen on 127.0.0.1:port; "" serves no API
+	port string // listen on 127.0.0.1:port; "" serves no API
 	// listen is the whole address to listen on (serve: 0.0.0.0:8000 in a
 	// pod); it wins over port.
 	listen string
-	model string // the one model served
-	total int    // requests the workload sends (for faults that act half-way); 0 unknown
+	model  string // the one model served
+	total  int    // requests the workload sends (for faults that act half-way); 0 unknown
 }
 
 // api is the frontend's OpenAI-compatible server: /v1/completions and
