@@ -86,6 +86,9 @@ type controller struct {
 	// guardPipe is the write end of the guard's pipe (startGuard): closed
 	// once the run ended, or with the controller.
 	guardPipe *os.File
+	// attached are the addresses the run resolved attached Deployments
+	// to, by attached server name (attach_kube.go).
+	attached map[string]string
 	// durable syncs LATEST and offsets.json in the background (durable.go);
 	// nil until the first.
 	durable *pendingSyncs

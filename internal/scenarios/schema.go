@@ -29,6 +29,9 @@ type Scenario struct {
 	Env            map[string]string `yaml:"env" json:"env"`
 	Workload       Workload          `yaml:"workload" json:"workload"`
 	Roles          []Role            `yaml:"roles" json:"roles"`
+	// Attach are servers abbench attaches to, one per arm, rather than
+	// starts (attach.go, docs/scenario.md).
+	Attach []Attached `yaml:"attach" json:"attach,omitempty"`
 	Evidence       Evidence          `yaml:"evidence" json:"evidence"`
 	Acceptance     []Criterion       `yaml:"acceptance" json:"acceptance"`
 	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
