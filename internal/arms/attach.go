@@ -35,6 +35,9 @@ func (c *controller) probeAttached(ctx context.Context, when string) error {
 		return errAbort
 	}
 	failed := false
+	if c.podsBefore == nil {
+		c.podsBefore = map[string][]attachprobe.Pod{}
+	}
 	for _, a := range c.s.Attach {
 		pr, r := c.probeOne(ctx, a, when)
 		rec.Probes = append(rec.Probes, pr)
@@ -56,6 +59,12 @@ func (c *controller) probeAttached(ctx context.Context, when string) error {
 // probeOne asks one attached server, keeps its answer and says, as a
 // reason, why it does not prove the arm (nil when it does).
 func (c *controller) probeOne(ctx context.Context, a scenarios.Attached, when string) (attachprobe.Probe, *reason.Reason) {
+	var pr attachprobe.Probe
+	if r := c.attachDeployment(ctx, a, when, &pr); r != nil {
+		pr.Name, pr.When, pr.At, pr.Error = a.Name, when, time.Now().UTC(), r.Detail
+		return pr, r
+	}
+	pods := pr.Pods
 	base := c.attachedURL(a.Name)
 	url := strings.TrimSuffix(base, "/") + a.Probe.Path
 	want := map[string]string{}
@@ -63,7 +72,7 @@ func (c *controller) probeOne(ctx context.Context, a scenarios.Attached, when st
 	for _, k := range scenarios.ProbeKeys(re) {
 		want[k] = c.s.Arms[c.arm].Env[k]
 	}
-	pr := attachprobe.Probe{Name: a.Name, When: when, URL: redact.URL(url), At: time.Now().UTC(), Want: want}
+	pr = attachprobe.Probe{Name: a.Name, When: when, URL: redact.URL(url), At: time.Now().UTC(), Want: want, Pods: pods}
 	body, status, err := attachprobe.Get(ctx, url, time.Duration(a.Probe.Timeout), a.Probe.MaxBytes)
 	pr.Status = status
 	if body != nil {

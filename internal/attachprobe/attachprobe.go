@@ -51,6 +51,8 @@ type Probe struct {
 	// Want are the arm's values of those keys.
 	Want  map[string]string `json:"want"`
 	Error string            `json:"error,omitempty"`
+	// Pods are an attached Deployment's pods when it was probed.
+	Pods []Pod `json:"pods,omitempty"`
 }
 
 // FileOf is where the answer of name probed when is kept.

@@ -19,6 +19,10 @@ type AttachedProof struct {
 	URL    string            `json:"url"`
 	File   string            `json:"file"`
 	Values map[string]string `json:"values"`
+	// Pods are an attached Deployment's pods, as their kubelets reported
+	// them before the client: compare holds an arm's runs to one set of
+	// image digests.
+	Pods []attachprobe.Pod `json:"pods,omitempty"`
 }
 
 // attached holds every attached server of a run that succeeded to its
@@ -75,6 +79,9 @@ func (c *collector) attachedProof(a scenarios.Attached, probes []attachprobe.Pro
 		if p.Name != a.Name || p.When != attachprobe.Before {
 			continue
 		}
+		if a.Arms[c.e.Arm].Kubernetes != nil && len(p.Pods) == 0 {
+			return AttachedProof{}, fmt.Errorf("is a Deployment, but the run recorded none of its pods: nothing says what it ran")
+		}
 		if p.File == "" {
 			return AttachedProof{}, fmt.Errorf("%s kept no answer before the client (%s)", p.URL, p.Error)
 		}
@@ -95,7 +102,7 @@ func (c *collector) attachedProof(a scenarios.Attached, probes []attachprobe.Pro
 		if err != nil {
 			return AttachedProof{}, fmt.Errorf("%s answered before the client, in %s: %w", p.URL, rel, err)
 		}
-		return AttachedProof{Name: a.Name, URL: p.URL, File: rel, Values: got}, nil
+		return AttachedProof{Name: a.Name, URL: p.URL, File: rel, Values: got, Pods: p.Pods}, nil
 	}
 	return AttachedProof{}, fmt.Errorf("it was not probed before the client")
 }
