@@ -14,6 +14,7 @@ import (
 
 	"github.com/abbench/abbench/internal/evidence"
 	"github.com/abbench/abbench/internal/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/internal/testbin"
 )
 
 // kubeAttachImage is the image the attached Deployments run: abbench's own,
@@ -57,12 +58,9 @@ func attachNamespace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	ns := "abbench-attach-test-" + hex.EncodeToString(b[:])
+	// Static: the image has no C library.
 	simDir := t.TempDir()
-	sim, err := os.ReadFile(mainSim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(simDir, "disaggsim"), sim, 0o755); err != nil {
+	if err := testbin.BuildInto(simDir, []string{"CGO_ENABLED=0"}, nil, "../disaggsim"); err != nil {
 		t.Fatal(err)
 	}
 	kubectl(t, "create", "namespace", ns)
