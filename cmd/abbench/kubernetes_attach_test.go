@@ -115,12 +115,36 @@ deadlines: {ready: 20s, client: 60s, drain: 2s, teardown: 10s, kill_grace: 2s}
 	return path
 }
 
+// oneDeploymentPerRun is the A/B of one Deployment of ns set to each
+// run's arm by a setup hook (kubectl set env, then the rollout waited for).
+func oneDeploymentPerRun(t *testing.T, dir, ns string) string {
+	t.Helper()
+	data, err := os.ReadFile(attachScenario(t, dir, ns, "sim-wrong"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := `kubectl --kubeconfig "{{env "KUBECONFIG"}}" `
+	hook := fmt.Sprintf(`setup:
+  - {command: [sh, -c, '%sset env -n %s deployment/sim-wrong DISAGGSIM_TERMINAL="$DISAGGSIM_TERMINAL" && %srollout status -n %[2]s deployment/sim-wrong --timeout 120s'], arm_env: true}
+attach:
+`, kc, ns, kc)
+	s := strings.Replace(strings.Replace(string(data), "deployment: sim-blocking", "deployment: sim-wrong", 1), "attach:\n", hook, 1)
+	s = strings.Replace(s, "kill_grace: 2s}", "kill_grace: 2s, setup_hook: 3m}", 1)
+	path := filepath.Join(dir, "one.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestKubernetesAttachedDeployments: an A/B of two Deployments already
 // running in a namespace, which abbench attaches to rather than starts:
 // the campaign is accepted, each run's server proven from its own
 // /metrics, its pods' names, nodes and image digests in the evidence;
 // the "treatment" Deployment that actually runs the baseline setting is
-// censored arm-mode-mismatch naming the probe's URL, before the client.
+// censored arm-mode-mismatch naming the probe's URL, before the client;
+// and one Deployment set to each run's arm by an arm_env setup hook
+// (kubectl set env) is accepted, its pod of the old setting leaving.
 func TestKubernetesAttachedDeployments(t *testing.T) {
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -159,6 +183,11 @@ func TestKubernetesAttachedDeployments(t *testing.T) {
 	if code := exitCode(err); code != 3 || !strings.Contains(string(stdout), `arm-mode-mismatch (arm async, role server rank 0): attached server server before the client: http://`) ||
 		!strings.Contains(string(stdout), `:8000/metrics answered DISAGGSIM_TERMINAL="0" where the arm sets "1"`) || strings.Contains(string(stdout), "arm async: client") {
 		t.Fatalf("the treatment deployment runs the baseline setting: exit %d\n%s", code, stdout)
+	}
+	one := exec.Command(abbench, "run", oneDeploymentPerRun(t, dir, ns), "--out", filepath.Join(dir, "one"), "--repeat", "1")
+	one.Env = wide()
+	if stdout, err := one.CombinedOutput(); err != nil || !strings.Contains(string(stdout), "2 of 2 planned runs ran, 2 accepted") {
+		t.Fatalf("one deployment, set env per run: %v\n%s", err, stdout)
 	}
 }
 

@@ -104,6 +104,11 @@ func selectedPods(ctx context.Context, kubectl, namespace, name, selector string
 	}
 	var pods []Pod
 	for _, it := range list.Items {
+		if it.Metadata.DeletionTimestamp != nil {
+			// Leaving (a rollout just done, kubectl set env): never the
+			// address, and the rollout's own counts stand for the rest.
+			continue
+		}
 		p := Pod{Name: it.Metadata.Name, Node: it.Spec.NodeName, IP: it.Status.PodIP}
 		for _, c := range it.Status.Conditions {
 			p.Ready = p.Ready || (c.Type == "Ready" && c.Status == "True")
@@ -111,9 +116,9 @@ func selectedPods(ctx context.Context, kubectl, namespace, name, selector string
 		for _, c := range it.Status.ContainerStatuses {
 			p.Images = append(p.Images, c.ImageID)
 		}
-		if !p.Ready || p.IP == "" || it.Metadata.DeletionTimestamp != nil || len(p.Images) == 0 || slices.Contains(p.Images, "") {
-			return nil, fmt.Errorf("%w: pod %s of deployment %s/%s is not Ready with an address and an image digest for every container (ready %v, ip %q, images %v, terminating %v)",
-				ErrNotReady, p.Name, namespace, name, p.Ready, p.IP, p.Images, it.Metadata.DeletionTimestamp != nil)
+		if !p.Ready || p.IP == "" || len(p.Images) == 0 || slices.Contains(p.Images, "") {
+			return nil, fmt.Errorf("%w: pod %s of deployment %s/%s is not Ready with an address and an image digest for every container (ready %v, ip %q, images %v)",
+				ErrNotReady, p.Name, namespace, name, p.Ready, p.IP, p.Images)
 		}
 		pods = append(pods, p)
 	}
