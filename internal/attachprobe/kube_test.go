@@ -53,9 +53,9 @@ func TestDeploymentPods(t *testing.T) {
 		t.Errorf("images %v", got)
 	}
 	cases := map[string]struct{ deployment, pods, want string }{
-		"rollout":    {strings.Replace(readyDeployment, `"updatedReplicas": 2`, `"updatedReplicas": 1`, 1), ok, "1 updated"},
-		"not ready":  {readyDeployment, strings.Replace(ok, `"True"`, `"False"`, 1), "pod sim-b of deployment ns/sim is not Ready"},
-		"no digest":  {readyDeployment, strings.Replace(ok, `"sha256:2"`, `""`, 1), "image digest for every container"},
+		"rollout":   {strings.Replace(readyDeployment, `"updatedReplicas": 2`, `"updatedReplicas": 1`, 1), ok, "1 updated"},
+		"not ready": {readyDeployment, strings.Replace(ok, `"True"`, `"False"`, 1), "pod sim-b of deployment ns/sim is not Ready"},
+		"no digest": {readyDeployment, strings.Replace(ok, `"sha256:2"`, `""`, 1), "image digest for every container"},
 		"a pod less, one leaving": {readyDeployment, `{"items": [` + pod("sim-a", "True", "10.0.0.1", "sha256:1") + `, ` +
 			strings.Replace(pod("sim-b", "True", "10.0.0.2", "sha256:2"), `{"name": "sim-b"}`, `{"name": "sim-b", "deletionTimestamp": "2026-01-01T00:00:00Z"}`, 1) + `]}`,
 			"wants 2 pod(s), its selector app=sim,arm=b finds 1"},
