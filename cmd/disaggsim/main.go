@@ -20,6 +20,7 @@ const usage = `usage:
   disaggsim ctx --rank R --ranks N --gen-ranks M --coord DIR [--records FILE] [--algorithm ID]
   disaggsim gen --rank R --coord DIR
   disaggsim frontend --coord DIR --ctx-ranks N [--http-port PORT [--model NAME] [--requests N]]
+  disaggsim serve --listen ADDR [--model NAME]
   disaggsim client --coord DIR --prompts FILE --out FILE [--requests N] [--concurrency C] [--rounds R]
 
 Environment: DISAGGSIM_TERMINAL (1 async, 0 blocking), DISAGGSIM_PEER_READY (1/0),
@@ -51,6 +52,7 @@ func main() {
 	algorithm := fs.String("algorithm", string(digest.TokensOrdered), "pinned digest algorithm of the activation sequence (ctx): the multiset one for a server of concurrent HTTP requests, whose order is theirs")
 	httpPort := fs.String("http-port", "", "serve the OpenAI API (/v1/completions, /v1/chat/completions) on 127.0.0.1:PORT (frontend)")
 	model := fs.String("model", "disaggsim", "the model the OpenAI API serves (frontend)")
+	listen := fs.String("listen", "", "serve the OpenAI API on this address, one process with no ranks behind it (serve)")
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
@@ -61,6 +63,15 @@ func main() {
 	cfg, err := loadConfig()
 	if err != nil {
 		fail(err, 2)
+	}
+	if role == "serve" {
+		if *listen == "" {
+			fail(fmt.Errorf("--listen is required"), 2)
+		}
+		if err := runServe(*listen, cfg, apiOptions{model: *model}, &logger{w: os.Stdout}); err != nil {
+			fail(err, 1)
+		}
+		return
 	}
 	if *coord == "" {
 		fail(fmt.Errorf("--coord is required"), 2)

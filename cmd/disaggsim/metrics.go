@@ -60,6 +60,9 @@ func (a *api) metrics(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintf(&b, "disaggsim_prefix_cache_hits_total %d\n", a.cache.hits.Load())
 	b.WriteString("# HELP disaggsim_requests_waiting Requests waiting for their answer.\n# TYPE disaggsim_requests_waiting gauge\n")
 	fmt.Fprintf(&b, "disaggsim_requests_waiting %d\n", waiting)
+	if a.n == nil { // serve: the one process whose configuration this is
+		b.WriteString(a.configInfo())
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	_, _ = w.Write([]byte(b.String())) // a client gone: nothing to tell it
 }

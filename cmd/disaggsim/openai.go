@@ -20,9 +20,12 @@ const httpIDBase = 1 << 30
 
 // apiOptions configure the frontend's OpenAI API.
 type apiOptions struct {
-	port  string // listen on 127.0.0.1:port; "" serves no API
-	model string // the one model served
-	total int    // requests the workload sends (for faults that act half-way); 0 unknown
+	port string // listen on 127.0.0.1:port; "" serves no API
+	// listen is the whole address to listen on (serve: 0.0.0.0:8000 in a
+	// pod); it wins over port.
+	listen string
+	model  string // the one model served
+	total  int    // requests the workload sends (for faults that act half-way); 0 unknown
 }
 
 // api is the frontend's OpenAI-compatible server: /v1/completions and
@@ -51,7 +54,11 @@ type pending struct {
 }
 
 func startAPI(n *node, ctx []*peer, cfg config, opts apiOptions) (*api, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", opts.port))
+	addr := net.JoinHostPort("127.0.0.1", opts.port)
+	if opts.listen != "" {
+		addr = opts.listen
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("the OpenAI API: %w", err)
 	}
@@ -158,6 +165,9 @@ func (a *api) handle(w http.ResponseWriter, r *http.Request, chat bool) {
 		delete(a.waiting, s.id)
 		a.mu.Unlock()
 	}()
+	if a.n == nil { // serve: no ranks behind this server
+		go a.simulate(s, p)
+	}
 	for _, c := range a.ctx {
 		a.n.send(c, msg{Type: "enqueue", ID: s.id, Prompt: s.prompt, Text: s.text, Output: s.output, Total: a.opts.total})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abbench/abbench/internal/arms/ranks"
 	"github.com/abbench/abbench/internal/arms/ranks/containers"
+	"github.com/abbench/abbench/internal/attachprobe"
 	"github.com/abbench/abbench/internal/machine"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/redact"
@@ -86,6 +87,11 @@ type controller struct {
 	// guardPipe is the write end of the guard's pipe (startGuard): closed
 	// once the run ended, or with the controller.
 	guardPipe *os.File
+	// attached are the addresses the run resolved attached Deployments
+	// to, by attached server name (attach_kube.go).
+	attached map[string]string
+	// podsBefore are the attached Deployments' pods before the client.
+	podsBefore map[string][]attachprobe.Pod
 	// durable syncs LATEST and offsets.json in the background (durable.go);
 	// nil until the first.
 	durable *pendingSyncs

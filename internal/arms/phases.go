@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/abbench/abbench/internal/attachprobe"
 	"github.com/abbench/abbench/internal/metricscrape"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/scenarios"
@@ -32,6 +33,9 @@ func (c *controller) phases(ctx context.Context) error {
 	}
 	c.phase("check", "checking registrations and modes before any client traffic")
 	if err := c.checkArm("before the client"); err != nil {
+		return err
+	}
+	if err := c.probeAttached(ctx, attachprobe.Before); err != nil {
 		return err
 	}
 	if err := c.writeOffsets(); err != nil {
@@ -150,5 +154,6 @@ func (c *controller) measure(ctx context.Context, clients []*scenarios.Role) err
 	c.phase("drain", "waiting for logs to settle")
 	c.drain(ctx)
 	c.scrapeMetrics(ctx, metricscrape.After)
+	_ = c.probeAttached(ctx, attachprobe.After) // the reasons are in the status; teardown runs all the same
 	return nil
 }

@@ -29,7 +29,7 @@ func redactArgv(argv []string, secrets redact.Values) []string {
 // data is what the templates of a rank of role see.
 func (c *controller) data(role *scenarios.Role, rank int) scenarios.TemplateData {
 	host, _ := os.Hostname()
-	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host, Ports: c.ports})
+	return c.s.TemplateData(scenarios.Place{Arm: c.arm, Token: c.opts.Token, Out: c.dir, Role: role, Rank: rank, Host: host, Ports: c.ports, Attached: c.attached})
 }
 
 // startRole prepares every rank of r and starts them with the role's

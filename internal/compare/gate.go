@@ -81,6 +81,7 @@ func (g *gate) check() {
 	g.builds()
 	g.sources()
 	g.images()
+	g.attachedImages()
 	g.campaigns()
 	g.machines()
 	g.r.Machine = g.machineLine()

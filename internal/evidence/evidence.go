@@ -88,6 +88,9 @@ type Evidence struct {
 	// ServerMetrics are what the server_metric criteria read of the
 	// roles' Prometheus endpoints (servermetrics.go).
 	ServerMetrics []ServerMetric `json:"server_metrics,omitempty"`
+	// Attached are what the attached servers' own answers said of the
+	// arm before the client (attached.go).
+	Attached []AttachedProof `json:"attached,omitempty"`
 	// Build is the arm's build, hashed when the run started, when the arms
 	// are builds.
 	Build *rundir.BuildFact `json:"build,omitempty"`
@@ -212,6 +215,7 @@ func CollectWith(s *scenarios.Scenario, arm, dir string, opts Options) (*Evidenc
 	c.sent()
 	c.throughput()
 	c.telemetry()
+	c.attached()
 	c.criteria()
 	e.Accepted = len(e.Reasons) == 0
 	for _, cr := range e.Criteria {

@@ -45,6 +45,7 @@ func ApplyDefaults(s *Scenario) {
 	if w.Rate > 0 && w.Burstiness == 0 {
 		w.Burstiness = 1
 	}
+	s.defaultAttach()
 	for i := range s.Roles {
 		r := &s.Roles[i]
 		if r.Ranks == 0 {

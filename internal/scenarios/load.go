@@ -142,7 +142,9 @@ var (
 		"Launcher": reflect.TypeFor[Launcher](), "LocalOptions": reflect.TypeFor[LocalOptions](),
 		"SlurmOptions": reflect.TypeFor[SlurmOptions](), "KubernetesOptions": reflect.TypeFor[KubernetesOptions](),
 		"RoleKubernetes": reflect.TypeFor[RoleKubernetes](), "KubeResources": reflect.TypeFor[KubeResources](),
-		"KubeToleration": reflect.TypeFor[KubeToleration](),
+		"KubeToleration": reflect.TypeFor[KubeToleration](), "Attached": reflect.TypeFor[Attached](),
+		"AttachedArm": reflect.TypeFor[AttachedArm](), "AttachedDeployment": reflect.TypeFor[AttachedDeployment](),
+		"AttachProbe": reflect.TypeFor[AttachProbe](),
 	}
 	cannotUnmarshal = lazyregexp.New(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )

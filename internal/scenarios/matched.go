@@ -32,6 +32,7 @@ func (s *Scenario) Canonical() []byte {
 		}
 		c.Arms[name] = shape
 	}
+	c.Attach = s.attachShape()
 	doc := map[string]any{
 		"format":   MatchedFormat,
 		"scenario": &c,

@@ -26,14 +26,17 @@ type Scenario struct {
 	Arms     map[string]Arm `yaml:"arms" json:"arms"`
 	Baseline string         `yaml:"baseline" json:"baseline"`
 	// Env is given to every rank of every role; arm keys may not appear here.
-	Env            map[string]string `yaml:"env" json:"env"`
-	Workload       Workload          `yaml:"workload" json:"workload"`
-	Roles          []Role            `yaml:"roles" json:"roles"`
-	Evidence       Evidence          `yaml:"evidence" json:"evidence"`
-	Acceptance     []Criterion       `yaml:"acceptance" json:"acceptance"`
-	Deadlines      Deadlines         `yaml:"deadlines" json:"deadlines"`
-	NoiseThreshold float64           `yaml:"noise_threshold" json:"noise_threshold"`
-	Launcher       Launcher          `yaml:"launcher" json:"launcher"`
+	Env      map[string]string `yaml:"env" json:"env"`
+	Workload Workload          `yaml:"workload" json:"workload"`
+	Roles    []Role            `yaml:"roles" json:"roles"`
+	// Attach are servers abbench attaches to, one per arm, rather than
+	// starts (attach.go, docs/scenario.md).
+	Attach         []Attached  `yaml:"attach" json:"attach,omitempty"`
+	Evidence       Evidence    `yaml:"evidence" json:"evidence"`
+	Acceptance     []Criterion `yaml:"acceptance" json:"acceptance"`
+	Deadlines      Deadlines   `yaml:"deadlines" json:"deadlines"`
+	NoiseThreshold float64     `yaml:"noise_threshold" json:"noise_threshold"`
+	Launcher       Launcher    `yaml:"launcher" json:"launcher"`
 	// Telemetry is what is sampled while a run measures (telemetry.go).
 	Telemetry Telemetry `yaml:"telemetry" json:"telemetry"`
 	// Matrix sweeps named axes; each cell is its own matched A/B

@@ -38,9 +38,12 @@ type Summary struct {
 
 // Constant is what every arm shares.
 type Constant struct {
-	Roles      []RoleSummary     `json:"roles"`
-	Workload   WorkloadSummary   `json:"workload"`
-	EnvKeys    []string          `json:"env_keys"`
+	Roles    []RoleSummary   `json:"roles"`
+	Workload WorkloadSummary `json:"workload"`
+	EnvKeys  []string        `json:"env_keys"`
+	// Attached are the servers attached to, one per arm, each with the
+	// path its probe reads the arm's mode from.
+	Attached   []string          `json:"attached,omitempty"`
 	Criteria   int               `json:"acceptance_criteria"`
 	Deadlines  map[string]string `json:"deadlines"`
 	Threshold  float64           `json:"noise_threshold_pct"`
@@ -113,6 +116,9 @@ func (s *Scenario) Summary() Summary {
 		c.EnvKeys = append(c.EnvKeys, k)
 	}
 	slices.Sort(c.EnvKeys)
+	for _, a := range s.Attach {
+		c.Attached = append(c.Attached, fmt.Sprintf("%s (probe %s)", a.Name, a.Probe.Path))
+	}
 	c.Criteria = len(s.Acceptance)
 	d := s.Deadlines
 	c.Deadlines = map[string]string{"ready": d.Ready.String(), "client": d.Client.String(), "drain": d.Drain.String(), "teardown": d.Teardown.String(), "kill_grace": d.KillGrace.String()}
@@ -185,6 +191,9 @@ func (s Summary) WriteText(w io.Writer) error {
 		out.Printf("  workload:   for %s, cycling through %s requests, concurrency %d%s\n", c.Workload.Duration, requests, c.Workload.Concurrency, sweptNote(s.Swept))
 	} else {
 		out.Printf("  workload:   %s requests, concurrency %d, %d round(s)%s\n", requests, c.Workload.Concurrency, c.Workload.Rounds, sweptNote(s.Swept))
+	}
+	if len(c.Attached) > 0 {
+		out.Printf("  attached:   %s\n", strings.Join(c.Attached, ", "))
 	}
 	if c.Workload.Prompts != "" {
 		out.Printf("  prompts:    %s\n", c.Workload.Prompts)

@@ -31,6 +31,9 @@ type TemplateData struct {
 	Matrix map[string]string
 
 	ports *Ports
+	// attached is each attached server's address for the arm
+	// ({{.Attached "NAME"}}).
+	attached map[string]string
 }
 
 // Port is a free TCP port for name, the same in every template of the
@@ -70,11 +73,15 @@ type Place struct {
 	Host       string
 	// Ports allocates {{.Port "NAME"}} (nil: a placeholder, for validation).
 	Ports *Ports
+	// Attached are the addresses the run resolved attached servers to (a
+	// Deployment's pod); the others are the scenario's URLs.
+	Attached map[string]string
 }
 
 // TemplateData is the one constructor of template data.
 func (s *Scenario) TemplateData(p Place) TemplateData {
 	d := TemplateData{Arm: p.Arm, Token: p.Token, Out: p.Out, Dir: absDir(s.Dir), Host: p.Host, Rank: p.Rank, ports: p.Ports,
+		attached: s.attachedOf(p.Arm, p.Attached),
 		Workload: WorkloadData{Requests: s.Workload.Requests.Count(), Concurrency: s.Workload.Concurrency, Rounds: s.Workload.Rounds,
 			Rate: s.Workload.Rate, Burstiness: s.Workload.Burstiness, Seed: s.Workload.Seed}, Matrix: s.cellValues()}
 	if p.Out != "" {
@@ -106,11 +113,16 @@ func (s *Scenario) sampleData() TemplateData {
 	if s.HasBuilds() {
 		d.Build = "/build/binary"
 	}
+	// Each arm's server is the declared difference, as the arms' values
+	// are: held alike here, so a client may name it.
+	for name := range d.attached {
+		d.attached[name] = "http://attached-" + name
+	}
 	return d
 }
 
 // templateFields names what templates may use, for error messages.
-const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts .Workload.Rate .Workload.Burstiness .Workload.Seed .Matrix.AXIS, and env "NAME"`
+const templateFields = `.Rank .Ranks .Role .Arm .Token .Out .Coord .Dir .Host .Build .Scratch .Port "NAME" .Workload.Requests .Workload.Concurrency .Workload.Rounds .Workload.Prompts .Workload.Rate .Workload.Burstiness .Workload.Seed .Matrix.AXIS .Attached "NAME", and env "NAME"`
 
 // templateFuncs are the functions templates may call: env NAME reads the
 // controller's environment when the rank starts, so a secret reaches a rank

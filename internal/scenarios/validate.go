@@ -61,6 +61,7 @@ func (v *validator) run() {
 	v.workload()
 	v.matrix()
 	v.roles()
+	v.attach()
 	v.evidence()
 	v.armEnvCovered()
 	v.acceptance()
