@@ -48,7 +48,9 @@ type evloop struct {
 	// index; stopped says no more are sent.
 	inflight, k int
 	stopped     bool
-	nextScan    time.Time
+	// nextScan is when the loop next looks at the deadlines, nextDue
+	// the earliest any request in flight can have passed.
+	nextScan, nextDue time.Time
 }
 
 // The states of a connection.
@@ -401,6 +403,12 @@ func (l *evloop) scan(ctx context.Context) {
 		return
 	}
 	l.nextScan = now.Add(loopScan)
+	if now.Before(l.nextDue) {
+		return
+	}
+	// Requests sent later have later deadlines (the same timeouts from a
+	// later send): the earliest of those in flight now bounds them all.
+	l.nextDue = now.Add(min(l.p.c.o.RequestTimeout, l.p.c.o.ConnectTimeout))
 	for i := range l.conns {
 		c := &l.conns[i]
 		switch {
@@ -409,8 +417,20 @@ func (l *evloop) scan(ctx context.Context) {
 			l.end(ctx, c, os.ErrDeadlineExceeded, false)
 		case c.state == lconnecting && !now.Before(c.connectBy):
 			l.end(ctx, c, &net.OpError{Op: "dial", Net: "tcp", Addr: l.raddrs[c.try], Err: os.ErrDeadlineExceeded}, false)
+		default:
+			l.nextDue = earliest(l.nextDue, c.deadline)
+			if c.state == lconnecting {
+				l.nextDue = earliest(l.nextDue, c.connectBy)
+			}
 		}
 	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // opError is a failed read or write of c, as the net package names it.
