@@ -295,63 +295,63 @@ func (l *evloop) write(ctx context.Context, c *lconn) {
 	}
 }
 
-// read reads what has come on c and takes the response once it is whole.
+// read reads what has come on c and takes the response once it is
+// whole. A short read took all there was: what comes after makes a new
+// edge. After the server's FIN no edge is to come: it reads on to the
+// end. A full read may leave more: what has come is looked at (the
+// answer may be whole, or past a cap), and the loop reads on while the
+// answer waits for more.
 func (l *evloop) read(ctx context.Context, c *lconn, hup bool) {
-	data, eof := c.pd.buf, false
 	for {
 		n, err := sysRead(c.fd, l.rbuf)
-		if errors.Is(err, unix.EINTR) {
+		switch {
+		case errors.Is(err, unix.EINTR):
 			continue
-		}
-		if errors.Is(err, unix.EAGAIN) {
-			break
-		}
-		if err != nil {
+		case errors.Is(err, unix.EAGAIN):
+			return // what came is taken or kept: the next edge says when more has
+		case err != nil:
 			err = l.opError(c, "read", err)
-			if len(data) == 0 && len(c.pd.buf) == 0 && closedConn(err) {
+			if len(c.pd.buf) == 0 && closedConn(err) {
 				err = errConnectionClosed // as readHead names it: no byte of an answer came
 			}
 			l.end(ctx, c, err, false)
 			return
+		case n == 0:
+			l.take(ctx, c, c.pd.buf, true, hup)
+			return
 		}
-		if n == 0 {
-			eof = true
-			break
-		}
-		// A short read took all there was: what comes after makes a new
-		// edge. After the server's FIN there is no edge to come: read on
-		// to the end.
 		short := n < len(l.rbuf) && !hup
 		if short && len(c.pd.buf) == 0 {
-			data = l.rbuf[:n] // the common case: the answer whole in one read, taken in place
-			break
+			l.take(ctx, c, l.rbuf[:n], false, hup) // the common case: the answer whole in one read, taken in place
+			return
 		}
 		c.pd.buf = append(c.pd.buf, l.rbuf[:n]...)
-		data = c.pd.buf
-		if short || len(data) > maxResponse {
-			break
+		if !l.take(ctx, c, c.pd.buf, false, hup) || short {
+			return
 		}
 	}
-	l.take(ctx, c, data, eof, hup)
 }
 
-// take takes the response from data, or keeps data for more to come.
-func (l *evloop) take(ctx context.Context, c *lconn, data []byte, eof, hup bool) {
+// take takes the response from data, or keeps data for more to come:
+// true while it waits for more.
+func (l *evloop) take(ctx context.Context, c *lconn, data []byte, eof, hup bool) bool {
 	r := l.t.take(&c.pd, data, eof, c.prompt, c.sent, c.out)
 	if r.need {
 		switch {
 		case len(data) > maxResponse:
 			l.end(ctx, c, errResponseTooLarge, false)
+			return false
 		case eof: // the reader said EOF is no end here: cannot be
 			l.end(ctx, c, errConnectionClosed, false)
-		default:
-			if len(c.pd.buf) == 0 {
-				c.pd.buf = append(c.pd.buf, data...)
-			}
+			return false
 		}
-		return
+		if len(c.pd.buf) == 0 {
+			c.pd.buf = append(c.pd.buf, data...)
+		}
+		return true
 	}
 	l.end(ctx, c, r.err, r.keep && !eof && !hup)
+	return false
 }
 
 // end ends c's request: its outcome filled and handed to the dispatcher's

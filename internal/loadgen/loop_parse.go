@@ -65,10 +65,12 @@ func newTaker(c *client) *taker {
 	return t
 }
 
-// pending is a response taken in parts: its head, once whole, and how far
-// its chunked body was scanned.
+// pending is a response taken in parts: how far its bytes were searched
+// for a head's end (scanned), its head once whole, and how far its
+// chunked body was scanned.
 type pending struct {
 	buf      []byte
+	scanned  int
 	haveHead bool
 	h        head
 	headLen  int
@@ -76,7 +78,24 @@ type pending struct {
 }
 
 func (pd *pending) reset() {
-	pd.buf, pd.haveHead, pd.headLen, pd.chunks = pd.buf[:0], false, 0, chunkScan{}
+	pd.buf, pd.scanned, pd.haveHead, pd.headLen, pd.chunks = pd.buf[:0], 0, false, 0, chunkScan{}
+}
+
+// headMayEnd says whether data may hold a whole head: a blank line came
+// since the last look, or the bytes are past the head's caps (the reader
+// then says so). A head is read again from its start only then, not at
+// every piece of it that comes: a server sending its head a byte at a
+// time would otherwise have the client read it again a byte at a time.
+func (pd *pending) headMayEnd(data []byte) bool {
+	if len(data) > maxHead {
+		return true
+	}
+	from := max(pd.scanned-2, 0)
+	found := bytes.Contains(data[from:], []byte("\n\n")) || bytes.Contains(data[from:], []byte("\n\r\n"))
+	if !found {
+		pd.scanned = len(data)
+	}
+	return found
 }
 
 // took is what take made of a connection's bytes.
@@ -89,12 +108,16 @@ type took struct {
 // take tries to take the whole response to a request (sent at sent) from
 // data, the bytes come so far (eof: and then the connection's end).
 func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent time.Time, out *Outcome) took {
+	if !pd.haveHead && !eof && !pd.headMayEnd(data) {
+		return took{need: true}
+	}
 	t.mr = memReader{data: data, eof: eof}
 	t.br.Reset(&t.mr)
 	if !pd.haveHead {
 		h, err := readHead(t.br, false)
 		switch {
 		case errors.Is(err, errNeedMore):
+			pd.scanned = len(data)
 			return took{need: true}
 		case err != nil:
 			return took{err: err}
