@@ -8,9 +8,9 @@
 // which bench/replyserver always sends), writes the next: no parsing
 // beyond that, no timing, no record. -raw waits in epoll_wait as a raw
 // system call on a locked thread (the runtime not told: no thread handed
-// over while it waits, which a client could not do, as the collector
-// cannot stop it meanwhile); without it the wait is the runtime's
-// ordinary system call, as a client's own event loop would make it. Not
+// over while it waits), as abbench load's own loop waits (the runtime's
+// preemption signal ends such a wait, so the collector can still stop
+// it); without it the wait is the runtime's ordinary system call. Not
 // part of abbench: a measuring stick.
 package main
 

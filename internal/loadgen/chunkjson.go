@@ -162,13 +162,16 @@ func (s *jsonScanner) array(elem func() error) error {
 // whether they need decoding (an escape, a byte that is not UTF-8).
 func (s *jsonScanner) rawString() ([]byte, bool, error) {
 	start := s.i + 1
-	esc := false
+	esc, high := false, false
 	for i := start; i < len(s.data); i++ {
 		switch b := s.data[i]; {
 		case b == '"':
 			s.i = i + 1
 			raw := s.data[start:i]
-			return raw, esc || !utf8.Valid(raw), nil
+			// Bytes all ASCII are UTF-8: the second pass only for others.
+			return raw, esc || high && !utf8.Valid(raw), nil
+		case b >= utf8.RuneSelf:
+			high = true
 		case b == '\\':
 			esc = true
 			n := validEscape(s.data[i+1:])

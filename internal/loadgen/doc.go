@@ -57,7 +57,11 @@
 // the workload's items and datasets; synthetic.go the synthetic workload;
 // workload.go the checks, ramp and record of the workload options;
 // schedule.go the arrival times; phase.go the dispatcher and workers of
-// the warm-up and measured phases; request.go a request's body and its response;
+// the warm-up and measured phases; loop_linux.go and loop_dial_linux.go
+// the event loop that sends a closed-loop phase over plain HTTP/1.1 in
+// their place on Linux (one goroutine, its own epoll set, as wrk does),
+// loop_parse.go its answers taken whole by the workers' reader from the
+// bytes in memory; request.go a request's body and its response;
 // conn.go a worker's own connection (HTTP/1.1, kept alive), peek_*.go
 // the look at an idle one before it is written on again; rawwrite.go and
 // write_unix.go a request written and its answer waited for before it is

@@ -45,6 +45,9 @@ type phase struct {
 	n, counted, sentUpTo int
 	ended                string
 	runCtx               context.Context // the run's, which every request runs in
+	// loop, when not nil, sends the phase in place of the workers and
+	// the dispatcher's loop (loop_linux.go).
+	loop *evloop
 }
 
 // outcomeBlock is a block of outcomes and whether each has ended.
@@ -65,6 +68,10 @@ func (c *client) startPhase(spec phaseSpec, prog *progress, t *tally) *phase {
 	p := &phase{c: c, spec: spec, prog: prog, tally: t, jobs: make(chan job), freed: make(chan struct{}, 1)}
 	if p.prog == nil {
 		p.prog = startProgress(nil, time.Hour, 0, time.Now())
+	}
+	if p.loop = newLoop(p); p.loop != nil {
+		c.start = time.Now()
+		return p
 	}
 	c.start = time.Now()
 	for range c.o.Concurrency {
@@ -119,6 +126,35 @@ var errPhaseOver = errors.New("the duration passed")
 // was).
 func (p *phase) send(ctx context.Context) {
 	p.runCtx = ctx
+	var k int
+	if p.loop != nil {
+		k = p.loop.run(ctx)
+	} else {
+		k = p.dispatchAll(ctx)
+	}
+	close(p.jobs)
+	n := len(p.c.prompts)
+	if p.ended != "" {
+		last := p.spec.total
+		if last < 0 {
+			last = k + 1
+		}
+		for j := k; j < last; j++ {
+			i := j % n
+			out, done := p.next()
+			*out = Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended}
+			done.Store(true)
+			p.count()
+		}
+	}
+	p.wg.Wait()
+	p.count()
+}
+
+// dispatchAll hands the phase's requests to the workers in order until
+// they are all sent, the phase's time passes or the run ends (p.ended);
+// it returns the index of the request whose turn it was.
+func (p *phase) dispatchAll(ctx context.Context) int {
 	n := len(p.c.prompts)
 	k := 0
 	for ; p.spec.total < 0 || k < p.spec.total; k++ {
@@ -140,22 +176,7 @@ func (p *phase) send(ctx context.Context) {
 		p.prog.started()
 		p.count()
 	}
-	close(p.jobs)
-	if p.ended != "" {
-		last := p.spec.total
-		if last < 0 {
-			last = k + 1
-		}
-		for j := k; j < last; j++ {
-			i := j % n
-			out, done := p.next()
-			*out = Outcome{Index: j, Prompt: i, Line: p.c.prompts[i].Line, Kind: KindNotSent, Error: "not sent: " + p.ended}
-			done.Store(true)
-			p.count()
-		}
-	}
-	p.wg.Wait()
-	p.count()
+	return k
 }
 
 // dispatch waits for the request's arrival time and, in a gated phase,
