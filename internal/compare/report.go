@@ -262,7 +262,7 @@ func (r Report) Render(w io.Writer, format, failOn string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // a reason's "<" stays "<": this is no HTML
+		enc.SetEscapeHTML(false)    // a reason's "<" stays "<": this is no HTML
 		return enc.Encode(r.Result) // the JSON report is the Result itself
 	case "markdown":
 		return r.Markdown(w)
