@@ -1,0 +1,85 @@
+package strictjson
+
+import (
+	"strconv"
+	"strings"
+)
+
+// keySet is the keys of one object so far, compared ignoring case: a
+// list while there are few (most objects have under a dozen), a map of
+// their folded spelling beyond, so that an object of many keys costs no
+// more than linear time.
+type keySet struct {
+	few    [maxFewKeys]string
+	n      int
+	folded map[string]bool
+}
+
+// maxFewKeys is where a keySet goes from its list to its map.
+const maxFewKeys = 16
+
+// add adds key; false when the set holds it already, but for its case.
+func (ks *keySet) add(key string) bool {
+	if ks.folded == nil {
+		for _, k := range ks.few[:ks.n] {
+			if strings.EqualFold(k, key) {
+				return false
+			}
+		}
+		if ks.n < maxFewKeys {
+			ks.few[ks.n] = key
+			ks.n++
+			return true
+		}
+		ks.folded = map[string]bool{}
+		for _, k := range ks.few {
+			ks.folded[fold(k)] = true
+		}
+	}
+	f := fold(key)
+	if ks.folded[f] {
+		return false
+	}
+	ks.folded[f] = true
+	return true
+}
+
+// fold is key as one spelling of all its cases: upper, then lower case
+// (the long s, say, is upper-cased to S, then lower-cased to s).
+func fold(key string) string { return strings.ToLower(strings.ToUpper(key)) }
+
+// pairedSurrogates says whether every \u escape of a UTF-16 surrogate in
+// the JSON string raw is half of a pair: encoding/json reads half of one
+// as U+FFFD, protojson refuses it.
+func pairedSurrogates(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++
+		r := escapedRune(raw, i)
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if next := escapedRune(raw, i+6); next < 0xdc00 || next > 0xdfff || raw[i+5] != '\\' {
+				return false
+			}
+			i += 6
+		case r >= 0xdc00 && r <= 0xdfff:
+			return false
+		}
+	}
+	return true
+}
+
+// escapedRune is the rune of the \u escape whose u is raw[i]; -1 when
+// there is none.
+func escapedRune(raw []byte, i int) rune {
+	if i+5 > len(raw) || raw[i] != 'u' {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
