@@ -1,9 +1,6 @@
 package strictjson
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // keySet is the keys of one object so far, compared ignoring case: a
 // list while there are few (most objects have under a dozen), a map of
@@ -47,39 +44,3 @@ func (ks *keySet) add(key string) bool {
 // fold is key as one spelling of all its cases: upper, then lower case
 // (the long s, say, is upper-cased to S, then lower-cased to s).
 func fold(key string) string { return strings.ToLower(strings.ToUpper(key)) }
-
-// pairedSurrogates says whether every \u escape of a UTF-16 surrogate in
-// the JSON string raw is half of a pair: encoding/json reads half of one
-// as U+FFFD, protojson refuses it.
-func pairedSurrogates(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		r := escapedRune(raw, i)
-		switch {
-		case r >= 0xd800 && r < 0xdc00:
-			if next := escapedRune(raw, i+6); next < 0xdc00 || next > 0xdfff || raw[i+5] != '\\' {
-				return false
-			}
-			i += 6
-		case r >= 0xdc00 && r <= 0xdfff:
-			return false
-		}
-	}
-	return true
-}
-
-// escapedRune is the rune of the \u escape whose u is raw[i]; -1 when
-// there is none.
-func escapedRune(raw []byte, i int) rune {
-	if i+5 > len(raw) || raw[i] != 'u' {
-		return -1
-	}
-	n, err := strconv.ParseUint(string(raw[i+1:i+5]), 16, 16)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
-}

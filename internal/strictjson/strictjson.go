@@ -5,9 +5,10 @@
 // bytes taken from outside, and a token walk (Walker) that refuses what
 // JSON readers disagree on: a key twice in one object (even but for its
 // case), half a UTF-16 surrogate pair, invalid UTF-8, a number no float64
-// holds. It is encoding/json underneath, through its streaming decoder,
-// so that the grammar is the standard library's and a short read is never
-// taken for the end of the input.
+// holds. Decoding into a value is encoding/json's streaming decoder, so
+// that the grammar is the standard library's and a short read is never
+// taken for the end of the input; the walk reads jsontext's tokens (see
+// Walker).
 package strictjson
 
 import (

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // walk reads every token of in; the error is the walk's first.
@@ -31,7 +33,7 @@ func walk(in string) ([]Token, error) {
 // refuses, is refused with its typed error.
 func TestWalkerRefusesWhatReadersDisagreeOn(t *testing.T) {
 	var dup *DuplicateKeyError
-	var str *StringError
+	var str *jsontext.SyntacticError
 	var num *NumberError
 	var trailing *TrailingDataError
 	for in, want := range map[string]any{
