@@ -3,6 +3,7 @@ module github.com/abbench/abbench
 go 1.26.0
 
 require (
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
 	github.com/in-toto/attestation v1.2.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

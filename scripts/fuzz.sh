@@ -40,6 +40,7 @@ internal/dsse FuzzEnvelope
 internal/history FuzzRead
 internal/history FuzzDecodeEntry
 internal/history FuzzFrameKey
+internal/strictjson FuzzDecode
 internal/digest FuzzReadPrompts
 internal/digest FuzzReadConversations
 internal/digest FuzzReadRecords

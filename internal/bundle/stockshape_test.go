@@ -148,3 +148,14 @@ func FuzzStatementRefusedAsTheLibraryRefusesIt(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseStatement is the statement step's read of a manifest as
+// abbench writes it: every bundle verified reads one.
+func BenchmarkParseStatement(b *testing.B) {
+	m := []byte(stockManifest(b))
+	for b.Loop() {
+		if _, _, err := parseStatement(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -55,10 +55,10 @@ func TestGPUsInTheReport(t *testing.T) {
 	}
 	r := Compare(runs, Options{})
 	var text, md strings.Builder
-	if err := r.WriteText(&text); err != nil {
+	if err := NewReport(r).WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Markdown(&md); err != nil {
+	if err := NewReport(r).Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -110,8 +110,8 @@ func TestPairsRemoveAllocationNoise(t *testing.T) {
 	if u := unpaired.Deltas[0]; u.Paired || u.Method != "welch-t" || unpaired.Verdict != Inconclusive {
 		t.Fatalf("the same runs outside a campaign: %s by %s", unpaired.Verdict, u.Method)
 	}
-	if strings.Contains(unpaired.Headline(), "p=") {
-		t.Errorf("a p that did not decide is printed: %s", unpaired.Headline())
+	if strings.Contains(NewReport(unpaired).Headline(), "p=") {
+		t.Errorf("a p that did not decide is printed: %s", NewReport(unpaired).Headline())
 	}
 }
 
@@ -156,8 +156,8 @@ func TestSequentialStopJudgedByTheSignedRule(t *testing.T) {
 	if r.Verdict == Censored || r.Verdict == Improved || r.Stopped == nil || r.Stopped.Pairs != 3 || r.Stopped.Rule.Effect != 1 {
 		t.Fatalf("stopped by its rule, read at 50%%: %s, stopped %+v (%v)", r.Verdict, r.Stopped, r.Reasons)
 	}
-	if !strings.Contains(r.DesignLine(), "decided by the rule signed with its plan") {
-		t.Errorf("design line %q", r.DesignLine())
+	if !strings.Contains(NewReport(r).DesignLine(), "decided by the rule signed with its plan") {
+		t.Errorf("design line %q", NewReport(r).DesignLine())
 	}
 	// Its rule asked for 12% of a +10% change whose interval reaches past
 	// it: no look decided, so the runs after pair 3 were needed, however
@@ -293,7 +293,7 @@ func TestGitHubAnnotationsAndSummary(t *testing.T) {
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
 	censored := Compare(runsOf(map[string][]float64{"blocking": {1000}}), Options{})
 	var w strings.Builder
-	if err := censored.GitHub(func(k string) string { return env[k] }, &w); err != nil {
+	if err := NewReport(censored).GitHub(func(k string) string { return env[k] }, &w); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(w.String(), "::error title=abbench s%3A censored::censored: ") || strings.Count(w.String(), "\n") != 1 {
@@ -304,14 +304,14 @@ func TestGitHubAnnotationsAndSummary(t *testing.T) {
 	}
 	w.Reset()
 	one := Compare(runsOf(map[string][]float64{"blocking": {1000}, "async": {1050}}), Options{})
-	one.GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
+	NewReport(one).GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
 	if !strings.HasPrefix(w.String(), "::warning title=abbench s%3A descriptive::descriptive: async vs blocking +5.00%") {
 		t.Errorf("annotation %q", w.String())
 	}
 	w.Reset()
 	// A regression gate that cannot decide is an error, never a quiet pass.
 	gated := Compare(runsOf(map[string][]float64{"blocking": {1000}, "async": {500}}), Options{FailOn: FailRegression})
-	gated.GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
+	NewReport(gated).GitHub(func(k string) string { return map[string]string{"GITHUB_ACTIONS": "true"}[k] }, &w)
 	if !strings.HasPrefix(w.String(), "::error title=abbench s%3A descriptive::") || !strings.Contains(w.String(), "--fail-on regression cannot gate this comparison") {
 		t.Errorf("undecided gate's annotation %q", w.String())
 	}
@@ -319,7 +319,7 @@ func TestGitHubAnnotationsAndSummary(t *testing.T) {
 		t.Errorf("descriptive -50%%: fails on %q, warnings %q", gated.FailsOn("regression,undecided"), gated.Warnings)
 	}
 	w.Reset()
-	one.GitHub(func(string) string { return "" }, &w)
+	NewReport(one).GitHub(func(string) string { return "" }, &w)
 	if w.Len() != 0 {
 		t.Errorf("outside GitHub Actions: %q", w.String())
 	}
@@ -332,7 +332,7 @@ func TestCSV(t *testing.T) {
 	runs := runsOf(map[string][]float64{"blocking": {1000, 1001, 999}, "async": {1100, 1101, 1099}})
 	r := Compare(runs, Options{Effect: 1})
 	var b strings.Builder
-	if err := r.CSV(&b); err != nil {
+	if err := NewReport(r).CSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
@@ -507,7 +507,7 @@ func TestFutilityStopIsNotCalledDecided(t *testing.T) {
 	if r.Stopped == nil || !r.Stopped.Futile || r.Verdict != Inconclusive {
 		t.Fatalf("a futile look at pair 6: %s, stopped %+v (%v)", r.Verdict, r.Stopped, r.Reasons)
 	}
-	if line := r.DesignLine(); strings.Contains(line, "decided by") || !strings.Contains(line, "stopped undecided at its look at pair 6") {
+	if line := NewReport(r).DesignLine(); strings.Contains(line, "decided by") || !strings.Contains(line, "stopped undecided at its look at pair 6") {
 		t.Errorf("design line %q", line)
 	}
 }

@@ -10,11 +10,11 @@ import (
 // written by its own file: Bencher's metric format, github-action-
 // benchmark's custom JSON, OpenMetrics for GitLab's metrics report, and
 // the name=value lines of a GitHub Actions step's outputs.
-var exports = map[string]func(*Result, io.Writer) error{
-	"bmf":              (*Result).BMF,
-	"github-benchmark": (*Result).GitHubBenchmark,
-	"openmetrics":      (*Result).OpenMetrics,
-	"github-output":    (*Result).GitHubOutput,
+var exports = map[string]func(Report, io.Writer) error{
+	"bmf":              Report.BMF,
+	"github-benchmark": Report.GitHubBenchmark,
+	"openmetrics":      Report.OpenMetrics,
+	"github-output":    Report.GitHubOutput,
 }
 
 // exported is one treatment's delta as the exports carry it: only a
@@ -27,7 +27,7 @@ type exported struct {
 
 // exportedDeltas are the treatments' deltas the exports carry, in the
 // report's order; none when the comparison is censored.
-func (r *Result) exportedDeltas() []exported {
+func (r Report) exportedDeltas() []exported {
 	if r.Verdict == Censored {
 		return nil
 	}
@@ -48,7 +48,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // baselineName is what a treatment is compared with: the baseline arm,
 // or a stored campaign's baseline.
-func (r *Result) baselineName() string {
+func (r Report) baselineName() string {
 	if r.Baseline != "" {
 		return r.Baseline
 	}
@@ -57,7 +57,7 @@ func (r *Result) baselineName() string {
 
 // benchmarkName names one treatment's comparison for a dashboard:
 // scenario, metric, treatment and baseline, one line.
-func (r *Result) benchmarkName(arm string) string {
+func (r Report) benchmarkName(arm string) string {
 	return oneLine(r.Scenario + "/" + r.Metric + ": " + arm + " vs " + r.baselineName())
 }
 

@@ -18,7 +18,7 @@ type bmfMetric struct {
 // percent with the interval as its lower and upper value, so a Bencher
 // threshold gates on abbench's paired delta instead of on single runs.
 // A censored comparison is {}: no delta is reported.
-func (r *Result) BMF(w io.Writer) error {
+func (r Report) BMF(w io.Writer) error {
 	doc := map[string]map[string]bmfMetric{}
 	for _, d := range r.exportedDeltas() {
 		doc[r.benchmarkName(d.Arm)] = map[string]bmfMetric{

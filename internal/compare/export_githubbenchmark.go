@@ -31,7 +31,7 @@ type githubBenchmarkEntry struct {
 // improvement), customSmallerIsBetter otherwise. A censored comparison is
 // [], which the action refuses as holding no benchmark: a censored
 // comparison never lands on the dashboard as a number.
-func (r *Result) GitHubBenchmark(w io.Writer) error {
+func (r Report) GitHubBenchmark(w io.Writer) error {
 	entries := []githubBenchmarkEntry{}
 	for _, d := range r.exportedDeltas() {
 		extra := []string{

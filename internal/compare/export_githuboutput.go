@@ -17,7 +17,7 @@ import (
 // when there is one treatment. Each name is written once (the runner
 // keeps a name's last value). A value is always one line: the single-line form of the
 // file needs no delimiter a value could forge.
-func (r *Result) GitHubOutput(w io.Writer) error {
+func (r Report) GitHubOutput(w io.Writer) error {
 	out := textout.New(w)
 	put := func(name, value string) { out.Printf("%s=%s\n", name, oneLine(value)) }
 	put("verdict", r.Verdict)

@@ -15,7 +15,7 @@ import (
 // (an info metric), its change in percent and its interval's bounds, each
 // labelled with scenario, metric, arm and baseline. It ends with "# EOF",
 // as the format requires.
-func (r *Result) OpenMetrics(w io.Writer) error {
+func (r Report) OpenMetrics(w io.Writer) error {
 	out := textout.New(w)
 	scope := labels("scenario", r.Scenario, "metric", r.Metric)
 	censored := 0
@@ -52,7 +52,7 @@ func (r *Result) OpenMetrics(w io.Writer) error {
 }
 
 // armLabels are a treatment's labels, then extra name-value pairs.
-func (r *Result) armLabels(arm string, extra ...string) string {
+func (r Report) armLabels(arm string, extra ...string) string {
 	return labels(append([]string{"scenario", r.Scenario, "metric", r.Metric, "arm", arm, "baseline", r.baselineName()}, extra...)...)
 }
 

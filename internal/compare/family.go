@@ -135,7 +135,7 @@ func (f *Family) Render(w io.Writer, format, failOn string) error {
 				return err
 			}
 		}
-		if err := r.Render(w, format, failOn); err != nil {
+		if err := NewReport(r).Render(w, format, failOn); err != nil {
 			return err
 		}
 	}

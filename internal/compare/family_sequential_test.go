@@ -62,7 +62,7 @@ func TestSequentialTreatmentsShareAlpha(t *testing.T) {
 	if async.Verdict == Improved || async.Alpha != 0.025 || async.Looks[0].Alpha != 0.025 {
 		t.Errorf("async, p %.3f, as one of two treatments: %s at level %g (look at %g): %s", *async.P, async.Verdict, async.Alpha, async.Looks[0].Alpha, async.Why)
 	}
-	if line := r.DesignLine(); !strings.Contains(line, "each of 2 treatments held to 0.025, its share of 0.05, so that together they claim a false change at most 5% of the time") {
+	if line := NewReport(r).DesignLine(); !strings.Contains(line, "each of 2 treatments held to 0.025, its share of 0.05, so that together they claim a false change at most 5% of the time") {
 		t.Errorf("the design line does not say the family: %q", line)
 	}
 	// Alone with the baseline, the same pairs decide at the whole alpha.
@@ -120,10 +120,10 @@ func TestFamilyVerdictsAndTheStopAreOneDecision(t *testing.T) {
 		if change == holdsZero || change != (*d.P <= d.Alpha) {
 			t.Errorf("%s: %s beside the %s interval [%+.2f%%, %+.2f%%] and p %.4g at level %.4g", r.Metric, d.Verdict, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1], *d.P, d.Alpha)
 		}
-		if line := r.Headline(); !strings.Contains(line, fmt.Sprintf("at level %s", numfmt.Significant(d.Alpha, 3))) || !strings.Contains(line, decide.IntervalLevel(d.Alpha)+" interval") {
+		if line := NewReport(r).Headline(); !strings.Contains(line, fmt.Sprintf("at level %s", numfmt.Significant(d.Alpha, 3))) || !strings.Contains(line, decide.IntervalLevel(d.Alpha)+" interval") {
 			t.Errorf("%s: the verdict line names no level its interval and p were held to: %q", r.Metric, line)
 		}
-		if s := r.IntervalSentence(); !strings.Contains(s, "whatever the verdict") {
+		if s := NewReport(r).IntervalSentence(); !strings.Contains(s, "whatever the verdict") {
 			t.Errorf("%s: the report does not say what the interval means: %q", r.Metric, s)
 		}
 	}

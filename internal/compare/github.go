@@ -16,7 +16,7 @@ import (
 // warning for inconclusive, no-change or descriptive), with the first
 // reason or the headline. The runner reads workflow commands from the
 // step's output, so w is stderr: stdout may carry a JSON report.
-func (r *Result) GitHub(getenv func(string) string, w io.Writer) error {
+func (r Report) GitHub(getenv func(string) string, w io.Writer) error {
 	if path := getenv("GITHUB_STEP_SUMMARY"); path != "" {
 		if err := r.AppendMarkdown(path); err != nil {
 			return fmt.Errorf("appending the report to GITHUB_STEP_SUMMARY: %w", err)
@@ -59,7 +59,7 @@ func annotationProperty(s string) string {
 // each column's unit: "unit" is the metric's (of median and mean; empty
 // when its name does not say), the rest say theirs (_pct: percent); every
 // number is exact, without an exponent.
-func (r *Result) CSV(w io.Writer) error {
+func (r Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
 	for _, row := range r.csvRows() {
@@ -76,7 +76,7 @@ var csvHeader = []string{"scenario", "metric", "unit", "arm", "baseline", "n", "
 const csvArm = 3
 
 // csvRows are the comparison's rows, an arm each, as csvHeader names them.
-func (r *Result) csvRows() [][]string {
+func (r Report) csvRows() [][]string {
 	var rows [][]string
 	unit := MetricUnit(r.Metric)
 	for _, a := range r.Arms {

@@ -67,7 +67,7 @@ func suiteName(parts ...string) string {
 // JUnit writes a suite per run (a case per criterion) and one for the
 // comparison itself, whose properties hold the metric, delta, interval, p,
 // verdict and digests, for Jenkins and GitLab.
-func (r *Result) JUnit(w io.Writer, failOn string) error {
+func (r Report) JUnit(w io.Writer, failOn string) error {
 	all := junitSuites{Name: "abbench " + r.Scenario}
 	total := all.add(r, failOn, "")
 	all.Time = seconds(total)
@@ -77,7 +77,7 @@ func (r *Result) JUnit(w io.Writer, failOn string) error {
 // add appends r's suites (a suite per run, then the comparison's, named
 // for cell when it is a sweep's cell) and counts them; it returns the
 // runs' seconds.
-func (all *junitSuites) add(r *Result, failOn, cell string) float64 {
+func (all *junitSuites) add(r Report, failOn, cell string) float64 {
 	var total float64
 	host := "unknown"
 	for _, run := range r.Runs {
@@ -161,7 +161,7 @@ func (all *junitSuites) write(w io.Writer) error {
 }
 
 // junitProperties are the comparison's numbers as JUnit properties.
-func (r *Result) junitProperties() []junitProperty {
+func (r Report) junitProperties() []junitProperty {
 	p := []junitProperty{{"scenario", r.Scenario}, {"metric", r.Metric}, {"baseline", r.Baseline}, {"verdict", r.Verdict},
 		{"matched_digest", r.MatchedDigest}}
 	if r.Workload != nil {

@@ -29,11 +29,11 @@ func TestReportHasAMachineLine(t *testing.T) {
 		}
 	}
 	var text, md, js strings.Builder
-	if err := r.WriteText(&text); err != nil {
+	if err := NewReport(r).WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	r.Markdown(&md)
-	r.Render(&js, "json", "")
+	NewReport(r).Markdown(&md)
+	NewReport(r).Render(&js, "json", "")
 	if !strings.Contains(text.String(), "\nmachine:  "+r.Machine+"\n") || !strings.Contains(md.String(), "- machine: ") || !strings.Contains(js.String(), `"machine": "run `) {
 		t.Errorf("reports without the machine line:\n%s\n%s", text.String(), md.String())
 	}

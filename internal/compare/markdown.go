@@ -15,7 +15,7 @@ import (
 var verdictIcon = map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️", SweepAccepted: "✅"}
 
 // Markdown writes a report fit to paste into a pull request.
-func (r *Result) Markdown(w io.Writer) error {
+func (r Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## abbench: %s %s\n\n", verdictIcon[r.Verdict], r.Verdict)
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
@@ -61,7 +61,7 @@ func writeText(w io.Writer, text string) error {
 
 // mdCensored says the comparison is censored and lists every reason,
 // each with its consequences under it.
-func (r *Result) mdCensored(b *strings.Builder) {
+func (r Report) mdCensored(b *strings.Builder) {
 	b.WriteString("**Censored**: the evidence does not allow a comparison. The numbers below are raw and **not comparable**.\n\n")
 	b.WriteString("Root causes first; what only follows from one is listed under it.\n\n")
 	b.WriteString("| code | arm | detail |\n| --- | --- | --- |\n")
@@ -76,7 +76,7 @@ func (r *Result) mdCensored(b *strings.Builder) {
 
 // mdArmEnv is the table of every arm key's value per arm, the keys that
 // are the same in every arm marked so.
-func (r *Result) mdArmEnv(b *strings.Builder) {
+func (r Report) mdArmEnv(b *strings.Builder) {
 	keys, differing := r.armEnvDiff()
 	b.WriteString("### What changed between the arms\n\n| key |")
 	for _, a := range r.Arms {
@@ -97,7 +97,7 @@ func (r *Result) mdArmEnv(b *strings.Builder) {
 }
 
 // mdCriteria folds each run's acceptance criteria into a details block.
-func (r *Result) mdCriteria(b *strings.Builder) {
+func (r Report) mdCriteria(b *strings.Builder) {
 	b.WriteString("\n### Acceptance criteria\n")
 	for _, run := range r.Runs {
 		passed := 0
@@ -120,7 +120,7 @@ func (r *Result) mdCriteria(b *strings.Builder) {
 }
 
 // mdCaveats lists the warnings, the design and how each delta was decided.
-func (r *Result) mdCaveats(b *strings.Builder) {
+func (r Report) mdCaveats(b *strings.Builder) {
 	if len(r.Warnings) == 0 && len(r.Deltas) == 0 {
 		return
 	}
@@ -140,7 +140,7 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
 
-func (r *Result) armEnvDiff() (keys []string, differing map[string]bool) {
+func (r Report) armEnvDiff() (keys []string, differing map[string]bool) {
 	differing = map[string]bool{}
 	seen := map[string]bool{}
 	for _, a := range r.Arms {

@@ -15,7 +15,7 @@ import (
 
 // DeltaCells are an arm's delta, interval, p value and verdict as a
 // report prints them ("" where there is none).
-func (r *Result) DeltaCells(arm string) (delta, interval, p, verdict string) {
+func (r Report) DeltaCells(arm string) (delta, interval, p, verdict string) {
 	if arm == r.Baseline {
 		return "", "", "", "baseline"
 	}
@@ -54,7 +54,7 @@ func (d Delta) How() string {
 }
 
 // DesignLine describes the design and a sequential campaign's looks.
-func (r *Result) DesignLine() string {
+func (r Report) DesignLine() string {
 	dsg := r.Design
 	s := dsg.Why
 	if q := dsg.Sequential; q != nil {
@@ -83,7 +83,7 @@ func (r *Result) DesignLine() string {
 
 // IntervalHeader labels the interval column with the intervals' level,
 // which a sequential design's looks make other than 1-alpha.
-func (r *Result) IntervalHeader() string {
+func (r Report) IntervalHeader() string {
 	level := ""
 	for _, d := range r.Deltas {
 		if d.Interval == nil {
@@ -104,7 +104,7 @@ func (r *Result) IntervalHeader() string {
 // IntervalSentence says in plain words what the intervals of a
 // sequential design's verdicts mean and what they do not, whatever the
 // verdict ("" for a fixed design's, whose level is the usual one).
-func (r *Result) IntervalSentence() string {
+func (r Report) IntervalSentence() string {
 	var stagewise, repeated bool
 	for _, d := range r.Deltas {
 		stagewise, repeated = stagewise || d.Stagewise, repeated || d.Repeated
@@ -128,7 +128,7 @@ func (r *Result) IntervalSentence() string {
 // Headline is the one-line verdict: the overall verdict word once, then
 // each treatment's delta with its labelled interval (a treatment's own
 // verdict only where it differs from the overall one).
-func (r *Result) Headline() string {
+func (r Report) Headline() string {
 	switch r.Verdict {
 	case Censored:
 		return fmt.Sprintf("censored: %d reason(s); no delta is reported", len(r.Reasons))
@@ -172,7 +172,7 @@ func (r *Result) Headline() string {
 
 // WriteText prints the comparison for a person: a censored one with every
 // reason and no delta, otherwise per-arm statistics, warnings and the verdict.
-func (r *Result) WriteText(w io.Writer) error {
+func (r Report) WriteText(w io.Writer) error {
 	out := textout.New(w)
 	out.Printf("comparison of %s on %s, baseline %s\n", r.Scenario, MetricLabel(r.Metric), r.Baseline)
 	if r.Verdict == Censored {
@@ -232,7 +232,7 @@ func (r *Result) WriteText(w io.Writer) error {
 }
 
 // AppendMarkdown appends the Markdown report to path (a CI step summary).
-func (r *Result) AppendMarkdown(path string) error {
+func (r Report) AppendMarkdown(path string) error {
 	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, r.Markdown)
 }
 
@@ -254,7 +254,7 @@ var Formats = []string{"table", "json", "markdown", "junit", "csv", "bmf", "gith
 
 // Render writes the report in format (one of Formats); failOn marks the
 // JUnit comparison case failed as --fail-on would.
-func (r *Result) Render(w io.Writer, format, failOn string) error {
+func (r Report) Render(w io.Writer, format, failOn string) error {
 	if export, ok := exports[format]; ok {
 		return export(r, w)
 	}
@@ -262,8 +262,8 @@ func (r *Result) Render(w io.Writer, format, failOn string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // a reason's "<" stays "<": this is no HTML
-		return enc.Encode(r)
+		enc.SetEscapeHTML(false)    // a reason's "<" stays "<": this is no HTML
+		return enc.Encode(r.Result) // the JSON report is the Result itself
 	case "markdown":
 		return r.Markdown(w)
 	case "junit":

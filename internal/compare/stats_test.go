@@ -25,7 +25,7 @@ func TestNoiseThresholdIsNotTheSmallestEffect(t *testing.T) {
 		t.Fatalf("+2%%: %s (%s)", r.Verdict, d.Why)
 	}
 	var text strings.Builder
-	if err := r.WriteText(&text); err != nil {
+	if err := NewReport(r).WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
 	if want := "async: " + decide.Meaning(Improved, d.Effect, decide.DefaultRule.Alpha); d.Meaning == "" || !strings.Contains(text.String(), want) {

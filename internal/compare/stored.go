@@ -189,7 +189,7 @@ func (r *Result) StoredRegressed() bool {
 }
 
 // writeStored prints the comparison with the stored baseline for a person.
-func (r *Result) writeStored(out *textout.Writer) {
+func (r Report) writeStored(out *textout.Writer) {
 	st := r.Stored
 	if st == nil || r.Verdict == Censored {
 		return

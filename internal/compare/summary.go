@@ -20,7 +20,7 @@ const summaryCauses, summaryReason = 2, 150
 // (full: the command that prints it), and the verdict line, the warnings
 // counted on it. It leaves out the design, the tests, the digests and
 // each warning's text, which the full report says.
-func (r *Result) WriteSummary(w io.Writer, full string) error {
+func (r Report) WriteSummary(w io.Writer, full string) error {
 	out := textout.New(w)
 	r.writeSummaryBody(out, "", false)
 	out.Printf("full report: %s\n", full)
@@ -36,7 +36,7 @@ func (r *Result) WriteSummary(w io.Writer, full string) error {
 // baseline (then note, where a family says how its p were adjusted) and
 // a line per arm, or a censored one's first root causes (its metric
 // named where a family has several: named).
-func (r *Result) writeSummaryBody(out *textout.Writer, note string, named bool) {
+func (r Report) writeSummaryBody(out *textout.Writer, note string, named bool) {
 	// A family names its baseline on each metric's line, and leaves out
 	// the baseline's own line: a metric a line per treatment.
 	if r.Verdict == Censored {
@@ -88,11 +88,11 @@ func (f *Family) WriteSummary(w io.Writer, full string) error {
 				note = fmt.Sprintf(", each of %d test(s) at its share of alpha", f.Family)
 			}
 		}
-		r.writeSummaryBody(out, note, true)
+		NewReport(r).writeSummaryBody(out, note, true)
 	}
 	out.Printf("full report: %s\n", full)
 	for _, r := range f.Comparisons {
-		verdict := "verdict: " + r.Metric + ": " + r.Headline()
+		verdict := "verdict: " + r.Metric + ": " + NewReport(r).Headline()
 		if n := len(r.Warnings); n > 0 {
 			verdict += fmt.Sprintf("; %d warning(s)", n)
 		}
@@ -114,7 +114,7 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 	head, tail := sw.summaryWords()
 	out.Printf("%s, baseline %s, %s:\n", MetricLabel(metric), baseline, head)
 	for _, c := range sw.Cells {
-		r := c.Comparison
+		r := NewReport(c.Comparison)
 		warnings += len(r.Warnings)
 		if r.Verdict == Censored {
 			why := ""

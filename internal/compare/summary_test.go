@@ -30,7 +30,7 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 	} {
 		var b strings.Builder
 		w := termwidth.NewWriter(&b, 80)
-		if err := c.r.WriteSummary(w, "abbench compare out"); err != nil {
+		if err := NewReport(c.r).WriteSummary(w, "abbench compare out"); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -43,7 +43,7 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 				t.Errorf("%s: a line of %d columns: %q", name, termwidth.Display(l), l)
 			}
 		}
-		if !strings.Contains(out, "full report: abbench compare out\nverdict: "+c.r.Headline()[:20]) {
+		if !strings.Contains(out, "full report: abbench compare out\nverdict: "+NewReport(c.r).Headline()[:20]) {
 			t.Errorf("%s: the verdict is not last, after where the full report is:\n%s", name, out)
 		}
 		for _, want := range c.want {

@@ -22,7 +22,7 @@ var svgFrame = svgplot.Frame{Left: 90, Top: 76, Right: svgWidth - 96, Bottom: 33
 // baseline's median as a reference across the plot, and each treatment's
 // delta with its interval, on the value axis (around the baseline's
 // median) and on a second axis in percent; the title says the verdict.
-func (r *Result) SVG(w io.Writer) error {
+func (r Report) SVG(w io.Writer) error {
 	base := r.baselineMedian()
 	f := svgFrame
 	lo, hi := r.svgRange(base)
@@ -45,7 +45,7 @@ func (r *Result) SVG(w io.Writer) error {
 
 // svgTitle is the scenario and metric, then the verdict with each delta's
 // interval and p (the headline), or why the comparison is censored.
-func (r *Result) svgTitle(d *svgplot.Doc) {
+func (r Report) svgTitle(d *svgplot.Doc) {
 	d.Text(svgFrame.Left, 22, fmt.Sprintf("%s: %s, baseline %s", r.Scenario, r.Metric, r.Baseline), `font-size="15" font-weight="bold"`)
 	color := map[string]string{Improved: svgplot.Green, Regressed: svgplot.Red, Censored: svgplot.Red}[r.Verdict]
 	if color == "" {
@@ -61,7 +61,7 @@ func (r *Result) svgTitle(d *svgplot.Doc) {
 	}
 }
 
-func (r *Result) baselineMedian() float64 {
+func (r Report) baselineMedian() float64 {
 	for _, a := range r.Arms {
 		if a.Name == r.Baseline {
 			return a.Median
@@ -72,7 +72,7 @@ func (r *Result) baselineMedian() float64 {
 
 // svgRange is the span of the value axis: every run's value and every
 // delta's interval around the baseline's median, with a margin.
-func (r *Result) svgRange(base float64) (lo, hi float64) {
+func (r Report) svgRange(base float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, a := range r.Arms {
 		for _, v := range a.Values {
@@ -123,7 +123,7 @@ func svgPercentAxis(d *svgplot.Doc, f svgplot.Frame, base float64) {
 // svgArm draws one arm's column centred at cx: its runs, its median, its
 // label and, for a treatment, its delta's interval as a bar with the
 // estimate on it and the numbers under the column.
-func (r *Result) svgArm(d *svgplot.Doc, f svgplot.Frame, a Arm, cx, colw, base float64) {
+func (r Report) svgArm(d *svgplot.Doc, f svgplot.Frame, a Arm, cx, colw, base float64) {
 	color := svgplot.Blue
 	label := a.Name
 	if a.Name == r.Baseline {
@@ -179,7 +179,7 @@ func svgInterval(d *svgplot.Doc, f svgplot.Frame, x, base, pct float64, iv [2]fl
 }
 
 // svgLegend names every mark the plot draws.
-func (r *Result) svgLegend(withDelta bool) []svgplot.Item {
+func (r Report) svgLegend(withDelta bool) []svgplot.Item {
 	items := []svgplot.Item{
 		{Mark: svgplot.MarkDot, Color: svgplot.Blue, Label: "a run (treatment)"},
 		{Mark: svgplot.MarkDot, Color: svgplot.Grey, Label: "a run (baseline)"},
@@ -204,6 +204,6 @@ func (r *Result) svgLegend(withDelta bool) []svgplot.Item {
 }
 
 // WriteSVGFile writes the plot of every run's value per arm to path.
-func (r *Result) WriteSVGFile(path string) error {
+func (r Report) WriteSVGFile(path string) error {
 	return writeTo(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, r.SVG)
 }

@@ -15,7 +15,7 @@ import (
 func svgOf(t *testing.T, r *Result) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := r.SVG(&b); err != nil {
+	if err := NewReport(r).SVG(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -16,7 +16,7 @@ func (sw *Sweep) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append(append([]string{"cell"}, csvHeader...), "raw_p"))
 	for _, c := range sw.Cells {
-		for _, row := range c.Comparison.csvRows() {
+		for _, row := range NewReport(c.Comparison).csvRows() {
 			raw := ""
 			if p, ok := c.RawP[row[csvArm]]; ok {
 				raw = numfmt.Plain(p)
@@ -37,7 +37,7 @@ func (sw *Sweep) JUnit(w io.Writer, failOn string) error {
 	all := junitSuites{Name: "abbench " + sw.Scenario}
 	var total float64
 	for _, c := range sw.Cells {
-		total += all.add(c.Comparison, failOn, c.Cell)
+		total += all.add(NewReport(c.Comparison), failOn, c.Cell)
 	}
 	if len(sw.Reasons) > 0 {
 		var lines []string

@@ -48,7 +48,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 // mdDetail is the cell's section: a censored cell's reasons, else its
 // design and how each delta was decided; its warnings.
 func (c SweepCell) mdDetail(b *strings.Builder) {
-	r := c.Comparison
+	r := NewReport(c.Comparison)
 	fmt.Fprintf(b, "\n### Cell %s\n\n", c.Cell)
 	if r.Verdict == Censored {
 		r.mdCensored(b)

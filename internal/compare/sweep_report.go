@@ -107,7 +107,7 @@ func (sw *Sweep) intervalHeader() string {
 		if c.Comparison.Verdict == Censored {
 			continue
 		}
-		h := c.Comparison.IntervalHeader()
+		h := NewReport(c.Comparison).IntervalHeader()
 		if header != "" && h != header {
 			return "interval"
 		}
@@ -123,7 +123,7 @@ func (sw *Sweep) intervalHeader() string {
 // n, median, delta, interval, raw p, the p decided at (Holm-adjusted, or
 // a sequential sweep's own), verdict.
 func (c SweepCell) rows() [][]string {
-	r := c.Comparison
+	r := NewReport(c.Comparison)
 	var rows [][]string
 	for _, a := range r.Arms {
 		delta, interval, _, verdict := r.DeltaCells(a.Name)
@@ -169,7 +169,7 @@ func deltaByArm(ds []Delta, arm string) *Delta {
 // cell's reasons, else its design and how each delta was decided; its
 // warnings.
 func (c SweepCell) writeDetail(out *textout.Writer) {
-	r := c.Comparison
+	r := NewReport(c.Comparison)
 	out.Printf("\ncell %s:", c.Cell)
 	if r.Verdict == Censored {
 		out.Printf(" CENSORED, no delta is reported (the other cells stand). Every reason, root causes first:\n")
@@ -202,7 +202,7 @@ func writeReasons(out *textout.Writer, rs []reason.Reason) {
 // "p=" beside a raw p read as the cell's own test. A sequential sweep's
 // line is the cell's own: its interval and p at the level of its share.
 func (c SweepCell) headline(correction string, family int) string {
-	h := c.Comparison.Headline()
+	h := NewReport(c.Comparison).Headline()
 	if correction != Holm {
 		return h
 	}

@@ -54,7 +54,7 @@ func (sw *Sweep) SVG(w io.Writer) error {
 // svgCell draws a cell's treatments side by side in its column centred
 // at cx, each its change and interval, and names the cell under them.
 func (sw *Sweep) svgCell(d *svgplot.Doc, f svgplot.Frame, c SweepCell, cx, colw float64) {
-	r := c.Comparison
+	r := NewReport(c.Comparison)
 	d.Text(cx, f.Bottom+20, "cell "+c.Cell, `text-anchor="middle" font-weight="bold"`)
 	if r.Verdict == Censored {
 		d.Text(cx, f.YOf(math.Max(f.Y.Lo, math.Min(0, f.Y.Hi))), "censored", `text-anchor="middle" fill="`+svgplot.Red+`"`)

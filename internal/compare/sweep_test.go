@@ -92,7 +92,7 @@ func TestSweepComparesEachCellWithinItself(t *testing.T) {
 		t.Fatalf("sweep %s, family %d, %d cells; want accepted, 3, 3 (%v)", sw.Verdict, sw.Family, len(sw.Cells), sw.Reasons)
 	}
 	for i, c := range sw.Cells {
-		r := c.Comparison
+		r := NewReport(c.Comparison)
 		if c.Cell != threeCells[i] {
 			t.Errorf("cell %d is %s, want the plan's order (%s)", i, c.Cell, threeCells[i])
 		}

@@ -26,11 +26,11 @@ func TestCompareSaysTheRunsRanSideBySide(t *testing.T) {
 		return runs
 	}
 	r := Compare(timed(true), Options{Effect: 1})
-	if r.Design.SideBySide != 3 || r.Design.Timed != 3 || !strings.Contains(r.DesignLine(), "the runs of 3 of 3 block(s) ran side by side") {
-		t.Errorf("side by side: %d of %d, design %q", r.Design.SideBySide, r.Design.Timed, r.DesignLine())
+	if r.Design.SideBySide != 3 || r.Design.Timed != 3 || !strings.Contains(NewReport(r).DesignLine(), "the runs of 3 of 3 block(s) ran side by side") {
+		t.Errorf("side by side: %d of %d, design %q", r.Design.SideBySide, r.Design.Timed, NewReport(r).DesignLine())
 	}
 	r = Compare(timed(false), Options{Effect: 1})
-	if r.Design.SideBySide != 0 || strings.Contains(r.DesignLine(), "side by side") {
-		t.Errorf("one after the other: %d, design %q", r.Design.SideBySide, r.DesignLine())
+	if r.Design.SideBySide != 0 || strings.Contains(NewReport(r).DesignLine(), "side by side") {
+		t.Errorf("one after the other: %d, design %q", r.Design.SideBySide, NewReport(r).DesignLine())
 	}
 }

@@ -2,8 +2,12 @@ package history
 
 import (
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/abbench/abbench/internal/strictjson"
 )
 
 // storeLines are lines as Append writes them: a run entry with every run
@@ -34,5 +38,19 @@ func TestStoreLinesTakeTheScanner(t *testing.T) {
 		if _, ok := newEntryDecoder().scan([]byte(line)); !ok {
 			t.Errorf("the scanner gave up on a line Append writes: %s", line)
 		}
+	}
+}
+
+// TestTwoEntriesOnALineAreTrailingData: a line of two entries run
+// together (a writer that lost a newline) is refused with the typed
+// error of data after the first, which a caller can tell from any other
+// damage; neither entry is read.
+func TestTwoEntriesOnALineAreTrailingData(t *testing.T) {
+	lines := storeLines(t)
+	store := filepath.Join(t.TempDir(), "h.jsonl")
+	writeFile(t, store, lines[0]+lines[1]+"\n")
+	entries, _, err := Read(store)
+	if !errors.Is(err, strictjson.ErrTrailingData) || len(entries) != 0 {
+		t.Fatalf("Read = %d entries, %v; want the line refused as data after its entry", len(entries), err)
 	}
 }

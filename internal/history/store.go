@@ -111,7 +111,7 @@ func (d *entryDecoder) entry(path string, n int, line []byte) (Entry, error) {
 		err = fmt.Errorf("schema %q, want %q", e.Schema, Schema)
 	}
 	if err != nil {
-		return e, fmt.Errorf("%s:%d: not a history entry: %v (abbench history add writes whole lines only, so something else changed it: "+
+		return e, fmt.Errorf("%s:%d: not a history entry: %w (abbench history add writes whole lines only, so something else changed it: "+
 			"restore the line from a copy of the store, or delete it with sed -i '%dd' %s and add its campaign again)", path, n, err, n, path)
 	}
 	return e, nil

@@ -161,22 +161,23 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 		co.Stored, co.StoredPath, co.Baseline = stored, o.Baseline, ""
 	}
 	r := compare.Compare(runs, co)
-	if err := o.report(stdout, r); err != nil {
+	out := compare.NewReport(r)
+	if err := o.report(stdout, out); err != nil {
 		return err
 	}
 	if o.Plot != "" {
-		if err := r.WriteSVGFile(o.Plot); err != nil {
+		if err := out.WriteSVGFile(o.Plot); err != nil {
 			return err
 		}
 	}
-	if err := r.GitHub(os.Getenv, os.Stderr); err != nil {
+	if err := out.GitHub(os.Getenv, os.Stderr); err != nil {
 		return err
 	}
 	switch {
 	case r.Verdict == compare.Censored:
 		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: o.censoredHint()}
 	case r.FailsOn(o.FailOn) != "":
-		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), r.Headline())}
+		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), out.Headline())}
 	case r.GateUndecided != "":
 		fmt.Fprintf(os.Stderr, "abbench: %s\n", r.GateUndecided)
 	}

@@ -74,7 +74,7 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 	// metric, or the first --metric). Refusing here instead failed a
 	// campaign whose scenario declares several metrics after all its runs.
 	if o.Plot != "" && len(f.Comparisons) > 0 {
-		if err := f.Comparisons[0].WriteSVGFile(o.Plot); err != nil {
+		if err := compare.NewReport(f.Comparisons[0]).WriteSVGFile(o.Plot); err != nil {
 			return err
 		}
 	}
@@ -83,7 +83,7 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 	}
 	for _, r := range f.Comparisons {
 		if cond := r.FailsOn(o.FailOn); cond != "" {
-			return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s: %s", cond, r.Metric, r.Headline())}
+			return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s: %s", cond, r.Metric, compare.NewReport(r).Headline())}
 		}
 	}
 	return nil
