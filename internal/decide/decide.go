@@ -339,7 +339,11 @@ func Holm(ds []Decision, r Rule) []Decision {
 
 // hasOutlier says whether a log ratio lies beyond OutlierZ modified
 // z-scores of the others (a pair with a run 20% slow, say).
-func hasOutlier(d []float64) bool {
+func hasOutlier(d []float64) bool { return beyond(d, OutlierZ) }
+
+// beyond says whether a log ratio lies beyond z modified z-scores of the
+// others.
+func beyond(d []float64, z float64) bool {
 	med := median(d)
 	dev := make([]float64, len(d))
 	for i, x := range d {
@@ -347,7 +351,7 @@ func hasOutlier(d []float64) bool {
 	}
 	mad := median(dev)
 	for _, x := range dev {
-		if mad == 0 && x > 0 || mad > 0 && x/(1.4826*mad) > OutlierZ {
+		if mad == 0 && x > 0 || mad > 0 && x/(1.4826*mad) > z {
 			return true
 		}
 	}
