@@ -316,8 +316,8 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 		w("the estimate at a decided stop is biased away from zero: at this campaign's noise (pair sd %.2f%%), campaigns of its design that stop %s overstate a true change of %+.2f%% (the estimate) by %.2f points on average, and one of %+.2f%% (the smallest effect) by %.2f",
 			b.PairSD, d.Verdict, *d.Pct, points(b.AtEstimate), math.Copysign(d.Effect, *d.Pct), points(b.AtEffect))
 	}
-	if d.Method == decide.SignedRank && g.opts.Method != decide.Robust {
-		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the signed-rank test and the Hodges-Lehmann estimate", decide.OutlierZ)
+	if d.Method == decide.TrimmedT {
+		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the trimmed t (a fifth of the pairs at each end left out of the estimate, winsorized in its variance)", decide.OutlierZ)
 	}
 	if c := g.opts.Calibration; c != nil && c.PairsNeeded > d.N {
 		w("the calibration (%d A/A pairs of arm %s) needs %d pairs for power 0.8 at %.2f%%; this comparison has %d", c.Pairs, c.Arm, c.PairsNeeded, c.Effect, d.N)

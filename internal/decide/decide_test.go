@@ -64,23 +64,23 @@ func TestSignedRankKnownAnswer(t *testing.T) {
 	near(t, "Hodges-Lehmann", hodgesLehmann([]float64{1, 2, 3, 100}), 2.75, 1e-12) // median of 1 1.5 2 2 2.5 3 50.5 51 51.5 100
 }
 
-func TestAutoTakesSignedRankOnlyForOutliers(t *testing.T) {
+func TestAutoTakesTheTrimmedTOnlyForOutliers(t *testing.T) {
 	clean := []float64{0.05, 0.051, 0.049, 0.052, 0.048, 0.05}
 	if m := PairedLogs(clean, Rule{}).Method; m != PairedT {
 		t.Errorf("clean pairs: %s", m)
 	}
 	// A slow baseline run: its pair's ratio is 25% off the others'. The
-	// mean follows it; the Hodges-Lehmann estimate stays with the others.
+	// mean follows it; the trimmed mean stays with the others.
 	slow := append([]float64{0.25}, clean...)
 	if d := PairedLogs(slow, Rule{Method: T, Effect: 1, HigherIsBetter: true}); d.Estimate < 7 {
 		t.Errorf("the paired t's estimate %+.2f%% was not pulled by the outlier: the case shows nothing", d.Estimate)
 	}
 	d := PairedLogs(slow, Rule{Effect: 1, HigherIsBetter: true})
-	if d.Method != SignedRank || d.Verdict != Improved || d.Estimate > 5.6 {
+	if d.Method != TrimmedT || d.Verdict != Improved || d.Estimate > 5.6 {
 		t.Errorf("a pair with a slow run: %s %s %+.2f%% (%s)", d.Method, d.Verdict, d.Estimate, d.Why)
 	}
 	if m := PairedLogs(slow[:5], Rule{}).Method; m != PairedT {
-		t.Errorf("5 pairs: %s, but the signed-rank cannot decide there", m)
+		t.Errorf("5 pairs: %s, but the trimmed t has one degree of freedom there", m)
 	}
 }
 

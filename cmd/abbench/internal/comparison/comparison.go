@@ -61,7 +61,7 @@ func AddFlags(cmd *cobra.Command, opts *Options) {
 		panic(err) // the flag is defined just above: a bug here
 	}
 	fs.Float64Var(&opts.Alpha, "alpha", decide.DefaultRule.Alpha, "level of the tests; intervals are at 1-alpha")
-	fs.StringVar(&opts.Method, "method", decide.Auto, "paired method: auto (the paired t, the signed-rank when a pair is an outlier and there are 6 or more), t, or robust")
+	fs.StringVar(&opts.Method, "method", decide.Auto, "paired method: auto (the paired t, the trimmed t when a pair is an outlier and there are 6 or more), t, or robust (the signed-rank)")
 	fs.StringVar(&opts.Calibration, "calibration", "", "calibration file from abbench run --calibrate: the pairs its noise needs (run: sets --max-pairs; compare: warns when fewer)")
 	fs.StringVar(&opts.FailOn, "fail-on", "", "exit 5 when the accepted verdict is regressed (regression), not improved (inconclusive), or decided by no test: descriptive or inconclusive (undecided); several comma-separated")
 	fs.StringVar(&opts.Plot, "plot", "", "also write an SVG plot of every run's value per arm to this file")
