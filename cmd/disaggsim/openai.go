@@ -51,7 +51,7 @@ type pending struct {
 }
 
 func startAPI(n *node, ctx []*peer, cfg config, opts apiOptions) (*api, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", opts.port))
+	ln, err := net.Listen("tcp", net.JoinHostPort(listenHost(), opts.port))
 	if err != nil {
 		return nil, fmt.Errorf("the OpenAI API: %w", err)
 	}

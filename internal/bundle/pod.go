@@ -104,7 +104,7 @@ func readPod(dir, namespace string) (*machine.Pod, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
 	}
-	if p.Namespace != namespace {
+	if p.Namespace != namespace && p.Run != namespace {
 		return nil, fmt.Errorf("%s is of namespace %s, not the run's %s", path, p.Namespace, namespace)
 	}
 	p = p.Redacted()

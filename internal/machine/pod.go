@@ -15,13 +15,17 @@ import (
 // pods' too). The launcher reads them from the API server, outside the
 // pod; they lie in the run directory, where the pod's processes can write.
 type Pod struct {
-	Namespace string            `json:"namespace"`
-	Pod       string            `json:"pod"`
-	Node      string            `json:"node"`
-	ImageID   string            `json:"image_id"`
-	NodeInfo  map[string]string `json:"node_info,omitempty"`
-	Capacity  map[string]string `json:"capacity,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Namespace string `json:"namespace"`
+	// Run is the run's name in a tenant's namespace, shared by runs (its
+	// Job's: the namespace a run has of its own otherwise, which its
+	// launch token names); "" in a namespace of the run's own.
+	Run      string            `json:"run,omitempty"`
+	Pod      string            `json:"pod"`
+	Node     string            `json:"node"`
+	ImageID  string            `json:"image_id"`
+	NodeInfo map[string]string `json:"node_info,omitempty"`
+	Capacity map[string]string `json:"capacity,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
 	// Nodes are the facts of every node a pod of the run ran on, by node
 	// name, the controller's node among them.
 	Nodes map[string]Node `json:"nodes,omitempty"`

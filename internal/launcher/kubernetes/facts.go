@@ -60,7 +60,7 @@ func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string, images ma
 	if !changed {
 		return
 	}
-	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes), RoleImages: roleImages}
+	facts := PodFacts{Namespace: r.namespace, Run: r.runName(), Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes), RoleImages: roleImages}
 	if n, ok := f.nodes[s.node]; ok {
 		facts.NodeInfo, facts.Capacity, facts.Labels = n.NodeInfo, n.Capacity, n.Labels
 	}
