@@ -42,8 +42,8 @@ type Driver struct {
 	// rank Jobs are then named after the run as well as the role.
 	marker string
 	shared bool
-	own        *ownPod
-	jobs       []string // the Jobs made, in order
+	own    *ownPod
+	jobs   []string // the Jobs made, in order
 	// startWithin bounds how long a rank's pod may take to run.
 	startWithin time.Duration
 	mu          sync.Mutex
