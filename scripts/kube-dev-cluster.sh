@@ -11,6 +11,8 @@
 #   scripts/kube-dev-cluster.sh down          stop what "up" started (pid files) and remove its state
 #   scripts/kube-dev-cluster.sh status
 #   scripts/kube-dev-cluster.sh env           the KUBECONFIG and PATH a shell needs for kubectl and abbench
+#   scripts/kube-dev-cluster.sh tenant-env    the same for the namespaced tenant "up" makes (its kubeconfig, claim and path)
+#   scripts/kube-dev-cluster.sh tenant-up     make that tenant on a running cluster (up does)
 #   scripts/kube-dev-cluster.sh kubectl ARGS  kubectl against the cluster
 # Needs root. Each containerd has its own root, state, sockets and
 # configuration, so a Docker daemon's containerd beside them never meets one.
@@ -26,6 +28,8 @@ source "$repo/scripts/kube/pki.sh"
 source "$repo/scripts/kube/image.sh"
 # shellcheck source=scripts/kube/daemons.sh
 source "$repo/scripts/kube/daemons.sh"
+# shellcheck source=scripts/kube/tenant.sh
+source "$repo/scripts/kube/tenant.sh"
 
 version=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" {print $3}' "$repo/scripts/kube/go.mod")
 cache=${ABBENCH_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/abbench-kube}/$version
@@ -132,6 +136,7 @@ up)
 	done
 	fake_gpus "${nodes[-1]}"
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
+	tenant_up
 	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;
 build) build ;;
@@ -148,12 +153,23 @@ env)
 	# The address abbench gives a run's controller pod for the API server.
 	echo "export ABBENCH_KUBERNETES_API=$api"
 	;;
+tenant-env)
+	# The tenant's: its kubeconfig (a fresh token), its claim and where
+	# this host sees the claim's volume.
+	tenant_kubeconfig
+	echo "export KUBECONFIG=$pki_dir/tenant.kubeconfig"
+	echo "export PATH=$bin:\$PATH"
+	echo "export ABBENCH_KUBERNETES_API=$api"
+	echo "export ABBENCH_KUBERNETES_CLAIM=$tenant_claim"
+	echo "export ABBENCH_KUBERNETES_CLAIM_PATH=$tenant_share"
+	;;
+tenant-up) tenant_up ;;
 kubectl)
 	shift
 	k "$@"
 	;;
 *)
-	log "unknown action $action: build, up, down, status, env or kubectl ARGS"
+	log "unknown action $action: build, up, down, status, env, tenant-env, tenant-up or kubectl ARGS"
 	exit 2
 	;;
 esac
