@@ -13,6 +13,7 @@
 #   scripts/kube-dev-cluster.sh env           the KUBECONFIG and PATH a shell needs for kubectl and abbench
 #   scripts/kube-dev-cluster.sh tenant-env    the same for the namespaced tenant "up" makes (its kubeconfig, claim and path)
 #   scripts/kube-dev-cluster.sh tenant-up     make that tenant on a running cluster (up does)
+#   scripts/kube-dev-cluster.sh images        build and import the images again into a running cluster
 #   scripts/kube-dev-cluster.sh kubectl ARGS  kubectl against the cluster
 # Needs root. Each containerd has its own root, state, sockets and
 # configuration, so a Docker daemon's containerd beside them never meets one.
@@ -164,12 +165,13 @@ tenant-env)
 	echo "export ABBENCH_KUBERNETES_CLAIM_PATH=$tenant_share"
 	;;
 tenant-up) tenant_up ;;
+images) build_images ;;
 kubectl)
 	shift
 	k "$@"
 	;;
 *)
-	log "unknown action $action: build, up, down, status, env, tenant-env, tenant-up or kubectl ARGS"
+	log "unknown action $action: build, up, down, status, env, tenant-env, tenant-up, images or kubectl ARGS"
 	exit 2
 	;;
 esac
