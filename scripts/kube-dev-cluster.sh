@@ -29,8 +29,6 @@ source "$repo/scripts/kube/pki.sh"
 source "$repo/scripts/kube/image.sh"
 # shellcheck source=scripts/kube/daemons.sh
 source "$repo/scripts/kube/daemons.sh"
-# shellcheck source=scripts/kube/tenant.sh
-source "$repo/scripts/kube/tenant.sh"
 
 version=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" {print $3}' "$repo/scripts/kube/go.mod")
 cache=${ABBENCH_KUBE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/abbench-kube}/$version
@@ -38,6 +36,8 @@ bin=$cache/bin
 state=/var/lib/abbench-kube
 run=/run/abbench-kube
 pki_dir=$state/pki
+# shellcheck source=scripts/kube/tenant.sh
+source "$repo/scripts/kube/tenant.sh"
 # The API server listens on the address it advertises, this machine's on
 # its default route: pods reach it there (the cluster has no kube-proxy,
 # so its Service address does not route), and so does kubectl.
@@ -137,6 +137,7 @@ up)
 	done
 	fake_gpus "${nodes[-1]}"
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
+	pod_forwarding
 	tenant_up
 	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;
@@ -164,7 +165,10 @@ tenant-env)
 	echo "export ABBENCH_KUBERNETES_CLAIM=$tenant_claim"
 	echo "export ABBENCH_KUBERNETES_CLAIM_PATH=$tenant_share"
 	;;
-tenant-up) tenant_up ;;
+tenant-up)
+	pod_forwarding
+	tenant_up
+	;;
 images) build_images ;;
 kubectl)
 	shift

@@ -19,7 +19,9 @@ import (
 // controller's (launcher.kubernetes.ranks: local); the second result is
 // the ranks mode the controller runs with.
 func kubernetesLauncher(c *Config, grace time.Duration) (*kubernetes.Launcher, string) {
-	mounts := []string{c.Out, filepath.Dir(c.ScenarioPath)}
+	// The scenario file the controller reads (before the plan sets
+	// ScenarioPath, as the launcher's check is: the scenario's own).
+	mounts := []string{c.Out, filepath.Dir(cmp.Or(c.ScenarioPath, c.Scenario.File))}
 	if p := c.Scenario.Workload.Prompts; p != "" {
 		mounts = append(mounts, filepath.Dir(c.Scenario.Path(p)))
 	}
