@@ -34,6 +34,10 @@ type Pod struct {
 	// role of its own image named by a tag may resolve to another image
 	// in another run.
 	RoleImages map[string]string `json:"role_images,omitempty"`
+	// NodesUnread are the nodes whose object the launcher tried and
+	// failed to read every time (a tenant's account may not read nodes,
+	// which are cluster-scoped), with why: their facts will not come.
+	NodesUnread map[string]string `json:"nodes_unread,omitempty"`
 }
 
 // Node is what the launcher reads of one node object.
@@ -116,7 +120,7 @@ func (p Pod) Redacted() Pod {
 	for _, s := range []*string{&p.Namespace, &p.Pod, &p.Node, &p.ImageID} {
 		*s = redact.URL(*s)
 	}
-	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels, &p.RoleImages)
+	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels, &p.RoleImages, &p.NodesUnread)
 	if p.Nodes != nil {
 		nodes := make(map[string]Node, len(p.Nodes))
 		for name, n := range p.Nodes {

@@ -171,3 +171,32 @@ func TestTheDocumentedTenantRoleGrantsEveryRight(t *testing.T) {
 		}
 	}
 }
+
+// A node the account may not read (a tenant's: nodes are cluster-scoped)
+// is tried a bounded number of times, then recorded in the pod facts as
+// unread with kubectl's words, so the bundle stops waiting for it.
+func TestPodFactsSayWhichNodesCouldNotBeRead(t *testing.T) {
+	l, dir := fakeCluster(t, "True")
+	forbidden := `Error from server (Forbidden): nodes "n1" is forbidden: User "system:serviceaccount:team-a:tenant" cannot get resource "nodes"`
+	if err := os.WriteFile(filepath.Join(dir, "node-forbidden"), []byte(forbidden+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startFake(t, l)
+	defer func() { _ = r.Cancel() }()
+	path := filepath.Join(r.(*run).spec.Dir, PodFile)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var p PodFacts
+		data, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(data, &p) == nil && p.NodesUnread["n1"] != "" {
+			if p.NodesUnread["n1"] != forbidden || len(p.Nodes) != 0 {
+				t.Fatalf("nodes unread %q, nodes %v", p.NodesUnread, p.Nodes)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod facts %s (%v): want node n1 unread", data, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
