@@ -151,4 +151,3 @@ func rewrite(t *testing.T, file, prefix, line string) {
 	}
 	t.Fatalf("%s has no line %q", file, prefix)
 }
-
