@@ -11,6 +11,9 @@
 #   scripts/kube-dev-cluster.sh down          stop what "up" started (pid files) and remove its state
 #   scripts/kube-dev-cluster.sh status
 #   scripts/kube-dev-cluster.sh env           the KUBECONFIG and PATH a shell needs for kubectl and abbench
+#   scripts/kube-dev-cluster.sh tenant-env    the same for the namespaced tenant "up" makes (its kubeconfig, claim and path)
+#   scripts/kube-dev-cluster.sh tenant-up     make that tenant on a running cluster (up does)
+#   scripts/kube-dev-cluster.sh images        build and import the images again into a running cluster
 #   scripts/kube-dev-cluster.sh kubectl ARGS  kubectl against the cluster
 # Needs root. Each containerd has its own root, state, sockets and
 # configuration, so a Docker daemon's containerd beside them never meets one.
@@ -33,6 +36,8 @@ bin=$cache/bin
 state=/var/lib/abbench-kube
 run=/run/abbench-kube
 pki_dir=$state/pki
+# shellcheck source=scripts/kube/tenant.sh
+source "$repo/scripts/kube/tenant.sh"
 # The API server listens on the address it advertises, this machine's on
 # its default route: pods reach it there (the cluster has no kube-proxy,
 # so its Service address does not route), and so does kubectl.
@@ -132,6 +137,8 @@ up)
 	done
 	fake_gpus "${nodes[-1]}"
 	wait_until 60 "the default service account" "$state/log/kube-controller-manager.log" k get serviceaccount default
+	pod_forwarding
+	tenant_up
 	log "up: nodes ${nodes[*]} Ready; for kubectl and abbench: eval \"\$($script env)\""
 	;;
 build) build ;;
@@ -148,12 +155,27 @@ env)
 	# The address abbench gives a run's controller pod for the API server.
 	echo "export ABBENCH_KUBERNETES_API=$api"
 	;;
+tenant-env)
+	# The tenant's: its kubeconfig (a fresh token), its claim and where
+	# this host sees the claim's volume.
+	tenant_kubeconfig
+	echo "export KUBECONFIG=$pki_dir/tenant.kubeconfig"
+	echo "export PATH=$bin:\$PATH"
+	echo "export ABBENCH_KUBERNETES_API=$api"
+	echo "export ABBENCH_KUBERNETES_CLAIM=$tenant_claim"
+	echo "export ABBENCH_KUBERNETES_CLAIM_PATH=$tenant_share"
+	;;
+tenant-up)
+	pod_forwarding
+	tenant_up
+	;;
+images) build_images ;;
 kubectl)
 	shift
 	k "$@"
 	;;
 *)
-	log "unknown action $action: build, up, down, status, env or kubectl ARGS"
+	log "unknown action $action: build, up, down, status, env, tenant-env, tenant-up, images or kubectl ARGS"
 	exit 2
 	;;
 esac

@@ -112,6 +112,10 @@ func forbiddenError(err error) error {
 	if errors.As(err, &forbidden) {
 		return &cli.Error{Code: cli.ExitUsage, Err: err, Hint: forbidden.Hint()}
 	}
+	var tenant *kubernetes.TenantError
+	if errors.As(err, &tenant) {
+		return &cli.Error{Code: cli.ExitUsage, Err: err, Hint: tenant.Hint()}
+	}
 	return err
 }
 

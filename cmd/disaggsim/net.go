@@ -48,8 +48,23 @@ type node struct {
 	peers map[string]*peer
 }
 
+// envPodIP is a Kubernetes rank pod's own address (the downward API's
+// status.podIP, as abbench's rank pods set it): a pod without its
+// node's network has a loopback of its own, so a rank listens on its
+// pod's address and publishes that for the others.
+const envPodIP = "ABBENCH_KUBERNETES_POD_IP"
+
+// listenHost is where every listener of this process listens: the pod's
+// address in a rank pod, else the loopback.
+func listenHost() string {
+	if ip := net.ParseIP(os.Getenv(envPodIP)); ip != nil {
+		return ip.String()
+	}
+	return "127.0.0.1"
+}
+
 func newNode(coord, name string, cfg config) (*node, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(listenHost(), "0"))
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ type pending struct {
 }
 
 func startAPI(n *node, ctx []*peer, cfg config, opts apiOptions) (*api, error) {
-	addr := net.JoinHostPort("127.0.0.1", opts.port)
+	addr := net.JoinHostPort(listenHost(), opts.port)
 	if opts.listen != "" {
 		addr = opts.listen
 	}

@@ -49,6 +49,12 @@ func (w *writer) pod(in Input, regs []rundir.Registration, prov *Provenance) err
 			missing = missingNodes(p, regs)
 		}
 		switch {
+		case err == nil && missing != "" && unreadable(p, regs):
+			// The launcher tried every one and may not read them: no wait
+			// brings their facts.
+			prov.Pod = p
+			prov.PodNodesUnread = fmt.Sprintf("%s (the launcher could not read them: %s)", missing, joinUnread(p.NodesUnread))
+			return w.putJSON(PodFile, p)
 		case err == nil && (missing == "" || time.Now().After(deadline)):
 			prov.Pod = p
 			if missing != "" {
@@ -84,6 +90,30 @@ func missingNodes(p *machine.Pod, regs []rundir.Registration) string {
 	return "no facts of " + strings.Join(parts, "; ") + " in " + PodFile
 }
 
+// unreadable says whether every node ranks registered from whose facts p
+// lacks is one the launcher gave up reading.
+func unreadable(p *machine.Pod, regs []rundir.Registration) bool {
+	for _, reg := range regs {
+		node := reg.Scheduler[rundir.SchedulerKubernetesNode]
+		if _, ok := p.Nodes[node]; ok || node == "" || node == p.Node && len(p.NodeInfo) > 0 {
+			continue
+		}
+		if _, gave := p.NodesUnread[node]; !gave {
+			return false
+		}
+	}
+	return true
+}
+
+// joinUnread is why the launcher could not read each node, by node.
+func joinUnread(unread map[string]string) string {
+	var parts []string
+	for _, node := range slices.Sorted(maps.Keys(unread)) {
+		parts = append(parts, node+": "+unread[node])
+	}
+	return strings.Join(parts, "; ")
+}
+
 // readPod reads the pod facts in dir, redacted, when they are namespace's:
 // an earlier attempt's, of another namespace, are not this run's.
 func readPod(dir, namespace string) (*machine.Pod, error) {
@@ -104,7 +134,7 @@ func readPod(dir, namespace string) (*machine.Pod, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("%s does not parse: %w", path, err)
 	}
-	if p.Namespace != namespace {
+	if p.Namespace != namespace && p.Run != namespace {
 		return nil, fmt.Errorf("%s is of namespace %s, not the run's %s", path, p.Namespace, namespace)
 	}
 	p = p.Redacted()

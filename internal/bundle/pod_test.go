@@ -197,3 +197,23 @@ func TestBundleWaitsForEveryRanksNode(t *testing.T) {
 		t.Errorf("ranks on the controller's node: %q", prov.PodNodesUnread)
 	}
 }
+
+// A node the launcher tried and may not read (a tenant's account:
+// nodes are cluster-scoped) is said at once, with the launcher's words,
+// never waited for: no wait brings its facts. The facts of a tenant's
+// run, in a namespace runs share, are the run's by its name there.
+func TestBundleDoesNotWaitForANodeTheLauncherMayNotRead(t *testing.T) {
+	var p machine.Pod
+	if err := json.Unmarshal(podOn(t, "abk-node1"), &p); err != nil {
+		t.Fatal(err)
+	}
+	p.Namespace, p.Run = "team-a", rundir.KubernetesNamespace(kubeToken)
+	p.NodesUnread = map[string]string{"abk-node2": `nodes "abk-node2" is forbidden`}
+	data, _ := json.Marshal(p)
+	start := time.Now()
+	_, prov := writeKubeBundleOn(t, []string{"abk-node1", "abk-node2"}, data, nil, 0, 10*time.Second)
+	want := "no facts of node abk-node2 (ranks ctx-1) in " + PodFile + ` (the launcher could not read them: abk-node2: nodes "abk-node2" is forbidden)`
+	if prov.Pod == nil || prov.Pod.Namespace != "team-a" || prov.PodNodesUnread != want || time.Since(start) > 5*time.Second {
+		t.Fatalf("pod %v, nodes unread %q after %s, want %q at once", prov.Pod, prov.PodNodesUnread, time.Since(start), want)
+	}
+}

@@ -1,12 +1,14 @@
 package campaign
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/abbench/abbench/internal/arms"
 	"github.com/abbench/abbench/internal/launcher/kubernetes"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // kubernetesLauncher runs each run as a Job whose pod shares, at the same
@@ -17,7 +19,9 @@ import (
 // controller's (launcher.kubernetes.ranks: local); the second result is
 // the ranks mode the controller runs with.
 func kubernetesLauncher(c *Config, grace time.Duration) (*kubernetes.Launcher, string) {
-	mounts := []string{c.Out, filepath.Dir(c.ScenarioPath)}
+	// The scenario file the controller reads (before the plan sets
+	// ScenarioPath, as the launcher's check is: the scenario's own).
+	mounts := []string{c.Out, filepath.Dir(cmp.Or(c.ScenarioPath, c.Scenario.File))}
 	if p := c.Scenario.Workload.Prompts; p != "" {
 		mounts = append(mounts, filepath.Dir(c.Scenario.Path(p)))
 	}
@@ -38,6 +42,41 @@ func kubernetesLauncher(c *Config, grace time.Duration) (*kubernetes.Launcher, s
 	if api == "" {
 		api = os.Getenv(arms.EnvKubernetesAPI)
 	}
-	return &kubernetes.Launcher{Self: c.Self, Mounts: mounts, Grace: grace, Deadline: maxPending + deadline(c.Scenario) + grace,
-		RankPods: ranks == arms.RanksKubernetes, API: api}, ranks
+	l := &kubernetes.Launcher{Self: c.Self, Mounts: mounts, Grace: grace, Deadline: maxPending + deadline(c.Scenario) + grace,
+		RankPods: ranks == arms.RanksKubernetes, API: api}
+	t := tenant(c.Scenario.Launcher.Kubernetes)
+	if t.Namespace != "" {
+		l.Tenant = t
+	} else {
+		l.Fallback = t // taken where the account may not create namespaces
+	}
+	return l, ranks
+}
+
+// The variables of abbench's environment that give the tenant's keys
+// where the scenario does not (the scenario's win).
+const (
+	EnvKubernetesNamespace = "ABBENCH_KUBERNETES_TENANT_NAMESPACE"
+	EnvKubernetesAccount   = "ABBENCH_KUBERNETES_SERVICE_ACCOUNT"
+	EnvKubernetesClaim     = "ABBENCH_KUBERNETES_CLAIM"
+	EnvKubernetesClaimPath = "ABBENCH_KUBERNETES_CLAIM_PATH"
+)
+
+// tenant is the namespaced mode's options: the scenario's keys, else
+// abbench's environment's; the pods' uid the scenario's, else the
+// launching user's (files on the shared volume then belong to the same
+// uid on both sides), else, for root, kubernetes.DefaultTenantUID.
+func tenant(k scenarios.KubernetesOptions) *kubernetes.Tenant {
+	t := &kubernetes.Tenant{Namespace: cmp.Or(k.Namespace, os.Getenv(EnvKubernetesNamespace)),
+		ServiceAccount: cmp.Or(k.ServiceAccount, os.Getenv(EnvKubernetesAccount)),
+		Claim:          cmp.Or(k.Claim, os.Getenv(EnvKubernetesClaim)), ClaimPath: cmp.Or(k.ClaimPath, os.Getenv(EnvKubernetesClaimPath))}
+	switch uid := int64(os.Getuid()); {
+	case k.RunAsUser > 0:
+		t.UID, t.GID = k.RunAsUser, k.RunAsUser
+	case uid != 0:
+		t.UID, t.GID = uid, int64(os.Getgid())
+	default:
+		t.UID, t.GID = kubernetes.DefaultTenantUID, kubernetes.DefaultTenantUID
+	}
+	return t
 }

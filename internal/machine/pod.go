@@ -15,13 +15,17 @@ import (
 // pods' too). The launcher reads them from the API server, outside the
 // pod; they lie in the run directory, where the pod's processes can write.
 type Pod struct {
-	Namespace string            `json:"namespace"`
-	Pod       string            `json:"pod"`
-	Node      string            `json:"node"`
-	ImageID   string            `json:"image_id"`
-	NodeInfo  map[string]string `json:"node_info,omitempty"`
-	Capacity  map[string]string `json:"capacity,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Namespace string `json:"namespace"`
+	// Run is the run's name in a tenant's namespace, shared by runs (its
+	// Job's: the namespace a run has of its own otherwise, which its
+	// launch token names); "" in a namespace of the run's own.
+	Run      string            `json:"run,omitempty"`
+	Pod      string            `json:"pod"`
+	Node     string            `json:"node"`
+	ImageID  string            `json:"image_id"`
+	NodeInfo map[string]string `json:"node_info,omitempty"`
+	Capacity map[string]string `json:"capacity,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
 	// Nodes are the facts of every node a pod of the run ran on, by node
 	// name, the controller's node among them.
 	Nodes map[string]Node `json:"nodes,omitempty"`
@@ -30,6 +34,10 @@ type Pod struct {
 	// role of its own image named by a tag may resolve to another image
 	// in another run.
 	RoleImages map[string]string `json:"role_images,omitempty"`
+	// NodesUnread are the nodes whose object the launcher tried and
+	// failed to read every time (a tenant's account may not read nodes,
+	// which are cluster-scoped), with why: their facts will not come.
+	NodesUnread map[string]string `json:"nodes_unread,omitempty"`
 }
 
 // Node is what the launcher reads of one node object.
@@ -112,7 +120,7 @@ func (p Pod) Redacted() Pod {
 	for _, s := range []*string{&p.Namespace, &p.Pod, &p.Node, &p.ImageID} {
 		*s = redact.URL(*s)
 	}
-	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels, &p.RoleImages)
+	redactMaps(&p.NodeInfo, &p.Capacity, &p.Labels, &p.RoleImages, &p.NodesUnread)
 	if p.Nodes != nil {
 		nodes := make(map[string]Node, len(p.Nodes))
 		for name, n := range p.Nodes {

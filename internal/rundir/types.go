@@ -148,6 +148,9 @@ const (
 	SchedulerKubernetesPod       = "ABBENCH_KUBERNETES_POD"
 	SchedulerKubernetesNode      = "ABBENCH_KUBERNETES_NODE"
 	SchedulerKubernetesNamespace = "ABBENCH_KUBERNETES_NAMESPACE"
+	// SchedulerKubernetesPodIP is a rank pod's address (status.podIP):
+	// without the node's network, where a rank listens for the others.
+	SchedulerKubernetesPodIP = "ABBENCH_KUBERNETES_POD_IP"
 )
 
 // Launch is what a rank started by srun needs, written by the controller

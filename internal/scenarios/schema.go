@@ -424,6 +424,25 @@ type KubernetesOptions struct {
 	// given does not route (a cluster without kube-proxy); default
 	// ABBENCH_KUBERNETES_API of abbench's environment, else the Service.
 	APIServer string `yaml:"api_server" json:"api_server"`
+	// Namespace runs every run in this one namespace as a tenant (nothing
+	// cluster-scoped made, pods that pass Pod Security "restricted", the
+	// campaign directory on Claim); default ABBENCH_KUBERNETES_NAMESPACE,
+	// else kubectl's context's namespace when the account may not create
+	// namespaces, else a namespace per run.
+	Namespace string `yaml:"namespace" json:"namespace"`
+	// ServiceAccount is the tenant's controller account, given (it holds
+	// what a controller of rank pods needs); empty: one made per run.
+	ServiceAccount string `yaml:"service_account" json:"service_account"`
+	// Claim is the ReadWriteMany PersistentVolumeClaim the campaign
+	// directory is on (default ABBENCH_KUBERNETES_CLAIM), mounted in every
+	// pod at ClaimPath (default ABBENCH_KUBERNETES_CLAIM_PATH): the path
+	// where the launching host sees that volume, so paths are equal on
+	// both sides.
+	Claim     string `yaml:"claim" json:"claim"`
+	ClaimPath string `yaml:"claim_path" json:"claim_path"`
+	// RunAsUser is the tenant pods' uid (and gid): default the launching
+	// user's, or 65532 when abbench runs as root.
+	RunAsUser int64 `yaml:"run_as_user" json:"run_as_user"`
 }
 
 // LocalOptions configure the local backend.

@@ -268,6 +268,7 @@ func (v *validator) launcher() {
 	if a := l.Kubernetes.APIServer; a != "" && !regexp.MustCompile(`^https://[^/\s]+$`).MatchString(a) {
 		v.at(p("launcher", "kubernetes", "api_server"), "api_server %q: the API server's https://HOST:PORT", a)
 	}
+	v.kubernetesTenant(l.Kubernetes)
 	if l.Slurm.Nodes < 0 {
 		v.at(p("launcher", "slurm", "nodes"), "nodes %d: must be at least 1", l.Slurm.Nodes)
 	}
@@ -286,5 +287,23 @@ func (v *validator) launcher() {
 	}
 	if l.Slurm.Nodes > 0 && sliced > l.Slurm.Nodes {
 		v.at(p("launcher", "slurm", "nodes"), "roles take %d nodes of their own, but the allocation has %d", sliced, l.Slurm.Nodes)
+	}
+}
+
+// kubernetesTenant holds the tenant keys to what the API server takes:
+// a namespace and an account that are DNS labels, a claim path that is
+// absolute, a uid that is not root's (Pod Security "restricted").
+func (v *validator) kubernetesTenant(k KubernetesOptions) {
+	label := regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	for _, f := range []struct{ key, val string }{{"namespace", k.Namespace}, {"service_account", k.ServiceAccount}, {"claim", k.Claim}} {
+		if f.val != "" && !label.MatchString(f.val) {
+			v.at(p("launcher", "kubernetes", f.key), "%s %q: a Kubernetes name (lower case letters, digits and '-', at most 63)", f.key, f.val)
+		}
+	}
+	if k.ClaimPath != "" && !strings.HasPrefix(k.ClaimPath, "/") {
+		v.at(p("launcher", "kubernetes", "claim_path"), "claim_path %q: the absolute path where this host sees the claim's volume", k.ClaimPath)
+	}
+	if k.RunAsUser < 0 {
+		v.at(p("launcher", "kubernetes", "run_as_user"), "run_as_user %d: a uid above 0 (Pod Security \"restricted\" runs no pod as root)", k.RunAsUser)
 	}
 }

@@ -84,7 +84,7 @@ start_containerd() {
 	mkdir -p "$nd/cni" "$nd/containerd" "$nr"
 	cat >"$nd/cni/10-abk.conflist" <<CNI
 {"cniVersion": "1.0.0", "name": "abk", "plugins": [{"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false,
- "ipam": {"type": "host-local", "ranges": [[{"subnet": "$subnet"}]], "dataDir": "$nd/cni-ipam"}}]}
+ "ipam": {"type": "host-local", "ranges": [[{"subnet": "$subnet"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$nd/cni-ipam"}}]}
 CNI
 	cat >"$nd/containerd/config.toml" <<TOML
 version = 2
@@ -204,6 +204,7 @@ down() {
 		kill_shims
 		if ip link show "$bridge" >/dev/null 2>&1; then ip link delete "$bridge"; fi
 	done
+	while iptables -D "${pod_forward[@]}" 2>/dev/null; do :; done
 	unmount_under "$state" "$run"
 	# The containers' cgroups (containerd's k8s.io namespace), once empty.
 	rmdir /sys/fs/cgroup/*/k8s.io/* /sys/fs/cgroup/*/k8s.io 2>/dev/null || true
@@ -245,4 +246,14 @@ unmount_under() {
 			umount -l "$m" 2>/dev/null || true
 		done
 	done
+}
+
+# A pod off its node's network (a tenant's) reaches the API server on
+# this machine's address by its default route (the bridge, isGateway),
+# and a pod on the other node's bridge through this machine: forwarding
+# between the cluster's bridges is accepted, ahead of a FORWARD policy of
+# DROP (Docker's). down removes the rule.
+pod_forward=(FORWARD -s 10.244.0.0/16 -d 10.244.0.0/16 -m comment --comment abbench-kube-pods -j ACCEPT)
+pod_forwarding() {
+	iptables -C "${pod_forward[@]}" 2>/dev/null || iptables -I "${pod_forward[@]}"
 }

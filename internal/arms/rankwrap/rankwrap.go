@@ -68,7 +68,7 @@ var schedulerKeys = []string{"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "S
 // launched rank: the scheduler's ids and the devices it bound; the launch
 // file's environment comes after them, so an arm that sets one of them wins.
 var stepKeys = []string{"SLURM_", "SLURMD_", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
-	"ABBENCH_KUBERNETES_POD=", "ABBENCH_KUBERNETES_NODE=", "ABBENCH_KUBERNETES_NAMESPACE=", "JOB_COMPLETION_INDEX="}
+	"ABBENCH_KUBERNETES_POD=", "ABBENCH_KUBERNETES_NODE=", "ABBENCH_KUBERNETES_NAMESPACE=", "ABBENCH_KUBERNETES_POD_IP=", "JOB_COMPLETION_INDEX="}
 
 // Main is the wrapper's command line, after its "--": COMMAND [ARG...];
 // or --launch DIR ROLE, a rank srun or a Job's pod started (ExecLaunched); or --launch

@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -27,6 +29,7 @@ const nodeReads = 3
 type nodeFacts struct {
 	nodes      map[string]machine.Node
 	tries      map[string]int
+	unread     map[string]string // the nodes every read of failed, with the last error
 	written    bool
 	imageID    string            // the image the written facts name
 	roleImages map[string]string // the rank pods' images the written facts name
@@ -43,7 +46,7 @@ type nodeFacts struct {
 // its namespace), and says so when they, or a node's, never come.
 func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string, images map[string][]string) {
 	if r.facts == nil {
-		r.facts = &nodeFacts{nodes: map[string]machine.Node{}, tries: map[string]int{}, seen: map[string][]string{}}
+		r.facts = &nodeFacts{nodes: map[string]machine.Node{}, tries: map[string]int{}, unread: map[string]string{}, seen: map[string][]string{}}
 	}
 	f := r.facts
 	roleImages := f.addImages(images)
@@ -53,14 +56,22 @@ func (r *run) writeFacts(ctx context.Context, s *seen, nodes []string, images ma
 			continue
 		}
 		f.tries[name]++
-		if n, ok := r.readNode(ctx, name); ok {
+		n, err := r.readNode(ctx, name)
+		switch {
+		case err == nil:
 			f.nodes[name], changed = n, true
+		case f.tries[name] >= nodeReads:
+			// The bundle then stops waiting for the node's facts.
+			f.unread[name], changed = kubectlSaid(err), true
 		}
 	}
 	if !changed {
 		return
 	}
-	facts := PodFacts{Namespace: r.namespace, Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes), RoleImages: roleImages}
+	facts := PodFacts{Namespace: r.namespace, Run: r.runName(), Pod: s.pod, Node: s.node, ImageID: s.imageID, Nodes: maps.Clone(f.nodes), RoleImages: roleImages}
+	if len(f.unread) > 0 {
+		facts.NodesUnread = maps.Clone(f.unread)
+	}
 	if n, ok := f.nodes[s.node]; ok {
 		facts.NodeInfo, facts.Capacity, facts.Labels = n.NodeInfo, n.Capacity, n.Labels
 	}
@@ -101,16 +112,27 @@ func (f *nodeFacts) addImages(images map[string][]string) map[string]string {
 }
 
 // readNode is what the node object of name says.
-func (r *run) readNode(ctx context.Context, name string) (machine.Node, bool) {
+func (r *run) readNode(ctx context.Context, name string) (machine.Node, error) {
 	out, err := r.l.kubectl(ctx, nil, "get", "node", name, "-o", "json")
 	if err != nil {
-		return machine.Node{}, false
+		return machine.Node{}, err
 	}
 	var n nodeObject
-	if json.Unmarshal(out, &n) != nil {
-		return machine.Node{}, false
+	if err := json.Unmarshal(out, &n); err != nil {
+		return machine.Node{}, fmt.Errorf("node %s: %w", name, err)
 	}
-	return machine.Node{NodeInfo: n.Status.NodeInfo, Capacity: n.Status.Capacity, Labels: n.Metadata.Labels}, true
+	return machine.Node{NodeInfo: n.Status.NodeInfo, Capacity: n.Status.Capacity, Labels: n.Metadata.Labels}, nil
+}
+
+// kubectlSaid is what kubectl said of a failed call (never the command
+// line: a path of this machine), or the error's words where it said
+// nothing.
+func kubectlSaid(err error) string {
+	var ke *kubectlError
+	if errors.As(err, &ke) && ke.Stderr != "" {
+		return ke.Stderr
+	}
+	return err.Error()
 }
 
 type nodeObject struct {

@@ -29,10 +29,21 @@ func (l *Launcher) kubectl(ctx context.Context, stdin []byte, args ...string) ([
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return stdout.Bytes(), &kubectlError{call: name + " " + strings.Join(args, " "), err: err, Stderr: strings.TrimSpace(stderr.String())}
 	}
 	return stdout.Bytes(), nil
 }
+
+// kubectlError is a kubectl call that failed: the call, how, and what
+// kubectl said (its standard error), which the pod facts keep alone.
+type kubectlError struct {
+	call   string
+	err    error
+	Stderr string
+}
+
+func (e *kubectlError) Error() string { return fmt.Sprintf("%s: %v: %s", e.call, e.err, e.Stderr) }
+func (e *kubectlError) Unwrap() error { return e.err }
 
 // get runs kubectl get args with --ignore-not-found, under which kubectl
 // answers an object that does not exist with nothing and status 0: found

@@ -79,6 +79,11 @@ type Launcher struct {
 	// (https://HOST:PORT), where the Service address the kubelet gives
 	// every pod does not route; empty: that one.
 	API string
+	// Tenant, when set, runs every run in its namespace as a tenant
+	// (nothing cluster-scoped, pods of Pod Security "restricted", the
+	// campaign directory on a claim). Fallback is the tenant taken where
+	// none is set and the account may not create namespaces.
+	Tenant, Fallback *Tenant
 
 	mu            sync.Mutex
 	rightsChecked bool // the caller's account may do all a run needs
@@ -126,9 +131,13 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		launcher.RemoveMade(spec)
 		return nil, err
 	}
-	l.sweep(ctx)
+	if l.Tenant != nil {
+		namespace = l.Tenant.Namespace
+	} else {
+		l.sweep(ctx)
+	}
 	written := []string{filepath.Join(spec.Dir, ScriptFile), filepath.Join(spec.Dir, ManifestFile)}
-	manifest, err := l.manifest(spec, namespace, written[0], time.Now())
+	manifest, err := l.manifest(spec, namespace, marker, written[0], time.Now())
 	if err == nil {
 		err = os.WriteFile(written[0], []byte(l.Script(spec, marker)), 0o700)
 	}
@@ -136,12 +145,15 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 		err = os.WriteFile(written[1], manifest, 0o644)
 	}
 	if err == nil {
+		err = l.chownForPods(spec.Dir, written[0])
+	}
+	if err == nil {
 		_, err = l.kubectl(ctx, manifest, "create", "-f", "-")
 	}
 	if err != nil {
 		// Whatever kubectl created of the List goes; what stays is the run
 		// directory the error names (or, for another attempt, its earlier files).
-		_, _ = l.kubectl(context.Background(), nil, "delete", "namespace", namespace, "--ignore-not-found", "--wait=false")
+		l.remove(namespace, marker)
 		for _, f := range written {
 			_ = os.Remove(f)
 		}
@@ -150,7 +162,7 @@ func (l *Launcher) Start(ctx context.Context, spec launcher.Spec) (launcher.Run,
 	}
 	r := &run{l: l, spec: spec, namespace: namespace, marker: marker, started: time.Now(), Ending: launcher.NewEnding()}
 	// For a person in the run directory: plan.json records the allocation.
-	_ = os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(namespace+"/job/"+jobName+"\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(spec.Dir, rundir.JobIDFile), []byte(namespace+"/job/"+l.jobName(marker)+"\n"), 0o644)
 	go r.watch()
 	return r, nil
 }

@@ -45,22 +45,14 @@ type object = map[string]any
 // host at the same path, never restarted (a new attempt is abbench's
 // decision, not the kubelet's), ended by the API server after
 // activeDeadlineSeconds and removed ttlSecondsAfterFinished after.
-func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now time.Time) ([]byte, error) {
-	labels := object{labelRun: labelValue(spec.ID), labelLauncher: "kubernetes"}
+func (l *Launcher) manifest(spec launcher.Spec, namespace, marker, script string, now time.Time) ([]byte, error) {
+	labels := object{labelRun: labelValue(spec.ID), labelLauncher: "kubernetes", labelMarker: marker}
 	deadline := l.activeDeadline()
 	grace := max(int64(math.Ceil(l.grace().Seconds())), 1)
-	ns := object{"apiVersion": "v1", "kind": "Namespace", "metadata": object{
-		"name": namespace, "labels": labels,
-		"annotations": object{annotationExpiry: now.Add(deadline + l.grace() + time.Minute).UTC().Format(time.RFC3339)},
-	}}
-	var volumes, mounts []object
-	for i, dir := range sharedDirs(spec.Dir, l.Mounts) {
-		if !filepath.IsAbs(dir) {
-			return nil, fmt.Errorf("directory %q to share into the pod is not absolute: a pod has no working directory of abbench's", dir)
-		}
-		name := fmt.Sprintf("shared-%d", i)
-		volumes = append(volumes, object{"name": name, "hostPath": object{"path": dir, "type": "Directory"}})
-		mounts = append(mounts, object{"name": name, "mountPath": dir})
+	expiry := object{annotationExpiry: now.Add(deadline + l.grace() + time.Minute).UTC().Format(time.RFC3339)}
+	volumes, mounts, err := l.volumes(spec.Dir)
+	if err != nil {
+		return nil, err
 	}
 	pod := object{
 		"restartPolicy":                 "Never",
@@ -81,10 +73,24 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 			},
 		}},
 	}
-	items := []object{ns}
+	var items []object
+	account := serviceAccount
+	if l.Tenant == nil {
+		items = append(items, object{"apiVersion": "v1", "kind": "Namespace", "metadata": object{"name": namespace, "labels": labels, "annotations": expiry}})
+	} else {
+		// No host network and a non-root, unprivileged container: what Pod
+		// Security "restricted" admits.
+		l.Tenant.restrictedPod(pod, pod["containers"].([]object)[0])
+		account = or(l.Tenant.ServiceAccount, tenantName(marker))
+	}
 	if l.RankPods {
-		items = append(items, l.rankAccess(namespace, labels)...)
-		pod["serviceAccountName"], pod["automountServiceAccountToken"], pod["hostNetwork"] = serviceAccount, true, true
+		if l.Tenant == nil || l.Tenant.ServiceAccount == "" {
+			items = append(items, l.rankAccess(namespace, account, labels)...)
+		}
+		pod["serviceAccountName"], pod["automountServiceAccountToken"] = account, true
+		// A namespace of its own shares its node's network, as srun's
+		// tasks do; a tenant's ranks reach each other by pod address.
+		pod["hostNetwork"] = l.Tenant == nil
 		if l.API != "" {
 			c := pod["containers"].([]object)[0]
 			c["env"] = append(c["env"].([]object), object{"name": "ABBENCH_KUBERNETES_API", "value": l.API})
@@ -95,7 +101,7 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 			"nodeSelectorTerms": []object{{"matchExpressions": []object{{"key": "kubernetes.io/hostname", "operator": "In", "values": spec.Nodes}}}},
 		}}}
 	}
-	job := object{"apiVersion": "batch/v1", "kind": "Job", "metadata": object{"name": jobName, "namespace": namespace, "labels": labels},
+	job := object{"apiVersion": "batch/v1", "kind": "Job", "metadata": object{"name": l.jobName(marker), "namespace": namespace, "labels": labels, "annotations": expiry},
 		"spec": object{
 			"completions": 1, "parallelism": 1, "backoffLimit": 0,
 			"activeDeadlineSeconds":   int64(deadline.Seconds()),
@@ -108,15 +114,36 @@ func (l *Launcher) manifest(spec launcher.Spec, namespace, script string, now ti
 // rankAccess are the controller's ServiceAccount, the Role of rankRules
 // and their RoleBinding, all in the run's namespace: made before the Job,
 // so its pod gets the account's token.
-func (l *Launcher) rankAccess(namespace string, labels object) []object {
-	meta := func(name string) object { return object{"name": name, "namespace": namespace, "labels": labels} }
+func (l *Launcher) rankAccess(namespace, account string, labels object) []object {
+	meta := object{"name": account, "namespace": namespace, "labels": labels}
 	return []object{
-		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(serviceAccount)},
-		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta(serviceAccount), "rules": rankRules},
-		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta(serviceAccount),
-			"roleRef":  object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": serviceAccount},
-			"subjects": []object{{"kind": "ServiceAccount", "name": serviceAccount, "namespace": namespace}}},
+		{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": meta, "rules": rankRules},
+		{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": meta,
+			"roleRef":  object{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": account},
+			"subjects": []object{{"kind": "ServiceAccount", "name": account, "namespace": namespace}}},
 	}
+}
+
+// volumes are the pod's volumes and their mounts: each shared directory
+// from the host at the same path, or a tenant's claim at its path.
+func (l *Launcher) volumes(dir string) (volumes, mounts []object, err error) {
+	if l.Tenant != nil {
+		if !within(filepath.Clean(dir), filepath.Clean(l.Tenant.ClaimPath)) {
+			return nil, nil, fmt.Errorf("run directory %s is outside the claim's path %s", dir, l.Tenant.ClaimPath)
+		}
+		v, m := l.Tenant.claimVolume()
+		return []object{v}, []object{m}, nil
+	}
+	for i, d := range sharedDirs(dir, l.Mounts) {
+		if !filepath.IsAbs(d) {
+			return nil, nil, fmt.Errorf("directory %q to share into the pod is not absolute: a pod has no working directory of abbench's", d)
+		}
+		name := fmt.Sprintf("shared-%d", i)
+		volumes = append(volumes, object{"name": name, "hostPath": object{"path": d, "type": "Directory"}})
+		mounts = append(mounts, object{"name": name, "mountPath": d})
+	}
+	return volumes, mounts, nil
 }
 
 func fieldEnv(name, path string) object {
@@ -157,5 +184,5 @@ const ControllerAccount = serviceAccount
 // RoleBinding a controller of rank pods is given in namespace: what the
 // rank driver's contract suite gives the controller it stands for.
 func ControllerAccess(namespace string) ([]byte, error) {
-	return json.Marshal(object{"apiVersion": "v1", "kind": "List", "items": (&Launcher{}).rankAccess(namespace, object{labelLauncher: "kubernetes"})})
+	return json.Marshal(object{"apiVersion": "v1", "kind": "List", "items": (&Launcher{}).rankAccess(namespace, serviceAccount, object{labelLauncher: "kubernetes"})})
 }

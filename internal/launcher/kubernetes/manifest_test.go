@@ -14,7 +14,7 @@ import (
 func TestManifestBoundsAndSharesTheRun(t *testing.T) {
 	l := &Launcher{Mounts: []string{"/data/scen", "/runs"}, Deadline: 90 * time.Second, Grace: 5 * time.Second}
 	spec := launcher.Spec{ID: "1-async", Dir: "/runs/camp/runs/1-async", Nodes: []string{"n2"}}
-	data, err := l.manifest(spec, "abbench-1", "/runs/camp/runs/1-async/"+ScriptFile, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	data, err := l.manifest(spec, "abbench-1", "1", "/runs/camp/runs/1-async/"+ScriptFile, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestManifestBoundsAndSharesTheRun(t *testing.T) {
 // the account's token and is told the API server's address.
 func TestManifestGivesTheControllerOfRankPodsItsAccountOnly(t *testing.T) {
 	l := &Launcher{RankPods: true, API: "https://192.0.2.2:16443"}
-	data, err := l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "/runs/r/"+ScriptFile, time.Now())
+	data, err := l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "2", "/runs/r/"+ScriptFile, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestManifestGivesTheControllerOfRankPodsItsAccountOnly(t *testing.T) {
 	}
 	// Without rank pods: no account, and no token in the pod.
 	l.RankPods = false
-	data, _ = l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "/runs/r/"+ScriptFile, time.Now())
+	data, _ = l.manifest(launcher.Spec{ID: "r", Dir: "/runs/r"}, "abbench-2", "2", "/runs/r/"+ScriptFile, time.Now())
 	if strings.Contains(string(data), `"kind": "ServiceAccount"`) || !strings.Contains(string(data), `"automountServiceAccountToken": false`) {
 		t.Errorf("a one-pod run has an account or a token:\n%s", data)
 	}
@@ -182,7 +182,7 @@ func TestScriptArmWinsAndQuotes(t *testing.T) {
 
 func TestManifestRefusesARelativeMount(t *testing.T) {
 	l := &Launcher{Mounts: []string{"testdata"}}
-	if _, err := l.manifest(launcher.Spec{ID: "1-a", Dir: "/runs/1-a"}, "abbench-1", "/runs/1-a/"+ScriptFile, time.Now()); err == nil || !strings.Contains(err.Error(), `"testdata"`) {
+	if _, err := l.manifest(launcher.Spec{ID: "1-a", Dir: "/runs/1-a"}, "abbench-1", "1", "/runs/1-a/"+ScriptFile, time.Now()); err == nil || !strings.Contains(err.Error(), `"testdata"`) {
 		t.Fatalf("err %v, want the relative directory named", err)
 	}
 }

@@ -48,7 +48,11 @@ func (r *run) watch() {
 	for {
 		// Every pod of the namespace: the run's own (its controller's, by
 		// the launcher's label) and the rank pods its controller made.
-		out, err := r.l.kubectl(ctx, nil, "get", "jobs,pods", "-n", r.namespace, "-o", "json")
+		args := []string{"get", "jobs,pods", "-n", r.namespace, "-o", "json"}
+		if r.l.Tenant != nil {
+			args = append(args, "-l", labelMarker+"="+r.marker) // the namespace is shared
+		}
+		out, err := r.l.kubectl(ctx, nil, args...)
 		var l list
 		if err == nil {
 			err = json.Unmarshal(out, &l)
@@ -101,7 +105,7 @@ func (r *run) nodeLost(ctx context.Context, s *seen) *rundir.Outcome {
 
 // end tears the run down and records its outcome.
 func (r *run) end(res rundir.Outcome, s *seen) {
-	if left := r.l.teardown(r.namespace); left != "" {
+	if left := r.teardown(); left != "" {
 		res.Detail += "; " + left
 	}
 	if s.imageID != "" {
@@ -115,6 +119,15 @@ func (r *run) end(res rundir.Outcome, s *seen) {
 	r.status = "ended"
 	r.mu.Unlock()
 	r.End(res)
+}
+
+// teardown removes what of the run is left: its namespace, or in a
+// tenant's, the objects of its marker.
+func (r *run) teardown() string {
+	if r.l.Tenant != nil {
+		return r.l.tenantTeardown(r.marker)
+	}
+	return r.l.teardown(r.namespace)
 }
 
 // teardown deletes namespace with foreground propagation and waits,
@@ -155,7 +168,13 @@ func (r *run) Cancel() error {
 	r.mu.Lock()
 	r.cancelled = true
 	r.mu.Unlock()
-	if _, err := r.l.kubectl(context.Background(), nil, "delete", "namespace", r.namespace, "--ignore-not-found", "--wait=false", "--cascade=foreground"); err != nil {
+	what := []string{"namespace", r.namespace}
+	if r.l.Tenant != nil {
+		// The run's Jobs: its pods go with them, and the watch's end
+		// removes the rest (tenantTeardown).
+		what = []string{"jobs", "-n", r.namespace, "-l", labelMarker + "=" + r.marker}
+	}
+	if _, err := r.l.kubectl(context.Background(), nil, append(append([]string{"delete"}, what...), "--ignore-not-found", "--wait=false", "--cascade=foreground")...); err != nil {
 		return fmt.Errorf("kubernetes launcher: cancelling %s: %w", r.namespace, err)
 	}
 	wait := 2*r.l.grace() + 2*time.Minute

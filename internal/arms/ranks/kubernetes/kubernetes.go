@@ -37,8 +37,13 @@ type Driver struct {
 	api        *kubeapi.Client
 	namespace  string
 	token      string // the run's: every rank pod carries it as a label
-	own        *ownPod
-	jobs       []string // the Jobs made, in order
+	// marker is the launcher's run marker (rundir.EnvKubernetesMarker),
+	// and shared that the namespace is a tenant's, not the run's own: its
+	// rank Jobs are then named after the run as well as the role.
+	marker string
+	shared bool
+	own    *ownPod
+	jobs   []string // the Jobs made, in order
 	// startWithin bounds how long a rank's pod may take to run.
 	startWithin time.Duration
 	mu          sync.Mutex
@@ -88,12 +93,27 @@ func New(server string, run Run) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	marker := os.Getenv(rundir.EnvKubernetesMarker)
 	k := &Driver{s: run.Scenario, dir: run.Dir, coord: run.Coord, wrapper: run.Wrapper, api: api, namespace: ns, token: run.Token,
+		marker: marker, shared: marker != "" && ns != rundir.KubernetesNamespacePrefix+marker,
 		own: &ownPod{}, startWithin: run.StartWithin, ranks: map[rankKey]*podRank{}}
 	if err := api.Get(context.Background(), k.podsPath()+"/"+url.PathEscape(pod), k.own); err != nil {
 		return nil, fmt.Errorf("reading the controller's own pod %s/%s: %w", ns, pod, err)
 	}
 	return k, nil
+}
+
+// jobName is role's Job's name: the role's, prefixed in a shared
+// namespace with the run's marker, so runs there never meet.
+func (k *Driver) jobName(role string) string {
+	if !k.shared {
+		return jobName(role)
+	}
+	name := rundir.KubernetesNamespacePrefix + k.marker + "-" + jobName(role)
+	if len(name) > 47 { // the pods' names add "-INDEX-xxxxx" within 63
+		name = name[:47]
+	}
+	return strings.TrimRight(name, "-")
 }
 
 func (k *Driver) podsPath() string {
@@ -128,7 +148,7 @@ func (k *Driver) startJob(r *scenarios.Role, rs []*ranks.Rank) error {
 	}
 	d := k.s.Deadlines
 	job, err := rankJob(k.own, rankJobSpec{
-		name: jobName(r.Name), role: r.Name, token: k.token, ranks: r.Ranks, dir: k.dir, kube: r.Kubernetes,
+		name: k.jobName(r.Name), role: r.Name, token: k.token, marker: k.marker, ranks: r.Ranks, dir: k.dir, kube: r.Kubernetes,
 		wrapper: k.wrapper, launchDir: rundir.LaunchDirOf(k.coord),
 		// No rank outlives the phases of the run it belongs to.
 		deadline: time.Duration(d.Ready+d.Client+d.Drain+d.Teardown+d.KillGrace) + k.s.HooksTime(scenarios.HookTeardown),
@@ -154,7 +174,7 @@ func (k *Driver) start(job object, role, image string, rs []*ranks.Rank) error {
 	var prs []*podRank
 	k.mu.Lock()
 	for _, rk := range rs {
-		pr := &podRank{r: rk, job: jobName(role), since: now, image: image}
+		pr := &podRank{r: rk, job: k.jobName(role), since: now, image: image}
 		k.ranks[rankKey{labelSafe(role), rk.Index}] = pr
 		k.order = append(k.order, pr)
 		prs = append(prs, pr)
@@ -175,7 +195,7 @@ func (k *Driver) start(job object, role, image string, rs []*ranks.Rank) error {
 		return err
 	}
 	k.mu.Lock()
-	k.jobs = append(k.jobs, jobName(role))
+	k.jobs = append(k.jobs, k.jobName(role))
 	k.mu.Unlock()
 	return nil
 }

@@ -75,8 +75,8 @@ func TestRankJobIsIndexedAndCopiesTheControllersPod(t *testing.T) {
 	if c.Image != "abbench.local/abbench:dev" || c.WorkingDir != "/runs/x" || strings.Join(c.Command, " ") != "/usr/local/bin/abbench-rank -- --launch /runs/x/coord/launch Ctx_Pipe" {
 		t.Errorf("container: %+v", c)
 	}
-	if len(c.Env) != 3 || c.Env[0].Name != podEnvPod || c.Env[1].Name != podEnvNode {
-		t.Errorf("env %+v: want the pod, node and namespace from the downward API", c.Env)
+	if len(c.Env) != 4 || c.Env[0].Name != podEnvPod || c.Env[1].Name != podEnvNode || c.Env[3].Name != PodIPEnv {
+		t.Errorf("env %+v: want the pod, node, namespace and address from the downward API", c.Env)
 	}
 	if l := j.Spec.Template.Metadata.Labels; l[labelToken] != "20260101T000000Z-ab" || l[labelRole] != "Ctx_Pipe" {
 		t.Errorf("labels %v", l)

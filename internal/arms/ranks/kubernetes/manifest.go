@@ -23,6 +23,13 @@ const (
 	podEnvPod       = rundir.SchedulerKubernetesPod
 	podEnvNode      = rundir.SchedulerKubernetesNode
 	podEnvNamespace = rundir.SchedulerKubernetesNamespace
+	// PodIPEnv, in every rank pod, is its pod's address (the downward
+	// API's status.podIP): without the node's network a rank listens and
+	// publishes there for the others to reach it.
+	PodIPEnv = rundir.SchedulerKubernetesPodIP
+	// labelMarker is the launcher's run marker, on the rank Jobs and pods
+	// of a run in a tenant's shared namespace too.
+	labelMarker = "abbench.dev/marker"
 	// EnvAPI, in the controller's pod, is the API server's address when
 	// the Service address the kubelet gives does not route.
 	EnvAPI = "ABBENCH_KUBERNETES_API"
@@ -41,11 +48,15 @@ type ownPod struct {
 		HostNetwork bool              `json:"hostNetwork"`
 		Affinity    json.RawMessage   `json:"affinity"`
 		Volumes     []json.RawMessage `json:"volumes"`
-		Containers  []struct {
+		// SecurityContext is the pod's (a tenant's: its user, non-root,
+		// seccomp), which rank pods copy, as they copy its container's.
+		SecurityContext json.RawMessage `json:"securityContext"`
+		Containers      []struct {
 			Name            string            `json:"name"`
 			Image           string            `json:"image"`
 			ImagePullPolicy string            `json:"imagePullPolicy"`
 			VolumeMounts    []json.RawMessage `json:"volumeMounts"`
+			SecurityContext json.RawMessage   `json:"securityContext"`
 		} `json:"containers"`
 	} `json:"spec"`
 	// Status is read for the image the controller's container runs by
@@ -58,6 +69,7 @@ type ownPod struct {
 // rankJobSpec is what one role's Job is made of.
 type rankJobSpec struct {
 	name, role, token string
+	marker            string // the run's (abbench.dev/marker), "" where none
 	ranks             int
 	wrapper           []string // the rank wrapper, as the controller runs it
 	launchDir         string   // the directory of the ranks' launch files
@@ -82,7 +94,7 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		return nil, fmt.Errorf("the controller's pod has no container to take the image of")
 	}
 	oc := own.Spec.Containers[0]
-	volumes, kept := hostPathVolumes(own.Spec.Volumes)
+	volumes, kept := sharedVolumes(own.Spec.Volumes)
 	var mounts []json.RawMessage
 	for _, m := range oc.VolumeMounts {
 		var named struct {
@@ -93,10 +105,17 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		}
 	}
 	labels := object{labelToken: labelSafe(j.token), labelRole: labelSafe(j.role)}
+	if j.marker != "" {
+		labels[labelMarker] = labelSafe(j.marker) // the launcher's teardown finds them by it
+	}
 	container := object{
 		"name": rankContainer, "image": oc.Image, "imagePullPolicy": oc.ImagePullPolicy,
 		"command": append(slices.Clone(j.wrapper), "--launch", j.launchDir, j.role), "workingDir": j.dir, "volumeMounts": mounts,
-		"env": []object{fieldEnv(podEnvPod, "metadata.name"), fieldEnv(podEnvNode, "spec.nodeName"), fieldEnv(podEnvNamespace, "metadata.namespace")},
+		"env": []object{fieldEnv(podEnvPod, "metadata.name"), fieldEnv(podEnvNode, "spec.nodeName"), fieldEnv(podEnvNamespace, "metadata.namespace"),
+			fieldEnv(PodIPEnv, "status.podIP")},
+	}
+	if present(oc.SecurityContext) {
+		container["securityContext"] = oc.SecurityContext
 	}
 	pod := object{
 		"restartPolicy":                 "Never",
@@ -109,8 +128,11 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		"volumes":                       volumes,
 		"containers":                    []object{container},
 	}
-	if len(own.Spec.Affinity) > 0 && string(own.Spec.Affinity) != "null" {
+	if present(own.Spec.Affinity) {
 		pod["affinity"] = own.Spec.Affinity
+	}
+	if present(own.Spec.SecurityContext) {
+		pod["securityContext"] = own.Spec.SecurityContext
 	}
 	if j.kube != nil {
 		roleKeys(pod, container, oc.Image, oc.ImagePullPolicy, j)
@@ -124,18 +146,24 @@ func rankJob(own *ownPod, j rankJobSpec) (object, error) {
 		}}, nil
 }
 
-// hostPathVolumes are the controller pod's hostPath volumes (the run
-// directory and the shared mounts; not its token's projection), and their
-// names.
-func hostPathVolumes(all []json.RawMessage) ([]json.RawMessage, map[string]bool) {
+// present says whether a field copied from the controller's pod is set.
+func present(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null" && string(raw) != "{}"
+}
+
+// sharedVolumes are the controller pod's volumes of the run directory
+// and the shared mounts (hostPath, or a tenant's claim; not its token's
+// projection), and their names.
+func sharedVolumes(all []json.RawMessage) ([]json.RawMessage, map[string]bool) {
 	var out []json.RawMessage
 	names := map[string]bool{}
 	for _, v := range all {
 		var vol struct {
 			Name     string          `json:"name"`
 			HostPath json.RawMessage `json:"hostPath"`
+			Claim    json.RawMessage `json:"persistentVolumeClaim"`
 		}
-		if json.Unmarshal(v, &vol) == nil && len(vol.HostPath) > 0 {
+		if json.Unmarshal(v, &vol) == nil && (len(vol.HostPath) > 0 || len(vol.Claim) > 0) {
 			out = append(out, v)
 			names[vol.Name] = true
 		}

@@ -48,11 +48,15 @@ func roleKeys(pod, container object, ownImage, ownPull string, j rankJobSpec) {
 	container["command"] = append(installed, "--launch-image", j.launchDir, j.role)
 	mount := object{"name": wrapperVolume, "mountPath": wrapperDir}
 	container["volumeMounts"] = append(anySlice(container["volumeMounts"]), object{"name": wrapperVolume, "mountPath": wrapperDir, "readOnly": true})
-	pod["initContainers"] = []object{{
+	init := object{
 		"name": initContainer, "image": ownImage, "imagePullPolicy": ownPull,
 		"command":      append(slices.Clone(j.wrapper), "--install", wrapperDir),
 		"volumeMounts": []object{mount},
-	}}
+	}
+	if sc, ok := container["securityContext"]; ok {
+		init["securityContext"] = sc // the controller's: a tenant's, restricted
+	}
+	pod["initContainers"] = []object{init}
 	pod["volumes"] = append(anySlice(pod["volumes"]), object{"name": wrapperVolume, "emptyDir": object{}})
 }
 
