@@ -41,30 +41,44 @@ type jsonScanner struct {
 	// high says the last string read had a byte past ASCII; keyASCII
 	// says the key a field is called with is all ASCII and unescaped.
 	high, keyASCII bool
+	fold           [24]byte // a key lower-cased (name)
 }
 
-// keyIs says whether key matches name (lower-case ASCII) as encoding/json
-// matches a field's name, without case. A key all ASCII matches only one
-// of its length, letter by letter: bytes.EqualFold on every key of every
-// response against every name was a twentieth of the client's work a
-// request. Only a key past ASCII needs Unicode's folding (U+017F folds
-// to s, U+212A to k: a key of another length may match).
-func (s *jsonScanner) keyIs(key []byte, name string) bool {
+// The names each object of a chunk has, lower-case.
+var (
+	chunkNames   = []string{"choices", "usage", "error"}
+	usageNames   = []string{"prompt_tokens", "completion_tokens"}
+	choiceNames  = []string{"text", "message", "delta"}
+	contentNames = []string{"content"}
+)
+
+// name is key as the name of names it matches, the way encoding/json
+// matches a field's name, without case; a key that matches none comes
+// back as one that equals none of them. A key all ASCII is lower-cased
+// once, into s.fold, and compared as a string: bytes.EqualFold on every
+// key of every response against every name was a twentieth of the
+// client's work a request. Only a key past ASCII or escaped needs
+// Unicode's folding (U+017F folds to s, U+212A to k: a key of another
+// length may match).
+func (s *jsonScanner) name(key []byte, names []string) []byte {
 	if !s.keyASCII {
-		return bytes.EqualFold(key, []byte(name))
+		for _, n := range names {
+			if bytes.EqualFold(key, []byte(n)) {
+				return s.fold[:copy(s.fold[:], n)]
+			}
+		}
+		return nil
 	}
-	if len(key) != len(name) {
-		return false
+	if len(key) > len(s.fold) {
+		return nil // longer than any name
 	}
 	for i, c := range key {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		if c != name[i] {
-			return false
-		}
+		s.fold[i] = c
 	}
-	return true
+	return s.fold[:len(key)]
 }
 
 func (s *jsonScanner) ws() {
@@ -363,8 +377,8 @@ func (s *jsonScanner) count(dst *int, has *bool) error {
 }
 
 func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
-	switch {
-	case s.keyIs(key, "choices"):
+	switch key = s.name(key, chunkNames); {
+	case string(key) == "choices":
 		if s.literal("null") {
 			c.Choices = nil
 			return nil
@@ -384,7 +398,7 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		c.Choices = c.Choices[:n]
 		return err
-	case s.keyIs(key, "usage"):
+	case string(key) == "usage":
 		if s.literal("null") {
 			c.Usage, c.hasUsage = usage{}, false
 			return nil
@@ -394,15 +408,15 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		u := &c.Usage
 		return s.object(func(k []byte) error {
-			switch {
-			case s.keyIs(k, "prompt_tokens"):
+			switch k = s.name(k, usageNames); {
+			case string(k) == "prompt_tokens":
 				return s.count(&u.prompt, &u.hasPrompt)
-			case s.keyIs(k, "completion_tokens"):
+			case string(k) == "completion_tokens":
 				return s.count(&u.completion, &u.hasCompletion)
 			}
 			return s.skip()
 		})
-	case s.keyIs(key, "error"):
+	case string(key) == "error":
 		from := s.i
 		if err := s.skip(); err != nil {
 			return err
@@ -419,12 +433,12 @@ func (s *jsonScanner) choice(ch *choice) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		switch {
-		case s.keyIs(k, "text"):
+		switch k = s.name(k, choiceNames); {
+		case string(k) == "text":
 			return s.str(&ch.Text)
-		case s.keyIs(k, "message"):
+		case string(k) == "message":
 			return s.content(&ch.Message)
-		case s.keyIs(k, "delta"):
+		case string(k) == "delta":
 			return s.content(&ch.Delta)
 		}
 		return s.skip()
@@ -437,7 +451,7 @@ func (s *jsonScanner) content(dst *text) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		if s.keyIs(k, "content") {
+		if string(s.name(k, contentNames)) == "content" {
 			return s.str(dst)
 		}
 		return s.skip()

@@ -131,7 +131,29 @@ func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent t
 	if !eof && !pd.bodyMayBeWhole(data[pd.headLen:]) {
 		return took{need: true}
 	}
+	if r, ok := t.whole(pd.h, data[pd.headLen:], p, sent, out); ok {
+		return r
+	}
 	return t.body(pd.h, p, sent, out)
+}
+
+// whole takes the common answer, a 200 of a Content-Length within
+// maxBody not streamed, all of whose body is in rest, straight from rest
+// (false: any other, for body): what body makes of it, without reading
+// it again through the reader, a limit and a copy. Its stray bytes are
+// those after the length, as the reader would have left them.
+func (t *taker) whole(h head, rest []byte, p digest.Prompt, sent time.Time, out *Outcome) (took, bool) {
+	o := t.w.c.o
+	if h.status != 200 || o.Stream || h.chunked || h.length < 0 || h.length > maxBody || int64(len(rest)) < h.length {
+		return took{}, false
+	}
+	out.Status = h.status
+	err := decodeResponse(rest[:h.length], &t.w.chunk, o, p, sent, out)
+	ok := err == nil && !h.close
+	if ok && int64(len(rest)) > h.length {
+		err, ok = &failure{KindStrayBytes, strayMsg}, false
+	}
+	return took{keep: ok, err: err}, true
 }
 
 // body reads the body of h and says whether the connection may be kept.
