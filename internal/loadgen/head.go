@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http/httputil"
 	"strconv"
+	"strings"
 )
 
 // head is what the client takes of a response's head: the status and the
@@ -168,15 +169,25 @@ func (h *head) header(line []byte) error {
 	return nil
 }
 
+// tokenByte marks the token characters (RFC 9110, 5.6.2), valueByte
+// the bytes a header's value may hold (none of the controls but a tab):
+// one look-up a byte, for every header line of every answer.
+var tokenByte, valueByte = func() (tok, val [256]bool) {
+	for c := range 256 {
+		tok[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", byte(c)) >= 0
+		val[c] = (c >= 0x20 || c == '\t') && c != 0x7f
+	}
+	return tok, val
+}()
+
 // validName says whether name is a header name: one or more token
-// characters (RFC 9110, 5.6.2), as net/http holds it.
+// characters, as net/http holds it.
 func validName(name []byte) bool {
 	if len(name) == 0 {
 		return false
 	}
 	for _, c := range name {
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
-		if !ok {
+		if !tokenByte[c] {
 			return false
 		}
 	}
@@ -186,7 +197,7 @@ func validName(name []byte) bool {
 // validValue says whether value holds no control character but a tab.
 func validValue(value []byte) bool {
 	for _, c := range value {
-		if (c < 0x20 && c != '\t') || c == 0x7f {
+		if !valueByte[c] {
 			return false
 		}
 	}
