@@ -91,11 +91,28 @@ func (pd *pending) headMayEnd(data []byte) bool {
 		return true
 	}
 	from := max(pd.scanned-2, 0)
-	found := bytes.Contains(data[from:], []byte("\n\n")) || bytes.Contains(data[from:], []byte("\n\r\n"))
+	found := blankLine(data[from:])
 	if !found {
 		pd.scanned = len(data)
 	}
 	return found
+}
+
+// blankLine says whether data holds "\n\n" or "\n\r\n": one pass from
+// line end to line end that stops at the first, the head's end (two
+// searches for each passed the whole body when the head had come).
+func blankLine(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		rest := data[i:]
+		if len(rest) > 0 && rest[0] == '\n' || len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n' {
+			return true
+		}
+	}
 }
 
 // took is what take made of a connection's bytes.
