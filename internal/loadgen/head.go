@@ -87,13 +87,8 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 	if err != nil {
 		return h, err
 	}
-	// HTTP/1.x SP 3DIGIT [SP reason]
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
-		return h, badHead("status line %q is not HTTP/1.x", truncate(string(line)))
-	}
-	h.http10 = line[7] == '0'
-	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
-		return h, badHead("status line %q has no status code", truncate(string(line)))
+	if err := h.statusLine(line); err != nil {
+		return h, err
 	}
 	for {
 		if line, err = readLineIn(br, budget); err != nil {
@@ -106,6 +101,26 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 			return h, err
 		}
 	}
+	h.settle()
+	return h, nil
+}
+
+// statusLine takes a head's first line: HTTP/1.x SP 3DIGIT [SP reason].
+func (h *head) statusLine(line []byte) error {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+		return badHead("status line %q is not HTTP/1.x", truncate(string(line)))
+	}
+	h.http10 = line[7] == '0'
+	var err error
+	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
+		return badHead("status line %q has no status code", truncate(string(line)))
+	}
+	return nil
+}
+
+// settle decides, once every header is read, whether the connection
+// closes after the response and its length.
+func (h *head) settle() {
 	switch {
 	case h.http10 && !h.keepAlive:
 		h.close = true // HTTP/1.0 closes unless it says keep-alive
@@ -117,7 +132,37 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 	if h.chunked {
 		h.length = -1
 	}
-	return h, nil
+}
+
+// headInPlace reads a final (not interim) response's head from data in
+// place, where readHead would copy it into its reader's buffer and read
+// it line by line: what readHead makes of the same bytes, and n the
+// head's length, when ok. Anything else (the head not whole, over a cap,
+// interim, or refused) is not ok, and readHead reads it, so a refusal is
+// always readHead's own. A head within readBuffer holds no line longer
+// than its reader's buffer, and within maxHead passes its budget.
+func headInPlace(data []byte, keepType bool) (h head, n int, ok bool) {
+	h = head{length: -1, keepType: keepType}
+	data = data[:min(len(data), readBuffer, maxHead)]
+	for first := true; ; first = false {
+		i := bytes.IndexByte(data[n:], '\n')
+		if i < 0 {
+			return h, 0, false
+		}
+		line := bytes.TrimSuffix(data[n:n+i], []byte("\r"))
+		n += i + 1
+		switch {
+		case first:
+			if h.statusLine(line) != nil || h.status < 200 {
+				return h, 0, false
+			}
+		case len(line) == 0:
+			h.settle()
+			return h, n, true
+		case h.header(line) != nil:
+			return h, 0, false
+		}
+	}
 }
 
 // header takes one header line.

@@ -115,6 +115,16 @@ func blankLine(data []byte) bool {
 	}
 }
 
+// headInPlace takes the head from data in place when it can (the common
+// answer: whole, final, within the caps, good); readHead reads any other.
+func (pd *pending) headInPlace(data []byte) bool {
+	h, n, ok := headInPlace(data, false)
+	if ok {
+		pd.h, pd.headLen, pd.haveHead = h, n, true
+	}
+	return ok
+}
+
 // took is what take made of a connection's bytes.
 type took struct {
 	need bool // the response is not whole: wait for more
@@ -130,7 +140,10 @@ func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent t
 	}
 	t.mr = memReader{data: data, eof: eof}
 	t.br.Reset(&t.mr)
-	if !pd.haveHead {
+	switch {
+	case pd.haveHead || pd.headInPlace(data):
+		t.mr.off = pd.headLen
+	default:
 		h, err := readHead(t.br, false)
 		switch {
 		case errors.Is(err, errNeedMore):
@@ -140,11 +153,10 @@ func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent t
 			return took{err: err}
 		}
 		pd.h, pd.headLen, pd.haveHead = h, t.mr.off-t.br.Buffered(), true
-	} else {
-		t.mr.off = pd.headLen
 	}
-	// The head read just now, the reader is where its body starts (what
-	// it read ahead is in its buffer); read before, it starts there.
+	// The head read just now by readHead, the reader is where its body
+	// starts (what it read ahead is in its buffer); taken in place or
+	// before, it starts there.
 	if !eof && !pd.bodyMayBeWhole(data[pd.headLen:]) {
 		return took{need: true}
 	}
