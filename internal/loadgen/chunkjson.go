@@ -38,6 +38,47 @@ type jsonScanner struct {
 	data  []byte
 	i     int
 	depth int
+	// high says the last string read had a byte past ASCII; keyASCII
+	// says the key a field is called with is all ASCII and unescaped.
+	high, keyASCII bool
+	fold           [24]byte // a key lower-cased (name)
+}
+
+// The names each object of a chunk has, lower-case.
+var (
+	chunkNames   = []string{"choices", "usage", "error"}
+	usageNames   = []string{"prompt_tokens", "completion_tokens"}
+	choiceNames  = []string{"text", "message", "delta"}
+	contentNames = []string{"content"}
+)
+
+// name is key as the name of names it matches, the way encoding/json
+// matches a field's name, without case; a key that matches none comes
+// back as one that equals none of them. A key all ASCII is lower-cased
+// once, into s.fold, and compared as a string: bytes.EqualFold on every
+// key of every response against every name was a twentieth of the
+// client's work a request. Only a key past ASCII or escaped needs
+// Unicode's folding (U+017F folds to s, U+212A to k: a key of another
+// length may match).
+func (s *jsonScanner) name(key []byte, names []string) []byte {
+	if !s.keyASCII {
+		for _, n := range names {
+			if bytes.EqualFold(key, []byte(n)) {
+				return s.fold[:copy(s.fold[:], n)]
+			}
+		}
+		return nil
+	}
+	if len(key) > len(s.fold) {
+		return nil // longer than any name
+	}
+	for i, c := range key {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		s.fold[i] = c
+	}
+	return s.fold[:len(key)]
 }
 
 func (s *jsonScanner) ws() {
@@ -110,6 +151,7 @@ func (s *jsonScanner) object(field func(key []byte) error) error {
 		}
 		s.i++
 		s.ws()
+		s.keyASCII = !esc && !s.high
 		if err := field(key); err != nil {
 			return err
 		}
@@ -158,28 +200,48 @@ func (s *jsonScanner) array(elem func() error) error {
 	}
 }
 
+// strByte marks the bytes a string's scan stops at: its closing quote,
+// an escape, a control character (refused) and the bytes past ASCII
+// (looked at as UTF-8 after). One look-up a byte in place of four
+// comparisons: every key and text of every response passes here.
+var strByte = func() (t [256]bool) {
+	for b := range 0x20 {
+		t[b] = true
+	}
+	t['"'], t['\\'] = true, true
+	for b := utf8.RuneSelf; b < 256; b++ {
+		t[b] = true
+	}
+	return t
+}()
+
 // rawString reads a string, returning its bytes between the quotes and
 // whether they need decoding (an escape, a byte that is not UTF-8).
 func (s *jsonScanner) rawString() ([]byte, bool, error) {
 	start := s.i + 1
 	esc, high := false, false
-	for i := start; i < len(s.data); i++ {
-		switch b := s.data[i]; {
+	d := s.data
+	for i := start; i < len(d); i++ {
+		b := d[i]
+		if !strByte[b] {
+			continue
+		}
+		switch {
 		case b == '"':
-			s.i = i + 1
-			raw := s.data[start:i]
+			s.i, s.high = i+1, high
+			raw := d[start:i]
 			// Bytes all ASCII are UTF-8: the second pass only for others.
 			return raw, esc || high && !utf8.Valid(raw), nil
 		case b >= utf8.RuneSelf:
 			high = true
 		case b == '\\':
 			esc = true
-			n := validEscape(s.data[i+1:])
+			n := validEscape(d[i+1:])
 			if n == 0 {
 				return nil, false, errJSON
 			}
 			i += n
-		case b < 0x20:
+		default: // a control character
 			return nil, false, errJSON
 		}
 	}
@@ -315,8 +377,8 @@ func (s *jsonScanner) count(dst *int, has *bool) error {
 }
 
 func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
-	switch {
-	case bytes.EqualFold(key, []byte("choices")):
+	switch key = s.name(key, chunkNames); {
+	case string(key) == "choices":
 		if s.literal("null") {
 			c.Choices = nil
 			return nil
@@ -336,7 +398,7 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		c.Choices = c.Choices[:n]
 		return err
-	case bytes.EqualFold(key, []byte("usage")):
+	case string(key) == "usage":
 		if s.literal("null") {
 			c.Usage, c.hasUsage = usage{}, false
 			return nil
@@ -346,15 +408,15 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		u := &c.Usage
 		return s.object(func(k []byte) error {
-			switch {
-			case bytes.EqualFold(k, []byte("prompt_tokens")):
+			switch k = s.name(k, usageNames); {
+			case string(k) == "prompt_tokens":
 				return s.count(&u.prompt, &u.hasPrompt)
-			case bytes.EqualFold(k, []byte("completion_tokens")):
+			case string(k) == "completion_tokens":
 				return s.count(&u.completion, &u.hasCompletion)
 			}
 			return s.skip()
 		})
-	case bytes.EqualFold(key, []byte("error")):
+	case string(key) == "error":
 		from := s.i
 		if err := s.skip(); err != nil {
 			return err
@@ -371,12 +433,12 @@ func (s *jsonScanner) choice(ch *choice) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		switch {
-		case bytes.EqualFold(k, []byte("text")):
+		switch k = s.name(k, choiceNames); {
+		case string(k) == "text":
 			return s.str(&ch.Text)
-		case bytes.EqualFold(k, []byte("message")):
+		case string(k) == "message":
 			return s.content(&ch.Message)
-		case bytes.EqualFold(k, []byte("delta")):
+		case string(k) == "delta":
 			return s.content(&ch.Delta)
 		}
 		return s.skip()
@@ -389,7 +451,7 @@ func (s *jsonScanner) content(dst *text) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		if bytes.EqualFold(k, []byte("content")) {
+		if string(s.name(k, contentNames)) == "content" {
 			return s.str(dst)
 		}
 		return s.skip()

@@ -82,6 +82,8 @@ func FuzzDecodeChunk(f *testing.F) {
 		"{\"choices\": [{\"text\": \"\xff\"}]}", `{"choices": [{"text": 5}]}`, `{"x": 01}`, `{"x": -}`, `{"x": 1.}`, `{"x": "\u00"}`,
 		`{"x": "a\tb"}`, `{"choices": [{"text": "a\nb\u00a0c\u2028d\/e \ud83d\ude00f\ud800 g\u0020h\"\\"}]}`,
 		`{"choices": [{"text": "a "}, {"text": "b"}, {"message": {"content": "c"}, "delta": {"content": " d"}}]}`, "{\"choices\": [{\"text\": \"\xff \xc3\"}]}", ` { } `, `{`, `{"a" 1}`, `{"a": 1,}`, `{"text": "x"} x`, `"s"`, `5`,
+		// Keys past ASCII and escaped keys, folded as encoding/json folds them (U+017F is s).
+		`{"choiceſ": [{"te\u0078t": "a"}], "uſage": {"prompt_tokens": 2}}`, `{"\u0063hoices": [{"Text": "b"}], "USAGE": {"PROMPT_TOKENS": 1}}`,
 	} {
 		f.Add([]byte(seed))
 	}

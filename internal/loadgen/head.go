@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http/httputil"
 	"strconv"
+	"strings"
 )
 
 // head is what the client takes of a response's head: the status and the
@@ -86,13 +87,8 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 	if err != nil {
 		return h, err
 	}
-	// HTTP/1.x SP 3DIGIT [SP reason]
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
-		return h, badHead("status line %q is not HTTP/1.x", truncate(string(line)))
-	}
-	h.http10 = line[7] == '0'
-	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
-		return h, badHead("status line %q has no status code", truncate(string(line)))
+	if err := h.statusLine(line); err != nil {
+		return h, err
 	}
 	for {
 		if line, err = readLineIn(br, budget); err != nil {
@@ -105,6 +101,26 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 			return h, err
 		}
 	}
+	h.settle()
+	return h, nil
+}
+
+// statusLine takes a head's first line: HTTP/1.x SP 3DIGIT [SP reason].
+func (h *head) statusLine(line []byte) error {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+		return badHead("status line %q is not HTTP/1.x", truncate(string(line)))
+	}
+	h.http10 = line[7] == '0'
+	var err error
+	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
+		return badHead("status line %q has no status code", truncate(string(line)))
+	}
+	return nil
+}
+
+// settle decides, once every header is read, whether the connection
+// closes after the response and its length.
+func (h *head) settle() {
 	switch {
 	case h.http10 && !h.keepAlive:
 		h.close = true // HTTP/1.0 closes unless it says keep-alive
@@ -116,7 +132,37 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 	if h.chunked {
 		h.length = -1
 	}
-	return h, nil
+}
+
+// headInPlace reads a final (not interim) response's head from data in
+// place, where readHead would copy it into its reader's buffer and read
+// it line by line: what readHead makes of the same bytes, and n the
+// head's length, when ok. Anything else (the head not whole, over a cap,
+// interim, or refused) is not ok, and readHead reads it, so a refusal is
+// always readHead's own. A head within readBuffer holds no line longer
+// than its reader's buffer, and within maxHead passes its budget.
+func headInPlace(data []byte, keepType bool) (h head, n int, ok bool) {
+	h = head{length: -1, keepType: keepType}
+	data = data[:min(len(data), readBuffer, maxHead)]
+	for first := true; ; first = false {
+		i := bytes.IndexByte(data[n:], '\n')
+		if i < 0 {
+			return h, 0, false
+		}
+		line := bytes.TrimSuffix(data[n:n+i], []byte("\r"))
+		n += i + 1
+		switch {
+		case first:
+			if h.statusLine(line) != nil || h.status < 200 {
+				return h, 0, false
+			}
+		case len(line) == 0:
+			h.settle()
+			return h, n, true
+		case h.header(line) != nil:
+			return h, 0, false
+		}
+	}
 }
 
 // header takes one header line.
@@ -168,15 +214,25 @@ func (h *head) header(line []byte) error {
 	return nil
 }
 
+// tokenByte marks the token characters (RFC 9110, 5.6.2), valueByte
+// the bytes a header's value may hold (none of the controls but a tab):
+// one look-up a byte, for every header line of every answer.
+var tokenByte, valueByte = func() (tok, val [256]bool) {
+	for c := range 256 {
+		tok[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", byte(c)) >= 0
+		val[c] = (c >= 0x20 || c == '\t') && c != 0x7f
+	}
+	return tok, val
+}()
+
 // validName says whether name is a header name: one or more token
-// characters (RFC 9110, 5.6.2), as net/http holds it.
+// characters, as net/http holds it.
 func validName(name []byte) bool {
 	if len(name) == 0 {
 		return false
 	}
 	for _, c := range name {
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte("!#$%&'*+-.^_`|~"), c) >= 0
-		if !ok {
+		if !tokenByte[c] {
 			return false
 		}
 	}
@@ -186,7 +242,7 @@ func validName(name []byte) bool {
 // validValue says whether value holds no control character but a tab.
 func validValue(value []byte) bool {
 	for _, c := range value {
-		if (c < 0x20 && c != '\t') || c == 0x7f {
+		if !valueByte[c] {
 			return false
 		}
 	}

@@ -461,6 +461,15 @@ func FuzzReadHead(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A head the loop takes in place is readHead's, to the byte.
+		if hp, n, ok := headInPlace(data, true); ok {
+			r := bytes.NewReader(data)
+			br := bufio.NewReaderSize(r, readBuffer)
+			h, err := readHead(br, true)
+			if read := len(data) - r.Len() - br.Buffered(); err != nil || h != hp || read != n {
+				t.Fatalf("%q: in place %+v (%d bytes), readHead %+v (%d bytes), %v", data, hp, n, h, read, err)
+			}
+		}
 		h, err := readHead(bufio.NewReaderSize(bytes.NewReader(data), readBuffer), true)
 		if err != nil {
 			return

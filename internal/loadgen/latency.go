@@ -1,9 +1,6 @@
 package loadgen
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // exactLatencies is how many values of one latency a run keeps exactly
 // (8 B each): the percentiles of a run of up to this many are numpy's of
@@ -28,13 +25,27 @@ var (
 // range and not with their number. The mean and standard deviation are
 // of every value (Welford's running sums) once sketched.
 type latency struct {
-	exact   []float64
-	buckets map[int32]uint64 // nil until sketched
-	zero    uint64           // values at or below 0: no bucket holds them
+	exact []float64
+	// buckets counts the values of bucket base+i at i, from the least
+	// bucket seen to the greatest (a slice, not a map: a map's insert
+	// was most of a request's counting once sketched); nil until
+	// sketched.
+	buckets []uint64
+	base    int32
+	zero    uint64 // values at or below 0: no bucket holds them
 	n       uint64
 	mean    float64
 	m2      float64
 }
+
+// The buckets of the positive finite float64s (γ^i from about 5e-324 to
+// 1.8e308): a bucket's index is clamped to them, so the buckets of a
+// latency never pass 146,000 (1.2 MB) whatever its values; a latency in
+// milliseconds of a time.Duration spans about 5,100.
+const (
+	minBucket = -74_500
+	maxBucket = 71_200
+)
 
 func (l *latency) add(v float64) {
 	l.n++
@@ -46,7 +57,7 @@ func (l *latency) add(v float64) {
 			l.exact = append(l.exact, v)
 			return
 		}
-		l.buckets = map[int32]uint64{}
+		l.buckets = []uint64{}
 		for _, x := range l.exact {
 			l.bucket(x)
 		}
@@ -60,7 +71,17 @@ func (l *latency) bucket(v float64) {
 		l.zero++
 		return
 	}
-	l.buckets[int32(math.Ceil(math.Log(v)/sketchLogGamma))]++
+	k := int32(max(min(math.Ceil(math.Log(v)/sketchLogGamma), maxBucket), minBucket))
+	switch {
+	case len(l.buckets) == 0:
+		l.base, l.buckets = k, append(l.buckets, 0)
+	case k < l.base:
+		l.buckets = append(make([]uint64, l.base-k, int(l.base-k)+len(l.buckets)), l.buckets...)
+		l.base = k
+	case int(k-l.base) >= len(l.buckets):
+		l.buckets = append(l.buckets, make([]uint64, int(k-l.base)+1-len(l.buckets))...)
+	}
+	l.buckets[k-l.base]++
 }
 
 // sketched says whether the percentiles are the sketch's.
@@ -73,10 +94,11 @@ func (l *latency) dist() dist {
 	}
 	d := dist{Mean: l.mean, Std: math.Sqrt(l.m2 / float64(l.n)), P: make([]float64, len(Percentiles))}
 	keys := make([]int32, 0, len(l.buckets))
-	for k := range l.buckets {
-		keys = append(keys, k)
+	for i, c := range l.buckets {
+		if c > 0 {
+			keys = append(keys, l.base+int32(i))
+		}
 	}
-	slices.Sort(keys)
 	d.Median = l.percentile(keys, 50)
 	for i, q := range Percentiles {
 		d.P[i] = l.percentile(keys, q)
@@ -102,7 +124,7 @@ func (l *latency) rank(keys []int32, r uint64) float64 {
 	}
 	seen := l.zero
 	for _, k := range keys {
-		seen += l.buckets[k]
+		seen += l.buckets[k-l.base]
 		if r < seen {
 			return 2 * math.Pow(sketchGamma, float64(k)) / (sketchGamma + 1)
 		}

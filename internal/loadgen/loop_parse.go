@@ -91,11 +91,38 @@ func (pd *pending) headMayEnd(data []byte) bool {
 		return true
 	}
 	from := max(pd.scanned-2, 0)
-	found := bytes.Contains(data[from:], []byte("\n\n")) || bytes.Contains(data[from:], []byte("\n\r\n"))
+	found := blankLine(data[from:])
 	if !found {
 		pd.scanned = len(data)
 	}
 	return found
+}
+
+// blankLine says whether data holds "\n\n" or "\n\r\n": one pass from
+// line end to line end that stops at the first, the head's end (two
+// searches for each passed the whole body when the head had come).
+func blankLine(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		rest := data[i:]
+		if len(rest) > 0 && rest[0] == '\n' || len(rest) > 1 && rest[0] == '\r' && rest[1] == '\n' {
+			return true
+		}
+	}
+}
+
+// headInPlace takes the head from data in place when it can (the common
+// answer: whole, final, within the caps, good); readHead reads any other.
+func (pd *pending) headInPlace(data []byte) bool {
+	h, n, ok := headInPlace(data, false)
+	if ok {
+		pd.h, pd.headLen, pd.haveHead = h, n, true
+	}
+	return ok
 }
 
 // took is what take made of a connection's bytes.
@@ -113,7 +140,10 @@ func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent t
 	}
 	t.mr = memReader{data: data, eof: eof}
 	t.br.Reset(&t.mr)
-	if !pd.haveHead {
+	switch {
+	case pd.haveHead || pd.headInPlace(data):
+		t.mr.off = pd.headLen
+	default:
 		h, err := readHead(t.br, false)
 		switch {
 		case errors.Is(err, errNeedMore):
@@ -123,15 +153,36 @@ func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent t
 			return took{err: err}
 		}
 		pd.h, pd.headLen, pd.haveHead = h, t.mr.off-t.br.Buffered(), true
-	} else {
-		t.mr.off = pd.headLen
 	}
-	// The head read just now, the reader is where its body starts (what
-	// it read ahead is in its buffer); read before, it starts there.
+	// The head read just now by readHead, the reader is where its body
+	// starts (what it read ahead is in its buffer); taken in place or
+	// before, it starts there.
 	if !eof && !pd.bodyMayBeWhole(data[pd.headLen:]) {
 		return took{need: true}
 	}
+	if r, ok := t.whole(pd.h, data[pd.headLen:], p, sent, out); ok {
+		return r
+	}
 	return t.body(pd.h, p, sent, out)
+}
+
+// whole takes the common answer, a 200 of a Content-Length within
+// maxBody not streamed, all of whose body is in rest, straight from rest
+// (false: any other, for body): what body makes of it, without reading
+// it again through the reader, a limit and a copy. Its stray bytes are
+// those after the length, as the reader would have left them.
+func (t *taker) whole(h head, rest []byte, p digest.Prompt, sent time.Time, out *Outcome) (took, bool) {
+	o := t.w.c.o
+	if h.status != 200 || o.Stream || h.chunked || h.length < 0 || h.length > maxBody || int64(len(rest)) < h.length {
+		return took{}, false
+	}
+	out.Status = h.status
+	err := decodeResponse(rest[:h.length], &t.w.chunk, o, p, sent, out)
+	ok := err == nil && !h.close
+	if ok && int64(len(rest)) > h.length {
+		err, ok = &failure{KindStrayBytes, strayMsg}, false
+	}
+	return took{keep: ok, err: err}, true
 }
 
 // body reads the body of h and says whether the connection may be kept.
