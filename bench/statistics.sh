@@ -7,17 +7,19 @@
 # docs/statistics.md; exits 1 when a cell misses a goal. The fast subset
 # runs in go test (decide.TestValidationGoals).
 #
-#   bench/statistics.sh [--campaigns N] [--effect PCT] [--pairs 2,3,...] [--candidates]
+#   bench/statistics.sh [--campaigns N] [--effect PCT] [--pairs 2,3,...] [--models WORDS] [--candidates]
 #
 # --effect is the smallest effect of interest (default: decide's, 1%);
 # --pairs the fixed designs (default 2,3,4,5,6,8,10); --candidates adds
-# the sequential designs the default was chosen from.
+# the sequential designs the default was chosen from; --models only the
+# noise models whose names hold one of its comma-separated words (each
+# from the seed it has in the full run, so its rows are the full run's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--campaigns | --effect | --pairs)
+	--campaigns | --effect | --pairs | --models)
 		[ $# -ge 2 ] || { echo "statistics.sh: $1 needs a value" >&2; exit 2; }
 		args+=("-${1#--}" "$2")
 		shift 2
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	*)
-		echo "statistics.sh: unknown argument $1 (use --campaigns N, --effect PCT, --pairs LIST, --candidates)" >&2
+		echo "statistics.sh: unknown argument $1 (use --campaigns N, --effect PCT, --pairs LIST, --models WORDS, --candidates)" >&2
 		exit 2
 		;;
 	esac

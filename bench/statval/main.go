@@ -23,7 +23,13 @@ func main() {
 	pairs := flag.String("pairs", "2,3,4,5,6,8,10", "fixed designs, pairs per design")
 	robust := flag.Bool("robust", false, "decide with the signed-rank method instead of the paired t")
 	candidates := flag.Bool("candidates", false, "add the sequential designs the default was chosen from")
+	models := flag.String("models", "", "only the noise models whose names hold one of these comma-separated words (default: every one)")
 	flag.Parse()
+	picked, err := pickModels(*models)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "statval:", err)
+		os.Exit(2)
+	}
 	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: *effect, HigherIsBetter: true}
 	if *robust {
 		rule.Method = decide.Robust
@@ -51,7 +57,7 @@ func main() {
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	var misses []string
 	var all []decide.Row
-	for _, rows := range validateAll(designs, rule, *campaigns) {
+	for _, rows := range validateAll(picked, designs, rule, *campaigns) {
 		all = append(all, rows...)
 		for _, row := range rows {
 			goals := "met"
@@ -69,7 +75,7 @@ func main() {
 	}
 	fmt.Println()
 	printByVerdict(all)
-	misses = append(misses, printFamily(seq, rule, *campaigns)...)
+	misses = append(misses, printFamily(picked, seq, rule, *campaigns)...)
 	if len(misses) > 0 {
 		fmt.Printf("%d cell(s) miss a goal:\n%s\n", len(misses), strings.Join(misses, "\n"))
 		os.Exit(1)

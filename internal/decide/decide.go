@@ -151,6 +151,10 @@ type Decision struct {
 	Skipped bool `json:"skipped,omitempty"`
 
 	lo, hi, est float64 // log scale
+	// df are the degrees of freedom of a t test's P and interval (setT;
+	// 0 for any other test): the stagewise interval maps its bounds
+	// through them (Sequential.Decide).
+	df float64
 }
 
 // ErrNotPositive is returned for a value that is zero or negative: a log
@@ -235,6 +239,7 @@ func Unpaired(base, treat []float64, r Rule) (Decision, error) {
 func (dec *Decision) setT(est, se, df, alpha float64) {
 	p := tP(est, se, df)
 	dec.P = &p
+	dec.df = df
 	q := TQuantile(1-alpha/2, df)
 	dec.lo, dec.hi = est-q*se, est+q*se
 }

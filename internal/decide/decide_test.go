@@ -270,10 +270,6 @@ func TestDrift(t *testing.T) {
 
 // The fast subset of the validation suite: every goal in every cell at
 // the designs CI can afford to simulate.
-// stagewiseCoverageMax is the most the stagewise interval at a
-// sequential stop may cover in a cell of TestValidationGoals.
-const stagewiseCoverageMax = 0.99
-
 func TestValidationGoals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
@@ -294,14 +290,10 @@ func TestValidationGoals(t *testing.T) {
 			// Known and said in docs/statistics.md: below 6 pairs an
 			// order has fewer than CrossoverFrom pairs, the crossover does
 			// not apply, and a period effect widens the interval.
-			// The stagewise interval at a sequential stop treats the
-			// futility stop as non-binding and carries the t's tails at
-			// few pairs: it covers up to about 98% (normal CV 1%: 97.6%,
-			// lognormal 98.0%, 1,000 campaigns), never too little.
-			if row.Design == "sequential" && row.Cover.Rate() > stagewiseCoverageMax {
-				t.Errorf("%s, %s: the stagewise interval covers %.1f%%, wider than it need be", row.Model, row.Design, 100*row.Cover.Rate())
-			}
-			if wide := row.Wide(); len(wide) > 0 && !strings.Contains(m.Name, "order effect") && row.Design != "sequential" {
+			// The stagewise interval at a sequential stop is held to 97%
+			// too: with its bounds carried back through est/z it covered
+			// up to 98.2% (seven models above 97%, 1,000 campaigns).
+			if wide := row.Wide(); len(wide) > 0 && (!strings.Contains(m.Name, "order effect") || row.Design == "sequential") {
 				t.Errorf("%s, %s: %s", row.Model, row.Design, strings.Join(wide, "; "))
 			}
 			if m.Name == "normal, CV 1%" && row.Design == "sequential" && row.MeanRuns[4] > 12.5 {

@@ -3,6 +3,8 @@ package decide
 import (
 	"math"
 	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The interval and p a spending design prints at its stop. A campaign
@@ -43,52 +45,75 @@ type stageKey struct {
 var stageCache sync.Map
 
 // stageDensities are, for each look of the design from the first, the
-// grid over its continuation region (|S| below the boundary), the
+// grid over its continuation region (S between -edge and edge), the
 // Simpson weights, and the density under no change of S at each grid
 // point for the campaigns that reach the look and go on from it.
 type stageDensities struct {
 	first int       // pairs at the first look
 	bound []float64 // the boundary on the normal scale, look by look
+	edge  []float64 // where S stops the campaign with a change, look by look
 	s, w  [][]float64
 	g     [][]float64
 }
 
-// stages is the design's continuation densities (computed once per
-// design: a few hundred thousand operations).
-func (s *Sequential) stages() *stageDensities {
+// maxStageGridPoints bounds a look's grid where the smallest effect
+// widens the continuation region far beyond the boundary (a noise far
+// below the smallest effect): a stop's p and interval stay a few
+// million operations.
+const maxStageGridPoints = 601
+
+// stages is the design's continuation densities. A look stops with a
+// change only where its test crosses the boundary and its estimate
+// reaches the smallest effect: effect is the smallest effect in units of
+// a pair's standard deviation (drift per pair), and a look of n pairs
+// goes on while |S| is below n times it too. With effect 0 the
+// densities are the boundary's alone, computed once per design (a few
+// hundred thousand operations); with an effect, once per stop.
+func (s *Sequential) stages(effect float64) *stageDensities {
 	key := stageKey{s.MinPairs, s.MaxPairs, s.Alpha, s.Boundary, SkipKey(s.Skipped)}
-	if v, ok := stageCache.Load(key); ok {
-		return v.(*stageDensities)
+	if effect <= 0 {
+		if v, ok := stageCache.Load(key); ok {
+			return v.(*stageDensities)
+		}
 	}
 	looks := s.MaxPairs - s.MinPairs + 1
-	st := &stageDensities{first: s.MinPairs, bound: make([]float64, looks), s: make([][]float64, looks), w: make([][]float64, looks), g: make([][]float64, looks)}
+	st := &stageDensities{first: s.MinPairs, bound: make([]float64, looks), edge: make([]float64, looks),
+		s: make([][]float64, looks), w: make([][]float64, looks), g: make([][]float64, looks)}
 	for j := range looks {
 		n := float64(s.MinPairs + j)
 		st.bound[j] = normalQuantile(1 - s.LevelAt(s.MinPairs+j)/2)
-		c := st.bound[j] * math.Sqrt(n)
-		st.s[j], st.w[j] = simpson(-c, c, stageGridPoints)
-		st.g[j] = make([]float64, stageGridPoints)
+		c := math.Max(st.bound[j]*math.Sqrt(n), n*math.Max(effect, 0))
+		st.edge[j] = c
+		points := min(maxStageGridPoints, max(stageGridPoints, 2*int(math.Ceil(c/0.3))+1))
+		st.s[j], st.w[j] = simpson(-c, c, points)
+		st.g[j] = make([]float64, points)
 		for i, x := range st.s[j] {
 			if j == 0 {
 				st.g[j][i] = normalDensity(x/math.Sqrt(n)) / math.Sqrt(n)
 				continue
 			}
-			// One pair more: S moves by a standard normal.
+			// One pair more: S moves by a standard normal (beyond 9 of
+			// its standard deviations, below 1e-18 of its density: left
+			// out, so a wide grid costs its width, not its square).
 			var sum float64
 			for k, u := range st.s[j-1] {
-				sum += st.w[j-1][k] * st.g[j-1][k] * normalDensity(x-u)
+				if x-u < 9 && u-x < 9 {
+					sum += st.w[j-1][k] * st.g[j-1][k] * normalDensity(x-u)
+				}
 			}
 			st.g[j][i] = sum
 		}
 	}
-	stageCache.Store(key, st)
+	if effect <= 0 {
+		stageCache.Store(key, st)
+	}
 	return st
 }
 
 // upper is the chance, at drift theta, of an end at least as extreme
 // upwards in the stagewise ordering as the statistic z (normal scale) at
-// the look of n pairs: a crossing of an earlier look's upper boundary,
-// or reaching this look with a larger statistic.
+// the look of n pairs: a stop with a change at an earlier look's upper
+// edge, or reaching this look with a larger statistic.
 func (st *stageDensities) upper(n int, z, theta float64) float64 {
 	k := n - st.first
 	at := func(j int, x float64) float64 { // P(S at look j+1 > x), from look j's continuation
@@ -105,9 +130,9 @@ func (st *stageDensities) upper(n int, z, theta float64) float64 {
 	if k == 0 {
 		return upperTail(z - theta*math.Sqrt(n0))
 	}
-	p := upperTail(st.bound[0] - theta*math.Sqrt(n0)) // crossing the first look
+	p := upperTail(st.edge[0]/math.Sqrt(n0) - theta*math.Sqrt(n0)) // a stop at the first look
 	for j := 1; j < k; j++ {
-		p += at(j-1, st.bound[j]*math.Sqrt(n0+float64(j)))
+		p += at(j-1, st.edge[j])
 	}
 	return p + at(k-1, z*math.Sqrt(float64(n)))
 }
@@ -116,8 +141,8 @@ func (st *stageDensities) upper(n int, z, theta float64) float64 {
 // normal scale of the drift per pair, of a stop at n pairs with statistic
 // z; the interval's bounds are drifts, a change being drift times
 // sqrt(n) standard errors of the estimate.
-func (s *Sequential) stagewise(n int, z float64) (p, lo, hi float64) {
-	st := s.stages()
+func (s *Sequential) stagewise(n int, z, effect float64) (p, lo, hi float64) {
+	st := s.stages(effect)
 	at0 := st.upper(n, z, 0)
 	p = math.Min(1, 2*math.Min(at0, 1-at0))
 	step := 1 / math.Sqrt(float64(n))
@@ -182,3 +207,16 @@ func normalDensity(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*ma
 
 // upperTail is P(Z > x) of the standard normal.
 func upperTail(x float64) float64 { return math.Erfc(x/math.Sqrt2) / 2 }
+
+// tChange is the change at which the look's t statistic (est-change)/se,
+// carried to the normal scale through its own t distribution, lies
+// delta above zero: the change a bound delta normal units below the
+// look's statistic stands for.
+func (dec Decision) tChange(delta float64) float64 {
+	se := dec.tSE()
+	q := -distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dec.df}.Quantile(upperTail(math.Abs(delta)))
+	return dec.est - math.Copysign(q, delta)*se
+}
+
+// tSE is the standard error of a t look's estimate, from its interval.
+func (dec Decision) tSE() float64 { return (dec.hi - dec.lo) / (2 * TQuantile(1-dec.Alpha/2, dec.df)) }
