@@ -158,9 +158,7 @@ func TestHolm(t *testing.T) {
 // than the level was made with: 100,000 paths put the rate within 0.0021
 // (three standard errors) of 0.05.
 func TestLookAlphaHoldsOverall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
+	monteCarlo(t, "a Monte Carlo of thousands of campaigns")
 	seq := PocockDesign(3, 10, 0.05)
 	if seq.LookAlpha >= 0.05 || seq.LookAlpha <= 0.05/8 {
 		t.Fatalf("look alpha %v outside (alpha/looks, alpha)", seq.LookAlpha)
@@ -271,9 +269,7 @@ func TestDrift(t *testing.T) {
 // The fast subset of the validation suite: every goal in every cell at
 // the designs CI can afford to simulate.
 func TestValidationGoals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
+	monteCarlo(t, "a Monte Carlo of thousands of campaigns")
 	rule := Rule{Effect: 1, HigherIsBetter: true}
 	seq, _ := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
 	designs := []Design{Fixed(2), Fixed(3), Fixed(6), SequentialDesign("sequential", seq)}

@@ -16,9 +16,7 @@ var allLevels = flag.Bool("levels.all", false, "TestLevelTableIsTheSimulations r
 // seeds or a test a look makes shows up as a table to generate again
 // (go generate ./internal/decide).
 func TestLevelTableIsTheSimulations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates a million campaigns a design: go test without -short runs it")
-	}
+	monteCarlo(t, "simulates a million campaigns a design")
 	designs := []TabledDesign{{MinLookPairs, DefaultMaxPairs, DefaultRule.Alpha}, {MinLookPairs, DefaultMaxPairs, DefaultRule.Alpha / 2}, {MinLookPairs, 10, DefaultRule.Alpha}}
 	if *allLevels {
 		designs = TabledDesigns()

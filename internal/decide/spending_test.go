@@ -14,9 +14,7 @@ import (
 // standard errors) of 0.05. The futility stop, which only ends campaigns
 // undecided, leaves it no higher.
 func TestOBFLevelsHoldOverall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
+	monteCarlo(t, "a Monte Carlo of thousands of campaigns")
 	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, 0.05)
 	if err != nil {
 		t.Fatal(err)

@@ -86,9 +86,7 @@ func TestStagewisePOrdersTheLooks(t *testing.T) {
 // suite.
 func longUnderShort(t *testing.T, what string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip(what + ": go test without -short runs it")
-	}
+	monteCarlo(t, what)
 }
 
 // The stop's interval holds the true change about as often as its level
