@@ -58,14 +58,20 @@ func pub(t *testing.T, key string) string {
 
 var message = []byte("{\"_type\": \"https://in-toto.io/Statement/v1\"}\n")
 
+// skipRSAUnderShort skips the RSA case under go test -short: ssh-keygen
+// makes a 3072-bit RSA key in about a second of CPU.
+func skipRSAUnderShort(t *testing.T, typ string) {
+	t.Helper()
+	if typ == "rsa" && testing.Short() {
+		t.Skip("makes an RSA key: go test without -short runs it")
+	}
+}
+
 func TestInteropWithSSHKeygen(t *testing.T) {
 	needSSHKeygen(t)
 	for _, kt := range []struct{ typ, bits string }{{"ed25519", ""}, {"ecdsa", "256"}, {"rsa", "3072"}} {
 		t.Run(kt.typ, func(t *testing.T) {
-			if kt.typ == "rsa" && testing.Short() {
-				// ssh-keygen makes a 3072-bit RSA key in about a second of CPU.
-				t.Skip("makes an RSA key: go test without -short runs it")
-			}
+			skipRSAUnderShort(t, kt.typ)
 			dir := t.TempDir()
 			var extra []string
 			if kt.bits != "" {
