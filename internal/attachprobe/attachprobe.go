@@ -66,6 +66,13 @@ var ErrTooLarge = errors.New("the answer is larger than the probe's max_bytes")
 // ErrStatus is an answer other than 200 OK.
 var ErrStatus = errors.New("the server did not answer 200 OK")
 
+// noRedirects answers a redirect as it came (a 3xx, not 200 OK): the mode
+// must be the answer of the server the arm names, never of another address
+// that server sends the probe to.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
+
 // Get asks url within timeout (and ctx) and reads at most maxBytes of its
 // answer. The status is returned with an error too, where there was one.
 func Get(ctx context.Context, url string, timeout time.Duration, maxBytes int) ([]byte, int, error) {
@@ -76,7 +83,7 @@ func Get(ctx context.Context, url string, timeout time.Duration, maxBytes int) (
 		return nil, 0, err
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4, application/json;q=0.9, */*;q=0.1")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -60,3 +60,20 @@ func TestCheckHoldsTheAnswerToTheArm(t *testing.T) {
 		t.Errorf("no mode at all: %v %v", got, err)
 	}
 }
+
+// A server that redirects the probe elsewhere does not prove its mode by
+// the other address's answer: the redirect is the answer, not 200 OK.
+func TestAProbeIsNotRedirected(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("cfg{mode=\"1\"} 1\n"))
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/metrics", http.StatusFound)
+	}))
+	defer srv.Close()
+	body, status, err := Get(context.Background(), srv.URL+"/metrics", 5*time.Second, 1<<20)
+	if !errors.Is(err, ErrStatus) || status != http.StatusFound || bytes.Contains(body, []byte("mode")) {
+		t.Fatalf("a redirected probe: status %d, err %v, body %q; want the 302 refused", status, err, body)
+	}
+}
