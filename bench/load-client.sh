@@ -64,11 +64,17 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 
 # user+system CPU seconds, wall seconds and peak RSS (KiB) of a command,
-# its output in $1
+# its output in $1, from GNU time: the first on PATH, so a machine without
+# it (or without wrk) can be given both in a folder put first on PATH.
+timebin=$(type -P time || true)
+if [ -z "$timebin" ] || ! "$timebin" -f %e true >/dev/null 2>&1; then
+	echo "GNU time is needed (apt-get install time)" >&2
+	exit 2
+fi
 timed() {
 	local out=$1
 	shift
-	/usr/bin/time -f '%U %S %e %M' -o "$work/time" "$@" >"$out" 2>&1
+	"$timebin" -f '%U %S %e %M' -o "$work/time" "$@" >"$out" 2>&1
 	read -r u s e m <"$work/time"
 	echo "$u $s $e $m"
 }
