@@ -3,11 +3,16 @@
 # answers every request in 1 ms (bench/replyserver), at concurrency 256:
 # requests per second, CPU per request and peak RSS of each client, from
 # the same run.
-#   bench/load-client.sh [SECONDS [REQUESTS]]
+#   bench/load-client.sh [SECONDS [REQUESTS [ROUNDS]]]
 # SECONDS is wrk's time (default 10); abbench load makes as many requests
-# as wrk made, or REQUESTS (rounded up to whole rounds of the 256
-# prompts), to see its peak RSS at a count (1024000: a million); the CPU
-# per request of each is its own CPU over its own requests.
+# as wrk made in the first round, or REQUESTS (rounded up to whole rounds
+# of the 256 prompts; 0 or "" for wrk's), to see its peak RSS at a count
+# (1024000: a million); the CPU per request of each is its own CPU over
+# its own requests. ROUNDS (default 3) pairs of runs are made in abba
+# order (wrk first, then abbench first, ...), so a machine that drifts
+# (a server warming, a neighbour's load) weighs on both clients alike;
+# the goal is judged on the median of the rounds' ratios, each ratio
+# from one pair of runs minutes apart at most.
 # The server gets one core and the client under test the other (taskset),
 # so neither client is measured with the other's share of the machine;
 # wrk posts the body abbench load sends for its first prompt. wrk comes
@@ -22,8 +27,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 requests=${2:-}
+[ "$requests" != 0 ] || requests=""
 if [ -n "$requests" ] && ! [[ "$requests" =~ ^[0-9]+$ ]]; then
 	echo "REQUESTS must be a whole number, not '$requests'" >&2
+	exit 2
+fi
+nrounds=${3:-3}
+if ! [[ "$nrounds" =~ ^[1-9][0-9]*$ ]]; then
+	echo "ROUNDS must be a whole number of at least 1, not '$nrounds'" >&2
 	exit 2
 fi
 conc=256
@@ -81,16 +92,33 @@ timed() {
 
 threads=1
 [ ${#pin_client[@]} -eq 0 ] && threads=$cores
-read -r wu ws we wm < <(timed "$work/wrk.txt" "${pin_client[@]}" wrk -t"$threads" -c"$conc" -d"${secs}s" -s "$work/post.lua" "$url/v1/completions")
-wrk_rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.txt")
-wrk_n=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
-
-# As many requests as wrk made in its time (or REQUESTS): 256 prompts,
-# that many rounds.
+# One run of each client; each appends "name requests req/s user sys wall
+# rss failed" to $work/runs.
+run_wrk() {
+	local u s e m rps n
+	read -r u s e m < <(timed "$work/wrk.txt" "${pin_client[@]}" wrk -t"$threads" -c"$conc" -d"${secs}s" -s "$work/post.lua" "$url/v1/completions")
+	rps=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.txt")
+	n=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
+	echo "wrk $n $rps $u $s $e $m 0" >>"$work/runs"
+}
+run_abbench() {
+	local u s e m rps n failed
+	read -r u s e m < <(timed "$work/load.txt" "${pin_client[@]}" "$work/bin/abbench" load --url "$url" --model bench \
+		--prompts "$work/prompts.jsonl" --concurrency "$conc" --rounds "$rounds" --stream=false --max-tokens 1 \
+		--out "$work/result.json" --progress-every 1h)
+	read -r rps n failed < <(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["request_throughput"], r["completed"], r["failed"])' "$work/result.json")
+	echo "abbench $n $rps $u $s $e $m $failed" >>"$work/runs"
+}
+: >"$work/runs"
+run_wrk
+wrk_n=$(awk 'END {print $2}' "$work/runs")
+# As many requests as wrk made in its first run (or REQUESTS): 256
+# prompts, that many rounds.
 rounds=$(((${requests:-$wrk_n} + 255) / 256))
-read -r au as ae am < <(timed "$work/load.txt" "${pin_client[@]}" "$work/bin/abbench" load --url "$url" --model bench \
-	--prompts "$work/prompts.jsonl" --concurrency "$conc" --rounds "$rounds" --stream=false --max-tokens 1 \
-	--out "$work/result.json" --progress-every 1h)
+run_abbench
+for ((r = 2; r <= nrounds; r++)); do
+	if ((r % 2 == 0)); then run_abbench && run_wrk; else run_wrk && run_abbench; fi
+done
 # The floor, as many requests as wrk made, each way of waiting.
 fl=() flr=()
 if [ -x "$work/bin/epollfloor" ]; then
@@ -98,19 +126,30 @@ if [ -x "$work/bin/epollfloor" ]; then
 	read -r ru rs re rm < <(timed "$work/floor-raw.txt" "${pin_client[@]}" "$work/bin/epollfloor" -raw -addr "127.0.0.1:$port" -c "$conc" -n "$wrk_n" -body "$body")
 	fl=("$fu" "$fs" "$fe" "$fm") flr=("$ru" "$rs" "$re" "$rm")
 fi
-read -r ab_rps ab_n ab_failed < <(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["request_throughput"], r["completed"], r["failed"])' "$work/result.json")
 
-echo "endpoint: 1 ms per answer, concurrency $conc, $cores cores (server pinned to core 0, client to core 1: ${pin_client[*]:-none})"
-awk -v wr="$wrk_rps" -v wn="$wrk_n" -v wu="$wu" -v ws="$ws" -v we="$we" -v wm="$wm" \
-	-v ar="$ab_rps" -v an="$ab_n" -v af="$ab_failed" -v au="$au" -v as="$as" -v ae="$ae" -v am="$am" \
-	-v fu="${fl[0]:-}" -v fs="${fl[1]:-}" -v fe="${fl[2]:-}" -v fm="${fl[3]:-}" -v ru="${flr[0]:-}" -v rs="${flr[1]:-}" -v re="${flr[2]:-}" -v rm="${flr[3]:-}" 'BEGIN {
-	printf "%-14s %10s %10s %9s %8s %16s %14s\n", "client", "requests", "req/s", "CPU s", "CPU %", "CPU us/request", "peak RSS MiB"
-	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "wrk", wn, wr, wu+ws, 100*(wu+ws)/we, 1e6*(wu+ws)/wn, wm/1024
-	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "abbench load", an, ar, au+as, 100*(au+as)/ae, 1e6*(au+as)/an, am/1024
+echo "endpoint: 1 ms per answer, concurrency $conc, $cores cores (server pinned to core 0, client to core 1: ${pin_client[*]:-none}); $nrounds rounds, abba order"
+awk -v wn="$wrk_n" -v fu="${fl[0]:-}" -v fs="${fl[1]:-}" -v fe="${fl[2]:-}" -v fm="${fl[3]:-}" -v ru="${flr[0]:-}" -v rs="${flr[1]:-}" -v re="${flr[2]:-}" -v rm="${flr[3]:-}" '
+function row(name, n, rps, cpu, wall, rss) {
+	printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", name, n, rps, cpu, 100*cpu/wall, 1e6*cpu/n, rss/1024
+}
+# median of a[1..k]
+function median(a, k,   i, j, t) {
+	for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return k % 2 ? a[(k+1)/2] : (a[k/2] + a[k/2+1]) / 2
+}
+BEGIN { printf "%-14s %10s %10s %9s %8s %16s %14s\n", "client", "requests", "req/s", "CPU s", "CPU %", "CPU us/request", "peak RSS MiB" }
+{
+	cpu = $4 + $5
+	if ($1 == "wrk") { w++; wcpu[w] = cpu / $2; wrps[w] = $3; wN += $2; wC += cpu; row("wrk", $2, $3, cpu, $6, $7) }
+	else { a++; acpu[a] = cpu / $2; arps[a] = $3; aN += $2; aC += cpu; failed += $8; row("abbench load", $2, $3, cpu, $6, $7) }
+}
+END {
 	if (fe != "") {
-		printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "Go epoll floor", wn, wn/fe, fu+fs, 100*(fu+fs)/fe, 1e6*(fu+fs)/wn, fm/1024
-		printf "%-14s %10d %10.0f %9.2f %8.0f %16.1f %14.1f\n", "... raw", wn, wn/re, ru+rs, 100*(ru+rs)/re, 1e6*(ru+rs)/wn, rm/1024
+		row("Go epoll floor", wn, wn/fe, fu+fs, fe, fm)
+		row("... raw", wn, wn/re, ru+rs, re, rm)
 	}
-	printf "abbench load / wrk requests per second: %.2f (goal >= 0.5); CPU per request: %.2f (goal <= 1); failed requests: %d\n", ar/wr, (au+as)/an/((wu+ws)/wn), af
+	for (i = 1; i <= a; i++) { cr[i] = acpu[i] / wcpu[i]; rr[i] = arps[i] / wrps[i]; line = line sprintf(" %.2f", cr[i]) }
+	printf "CPU per request, abbench load / wrk, round by round:%s\n", line
+	printf "abbench load / wrk requests per second: %.2f (goal >= 0.5); CPU per request: %.2f (goal <= 1; all rounds pooled: %.2f); failed requests: %d\n", median(rr, a), median(cr, a), (aC/aN)/(wC/wN), failed
 	printf "ceiling at concurrency 256 and 1 ms: %d req/s\n", 256000
-}'
+}' "$work/runs"
