@@ -2,7 +2,6 @@ package gputelemetry
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,9 +36,6 @@ const (
 	DefaultMaxLines = 100_000
 	// maxLine bounds one line: a sample is about 120 bytes.
 	maxLine = 1024
-	// probeTimeout bounds the one query that asks which name the driver
-	// gives the clock reasons.
-	probeTimeout = 10 * time.Second
 	// killWait bounds the wait for a SIGKILLed sampler to be gone.
 	killWait = 10 * time.Second
 )
@@ -98,6 +94,9 @@ type Sampler struct {
 	stopErr  error
 	stderr   tail
 	timer    *time.Timer
+	// mu orders a restart with the older field's name (the reader's)
+	// against stop's signal: stop signals the process that runs now.
+	mu sync.Mutex
 }
 
 // Start starts nvidia-smi's loop of Fields every opts.Interval. A sampler
@@ -109,12 +108,10 @@ func Start(opts Options) *Sampler {
 	if opts.MaxLines <= 0 {
 		opts.MaxLines = DefaultMaxLines
 	}
-	fields := Fields(reasonsField(opts.Path))
 	s := &Sampler{opts: opts, done: make(chan struct{}), stopping: make(chan struct{}), stderr: tail{max: 4096}}
 	host, _ := os.Hostname() // "" when the kernel will not say: the record still holds
-	s.rec = Record{Schema: Schema, Host: host, Fields: fields, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC(),
-		Command: []string{filepath.Base(opts.Path), "--query-gpu=" + strings.Join(fields, ","), "--format=csv,noheader,nounits",
-			"-lms", fmt.Sprint(opts.Interval.Milliseconds())}}
+	s.rec = Record{Schema: Schema, Host: host, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC()}
+	s.ask(EventField)
 	if err := s.start(); err != nil {
 		s.rec.Error = "nvidia-smi could not be started: " + err.Error()
 		close(s.done)
@@ -124,18 +121,18 @@ func Start(opts Options) *Sampler {
 	return s
 }
 
-// reasonsField is the name the driver takes for the clock reasons: the
-// newer, unless a query of it fails.
-func reasonsField(path string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--query-gpu="+EventField, "--format=csv,noheader")
-	cmd.SysProcAttr = deathsig.With(&syscall.SysProcAttr{}, syscall.SIGKILL)
-	if err := cmd.Run(); err != nil {
-		return ThrottleField
-	}
-	return EventField
+// ask sets the record's fields and command to those of a query of the
+// clock reasons by the name reasons.
+func (s *Sampler) ask(reasons string) {
+	s.rec.Fields = Fields(reasons)
+	s.rec.Command = []string{filepath.Base(s.opts.Path), "--query-gpu=" + strings.Join(s.rec.Fields, ","), "--format=csv,noheader,nounits",
+		"-lms", fmt.Sprint(s.opts.Interval.Milliseconds())}
 }
+
+// badArgument is nvidia-smi's exit status for an argument it does not
+// take (its manual's RETURN VALUE 2): a driver before R535 asked for
+// EventField.
+const badArgument = 2
 
 func (s *Sampler) start() error {
 	if err := os.MkdirAll(filepath.Join(s.opts.Dir, filepath.Dir(SamplesFile)), 0o755); err != nil {
@@ -145,6 +142,18 @@ func (s *Sampler) start() error {
 	if err != nil {
 		return err
 	}
+	stdout, err := s.spawn()
+	if err != nil {
+		_ = out.Close() // nothing was written
+		return err
+	}
+	s.out = out
+	go s.read(stdout)
+	return nil
+}
+
+// spawn starts nvidia-smi's loop as the record's command says.
+func (s *Sampler) spawn() (io.Reader, error) {
 	args := append([]string{s.opts.Path}, s.rec.Command[1:]...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = &s.stderr
@@ -156,22 +165,50 @@ func (s *Sampler) start() error {
 		err = cmd.Start()
 	}
 	if err != nil {
-		_ = out.Close() // nothing was written
-		return err
+		return nil, err
 	}
-	s.cmd, s.out = cmd, out
-	go s.read(stdout)
-	return nil
+	s.cmd = cmd
+	return stdout, nil
 }
 
 // read keeps the lines nvidia-smi prints, within MaxLines (downsampled
-// past half of it), then waits for it to end.
+// past half of it), then waits for it to end. A driver before R535
+// refuses EventField at once (badArgument, no line printed): the loop is
+// started again with ThrottleField. Asking the driver first which name it
+// takes cost a run an nvidia-smi call (about 40 ms on an H200 host)
+// before its client could start.
 func (s *Sampler) read(stdout io.Reader) {
 	defer close(s.done)
 	w := bufio.NewWriter(s.out)
-	r := bufio.NewReaderSize(stdout, maxLine)
 	k := newKeeper(s.opts.MaxLines)
 	defer func() { s.rec.Strides = k.strides }()
+	var waitErr error
+	for {
+		s.keep(stdout, w, k)
+		waitErr = s.cmd.Wait()
+		if next := s.restartOlder(waitErr); next != nil {
+			stdout = next
+			continue
+		}
+		break
+	}
+	werr := w.Flush()
+	if cerr := s.out.Close(); werr == nil {
+		werr = cerr
+	}
+	select {
+	case <-s.stopping:
+	default:
+		s.rec.Error = fmt.Sprintf("nvidia-smi ended before the measured phase did (%v); last line of its standard error: %s", waitErr, s.stderr.lastLine())
+	}
+	if werr != nil && s.rec.Error == "" {
+		s.rec.Error = fmt.Sprintf("writing %s: %v", SamplesFile, werr)
+	}
+}
+
+// keep reads one nvidia-smi process's lines to its end.
+func (s *Sampler) keep(stdout io.Reader, w *bufio.Writer, k *keeper) {
+	r := bufio.NewReaderSize(stdout, maxLine)
 	for {
 		line, err := r.ReadSlice('\n')
 		switch {
@@ -189,33 +226,48 @@ func (s *Sampler) read(stdout io.Reader) {
 			s.rec.Downsampled++
 		}
 		if err != nil {
-			break
+			return
 		}
 	}
-	werr := w.Flush()
-	if cerr := s.out.Close(); werr == nil {
-		werr = cerr
+}
+
+// restartOlder starts the loop again with ThrottleField where the one
+// that ended refused EventField before printing a line and the sampler
+// is not being stopped; nil where it is not started again.
+func (s *Sampler) restartOlder(waitErr error) io.Reader {
+	var exit *exec.ExitError
+	if s.rec.Fields[len(s.rec.Fields)-1] != EventField || s.rec.Lines+s.rec.Dropped+s.rec.Downsampled > 0 ||
+		!errors.As(waitErr, &exit) || exit.ExitCode() != badArgument {
+		return nil
 	}
-	waitErr := s.cmd.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	select {
 	case <-s.stopping:
+		return nil
 	default:
-		s.rec.Error = fmt.Sprintf("nvidia-smi ended before the measured phase did (%v); last line of its standard error: %s", waitErr, s.stderr.lastLine())
 	}
-	if werr != nil && s.rec.Error == "" {
-		s.rec.Error = fmt.Sprintf("writing %s: %v", SamplesFile, werr)
+	s.ask(ThrottleField)
+	s.stderr.reset()
+	stdout, err := s.spawn()
+	if err != nil {
+		return nil // the record says the first ended early, with its standard error
 	}
+	return stdout
 }
 
 // stop sends the sampler's group SIGTERM, then SIGKILL after the grace,
 // and waits for it to be gone (at most killWait after the SIGKILL).
 func (s *Sampler) stop() {
 	s.stopOnce.Do(func() {
+		s.mu.Lock()
 		close(s.stopping)
-		if s.cmd == nil {
+		cmd := s.cmd
+		s.mu.Unlock()
+		if cmd == nil {
 			return
 		}
-		pgid := s.cmd.Process.Pid
+		pgid := cmd.Process.Pid
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-s.done:
@@ -263,6 +315,12 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.buf = t.buf[len(t.buf)-t.max:]
 	}
 	return len(p), nil
+}
+
+func (t *tail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = t.buf[:0]
 }
 
 func (t *tail) lastLine() string {
