@@ -93,7 +93,7 @@ func (c *collector) requests(fail func(reason.Reason)) string {
 		case r.Failed < 0 && r.Requested < 0:
 			fail(reason.New(reason.RequestsFailed, "the record says %d requests completed, but neither how many it attempted nor how many failed (workload.requests is from-record)", r.Completed))
 		case r.Failed > 0 || r.Requested >= 0 && r.Completed < r.Requested:
-			fail(reason.New(reason.RequestsFailed, "%d of %d attempted requests succeeded (%d failed)", r.Completed, max(r.Requested, r.Completed+r.Failed), max(r.Failed, r.Requested-r.Completed)))
+			fail(reason.New(reason.RequestsFailed, "%d of %d attempted requests succeeded (%d failed)%s", r.Completed, max(r.Requested, r.Completed+r.Failed), max(r.Failed, r.Requested-r.Completed), firstOf(r)))
 		default:
 			return fmt.Sprintf("%d/%d attempted requests succeeded (the client decided how many)", r.Completed, max(r.Requested, r.Completed))
 		}
@@ -105,11 +105,19 @@ func (c *collector) requests(fail func(reason.Reason)) string {
 	case r.Completed < 0:
 		fail(reason.New(reason.RequestsFailed, "the record does not say how many requests completed"))
 	case r.Failed > 0 || r.Completed < want:
-		fail(reason.New(reason.RequestsFailed, "%d of %d requests succeeded (%d failed)", r.Completed, want, max(r.Failed, want-r.Completed)))
+		fail(reason.New(reason.RequestsFailed, "%d of %d requests succeeded (%d failed)%s", r.Completed, want, max(r.Failed, want-r.Completed), firstOf(r)))
 	default:
 		return fmt.Sprintf("%d/%d requests succeeded", r.Completed, want)
 	}
 	return ""
+}
+
+// firstOf is the record's first failed request, as a reason's tail.
+func firstOf(r *records.Record) string {
+	if r.FirstFailure == "" {
+		return ""
+	}
+	return "; the first: " + r.FirstFailure
 }
 
 // ownUnits holds a record that counts work other than requests (queries,

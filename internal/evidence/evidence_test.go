@@ -283,6 +283,13 @@ func TestRequestsFromRecord(t *testing.T) {
 		{"all attempted succeeded", `{"num_prompts": 37, "completed": 37, "failed": 0, "output_throughput": 100.5}`, true, "37/37 attempted requests succeeded"},
 		{"some failed", `{"num_prompts": 37, "completed": 35, "failed": 2, "output_throughput": 100.5}`, false, "35 of 37 attempted requests succeeded (2 failed)"},
 		{"attempts unknown", `{"completed": 37, "output_throughput": 100.5}`, false, "neither how many it attempted nor how many failed"},
+		// The first failed request named, as abbench's client and vLLM
+		// name it: "2 failed" alone does not say the server was never
+		// reached.
+		{"the client's first failure", `{"num_prompts": 37, "completed": 35, "failed": 2, "output_throughput": 100.5, "first_failure": "request 3: connect: dial tcp 127.0.0.1:9: connect: connection refused"}`, false,
+			"(2 failed); the first: request 3: connect: dial tcp 127.0.0.1:9: connect: connection refused"},
+		{"vLLM's errors", `{"num_prompts": 3, "completed": 2, "output_throughput": 100.5, "errors": ["", "Traceback (most recent call last):\n  aiohttp.ClientConnectorError: Cannot connect to host http://u:hunter2@h:1", ""]}`, false,
+			"(1 failed); the first: request 1: Traceback (most recent call last): aiohttp.ClientConnectorError: Cannot connect to host http://u:[REDACTED]@h:1"},
 	} {
 		r := goodRun()
 		r.yaml, r.record = y, c.record

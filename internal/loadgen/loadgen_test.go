@@ -218,6 +218,15 @@ func TestBrokenAndRefused(t *testing.T) {
 	if o := res.Outcomes[1]; o.Kind != KindConnect || o.Status != 0 {
 		t.Errorf("a closed port: %+v", o)
 	}
+	// The record names the first failure, which a censored run's reason
+	// quotes: its count alone does not say the server was never reached.
+	rec, err := res.Record(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _ := rec["first_failure"].(string); !strings.HasPrefix(first, "request 0: "+KindConnect+": ") || !strings.Contains(first, addr) {
+		t.Errorf("first_failure %q: want request 0, its kind and the address", first)
+	}
 }
 
 // TestScheduleIsTheSeeds: the Poisson schedule is a function of its seed,

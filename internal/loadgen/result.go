@@ -149,6 +149,11 @@ func (r *Result) recordSummary(t *tally, now time.Time) map[string]any {
 		"request_throughput": s.RequestRate, "output_throughput": s.OutputRate, "total_token_throughput": s.TokenRate,
 		"valid": s.Failed == 0,
 	}
+	if o := t.first; o != nil {
+		// the first failed request, as load's exit names it: what "failed"
+		// alone does not say (a server never reached, a 404)
+		rec["first_failure"] = fmt.Sprintf("request %d: %s: %s", o.Index, o.Kind, o.Error)
+	}
 	if r.Sent != nil {
 		rec["prompt_digest"] = r.Sent.String()
 	}

@@ -57,6 +57,12 @@ type Record struct {
 	// generated different amounts did different work: see
 	// {output_tokens: equal}.
 	OutputTokens *int `json:"output_tokens,omitempty"`
+	// FirstFailure is the record's first failed request, as it names it
+	// (abbench's client: first_failure; vLLM's: the first non-empty of
+	// errors, with its place), bounded and without a URL's password; ""
+	// when it names none. A run censored requests-failed says it: "256
+	// failed" alone does not say that the server was never reached.
+	FirstFailure string `json:"first_failure,omitempty"`
 	// chose is set when the parser chose among the file's results by
 	// name (choose): a Spec.Result no parser reads is an error, not
 	// ignored.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abbench/abbench/internal/redact"
 )
 
 // servingMetrics are the headline metrics of a serving result, each under
@@ -42,17 +44,34 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			}
 		}
 	}
+	if first, ok := obj["first_failure"].(string); ok && first != "" {
+		r.FirstFailure = firstFailure(first)
+	}
 	if errs, ok := obj["errors"].([]any); ok {
 		failed := 0
-		for _, e := range errs {
+		for i, e := range errs {
 			if s, ok := e.(string); ok && s != "" {
 				failed++
+				if r.FirstFailure == "" {
+					r.FirstFailure = firstFailure(fmt.Sprintf("request %d: %s", i, s))
+				}
 			}
 		}
 		if failed > 0 && failed > r.Failed {
 			r.Failed = failed
 		}
 	}
+}
+
+// maxFirstFailure bounds Record.FirstFailure: a server's error page can
+// be any size, and the reason that quotes it is read by a person.
+const maxFirstFailure = 240
+
+// firstFailure is a failed request's message as a record keeps it: one
+// line, bounded, a URL's password taken out.
+func firstFailure(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	return truncateText(redact.URL(msg), maxFirstFailure)
 }
 
 // servingResult reads this run's result of a serving file: its one JSON
