@@ -374,3 +374,27 @@ func TestDeadlinesThroughAliases(t *testing.T) {
 		}
 	}
 }
+
+// A prompts file that is not there is named as the scenario writes it and
+// where it lies, with the closest name its directory holds: a reader
+// whose working directory is not the scenario's saw a path beside "paths
+// are relative to the scenario file" and no hint of the typo.
+func TestMissingPromptsFileSaysWhereAndWhatIsNear(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"data", "scenarios"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(dir, "data"), "prompts-256.jsonl", "[1]\n")
+	path := write(t, filepath.Join(dir, "scenarios"), "s.yaml", strings.Replace(base, "prompts.jsonl", "../data/prompts-265.jsonl", 1))
+	_, err := Load(path)
+	want := "prompts file ../data/prompts-265.jsonl (" + filepath.Join(dir, "data", "prompts-265.jsonl") + ") does not exist (paths are relative to the scenario file; did you mean ../data/prompts-256.jsonl?)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant it to hold %q", err, want)
+	}
+	path = write(t, filepath.Join(dir, "scenarios"), "t.yaml", strings.Replace(base, "prompts.jsonl", "../nowhere/p.jsonl", 1))
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "cannot be read either") {
+		t.Errorf("a missing directory: %v", err)
+	}
+}

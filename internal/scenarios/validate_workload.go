@@ -94,7 +94,7 @@ func (v *validator) digestPrompts() {
 		fd, err := digest.ReadFile(path, digest.ReadOptions{Algorithm: alg, Field: w.Field})
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			v.at(p("workload", "prompts"), "prompts file %s does not exist (paths are relative to the scenario file)", path)
+			v.at(p("workload", "prompts"), "prompts file %s%s does not exist (%s)", w.Prompts, resolvedAs(w.Prompts, path), nearest(w.Prompts, path))
 		case err != nil:
 			v.at(p("workload", "prompts"), "prompts file: %v", err)
 		default:

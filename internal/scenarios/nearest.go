@@ -1,0 +1,43 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// resolvedAs says where a path the scenario gives relative to itself
+// lies, when that is not the path as written: the scenario file's
+// directory is not the reader's working directory, and "prompts.jsonl
+// does not exist" beside a file the reader sees there is a riddle.
+func resolvedAs(written, resolved string) string {
+	if filepath.Clean(written) == filepath.Clean(resolved) {
+		return ""
+	}
+	return " (" + resolved + ")"
+}
+
+// nearest says what a missing file's directory holds closest to its
+// name, as the scenario would write it: a mistyped name
+// (prompts-265.jsonl for prompts-256.jsonl) is the usual cause; and
+// where the directory is missing too, that. path is written as the
+// scenario writes it, resolved where it lies.
+func nearest(written, path string) string {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "paths are relative to the scenario file; its directory " + dir + " cannot be read either"
+	}
+	best, bestDist := "", len(name)/3+1 // a third of the name at most: beyond, no suggestion
+	for _, e := range entries {
+		if d := editDistance(name, e.Name()); d < bestDist {
+			best, bestDist = e.Name(), d
+		}
+	}
+	if best == "" {
+		return "paths are relative to the scenario file"
+	}
+	return "paths are relative to the scenario file; did you mean " + filepath.Join(filepath.Dir(written), best) + "?"
+}
