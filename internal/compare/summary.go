@@ -14,6 +14,18 @@ import (
 // to fix first; the full report lists every one, whole.
 const summaryCauses, summaryReason = 2, 150
 
+// clipMiddle cuts s to about n bytes by leaving out its middle: a
+// reason's head says what failed and its tail why (a rank's last log
+// line ends "executable file not found in $PATH"; cut at the end, the
+// summary kept "rank wrapper: role gen r..." and lost the cause).
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n*3/5, n-n*3/5-5
+	return strings.ToValidUTF8(s[:head], "") + " ... " + strings.ToValidUTF8(s[len(s)-tail:], "")
+}
+
 // WriteSummary prints the comparison in a few lines, the answer last: a
 // line per arm (n, median, and a treatment's change with its interval),
 // a censored one's first root causes instead, where the full report is
@@ -50,11 +62,7 @@ func (r Report) writeSummaryBody(out *textout.Writer, note string, named bool) {
 				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
 				break
 			}
-			line := rs.Lines()[0]
-			if len(line) > summaryReason {
-				line = strings.ToValidUTF8(line[:summaryReason], "") + "..."
-			}
-			out.Printf("  %s\n", line)
+			out.Printf("  %s\n", clipMiddle(rs.Lines()[0], summaryReason))
 		}
 		return
 	}
@@ -121,10 +129,7 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 			if len(r.Reasons) > 0 {
 				why = ": " + r.Reasons[0].Lines()[0]
 			}
-			if len(why) > summaryReason {
-				why = strings.ToValidUTF8(why[:summaryReason], "") + "..."
-			}
-			out.Printf("  %s censored%s\n", c.Cell, why)
+			out.Printf("  %s censored%s\n", c.Cell, clipMiddle(why, summaryReason))
 			continue
 		}
 		for _, a := range r.Arms {

@@ -14,7 +14,8 @@ import (
 // report is.
 func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 	accepted := Compare(runsOf(map[string][]float64{"blocking": {24301.2, 24288.1, 24310.5}, "async": {38412.7, 38390.2, 38430.9}}), Options{Effect: 1})
-	long := strings.Repeat("a rank's last log line, long ", 20)
+	// Cut in the middle: the tail of a rank's last log line is the cause.
+	long := strings.Repeat("a rank's last log line, long ", 20) + "executable file not found in $PATH"
 	censored := &Result{Verdict: Censored, Baseline: "blocking", Warnings: []string{"unsigned"}, Reasons: []reason.Reason{
 		reason.New(reason.RankExited, "ctx rank 0 exited with status 127; last log line: %s", long),
 		reason.New(reason.ArmModeMismatch, "ctx rank 1 logged no mode line"),
@@ -26,7 +27,7 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 		want []string
 	}{
 		"accepted": {accepted, []string{"output_throughput (tokens/s), baseline blocking:", "  async      n=3   median 38,413  +58.", "improved", "  blocking   n=3   median 24,301  baseline"}},
-		"censored": {censored, []string{"root causes first:\n  rank-exited", "...\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "; 1 warning(s)\n"}},
+		"censored": {censored, []string{"root causes first:\n  rank-exited", " ... ", "executable file not found in $PATH\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "; 1 warning(s)\n"}},
 	} {
 		var b strings.Builder
 		w := termwidth.NewWriter(&b, 80)
