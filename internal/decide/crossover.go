@@ -48,9 +48,12 @@ func orders(d []float64, baseFirst []bool) (bt, tb []float64) {
 // for the sequential design over 6,000 campaigns, 5.3% from three).
 const CrossoverFrom = 3
 
-// crossover is the crossover's change, period effect and their standard
-// error (the same for both) with its degrees of freedom; ok is false
-// when an order has fewer than CrossoverFrom pairs.
+// crossover is the crossover's change, period effect and the change's
+// standard error with its degrees of freedom; ok is false when an order
+// has fewer than CrossoverFrom pairs. The error holds the covariance of
+// each pair of blocks' two pairs (unitCovariance), which adds to the
+// change's variance and takes from the period effect's: the period
+// effect's test, at the change's error, is conservative under it.
 func crossover(d []float64, baseFirst []bool) (change, period, se, df float64, ok bool) {
 	bt, tb := orders(d, baseFirst)
 	if len(bt) < CrossoverFrom || len(tb) < CrossoverFrom {
@@ -60,7 +63,8 @@ func crossover(d []float64, baseFirst []bool) (change, period, se, df float64, o
 	mTB, sdTB := meanSD(tb)
 	df = float64(len(d) - 2)
 	pooled := (float64(len(bt)-1)*sdBT*sdBT + float64(len(tb)-1)*sdTB*sdTB) / df
-	se = math.Sqrt(pooled) / 2 * math.Sqrt(1/float64(len(bt))+1/float64(len(tb)))
+	nBT, nTB := float64(len(bt)), float64(len(tb))
+	se = math.Sqrt(pooled/nBT+pooled/nTB+2*unitCovariance(d, baseFirst)*unitsOf(baseFirst)/(nBT*nTB)) / 2
 	// A pair run baseline first has ratio change+period, the other order
 	// change-period.
 	return (mBT + mTB) / 2, (mBT - mTB) / 2, se, df, true

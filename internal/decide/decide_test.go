@@ -190,8 +190,10 @@ func TestLookAlphaHoldsOverall(t *testing.T) {
 	if se := math.Sqrt(0.05 * 0.95 / paths); math.Abs(rate-0.05) > 3*se {
 		t.Errorf("overall false rate at the per-look level %.4f: %.4f, want 0.05 ± %.4f", seq.LookAlpha, rate, 3*se)
 	}
-	if n := float64(naive) / paths; n < 0.16 || n > 0.20 {
-		t.Errorf("looking at 0.05 each time gave %.3f, want about 0.18", n)
+	// 0.157 (0.173 before the crossover's variance held the pairs of
+	// blocks' covariance, which widens independent pairs' intervals too)
+	if n := float64(naive) / paths; n < 0.14 || n > 0.18 {
+		t.Errorf("looking at 0.05 each time gave %.3f, want about 0.16", n)
 	}
 	if _, err := NewSequential(2, 10, 0.05); err == nil {
 		t.Error("two pairs accepted as a first look")

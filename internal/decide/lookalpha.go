@@ -137,18 +137,15 @@ func (s lookSim) chunk(c int, qlo, qhi []float64, hi float64) chunkResult {
 		for i := range x {
 			x[i] = rng.NormFloat64()
 		}
-		var sum, sumSq, count [2]float64 // by order: baseline first (even pairs), treatment first
+		var sums lookSums
 		below, above := false, false
 		for n := 1; n <= s.max; n++ {
-			g := (n - 1) % 2
-			sum[g] += x[n-1]
-			sumSq[g] += x[n-1] * x[n-1]
-			count[g]++
+			sums.add(x[n-1])
 			if n < s.min {
 				continue
 			}
 			i := n - s.min
-			absT[i] = lookT(sum, sumSq, count)
+			absT[i] = sums.t()
 			below = below || absT[i] > qlo[i]
 			above = above || absT[i] > qhi[i]
 		}
@@ -184,9 +181,32 @@ func lookDF(n int) float64 {
 	return float64(n - 1)
 }
 
-// lookT is the |t| of CrossoverLogs from the sums, sums of squares and
-// counts of the pairs of each order.
-func lookT(sum, sumSq, count [2]float64) float64 {
+// lookSums are the sums of the pairs of each order (baseline first:
+// the odd pairs, treatment first: the even ones, as abba blocks
+// alternate), their squares, their counts, and the sum of the products
+// of each whole pair of blocks' two pairs; last is the latest pair,
+// whose partner may not have come yet.
+type lookSums struct {
+	sum, sumSq, count [2]float64
+	prod, last        float64
+}
+
+func (s *lookSums) add(x float64) {
+	g := int(s.count[0]+s.count[1]) % 2
+	s.sum[g] += x
+	s.sumSq[g] += x * x
+	s.count[g]++
+	if g == 1 {
+		s.prod += s.last * x
+	}
+	s.last = x
+}
+
+// t is the |t| of CrossoverLogs from the sums: the paired t below
+// CrossoverFrom pairs of an order, the crossover t with its pairs of
+// blocks' covariance (unitCovariance) from there.
+func (s *lookSums) t() float64 {
+	sum, sumSq, count := s.sum, s.sumSq, s.count
 	n := count[0] + count[1]
 	if min(count[0], count[1]) < CrossoverFrom {
 		mean := (sum[0] + sum[1]) / n
@@ -195,6 +215,14 @@ func lookT(sum, sumSq, count [2]float64) float64 {
 	}
 	m0, m1 := sum[0]/count[0], sum[1]/count[1]
 	pooled := (sumSq[0] - count[0]*m0*m0 + sumSq[1] - count[1]*m1*m1) / (n - 2)
-	se := math.Sqrt(pooled) / 2 * math.Sqrt(1/count[0]+1/count[1])
+	units, first := count[1], sum[0] // the whole pairs of blocks, the sum of their first pairs
+	if count[0] > count[1] {
+		first -= s.last
+	}
+	cov := (s.prod - m1*first - m0*sum[1] + units*m0*m1) / (units - 1)
+	if !(cov > 0) {
+		cov = 0
+	}
+	se := math.Sqrt(pooled/count[0]+pooled/count[1]+2*cov*units/(count[0]*count[1])) / 2
 	return math.Abs(m0+m1) / 2 / se
 }

@@ -9,8 +9,13 @@ import (
 // carries over from one to the next (a machine that heats up over an
 // hour, a cache that fills) make neighbouring pairs alike: the variance
 // then understates the noise and the interval is too narrow (a fixed
-// 10-pair t covered 92-94% with run noise AR(1) 0.5). Nothing in the
-// pairs can correct it at these counts; the report warns.
+// 10-pair t covered 92-94% with run noise AR(1) 0.5). The neighbours
+// that matter most are the two pairs of a pair of blocks (abba, baab):
+// four runs in a row, of opposite orders, so the crossover's variance
+// within each order never sees their likeness. The crossover takes their
+// covariance into its variance where it is positive (unitCovariance);
+// a lag-1 autocorrelation over all the pairs is too noisy at these
+// counts to correct by, and the report warns on it.
 
 // Serial is the lag-1 autocorrelation of the pairs' ratios around their
 // orders' means, and the one-sided permutation p of its being that
@@ -129,4 +134,41 @@ func ChangeTrend(d []float64, baseFirst []bool) (Drift, bool) {
 	}
 	df := float64(len(d)) - levels - 1
 	return Drift{PctPerRun: pct(slope), P: tP(slope, math.Sqrt(sse/df/sxx), df)}, true
+}
+
+// unitsOf is the number of whole pairs of blocks (abba or baab: a pair
+// of each order) among the pairs whose orders are baseFirst.
+func unitsOf(baseFirst []bool) float64 {
+	m := 0
+	for u := 1; u < len(baseFirst); u += 2 {
+		if baseFirst[u] != baseFirst[u-1] {
+			m++
+		}
+	}
+	return float64(m)
+}
+
+// unitCovariance is the covariance of the two pairs of each pair of
+// blocks around their orders' means, where it is positive (0 otherwise):
+// the crossover's change is the mean of the orders' means, and each pair
+// of blocks puts one pair in each, so their covariance adds to its
+// variance. Taken where positive only, it widens an interval whose pairs
+// are alike and leaves the rest; a negative estimate at a few pairs of
+// blocks is mostly chance, and would narrow the interval below its level.
+// Pairs of blocks are told by their pairs' orders (abba: the first pair
+// baseline first, the second not; DrawnABBA's and ABBA's both).
+func unitCovariance(d []float64, baseFirst []bool) float64 {
+	e := residuals(d, baseFirst)
+	var sum float64
+	m := 0
+	for u := 1; u < len(d); u += 2 {
+		if baseFirst[u] != baseFirst[u-1] {
+			sum += e[u] * e[u-1]
+			m++
+		}
+	}
+	if m < 2 || !(sum > 0) {
+		return 0
+	}
+	return sum / float64(m-1)
 }

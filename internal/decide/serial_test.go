@@ -73,3 +73,32 @@ func TestChangeTrend(t *testing.T) {
 		t.Errorf("a growing change trended in only %.1f%%", float64(growing)/10)
 	}
 }
+
+// The levels' simulation tests what a look tests: its |t| from running
+// sums is CrossoverLogs' at every pair count, with the pairs of blocks'
+// covariance in the crossover's standard error (a level simulated for
+// the t without it would be spent by a more conservative test).
+func TestLookSumsAreTheCrossoverT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for range 200 {
+		d := make([]float64, 14)
+		var sums lookSums
+		shared := 0.0
+		for i := range d {
+			if i%2 == 0 {
+				shared = 0.01 * rng.NormFloat64() // a pair of blocks' own offset, shared by its two pairs
+			}
+			d[i] = shared + 0.01*rng.NormFloat64()
+			sums.add(d[i])
+			n := i + 1
+			if n < 3 {
+				continue
+			}
+			dec := CrossoverLogs(d[:n], ABBA(n), Rule{Alpha: 0.05, Effect: 1, Method: T})
+			want := math.Abs(dec.est) / dec.tSE()
+			if got := sums.t(); math.Abs(got-want) > 1e-9*want {
+				t.Fatalf("%d pairs: simulated |t| %v, the look's %v", n, got, want)
+			}
+		}
+	}
+}

@@ -9,12 +9,12 @@ import (
 // TestLooksTheSignedRankCannotRejectAtAreNotTaken: asked for (--method
 // robust), the signed-rank test decides every look, and its smallest p
 // (2/2^n: 0.25 at 3 pairs, 0.031 at 6, 0.0156 at 7, 0.0078 at 8) is above
-// the default design's levels at 3 to 8 pairs (0.000024 to 0.0060):
-// those looks cannot reject whatever the pairs. The looks at 3 to 7 are
-// not taken, and the look at 8 spends their share of alpha: its level
-// 0.0094, which 8 pairs of one sign (p 0.0078) reach: improved at 8.
-// Before, the looks at 6 to 8 spent alpha no test could use, and the
-// look at 8 said inconclusive.
+// the default design's levels at 3 to 7 pairs (0.000024 to 0.0050):
+// those looks cannot reject whatever the pairs. They are not taken, and
+// the look at 8 spends their share of alpha: its level 0.012 (the
+// design's own 0.0079 there), which 8 pairs of one sign (p 0.0078)
+// reach: improved at 8. Before, the looks at 6 and 7 spent alpha no
+// test could use.
 func TestLooksTheSignedRankCannotRejectAtAreNotTaken(t *testing.T) {
 	s, err := NewSequential(3, 14, 0.05)
 	if err != nil {

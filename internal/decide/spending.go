@@ -200,15 +200,11 @@ func (s spendSim) chunk(c int, out []float32) {
 	rng := rand.New(rand.NewPCG(0x0bf+uint64(s.min*1000+s.max), uint64(c)))
 	looks := s.max - s.min + 1
 	for p := range lookChunk {
-		var sum, sumSq, count [2]float64
+		var sums lookSums
 		for n := 1; n <= s.max; n++ {
-			x := rng.NormFloat64()
-			g := (n - 1) % 2
-			sum[g] += x
-			sumSq[g] += x * x
-			count[g]++
+			sums.add(rng.NormFloat64())
 			if n >= s.min {
-				out[p*looks+n-s.min] = float32(lookT(sum, sumSq, count))
+				out[p*looks+n-s.min] = float32(sums.t())
 			}
 		}
 	}

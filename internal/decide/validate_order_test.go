@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -74,5 +75,47 @@ func TestCarryOverFollowsTheDrawnOrder(t *testing.T) {
 		if got := ea[j] - eb[j]; got < want-1e-4 || got > want+1e-4 {
 			t.Errorf("run %d: the orders' noise differs by %.5f, want %.5f (treated before it: %v, %v)", j, got, want, a[j-1], b[j-1])
 		}
+	}
+}
+
+// The carry-over model's shortfall of coverage is a bias of the drawn
+// order, not a variance: each switch between abba and baab puts the run
+// after a treatment run on a baseline run once more than on a treatment
+// run, so a 14-pair A/A campaign's crossover estimate is off by about
+// -1%/14 a switch (-0.06% at one, -0.43% at six), where under normal
+// noise it is off by nothing whatever the switches. A variance cannot
+// take it in (docs/statistics.md, the validation table: a known gap).
+func TestCarryOverIsBiasedBySwitchesOfTheDrawnOrder(t *testing.T) {
+	byName := map[string]Model{}
+	for _, m := range Models {
+		byName[m.Name] = m
+	}
+	mean := func(m Model) (few, many float64) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		var sum, count [2]float64
+		for range 20000 {
+			c := simulate(m, rng, 0)
+			switches := 0
+			for u := 2; u < len(c.BaseFirst); u += 2 {
+				if c.BaseFirst[u] != c.BaseFirst[u-2] {
+					switches++
+				}
+			}
+			change, _, _, _, _ := crossover(c.D, c.BaseFirst)
+			if g := map[bool]int{true: 0, false: 1}[switches <= 1]; switches <= 1 || switches >= 5 {
+				sum[g] += change
+				count[g]++
+			}
+		}
+		return 100 * sum[0] / count[0], 100 * sum[1] / count[1]
+	}
+	few, many := mean(byName["carry-over: the run after a treatment run 1% faster, CV 1%"])
+	t.Logf("carry-over: %+.3f%% at 0-1 switches, %+.3f%% at 5-6", few, many)
+	if !(many-few < -0.25) {
+		t.Errorf("carry-over: %+.3f%% at 0-1 switches, %+.3f%% at 5-6: want 5-6 switches off by about -0.3 points more", few, many)
+	}
+	few, many = mean(byName["normal, CV 1%"])
+	if math.Abs(many-few) > 0.05 {
+		t.Errorf("normal noise: %+.3f%% at 0-1 switches, %+.3f%% at 5-6: want no bias", few, many)
 	}
 }
