@@ -35,6 +35,10 @@ func main() {
 		os.Exit(2)
 	}
 	role := os.Args[1]
+	if role == "-h" || role == "--help" || role == "help" {
+		fmt.Fprint(os.Stdout, usage) // asked for: the answer, on standard output, exit 0
+		return
+	}
 	fs := flag.NewFlagSet("disaggsim "+role, flag.ContinueOnError)
 	rank := fs.Int("rank", 0, "rank within the role")
 	ranks := fs.Int("ranks", 1, "CTX pipeline ranks")

@@ -37,6 +37,19 @@ func TestInvalidModeRefusesToStart(t *testing.T) {
 	}
 }
 
+// disaggsim --help is the usage on standard output and exit 0: it said
+// "--coord is required" and exited 2.
+func TestHelpIsTheUsage(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "help"} {
+		cmd := exec.Command(os.Args[0], arg)
+		cmd.Env = append(os.Environ(), "DISAGGSIM_AS_MAIN=1")
+		out, err := cmd.Output()
+		if err != nil || !strings.HasPrefix(string(out), "usage:\n") || !strings.Contains(string(out), "disaggsim serve --listen ADDR") {
+			t.Errorf("disaggsim %s: %v, output %q", arg, err, out)
+		}
+	}
+}
+
 type system struct {
 	dir       string
 	clientErr error

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/abbench/abbench/internal/campaign"
+	"github.com/abbench/abbench/internal/launcher"
 	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 )
@@ -80,7 +81,13 @@ func (p *Progress) Event(e campaign.Event) {
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++
-		line += "  " + Headline(e.Evidence)
+		value := "-"
+		if e.State == launcher.Succeeded {
+			// a failed run's record may hold a figure, but no comparison
+			// counts it: beside "failed" it read as a result
+			value = Headline(e.Evidence)
+		}
+		line += "  " + value
 		if left := e.Left; left > 0 {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.
