@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/abbench/abbench/internal/suggest"
 )
 
 // provision is what metrics a format's records can hold: names, the
@@ -82,6 +84,30 @@ func ProvidedList(format string) string {
 		stats = "mean"
 	}
 	return fmt.Sprintf("%s; and the latencies STAT_KIND_ms: KIND %s, STAT %s (p99_ttft_ms, median_itl_ms)", list, strings.Join(p.kinds, ", "), stats)
+}
+
+// Nearest is the metric a format's records can hold that is nearest to
+// metric, within a quarter of its length in edits (a typo: p99_ttf_ms
+// for p99_ttft_ms), for a refusal's "did you mean"; "" when none is.
+func Nearest(format, metric string) string {
+	p, ok := provisions[format]
+	if !ok {
+		return ""
+	}
+	candidates := slices.Clone(p.names)
+	if p.goodput {
+		candidates = append(candidates, "goodput")
+	}
+	stats := []string{"mean", "median", "std", "min", "max", "p50", "p90", "p95", "p99", "p99.9"}
+	if p.meansOnly {
+		stats = stats[:1]
+	}
+	for _, kind := range p.kinds {
+		for _, stat := range stats {
+			candidates = append(candidates, stat+"_"+kind+"_ms")
+		}
+	}
+	return suggest.Closest(metric, candidates, max(1, len(metric)/4))
 }
 
 // CountsOutputTokens says whether a format's records say how many tokens

@@ -14,7 +14,7 @@ import (
 // censored every run after the campaign.
 func TestMetricsTheFormatProvides(t *testing.T) {
 	for _, c := range []struct{ throughput, acceptance, want string }{
-		{"format: vllm, metric: p99_ttf_ms}", "", `s.yaml:12: metric "p99_ttf_ms": vllm records have no such metric (they have output_throughput`},
+		{"format: vllm, metric: p99_ttf_ms}", "", `s.yaml:12: metric "p99_ttf_ms": vllm records have no such metric; did you mean p99_ttft_ms? (they have output_throughput`},
 		{"format: vllm, metrics: [p99_ttft_ms, median_itl_mss]}", "", `metric "median_itl_mss": vllm records have no such metric`},
 		{"format: vllm, metrics: [p99_ttft_ms, p99_ttft_ms]}", "", `metric "p99_ttft_ms" is named twice`},
 		{"format: vllm, metrics: [goodput]}", "", "metric goodput needs the requests' objectives: declare evidence.throughput.slo"},

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/abbench/abbench/internal/suggest"
 )
 
 // resolvedAs says where a path the scenario gives relative to itself
@@ -30,12 +32,11 @@ func nearest(written, path string) string {
 	if err != nil {
 		return "paths are relative to the scenario file; its directory " + dir + " cannot be read either"
 	}
-	best, bestDist := "", len(name)/3+1 // a third of the name at most: beyond, no suggestion
-	for _, e := range entries {
-		if d := editDistance(name, e.Name()); d < bestDist {
-			best, bestDist = e.Name(), d
-		}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
 	}
+	best := suggest.Closest(name, names, len(name)/3) // a third of the name at most: beyond, no suggestion
 	if best == "" {
 		return "paths are relative to the scenario file"
 	}

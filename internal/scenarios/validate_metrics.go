@@ -49,7 +49,7 @@ func (v *validator) provided(path []any, format, metric string, slo bool) {
 	case metric == records.Goodput && !slo && records.Provides(format, metric, true):
 		v.at(path, "metric goodput needs the requests' objectives: declare evidence.throughput.slo (ttft, tpot, e2e in ms)")
 	case !records.Provides(format, metric, slo):
-		v.at(path, "metric %q: %s records have no such metric (they have %s)", metric, format, records.ProvidedList(format))
+		v.at(path, "metric %q: %s records have no such metric%s (they have %s)", metric, format, didYouMeanMetric(format, metric), records.ProvidedList(format))
 	}
 }
 
@@ -106,4 +106,14 @@ func (c Criterion) OutputTolerance() (float64, error) {
 		return 0, fmt.Errorf("within %q: a percentage at least 0 and below 100, such as 2%%", c.Within)
 	}
 	return pct, nil
+}
+
+// didYouMeanMetric is a refusal's "; did you mean NAME?" for a metric a
+// format's records can hold nearest to a mistyped one, "" for none: the
+// list of every metric a format holds runs to hundreds of characters.
+func didYouMeanMetric(format, metric string) string {
+	if near := records.Nearest(format, metric); near != "" {
+		return "; did you mean " + near + "?"
+	}
+	return ""
 }

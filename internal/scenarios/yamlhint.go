@@ -1,6 +1,10 @@
 package scenarios
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/abbench/abbench/internal/suggest"
+)
 
 // yamlSyntax are yaml.v3's messages for a line that does not fit the
 // structure around it, which is nearly always its indentation.
@@ -26,32 +30,5 @@ func indentationHint(msg string) string {
 // didYouMean is the allowed key closest to an unknown one, within two
 // edits (a typo), or "".
 func didYouMean(key string, allowed []string) string {
-	best, bestDist := "", 3
-	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(key), a); d < bestDist {
-			best, bestDist = a, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return suggest.Closest(strings.ToLower(key), allowed, 2)
 }

@@ -135,11 +135,10 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	if len(metrics) == 0 {
 		metrics = compare.DeclaredMetrics(runs)
 	}
-	if err := compare.CheckMetrics(runs, metrics); err != nil {
-		return cli.Usage(err, "name a metric the records have with --metric (several comma-separated)")
-	}
-	if err := compare.CheckMetrics(runs, []string{co.Metric}); err != nil {
-		return cli.Usage(err, "name a metric the records have with --metric (several comma-separated)")
+	for _, check := range [][]string{metrics, {co.Metric}} {
+		if err := compare.CheckMetrics(runs, check); err != nil {
+			return cli.Usage(err, unknownMetricHint(err))
+		}
 	}
 	if len(metrics) > 1 {
 		return o.runFamily(stdout, runs, co, metrics)
@@ -221,8 +220,26 @@ func (o *Options) CheckScenarioMetrics(s *scenarios.Scenario) error {
 	}
 	for _, m := range o.Metric {
 		if !records.Provides(t.Format, m, t.SLO.Set()) {
-			return cli.Usagef("name one of them, or leave --metric out", "--metric %s: %s records have no such metric (they have %s)", m, t.Format, records.ProvidedList(t.Format))
+			hint := "name one of them, or leave --metric out"
+			if near := records.Nearest(t.Format, m); near != "" {
+				hint = "did you mean --metric " + near + "?"
+			}
+			return cli.Usagef(hint, "--metric %s: %s records have no such metric (they have %s)", m, t.Format, records.ProvidedList(t.Format))
 		}
 	}
 	return nil
+}
+
+// unknownMetricHint is the hint of a metric no record holds: the nearest
+// one they can hold where there is one (a typo), else how to name one.
+func unknownMetricHint(err error) string {
+	var unknown *compare.UnknownMetricError
+	if errors.As(err, &unknown) {
+		for _, format := range unknown.Formats {
+			if near := records.Nearest(format, unknown.Metric); near != "" {
+				return "did you mean --metric " + near + "?"
+			}
+		}
+	}
+	return "name a metric the records have with --metric (several comma-separated)"
 }
