@@ -273,6 +273,7 @@ func TestIgnoredArmEnvStopsBeforeTheClient(t *testing.T) {
 }
 
 func TestCrashedRankAbortsPromptly(t *testing.T) {
+	skipShort(t) // the controller stops the other ranks with signals
 	start := time.Now()
 	st := runArm(t, context.Background(), simulated(t, "crash-rank=2", "30s", "1s"), "async")
 	if st.State != rundir.StateFailed || codes(st) != string(reason.RankExited) {
@@ -316,6 +317,7 @@ func TestInterruptTearsDown(t *testing.T) {
 }
 
 func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
+	skipShortRun(t) // two whole arms
 	s := loadScenario(t, envScenario)
 	out := t.TempDir()
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
