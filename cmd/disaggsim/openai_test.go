@@ -125,8 +125,8 @@ func TestAPIChatOfText(t *testing.T) {
 // shortSkipsSystem leaves a case that runs a system of seven processes and
 // hundreds of requests to the full suite (a third to half a second of CPU
 // each, most of this package's quick-loop time): under go test -short
-// TestAPIStreamsWhatTheClientSent runs one system in the API's mode, and
-// TestBothModesCompleteEveryRequest one in the other.
+// TestAPIStreamsWhatTheClientSent runs one whole system and the metrics
+// and chat tests small ones.
 func shortSkipsSystem(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

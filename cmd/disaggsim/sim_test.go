@@ -192,9 +192,7 @@ func allEqual(t *testing.T, what string, got []string, want string) {
 func TestBothModesCompleteEveryRequest(t *testing.T) {
 	for _, mode := range []string{"0", "1"} {
 		t.Run("terminal="+mode, func(t *testing.T) {
-			if mode == "1" {
-				shortSkipsSystem(t) // the API's tests run this mode
-			}
+			shortSkipsSystem(t)
 			modeCompletesEveryRequest(t, mode)
 		})
 	}
@@ -249,8 +247,7 @@ func TestFaults(t *testing.T) {
 	// Each case starts a system of four processes and stops it with
 	// signals (1.5 s of CPU for the seven that wait out no deadline): the
 	// quick loop leaves what signals processes to the full suite, and
-	// keeps a system's clean run in each terminal mode
-	// (TestAPIStreamsWhatTheClientSent, TestBothModesCompleteEveryRequest).
+	// keeps a system's clean run (TestAPIStreamsWhatTheClientSent).
 	if testing.Short() {
 		t.Skip("runs and signals a system of processes per fault: go test without -short runs it")
 	}
