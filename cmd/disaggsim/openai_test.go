@@ -122,8 +122,21 @@ func TestAPIChatOfText(t *testing.T) {
 // after serving them; alter-prompt=5 serves one prompt with other content
 // (the ranks' multiset is not the client's); a server slower than the
 // request deadline gives timeouts; an unknown model is a 404.
+// shortSkipsSystem leaves a case that runs a system of seven processes and
+// hundreds of requests to the full suite (a third to half a second of CPU
+// each, most of this package's quick-loop time): under go test -short
+// TestAPIStreamsWhatTheClientSent runs one whole system and the metrics
+// and chat tests small ones.
+func shortSkipsSystem(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a system of processes: go test without -short runs it")
+	}
+}
+
 func TestAPIFaults(t *testing.T) {
 	t.Run("fail-every=50", func(t *testing.T) {
+		shortSkipsSystem(t)
 		s, r, url := apiSystem(t, digest.TokensSorted, "DISAGGSIM_FAULTS=fail-every=50")
 		res := load(t, url, tokenWorkload(t), loadgen.Options{Stream: true, Concurrency: 32})
 		sum := res.Summarize()
@@ -140,6 +153,7 @@ func TestAPIFaults(t *testing.T) {
 		}
 	})
 	t.Run("alter-prompt=5", func(t *testing.T) {
+		shortSkipsSystem(t)
 		s, r, url := apiSystem(t, digest.TokensSorted, "DISAGGSIM_FAULTS=alter-prompt=5")
 		res := load(t, url, tokenWorkload(t), loadgen.Options{Stream: true, Concurrency: 32})
 		if res.Summarize().Completed != 256 {
@@ -151,6 +165,7 @@ func TestAPIFaults(t *testing.T) {
 		}
 	})
 	t.Run("slower than the deadline", func(t *testing.T) {
+		shortSkipsSystem(t)
 		_, _, url := apiSystem(t, digest.TokensSorted, "DISAGGSIM_GEN_RATE=20")
 		res := load(t, url, tokenWorkload(t)[:16], loadgen.Options{Stream: true, Concurrency: 16, RequestTimeout: 300 * time.Millisecond})
 		if sum := res.Summarize(); sum.Failures[loadgen.KindTimeout] != 16 {

@@ -204,7 +204,10 @@ func allEqual(t *testing.T, what string, got []string, want string) {
 
 func TestBothModesCompleteEveryRequest(t *testing.T) {
 	for _, mode := range []string{"0", "1"} {
-		t.Run("terminal="+mode, func(t *testing.T) { modeCompletesEveryRequest(t, mode) })
+		t.Run("terminal="+mode, func(t *testing.T) {
+			shortSkipsSystem(t)
+			modeCompletesEveryRequest(t, mode)
+		})
 	}
 }
 
@@ -257,8 +260,7 @@ func TestFaults(t *testing.T) {
 	// Each case starts a system of four processes and stops it with
 	// signals (1.5 s of CPU for the seven that wait out no deadline): the
 	// quick loop leaves what signals processes to the full suite, and
-	// keeps the faults of the API (TestAPIFaults) and a system's clean
-	// run (TestBothModesCompleteEveryRequest).
+	// keeps a system's clean run (TestAPIStreamsWhatTheClientSent).
 	if testing.Short() {
 		t.Skip("runs and signals a system of processes per fault: go test without -short runs it")
 	}

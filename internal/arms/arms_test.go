@@ -105,11 +105,13 @@ func loadScenario(t *testing.T, yaml string) *scenarios.Scenario {
 	return s
 }
 
-// runArm runs arm with the test binary as abbench. With fastWrapper the
+// runArm runs arm with the test binary as abbench (not under go test
+// -short: skipShortRun). With fastWrapper the
 // binary sits beside abbench-rank, which then wraps the ranks; otherwise
 // the ranks go through its rank-exec verb.
 func runArm(t *testing.T, ctx context.Context, s *scenarios.Scenario, arm string, fastWrapper ...bool) *rundir.Status {
 	t.Helper()
+	skipShortRun(t)
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	self := os.Args[0]
 	if len(fastWrapper) > 0 && fastWrapper[0] {
@@ -273,6 +275,7 @@ func TestIgnoredArmEnvStopsBeforeTheClient(t *testing.T) {
 }
 
 func TestCrashedRankAbortsPromptly(t *testing.T) {
+	skipShort(t) // the controller stops the other ranks with signals
 	start := time.Now()
 	st := runArm(t, context.Background(), simulated(t, "crash-rank=2", "30s", "1s"), "async")
 	if st.State != rundir.StateFailed || codes(st) != string(reason.RankExited) {
@@ -316,6 +319,7 @@ func TestInterruptTearsDown(t *testing.T) {
 }
 
 func TestRerunGetsNewTokenAndIgnoresOldFiles(t *testing.T) {
+	skipShortRun(t) // two whole arms
 	s := loadScenario(t, envScenario)
 	out := t.TempDir()
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))

@@ -14,6 +14,7 @@ import (
 // Run hands over the controller host's facts as the controller collected
 // them, whatever a rank writes into coord/machine.json meanwhile.
 func TestRunHandsOverTheControllersOwnMachine(t *testing.T) {
+	skipShortRun(t)
 	s := serverScenario(t, `'sleep 0.3; echo "[{\"host\": \"$(hostname)\", \"cpuModel\": \"FORGED\"}]" > "$1/machine.json"; echo up; exec sleep 60', server, '{{.Coord}}'`)
 	env := append(os.Environ(), "PATH="+simDir+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	res, err := Run(context.Background(), s, "a", Options{Out: t.TempDir(), Self: os.Args[0], Inherited: env})

@@ -13,10 +13,11 @@ func skipShort(t *testing.T) {
 	}
 }
 
-// skipShortRun skips, under go test -short, a test that runs whole arms of
-// the simulated system end to end (a second or more of CPU each): the
-// quick loop keeps the unit tests of each step, go test without -short
-// (CI) runs the whole arms.
+// skipShortRun skips, under go test -short, a test that runs whole arms
+// end to end, of the simulated system or of shell roles (a tenth of a
+// second to seconds of CPU each, most of this package's quick-loop CPU
+// when they ran): the quick loop keeps the unit tests of each step, go
+// test without -short (CI) runs the whole arms.
 func skipShortRun(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

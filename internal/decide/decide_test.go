@@ -385,6 +385,7 @@ func TestNewSequentialNamesTheBound(t *testing.T) {
 // improved in at least 80% of campaigns; a smallest effect of 3% found it
 // in about one of ten.
 func TestDefaultsFindTwoPercentAtOnePercentNoise(t *testing.T) {
+	monteCarlo(t, "400 sequential campaigns")
 	seq, err := NewSequential(MinLookPairs, DefaultMaxPairs, DefaultRule.Alpha)
 	if err != nil {
 		t.Fatal(err)

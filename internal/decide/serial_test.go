@@ -21,6 +21,7 @@ func pairsAR(rng *rand.Rand, phi, slope float64) []float64 {
 // The lag-1 warning holds its level on independent pairs (a shuffle across
 // the two orders made it 8.8% at 5%) and finds pairs that carry over.
 func TestSerialOfHoldsItsLevelAndFindsCarryOver(t *testing.T) {
+	monteCarlo(t, "2000 simulated campaigns")
 	rng := rand.New(rand.NewPCG(6, 6))
 	rate := func(phi float64) float64 {
 		hits := 0

@@ -39,6 +39,7 @@ func TestAnOutlierAgainstTheChangeCostsOneVote(t *testing.T) {
 // the sequential design's middle looks. Tukey and McLaughlin's n-2g-1
 // degrees of freedom failed it (6.6% at 0.05 at 10 normal pairs).
 func TestTrimmedTHoldsItsLevel(t *testing.T) {
+	monteCarlo(t, "320,000 simulated campaigns")
 	rng := rand.New(rand.NewPCG(7, 7))
 	const trials = 40000
 	for _, n := range []int{6, 8, 10, 14} {

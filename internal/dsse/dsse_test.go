@@ -139,6 +139,11 @@ func TestKeyFileSignaturesVerifyIndependently(t *testing.T) {
 // RSA signatures are RSASSA-PKCS1-v1_5 over SHA-256 (what ssh-agent's
 // rsa-sha2-256 signs), checked here with the standard library alone.
 func TestRSASignatureIsPKCS1v15SHA256(t *testing.T) {
+	// ssh-keygen makes a 3072-bit RSA key in a third of a second to a
+	// second of CPU, most of this package's quick-loop time.
+	if testing.Short() {
+		t.Skip("makes an RSA key: go test without -short runs it")
+	}
 	signer, err := sshsig.LoadKey(keygen(t, t.TempDir(), "id_rsa", "rsa"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,9 +37,24 @@ func write(t *testing.T, dir, name, content string) string {
 
 func load(t *testing.T, yaml string) (*Scenario, error) {
 	t.Helper()
+	return Load(write(t, loadDir(t), "s.yaml", yaml))
+}
+
+// loadDirs is each test's directory for load: one per test, its s.yaml
+// written over, not a directory and two files per call (the table tests
+// load scores of scenarios, and making files was most of this package's
+// quick-loop CPU).
+var loadDirs sync.Map // *testing.T -> string
+
+func loadDir(t *testing.T) string {
+	if dir, ok := loadDirs.Load(t); ok {
+		return dir.(string)
+	}
 	dir := t.TempDir()
 	write(t, dir, "prompts.jsonl", "[1,2]\n[3]\n")
-	return Load(write(t, dir, "s.yaml", yaml))
+	loadDirs.Store(t, dir)
+	t.Cleanup(func() { loadDirs.Delete(t) })
+	return dir
 }
 
 func TestLoadAppliesDefaults(t *testing.T) {

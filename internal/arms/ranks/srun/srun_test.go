@@ -66,7 +66,13 @@ func TestEveryRankEndedOnceStopReturns(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("SLURM_JOB_NODELIST", "node1")
-	for i := range 30 {
+	// Five tries under go test -short, not 30: each starts and signals a
+	// step of shells, most of this package's quick-loop CPU.
+	tries := 30
+	if testing.Short() {
+		tries = 5
+	}
+	for i := range tries {
 		dir := t.TempDir()
 		coord := filepath.Join(dir, "coord")
 		d, err := New(&scenarios.Scenario{}, dir, coord, []string{"wrapper", "--"}, Containers{})
