@@ -36,7 +36,7 @@ func main() {
 	}
 	role := os.Args[1]
 	if role == "-h" || role == "--help" || role == "help" {
-		fmt.Fprint(os.Stdout, usage) // asked for: the answer, on standard output, exit 0
+		fmt.Print(usage) // asked for: the answer, on standard output, exit 0
 		return
 	}
 	fs := flag.NewFlagSet("disaggsim "+role, flag.ContinueOnError)

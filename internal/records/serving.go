@@ -44,22 +44,32 @@ func (r *Record) fromServingObject(obj map[string]any) {
 			}
 		}
 	}
+	r.servingFailures(obj)
+}
+
+// servingFailures reads the failures a serving result names beyond its
+// count: vLLM's errors (any non-empty one is a failed request) and the
+// first failed request, as abbench's client (first_failure) or vLLM's
+// errors name it.
+func (r *Record) servingFailures(obj map[string]any) {
 	if first, ok := obj["first_failure"].(string); ok && first != "" {
 		r.FirstFailure = firstFailure(first)
 	}
-	if errs, ok := obj["errors"].([]any); ok {
-		failed := 0
-		for i, e := range errs {
-			if s, ok := e.(string); ok && s != "" {
-				failed++
-				if r.FirstFailure == "" {
-					r.FirstFailure = firstFailure(fmt.Sprintf("request %d: %s", i, s))
-				}
+	errs, ok := obj["errors"].([]any)
+	if !ok {
+		return
+	}
+	failed := 0
+	for i, e := range errs {
+		if s, ok := e.(string); ok && s != "" {
+			failed++
+			if r.FirstFailure == "" {
+				r.FirstFailure = firstFailure(fmt.Sprintf("request %d: %s", i, s))
 			}
 		}
-		if failed > 0 && failed > r.Failed {
-			r.Failed = failed
-		}
+	}
+	if failed > 0 && failed > r.Failed {
+		r.Failed = failed
 	}
 }
 
