@@ -94,6 +94,7 @@ type Sampler struct {
 	stopErr  error
 	stderr   tail
 	timer    *time.Timer
+	started  chan struct{} // closed when the loop is started (or could not be): cmd, out, timer and rec are set
 	// mu orders a restart with the older field's name (the reader's)
 	// against stop's signal: stop signals the process that runs now.
 	mu sync.Mutex
@@ -108,16 +109,25 @@ func Start(opts Options) *Sampler {
 	if opts.MaxLines <= 0 {
 		opts.MaxLines = DefaultMaxLines
 	}
-	s := &Sampler{opts: opts, done: make(chan struct{}), stopping: make(chan struct{}), stderr: tail{max: 4096}}
-	host, _ := os.Hostname() // "" when the kernel will not say: the record still holds
-	s.rec = Record{Schema: Schema, Host: host, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC()}
+	s := &Sampler{opts: opts, done: make(chan struct{}), stopping: make(chan struct{}), started: make(chan struct{}), stderr: tail{max: 4096}}
+	s.rec = Record{Schema: Schema, IntervalMS: opts.Interval.Milliseconds(), Started: time.Now().UTC()}
 	s.ask(EventField)
-	if err := s.start(); err != nil {
-		s.rec.Error = "nvidia-smi could not be started: " + err.Error()
-		close(s.done)
-		return s
-	}
-	s.timer = time.AfterFunc(opts.Deadline, func() { s.stop() })
+	// Started beside the caller, who goes on to start the measured
+	// phase's client: nvidia-smi's first sample is tens of milliseconds
+	// away in any case, and starting it (a file made, a process spawned
+	// and waited for until it runs) held every run's client back by
+	// 5 to 10 ms on a GPU host (bench/campaign-overhead.sh, telemetry
+	// on and off in turn).
+	go func() {
+		defer close(s.started)
+		s.rec.Host, _ = os.Hostname() // "" when the kernel will not say: the record still holds
+		if err := s.start(); err != nil {
+			s.rec.Error = "nvidia-smi could not be started: " + err.Error()
+			close(s.done)
+			return
+		}
+		s.timer = time.AfterFunc(opts.Deadline, func() { s.stop() })
+	}()
 	return s
 }
 
@@ -284,6 +294,7 @@ func (s *Sampler) stop() {
 
 // Stop ends the sampling and returns its record.
 func (s *Sampler) Stop() Record {
+	<-s.started
 	if s.timer != nil {
 		s.timer.Stop()
 	}
