@@ -69,6 +69,10 @@ type WorkloadSummary struct {
 	Rounds      int    `json:"rounds"`
 	// Duration is a duration run's time (its count is the record's).
 	Duration string `json:"duration,omitempty"`
+	// Shape is the rest of what the client is told, held constant too:
+	// the arrival schedule, warm-up, ramp, a synthetic or multi-turn
+	// workload ("" for a closed loop of the prompts as they are).
+	Shape string `json:"shape,omitempty"`
 }
 
 // ArmDiff splits the arm keys into those whose value differs between arms
@@ -109,6 +113,7 @@ func (s *Scenario) Summary() Summary {
 	if s.Workload.Duration > 0 {
 		c.Workload.Duration = s.Workload.Duration.String()
 	}
+	c.Workload.Shape = s.Workload.shape()
 	if s.Workload.HasContent() {
 		c.Workload.Prompts = s.PromptsDigest.String()
 	}
@@ -191,6 +196,9 @@ func (s Summary) WriteText(w io.Writer) error {
 		out.Printf("  workload:   for %s, cycling through %s requests, concurrency %d%s\n", c.Workload.Duration, requests, c.Workload.Concurrency, sweptNote(s.Swept))
 	} else {
 		out.Printf("  workload:   %s requests, concurrency %d, %d round(s)%s\n", requests, c.Workload.Concurrency, c.Workload.Rounds, sweptNote(s.Swept))
+	}
+	if c.Workload.Shape != "" {
+		out.Printf("  load shape: %s\n", c.Workload.Shape)
 	}
 	if len(c.Attached) > 0 {
 		out.Printf("  attached:   %s\n", strings.Join(c.Attached, ", "))

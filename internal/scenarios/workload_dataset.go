@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/abbench/abbench/internal/digest"
@@ -163,4 +165,27 @@ func (s *Scenario) workloadArgs(args []string) []string {
 		args = append(args, "--ramp-from", strconv.FormatFloat(w.Ramp.From, 'g', -1, 64), "--ramp-over", w.Ramp.Over.String())
 	}
 	return args
+}
+
+// shape says what the client is told beyond its count and concurrency,
+// as validate's summary holds it constant: the arrival schedule, the
+// synthetic or multi-turn workload, the warm-up and the ramp.
+func (w Workload) shape() string {
+	var parts []string
+	if w.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("arrivals at %g/s (burstiness %g, seed %d)", w.Rate, max(w.Burstiness, 1), w.Seed))
+	}
+	if sy := w.Synthetic; sy != nil {
+		parts = append(parts, fmt.Sprintf("synthetic: %d prompts of %d tokens, %d out (seed %d)", sy.Prompts, sy.InputLen, sy.OutputLen, sy.Seed))
+	}
+	if w.MultiTurn {
+		parts = append(parts, "multi-turn")
+	}
+	if w.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("warm-up %d requests", w.Warmup))
+	}
+	if r := w.Ramp; r != nil {
+		parts = append(parts, fmt.Sprintf("ramp from %g over %s", r.From, r.Over))
+	}
+	return strings.Join(parts, ", ")
 }
