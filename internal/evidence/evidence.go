@@ -33,7 +33,11 @@ const Schema = "abbench-evidence-v1"
 //	5: the GPU samples of the measured phase (gpu_telemetry), and the
 //	   reasons they give: gpu-throttled, telemetry-missing; and the
 //	   server_metric criteria's values (server_metrics).
-const RulesVersion = 5
+//	6: a serving record names its first failed request (first_failure:
+//	   abbench's client's, or vLLM's first errors entry), which
+//	   requests-failed quotes: a bundle of rules 5 whose record names one
+//	   is derived again otherwise, and is held to its judgment only.
+const RulesVersion = 6
 
 // Evidence is what one arm run proves.
 type Evidence struct {

@@ -290,6 +290,10 @@ func TestRequestsFromRecord(t *testing.T) {
 			"(2 failed); the first: request 3: connect: dial tcp 127.0.0.1:9: connect: connection refused"},
 		{"vLLM's errors", `{"num_prompts": 3, "completed": 2, "output_throughput": 100.5, "errors": ["", "Traceback (most recent call last):\n  aiohttp.ClientConnectorError: Cannot connect to host http://u:hunter2@h:1", ""]}`, false,
 			"(1 failed); the first: request 1: Traceback (most recent call last): aiohttp.ClientConnectorError: Cannot connect to host http://u:[REDACTED]@h:1"},
+		// a hostile server's error: terminal escapes and invalid UTF-8
+		// come out as '?', one line
+		{"an error of control bytes", `{"num_prompts": 2, "completed": 1, "output_throughput": 100.5, "errors": ["\u001b[2J\u001b]0;pwned\u0007 bad\r\nline \ud800"]}`, false,
+			"the first: request 0: ?[2J?]0;pwned? bad line ?"},
 	} {
 		r := goodRun()
 		r.yaml, r.record = y, c.record

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/abbench/abbench/internal/redact"
 )
@@ -78,8 +80,16 @@ func (r *Record) servingFailures(obj map[string]any) {
 const maxFirstFailure = 240
 
 // firstFailure is a failed request's message as a record keeps it: one
-// line, bounded, a URL's password taken out.
+// line of printable text (a server's error body can hold terminal
+// escapes and invalid UTF-8, and a reason is printed to a terminal),
+// bounded, a URL's password taken out.
 func firstFailure(msg string) string {
+	msg = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && !unicode.IsSpace(r) {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(msg, "?"))
 	msg = strings.Join(strings.Fields(msg), " ")
 	return truncateText(redact.URL(msg), maxFirstFailure)
 }
