@@ -146,8 +146,8 @@ func stopMetric(given []string, s *scenarios.Scenario) string {
 		return given[0]
 	}
 	family := s.Evidence.Throughput.Metrics
-	if slices.Contains(family, s.Evidence.Throughput.Metric) {
-		return s.Evidence.Throughput.Metric
+	if h := s.Evidence.Throughput.Headline(); slices.Contains(family, h) {
+		return h // the format's default headline where the scenario names none
 	}
 	return family[0]
 }
