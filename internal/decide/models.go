@@ -3,6 +3,8 @@ package decide
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/abbench/abbench/internal/decide/realnoise"
 )
 
 func normalNoise(cv float64) func(*rand.Rand, []bool) []float64 {
@@ -110,4 +112,14 @@ var Models = []Model{
 		}
 		return e
 	}},
+	// The real series come after the parametric models, so that those
+	// keep their seeds (bench/statval seeds model i from 1000i).
+	{"real quickstart runs, a quiet 16-core host, resampled in blocks of 12", realRuns("quickstart-quiet-16-cores.calibration.json")},
+}
+
+// realRuns is a model of real runs: each campaign's noise drawn from the
+// series in blocks of consecutive runs, which keep its autocorrelation.
+func realRuns(file string) func(*rand.Rand, []bool) []float64 {
+	s := realnoise.MustLoad(file)
+	return func(r *rand.Rand, treated []bool) []float64 { return s.Draw(r, len(treated)) }
 }
