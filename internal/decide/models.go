@@ -115,6 +115,7 @@ var Models = []Model{
 	// The real series come after the parametric models, so that those
 	// keep their seeds (bench/statval seeds model i from 1000i).
 	{"real quickstart runs, a quiet 16-core host, resampled in blocks of 12", realRuns("quickstart-quiet-16-cores.calibration.json")},
+	{"real quickstart runs, a shared 2-core machine, resampled in blocks of 12", realRuns("quickstart-shared-2-cores.calibration.json")},
 }
 
 // realRuns is a model of real runs: each campaign's noise drawn from the
