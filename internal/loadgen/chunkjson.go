@@ -41,7 +41,6 @@ type jsonScanner struct {
 	// high says the last string read had a byte past ASCII; keyASCII
 	// says the key a field is called with is all ASCII and unescaped.
 	high, keyASCII bool
-	fold           [24]byte // a key lower-cased (name)
 }
 
 // The names each object of a chunk has, lower-case.
@@ -52,33 +51,44 @@ var (
 	contentNames = []string{"content"}
 )
 
-// name is key as the name of names it matches, the way encoding/json
-// matches a field's name, without case; a key that matches none comes
-// back as one that equals none of them. A key all ASCII is lower-cased
-// once, into s.fold, and compared as a string: bytes.EqualFold on every
-// key of every response against every name was a twentieth of the
-// client's work a request. Only a key past ASCII or escaped needs
+// name is the name of names key matches, the way encoding/json matches
+// a field's name, without case; "" when it matches none. A key all ASCII
+// and unescaped is compared only with the names of its length, a byte at
+// a time with its letters lower-cased (names are lower-case): most keys
+// of a response match none, and lower-casing each one first, or
+// bytes.EqualFold on every key against every name, was a twentieth of
+// the client's work a request. Only a key past ASCII or escaped needs
 // Unicode's folding (U+017F folds to s, U+212A to k: a key of another
 // length may match).
-func (s *jsonScanner) name(key []byte, names []string) []byte {
+func (s *jsonScanner) name(key []byte, names []string) string {
 	if !s.keyASCII {
 		for _, n := range names {
 			if bytes.EqualFold(key, []byte(n)) {
-				return s.fold[:copy(s.fold[:], n)]
+				return n
 			}
 		}
-		return nil
+		return ""
 	}
-	if len(key) > len(s.fold) {
-		return nil // longer than any name
+	for _, n := range names {
+		if len(n) == len(key) && asciiLowerEqual(key, n) {
+			return n
+		}
 	}
+	return ""
+}
+
+// asciiLowerEqual says whether key, its ASCII letters lower-cased, is n
+// (of key's length).
+func asciiLowerEqual(key []byte, n string) bool {
 	for i, c := range key {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		s.fold[i] = c
+		if c != n[i] {
+			return false
+		}
 	}
-	return s.fold[:len(key)]
+	return true
 }
 
 func (s *jsonScanner) ws() {
@@ -368,6 +378,10 @@ func (s *jsonScanner) count(dst *int, has *bool) error {
 	if err != nil {
 		return err
 	}
+	if n, ok := smallCount(digits); ok {
+		*dst, *has = n, true
+		return nil
+	}
 	n, err := strconv.ParseInt(string(digits), 10, strconv.IntSize)
 	if err != nil {
 		return err // a fraction, an exponent, or out of range: encoding/json refuses it too
@@ -376,9 +390,31 @@ func (s *jsonScanner) count(dst *int, has *bool) error {
 	return nil
 }
 
+// smallDigits is how many decimal digits no int overflows: 18 of 64 bits,
+// 9 of 32.
+const smallDigits = 9 + 9*(strconv.IntSize/64)
+
+// smallCount is a JSON number of at most smallDigits digits and nothing
+// else (no sign, fraction or exponent): every token count
+// a server sends, read without strconv's general parse (a twentieth of
+// the client's work to take an answer). ok false leaves the number to
+// strconv.
+func smallCount(digits []byte) (n int, ok bool) {
+	if len(digits) == 0 || len(digits) > smallDigits {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, true
+}
+
 func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
-	switch key = s.name(key, chunkNames); {
-	case string(key) == "choices":
+	switch s.name(key, chunkNames) {
+	case "choices":
 		if s.literal("null") {
 			c.Choices = nil
 			return nil
@@ -398,7 +434,7 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		c.Choices = c.Choices[:n]
 		return err
-	case string(key) == "usage":
+	case "usage":
 		if s.literal("null") {
 			c.Usage, c.hasUsage = usage{}, false
 			return nil
@@ -408,15 +444,15 @@ func (s *jsonScanner) chunkField(key []byte, c *chunk) error {
 		}
 		u := &c.Usage
 		return s.object(func(k []byte) error {
-			switch k = s.name(k, usageNames); {
-			case string(k) == "prompt_tokens":
+			switch s.name(k, usageNames) {
+			case "prompt_tokens":
 				return s.count(&u.prompt, &u.hasPrompt)
-			case string(k) == "completion_tokens":
+			case "completion_tokens":
 				return s.count(&u.completion, &u.hasCompletion)
 			}
 			return s.skip()
 		})
-	case string(key) == "error":
+	case "error":
 		from := s.i
 		if err := s.skip(); err != nil {
 			return err
@@ -433,12 +469,12 @@ func (s *jsonScanner) choice(ch *choice) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		switch k = s.name(k, choiceNames); {
-		case string(k) == "text":
+		switch s.name(k, choiceNames) {
+		case "text":
 			return s.str(&ch.Text)
-		case string(k) == "message":
+		case "message":
 			return s.content(&ch.Message)
-		case string(k) == "delta":
+		case "delta":
 			return s.content(&ch.Delta)
 		}
 		return s.skip()
@@ -451,7 +487,7 @@ func (s *jsonScanner) content(dst *text) error {
 		return nil
 	}
 	return s.object(func(k []byte) error {
-		if string(s.name(k, contentNames)) == "content" {
+		if s.name(k, contentNames) == "content" {
 			return s.str(dst)
 		}
 		return s.skip()

@@ -110,3 +110,40 @@ func FuzzDecodeChunk(f *testing.F) {
 		}
 	})
 }
+
+// Words are counted as strings.Fields counts them (unicode.IsSpace
+// between them), whatever bytes a text holds: every ASCII byte, beside
+// letters and beside characters past ASCII.
+func TestWordsAreStringsFields(t *testing.T) {
+	for c := range 128 {
+		for _, s := range []string{string(rune(c)), "a" + string(rune(c)) + "b", "é" + string(rune(c)) + "\u00a0x", string(rune(c)) + string(rune(c))} {
+			var w words
+			w.add(text{raw: []byte(s)})
+			if want := len(strings.Fields(s)); w.n != want {
+				t.Errorf("%q: %d words, strings.Fields %d", s, w.n, want)
+			}
+		}
+	}
+}
+
+// A token count of any size is read as encoding/json reads it into an
+// int: the short path for small counts, strconv for the rest (a sign, a
+// fraction, an exponent, too many digits), refused where it is refused.
+func TestCountIsEncodingJSONs(t *testing.T) {
+	for _, n := range []string{"0", "7", "1000000", "999999999", "123456789012345678", "9223372036854775807", "9223372036854775808", "-1", "-0", "1.0", "1e3", "00", "1234567890123456789"} {
+		var c chunk
+		err := decodeChunk([]byte(`{"usage":{"completion_tokens":`+n+`}}`), &c)
+		var ref struct {
+			Usage struct {
+				Completion *int `json:"completion_tokens"`
+			} `json:"usage"`
+		}
+		refErr := json.Unmarshal([]byte(`{"usage":{"completion_tokens":`+n+`}}`), &ref)
+		switch {
+		case (err == nil) != (refErr == nil):
+			t.Errorf("%s: error %v, encoding/json's %v", n, err, refErr)
+		case err == nil && (!c.Usage.hasCompletion || c.Usage.completion != *ref.Usage.Completion):
+			t.Errorf("%s: read %d (given %v), encoding/json %d", n, c.Usage.completion, c.Usage.hasCompletion, *ref.Usage.Completion)
+		}
+	}
+}

@@ -279,6 +279,7 @@ func (l *evloop) write(ctx context.Context, c *lconn) {
 	for c.written < len(c.req) {
 		n, err := sysWrite(c.fd, c.req[c.written:])
 		switch {
+		case err == nil: // the common case, before errors.Is looks at the others
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EAGAIN):
@@ -305,6 +306,7 @@ func (l *evloop) read(ctx context.Context, c *lconn, hup bool) {
 	for {
 		n, err := sysRead(c.fd, l.rbuf)
 		switch {
+		case err == nil && n > 0: // the common case, before errors.Is looks at the others
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EAGAIN):
