@@ -59,7 +59,7 @@ func newPlanCmd() *cobra.Command {
 	var opts planOptions
 	cmd := &cobra.Command{
 		Use:     "plan SCENARIO --out DIR [--repeat N | --max-pairs N]",
-		Short:   "Write a campaign's plan.json for CI stages, one abbench arm each, and list the stages",
+		Short:   "Write a campaign's plan.json for CI stages (one abbench arm each)",
 		Long:    help.Text("plan"),
 		Example: help.Text("plan.examples"),
 		Args:    cli.Args(cobra.ExactArgs(1), "abbench plan SCENARIO --out DIR"),

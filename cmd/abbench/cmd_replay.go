@@ -25,7 +25,7 @@ func newReplayCmd() *cobra.Command {
 	var opts replayOptions
 	cmd := &cobra.Command{
 		Use:     "replay SCENARIO --from DIR [--arm NAME]",
-		Short:   "Re-extract an earlier run's evidence from its logs, without running",
+		Short:   "Re-extract an earlier run's evidence from its logs",
 		Long:    help.Text("replay"),
 		Example: help.Text("replay.examples"),
 		Args:    cli.Args(cobra.ExactArgs(1), "abbench replay SCENARIO --from DIR"),

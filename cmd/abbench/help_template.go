@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // helpTemplate orders a command's --help as a reader looks for it: what
@@ -58,4 +60,17 @@ func useHelpTemplate(root *cobra.Command, cols int) {
 	})
 	cobra.AddTemplateFunc("flagUsages", func(fs *pflag.FlagSet) string { return fs.FlagUsagesWrapped(cols) })
 	root.SetHelpTemplate(helpTemplate)
+	// Every other line longer than the output is wide (a usage line, an
+	// exit status, a paragraph of the long help) is wrapped too, its
+	// continuation indented past its own indent: --help fits the
+	// terminal, 80 columns where it is no terminal.
+	render := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		out := c.OutOrStdout()
+		tw := termwidth.NewWriter(out, cols)
+		c.SetOut(tw)
+		defer c.SetOut(out)
+		render(c, args)
+		_ = tw.Flush() // a help that cannot be written has no one to tell
+	})
 }

@@ -196,6 +196,7 @@ func Compare(all []Run, opts Options) *Result {
 		}
 	}
 	g.check()
+	r.Reasons = reason.Merge(r.Reasons) // one fact of many runs said once
 	if len(r.Reasons) > 0 {
 		r.Verdict = Censored
 		g.rawArms()

@@ -128,3 +128,39 @@ func TestFamilyVerdictsAndTheStopAreOneDecision(t *testing.T) {
 		}
 	}
 }
+
+// A campaign whose plan signed one metric, compared on two: Holm's
+// adjustment holds the family, each p the stopping look's own adjusted
+// and held to that look's level. The verdict line says so, with that
+// level, and no meaning claims the p is the stagewise one (before, the
+// decided metric's meaning said "its 95% interval and p are the
+// stagewise ones" beside the adjusted look's p, and its verdict line
+// gave that p with no level).
+func TestHolmAdjustedPIsSaidAsSuchWithItsLevel(t *testing.T) {
+	f := CompareMetrics(twoMetricCampaign(1), Options{Effect: 1}, []string{"output_throughput", "p99_ttft_ms"})
+	if f.Correction != Holm || f.Censored() != nil {
+		t.Fatalf("correction %s, censored %v", f.Correction, f.Censored())
+	}
+	decided := 0
+	for _, r := range f.Comparisons {
+		d := r.Deltas[0]
+		if !d.HolmAdjusted || d.P == nil || d.PLevel <= 0 {
+			t.Fatalf("%s: p %v not marked Holm-adjusted with its level (%v)", r.Metric, d.P, d.PLevel)
+		}
+		if change := d.Verdict == Improved || d.Verdict == Regressed; change {
+			decided++
+			if *d.P > d.PLevel {
+				t.Errorf("%s: %s with the adjusted p %.4g above its level %.4g", r.Metric, d.Verdict, *d.P, d.PLevel)
+			}
+		}
+		if want := fmt.Sprintf("%s Holm-adjusted, at level %s", numfmt.PEquals(*d.P), numfmt.Significant(d.PLevel, 3)); !strings.Contains(NewReport(r).Headline(), want) {
+			t.Errorf("%s: the verdict line %q does not say %q", r.Metric, NewReport(r).Headline(), want)
+		}
+		if strings.Contains(d.Meaning, "interval and p are the stagewise ones") {
+			t.Errorf("%s: the meaning calls the adjusted p stagewise: %q", r.Metric, d.Meaning)
+		}
+	}
+	if decided == 0 {
+		t.Error("no metric decided a change: the case the meaning was wrong in is not tested")
+	}
+}

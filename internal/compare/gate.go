@@ -105,7 +105,9 @@ func (g *gate) checkRun(run Run, value *float64) {
 	for _, f := range e.Ranks {
 		for k, v := range f.Mode {
 			if want, ok := e.ArmEnv[k]; ok && v != want {
-				g.add(reason.New(reason.ArmModeMismatch, "%s rank %d ran %s=%s, but arm %s declares %q (run %s)", f.Role, f.Rank, k, v, e.Arm, want, run.Path).At(e.Arm, f.Role, f.Rank))
+				rs := reason.New(reason.ArmModeMismatch, "%s rank %d ran %s=%s, but arm %s declares %q", f.Role, f.Rank, k, v, e.Arm, want).At(e.Arm, f.Role, f.Rank)
+				rs.Runs = []string{run.Path}
+				g.add(rs)
 			}
 		}
 	}
@@ -119,9 +121,9 @@ func (g *gate) checkRun(run Run, value *float64) {
 func (g *gate) notAccepted(run Run) {
 	e := run.Evidence
 	for _, rs := range reason.Group(e.Reasons) {
-		rs.Detail = fmt.Sprintf("%s (run %s)", rs.Detail, run.Path)
+		rs.Runs = []string{run.Path}
 		for i := range rs.Consequences {
-			rs.Consequences[i].Detail = fmt.Sprintf("%s (run %s)", rs.Consequences[i].Detail, run.Path)
+			rs.Consequences[i].Runs = []string{run.Path}
 		}
 		g.add(rs)
 	}

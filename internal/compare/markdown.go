@@ -66,9 +66,9 @@ func (r Report) mdCensored(b *strings.Builder) {
 	b.WriteString("Root causes first; what only follows from one is listed under it.\n\n")
 	b.WriteString("| code | arm | detail |\n| --- | --- | --- |\n")
 	for _, rs := range r.Reasons {
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Detail))
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Said()))
 		for _, c := range rs.Consequences {
-			fmt.Fprintf(b, "| ↳ `%s` | %s | consequence: %s |\n", c.Code, c.Arm, mdEscape(c.Detail))
+			fmt.Fprintf(b, "| ↳ `%s` | %s | consequence: %s |\n", c.Code, c.Arm, mdEscape(c.Said()))
 		}
 	}
 	b.WriteString("\n")

@@ -151,6 +151,10 @@ func (r Report) Headline() string {
 			detail = append(detail, fmt.Sprintf("%s%s interval [%+.2f%%, %+.2f%%]", kind, decide.IntervalLevel(d.Alpha), d.Interval[0], d.Interval[1]))
 		}
 		switch {
+		case d.HolmAdjusted && d.P != nil:
+			// the adjusted p beside the level it was held to, which may be
+			// the look's where the interval is the design's
+			detail = append(detail, fmt.Sprintf("%s Holm-adjusted, at level %s", numfmt.PEquals(*d.P), numfmt.Significant(d.PLevel, 3)))
 		case (d.Stagewise || d.Repeated) && d.P != nil:
 			// the p beside the level it was held to, whatever the verdict:
 			// the design's (stagewise) or the look's (repeated), the

@@ -97,6 +97,11 @@ type Delta struct {
 	// the boundary's repeated confidence interval: the pairs ended
 	// before the test's own stop (decide.Decision.Repeated).
 	Repeated bool `json:"repeated,omitempty"`
+	// HolmAdjusted says P is Holm-adjusted for a family of tests (Family,
+	// Sweep), held to level PLevel: the look's where a sequential
+	// campaign's family was not the one its plan signed, else Alpha.
+	HolmAdjusted bool    `json:"holm_adjusted,omitempty"`
+	PLevel       float64 `json:"p_level,omitempty"`
 	// Looks are a sequential campaign's looks, recomputed from the runs.
 	Looks   []rundir.Look `json:"looks,omitempty"`
 	Display string        `json:"display"` // "+2.41%", "~" when not decided

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/rundir"
 )
@@ -206,13 +207,21 @@ func holm(rs []*Result, raw []map[string]float64, opts Options, what string) int
 		rule.HigherIsBetter = r.HigherIsBetter
 		adj := decide.HolmFamily(ds, family, rule, what)[k]
 		d := &r.Deltas[m.delta]
-		if q := r.Design.Sequential; q != nil && adj.Verdict != d.Verdict {
+		switch q := r.Design.Sequential; {
+		case q != nil && adj.Verdict != d.Verdict:
 			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) // the looks together hold the design's alpha
-		} else if q != nil {
+		case q != nil && d.Stagewise:
+			// The interval stays the stagewise one; the p is no longer
+			// it, and the meaning must not say it is.
+			adj.Meaning = decide.Meaning(adj.Verdict, dec.Effect, q.Alpha) + fmt.Sprintf(
+				"; its %s interval is the stagewise one, which takes the design's looks into account; its p is the stopping look's own, Holm-adjusted for the %d %s and held to that look's level %s",
+				decide.IntervalLevel(d.Alpha), family, what, numfmt.Significant(dec.Alpha, 3))
+		case q != nil:
 			adj.Meaning = d.Meaning
 		}
 		d.P, d.Verdict, d.Why, d.Meaning, d.Display = adj.P, adj.Verdict, adj.Why, adj.Meaning, display(adj.Verdict, dec.Estimate)
 		d.Stagewise = false // its p is now the look's, adjusted
+		d.HolmAdjusted, d.PLevel = true, dec.Alpha
 	}
 	for _, r := range rs {
 		if r.Verdict != Censored {

@@ -22,7 +22,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 	if len(sw.Reasons) > 0 {
 		b.WriteString("**Censored sweep**: it is not complete. Every reason:\n\n| code | arm | detail |\n| --- | --- | --- |\n")
 		for _, rs := range sw.Reasons {
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Detail))
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", rs.Code, rs.Arm, mdEscape(rs.Said()))
 		}
 		b.WriteString("\n")
 	}

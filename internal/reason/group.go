@@ -76,3 +76,40 @@ func rankKey(rank *int) string {
 	}
 	return fmt.Sprint(*rank)
 }
+
+// Merge makes one reason of each fact found in several runs: reasons of
+// the same code, arm, role, rank and detail (each run's own, with its run
+// in Runs) become the first of them, its Runs every run's, its Repeats
+// their sum and its Consequences each distinct one once (their runs
+// merged too). A comparison of ten runs that all failed one way then
+// says so once, naming the runs, rather than ten times. Order is kept.
+func Merge(rs []Reason) []Reason {
+	out := make([]Reason, 0, len(rs)) // none is an empty list, as a comparison's JSON says it
+	index := map[string]int{}
+	for _, r := range rs {
+		k := r.fact()
+		i, seen := index[k]
+		if !seen {
+			index[k] = len(out)
+			r.Runs = slices.Clone(r.Runs)
+			r.Consequences = Merge(r.Consequences)
+			out = append(out, r)
+			continue
+		}
+		m := &out[i]
+		for _, run := range r.Runs {
+			if !slices.Contains(m.Runs, run) {
+				m.Runs = append(m.Runs, run)
+			}
+		}
+		m.Repeats += r.Repeats
+		m.Consequences = Merge(append(m.Consequences, r.Consequences...))
+	}
+	return out
+}
+
+// fact is what makes two reasons the same fact: all but where it was
+// found and how often.
+func (r Reason) fact() string {
+	return fmt.Sprintf("%s|%s|%s|%s|%s", r.Code, r.Arm, r.Role, rankKey(r.Rank), r.Detail)
+}

@@ -1,6 +1,7 @@
 package reason
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,42 @@ func TestGroupStoppedRunHoldsItsMissingTelemetry(t *testing.T) {
 	}
 	if got := codes(Group(rs)); got != "rank-exited{telemetry-missing,server-metric}" {
 		t.Fatalf("grouped %s", got)
+	}
+}
+
+// The same fact in several runs is said once, naming every run, its
+// consequences once each; a fact of another rank or wording stays apart.
+func TestMergeSaysAFactOfManyRunsOnce(t *testing.T) {
+	rank := func(r Reason, n int) Reason { return r.At("b", "ctx", n) }
+	mode := func(run string, n int) Reason {
+		r := rank(New(ArmModeMismatch, "ctx rank %d ran T=1, but arm b sets \"0\"", n), n)
+		r.Runs = []string{run}
+		r.Consequences = []Reason{{Code: ThroughputInvalid, Arm: "b", Detail: "no record", Runs: []string{run}}}
+		return r
+	}
+	var rs []Reason
+	for _, run := range []string{"runs/2-b", "runs/3-b", "runs/5-b", "runs/7-b"} {
+		rs = append(rs, mode(run, 0), mode(run, 1))
+	}
+	other := New(ConfigMismatch, "the matched digests differ")
+	rs = append(rs, other, other)
+	got := Merge(rs)
+	if len(got) != 3 {
+		t.Fatalf("%d reasons, want 3 (rank 0, rank 1, the digests): %v", len(got), got)
+	}
+	if want := []string{"runs/2-b", "runs/3-b", "runs/5-b", "runs/7-b"}; !slices.Equal(got[0].Runs, want) || !slices.Equal(got[1].Runs, want) {
+		t.Errorf("runs %v and %v, want %v each", got[0].Runs, got[1].Runs, want)
+	}
+	if c := got[0].Consequences; len(c) != 1 || len(c[0].Runs) != 4 {
+		t.Errorf("consequences %v: want one, of the 4 runs", c)
+	}
+	if s := got[0].String(); !strings.HasSuffix(s, `(4 runs: runs/2-b, runs/3-b, runs/5-b and 1 more)`) || !strings.Contains(s, "rank 0") {
+		t.Errorf("said %q", s)
+	}
+	if s := rs[0].String(); !strings.HasSuffix(s, `sets "0" (run runs/2-b)`) {
+		t.Errorf("one run's reason said %q", s)
+	}
+	if got[2].Code != ConfigMismatch || len(got[2].Runs) != 0 {
+		t.Errorf("the third reason is %v", got[2])
 	}
 }

@@ -66,6 +66,9 @@ type Reason struct {
 	Consequences []Reason `json:"consequences,omitempty"`
 	// Repeats counts reasons Group dropped as this same fact in other words.
 	Repeats int `json:"repeats,omitempty"`
+	// Runs are the runs of a comparison the reason was found in (Merge
+	// makes one reason of the same fact in several runs).
+	Runs []string `json:"runs,omitempty"`
 }
 
 // New builds a reason with a formatted detail.
@@ -92,9 +95,28 @@ func (r Reason) String() string {
 		where = append(where, w)
 	}
 	if len(where) == 0 {
-		return fmt.Sprintf("%s: %s", r.Code, r.Detail)
+		return fmt.Sprintf("%s: %s", r.Code, r.Said())
 	}
-	return fmt.Sprintf("%s (%s): %s", r.Code, strings.Join(where, ", "), r.Detail)
+	return fmt.Sprintf("%s (%s): %s", r.Code, strings.Join(where, ", "), r.Said())
+}
+
+// shownRuns is how many of a reason's runs its text names; the JSON
+// holds them all.
+const shownRuns = 3
+
+// Said is the detail and the runs it was found in, as reports print it:
+// "(run R)" for one, "(N runs: R1, R2, R3 and K more)" for several.
+func (r Reason) Said() string {
+	switch n := len(r.Runs); {
+	case n == 0:
+		return r.Detail
+	case n == 1:
+		return fmt.Sprintf("%s (run %s)", r.Detail, r.Runs[0])
+	case n <= shownRuns:
+		return fmt.Sprintf("%s (%d runs: %s)", r.Detail, n, strings.Join(r.Runs, ", "))
+	default:
+		return fmt.Sprintf("%s (%d runs: %s and %d more)", r.Detail, n, strings.Join(r.Runs[:shownRuns], ", "), n-shownRuns)
+	}
 }
 
 // Lines is the reason and, indented under it, its consequences, for text

@@ -23,7 +23,10 @@ import (
 // row; a short row (or header) is padded with empty cells. Columns are as
 // wide as their widest line on a terminal: an East Asian wide character
 // takes two columns. A w that says its width (termwidth.Sized) gets a
-// table that fits it: the widest columns narrowed, their cells wrapped.
+// table that fits it: the widest columns narrowed, their cells wrapped
+// between words; where even that cannot fit (a narrow terminal), each row
+// is drawn as a record of its own, a line a column, so that no number is
+// cut in two.
 func Write(w io.Writer, header []string, rows [][]string) error {
 	table := append([][]string{header}, rows...)
 	cols := 0
@@ -45,7 +48,11 @@ func Write(w io.Writer, header []string, rows [][]string) error {
 			}
 		}
 	}
-	if fit(widths, longestWords(cells, cols), termwidth.Of(w)) {
+	words := longestWords(cells, cols)
+	if width := termwidth.Of(w); width > 0 && !wordsFit(widths, words, width) {
+		return writeRecords(w, header, rows, width)
+	}
+	if fit(widths, words, termwidth.Of(w)) {
 		for _, r := range cells {
 			for c := range r {
 				r[c] = wrapLines(r[c], widths[c])
@@ -163,3 +170,52 @@ func writeRow(out *bufio.Writer, row [][]string, widths []int) {
 
 // displayWidth is how many terminal columns s takes.
 func displayWidth(s string) int { return termwidth.Display(s) }
+
+// wholeWord is the longest word a grid must keep whole, or be drawn as
+// records: a report's numbers ("28,613", "0.000338", "[+39.02%,") and
+// verdicts are at most this long, so none of them is cut in two.
+const wholeWord = 12
+
+// wordsFit says whether a table of widths fits cols columns with no
+// column narrowed below its longest word, or wholeWord where that is
+// longer.
+func wordsFit(widths, words []int, cols int) bool {
+	total := 1
+	for c, n := range widths {
+		total += min(n, max(minColumn, min(words[c], wholeWord))) + 3
+	}
+	return total <= cols
+}
+
+// writeRecords draws each row as a record: a line a column with a value,
+// its header then its value, the values aligned and wrapped to cols, a
+// blank line between records.
+func writeRecords(w io.Writer, header []string, rows [][]string, cols int) error {
+	keyWidth := 0
+	for _, h := range header {
+		keyWidth = max(keyWidth, displayWidth(strings.Join(cellLines(h), " ")))
+	}
+	keyWidth = min(keyWidth, max(cols/3, minColumn))
+	indent := strings.Repeat(" ", keyWidth+2)
+	out := bufio.NewWriter(w)
+	for i, r := range rows {
+		if i > 0 {
+			out.WriteString("\n")
+		}
+		for c, h := range header {
+			key := strings.Join(cellLines(h), " ")
+			value := ""
+			if c < len(r) {
+				value = strings.Join(cellLines(r[c]), " ")
+			}
+			if value == "" {
+				continue // a record says what its row has
+			}
+			line := key + strings.Repeat(" ", max(keyWidth-displayWidth(key), 0)) + "  " + value
+			for _, l := range termwidth.Wrap(strings.TrimRight(line, " "), cols, indent) {
+				out.WriteString(l + "\n")
+			}
+		}
+	}
+	return out.Flush()
+}

@@ -76,3 +76,41 @@ func TestWriteFitsTheWidthItIsGiven(t *testing.T) {
 		t.Errorf("the reason wrapped reads %q, want it whole", got)
 	}
 }
+
+// A table that cannot fit a narrow terminal with its words whole is drawn
+// as records, a line a column: every number whole, no line beyond the
+// width, the empty cells left out; at 80 columns the same table is a grid.
+func TestWriteDrawsRecordsWhereAGridCannotFit(t *testing.T) {
+	header := []string{"arm", "n", "median", "cv", "delta", "95% interval", "p", "verdict"}
+	rows := [][]string{
+		{"async", "5", "28,613", "8.69%", "+53.10%", "[+39.02%, +66.98%]", "0.000338", "improved"},
+		{"blocking", "5", "18,338", "4.72%", "", "", "", "baseline"},
+	}
+	var narrow bytes.Buffer
+	if err := Write(termwidth.NewWriter(&narrow, 40), header, rows); err != nil {
+		t.Fatal(err)
+	}
+	out := narrow.String()
+	for _, l := range strings.Split(out, "\n") {
+		if termwidth.Display(l) > 40 {
+			t.Errorf("line of %d columns at 40: %q", termwidth.Display(l), l)
+		}
+	}
+	for _, r := range rows {
+		for c, cell := range r {
+			if cell != "" && !strings.Contains(out, header[c]+strings.Repeat(" ", len("95% interval")-len(header[c]))+"  "+cell) {
+				t.Errorf("no line %q: %q in\n%s", header[c], cell, out)
+			}
+		}
+	}
+	if strings.Count(out, "delta") != 1 || strings.Contains(out, "+--") {
+		t.Errorf("want records, the baseline's empty delta left out:\n%s", out)
+	}
+	var wide bytes.Buffer
+	if err := Write(termwidth.NewWriter(&wide, 80), header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(wide.String(), "+----------+---+") {
+		t.Errorf("at 80 columns, want the grid:\n%s", wide.String())
+	}
+}

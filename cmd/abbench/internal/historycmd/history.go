@@ -27,7 +27,7 @@ import (
 func New() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "history",
-		Short:   "Keep accepted runs and comparisons across campaigns; find where a metric changed",
+		Short:   "Keep runs and comparisons; find where a metric moved",
 		Long:    help.Text("history"),
 		Example: "  abbench history add out/nightly --store perf/history.jsonl\n  abbench history show --store perf/history.jsonl --plot trend.svg",
 		Args:    cli.Args(cobra.NoArgs, "give a subcommand: add or show"),

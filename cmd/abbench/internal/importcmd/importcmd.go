@@ -24,7 +24,7 @@ const usageHint = "abbench import --format FMT --arm NAME FILE... --arm NAME FIL
 func New() *cobra.Command {
 	return &cobra.Command{
 		Use:                "import --format FMT --arm NAME FILE... --arm NAME FILE... --out DIR",
-		Short:              "Turn results people already have (GuideLLM, AIPerf, vLLM bench, hyperfine...) into arm runs compare judges",
+		Short:              "Turn GuideLLM, AIPerf, hyperfine... results into arm runs",
 		Long:               help.Text("import"),
 		Example:            help.Text("import.examples"),
 		DisableFlagParsing: true,

@@ -34,7 +34,7 @@ func New() *cobra.Command {
 	var opts loadOptions
 	cmd := &cobra.Command{
 		Use:     "load --url URL --model NAME (--prompts FILE | --synthetic SPEC) --out FILE",
-		Short:   "Send a dataset to an OpenAI-compatible server; record what was sent and how it went",
+		Short:   "Load an OpenAI-compatible server; record what it sent and got",
 		Long:    help.Text("load"),
 		Example: help.Text("load.examples"),
 		Args:    cli.Args(cobra.NoArgs, "load takes flags only: abbench load --url URL --model NAME --prompts FILE --out FILE"),

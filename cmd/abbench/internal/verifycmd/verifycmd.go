@@ -24,7 +24,7 @@ func New() *cobra.Command {
 	var opts verifyOptions
 	cmd := &cobra.Command{
 		Use:     "verify PATH... --allowed-signers FILE",
-		Short:   "Check bundles' signatures, manifests and evidence: a bundle, a run, or a whole campaign",
+		Short:   "Check a bundle's, run's or campaign's signatures and evidence",
 		Long:    help.Text("verify"),
 		Example: help.Text("verify.examples"),
 		Args:    cli.Args(cobra.MinimumNArgs(1), "give the bundles, runs or campaigns to verify"),
