@@ -42,3 +42,44 @@ func TestHelpIsShortAndInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Every command's --help fits 80 columns where the output is no
+// terminal: its usage, its exit statuses and its prose wrapped, its
+// examples continued with a backslash (so each still pastes as one
+// command) and the list of commands under 80 as written.
+func TestEveryHelpFitsEightyColumns(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	root := newRoot(&strings.Builder{}, &strings.Builder{})
+	commands := [][]string{{}}
+	for _, c := range root.Commands() {
+		if c.Hidden {
+			continue
+		}
+		commands = append(commands, []string{c.Name()})
+		for _, sub := range c.Commands() {
+			commands = append(commands, []string{c.Name(), sub.Name()})
+		}
+	}
+	for _, args := range commands {
+		var stdout, stderr strings.Builder
+		if code := run(context.Background(), append(args, "--help"), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v --help: exit %d: %s", args, code, stderr.String())
+		}
+		inExamples, prev := false, ""
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			switch {
+			case l == "Examples:":
+				inExamples = true
+			case !strings.HasPrefix(l, " "):
+				inExamples = false
+			}
+			if len([]rune(l)) > 80 {
+				t.Errorf("abbench %s --help: a line of %d columns: %q", strings.Join(args, " "), len([]rune(l)), l)
+			}
+			if inExamples && strings.HasPrefix(l, "    ") && !strings.HasSuffix(prev, "\\") {
+				t.Errorf("abbench %s --help: an example wrapped without its backslash: %q", strings.Join(args, " "), l)
+			}
+			prev = l
+		}
+	}
+}

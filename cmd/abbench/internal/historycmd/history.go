@@ -43,7 +43,7 @@ func newHistoryAddCmd() *cobra.Command {
 		Use:     "add RUN... --store FILE",
 		Short:   "Append an accepted comparison's runs and deltas to a history store",
 		Long:    help.Text("history-add"),
-		Example: "  abbench history add out/nightly --store perf/history.jsonl --allowed-signers allowed_signers",
+		Example: "  abbench history add out/nightly --store perf/history.jsonl \\\n      --allowed-signers allowed_signers",
 		Args:    cli.Args(cobra.MinimumNArgs(1), "give the runs to add, for example abbench history add out/nightly --store history.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if store == "" {
