@@ -51,8 +51,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return cli.Usage(err, "run 'abbench COMMAND --help' for the flags")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return cli.Usage(err, fmt.Sprintf("run '%s --help' for the flags", c.CommandPath()))
 	})
 	// An unknown command is a usage error by its type: cobra's own says
 	// so only in words. Runnable, the root shows its help when given

@@ -172,6 +172,10 @@ type UnknownMetricError struct {
 
 func (e *UnknownMetricError) Error() string {
 	msg := fmt.Sprintf("no run's record has metric %q; they have %s", e.Metric, strings.Join(e.Have, ", "))
+	if e.Metric == recordfmt.Goodput {
+		// Three causes leave it out, and the third looks like the first.
+		msg += "; a record holds goodput only where the scenario declares slo: objectives, the record has its per-request lists, and at least one request met every objective (the objectives are in milliseconds)"
+	}
 	for _, format := range e.Formats {
 		if list := recordfmt.ProvidedList(format); list != "" {
 			msg += fmt.Sprintf(" (a %s record can have %s)", format, list)

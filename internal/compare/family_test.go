@@ -33,6 +33,11 @@ func TestCheckMetricsRefusesWhatNoRecordHas(t *testing.T) {
 	if err := CheckMetrics(runs, []string{"p99_ttft_ms", "output_throughput", ""}); err != nil {
 		t.Errorf("metrics the records hold: %v", err)
 	}
+	// goodput missing says the three ways it goes missing, the objectives'
+	// unit among them: a newcomer's SLO in seconds was met by no request.
+	if err := CheckMetrics(runs, []string{"goodput"}); err == nil || !strings.Contains(err.Error(), "at least one request met every objective (the objectives are in milliseconds)") {
+		t.Errorf("goodput: %v", err)
+	}
 	for _, run := range runs {
 		run.Evidence.Throughput.Metrics = map[string]float64{} // unreadable records: the gate's to censor
 	}

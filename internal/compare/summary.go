@@ -10,9 +10,9 @@ import (
 )
 
 // summaryCauses is how many root causes a censored summary names, each
-// cut to summaryReason bytes (two lines of 80 columns): the first is what
+// cut to summaryReason bytes (three lines of 80 columns): the first is what
 // to fix first; the full report lists every one, whole.
-const summaryCauses, summaryReason = 2, 150
+const summaryCauses, summaryReason = 2, 230
 
 // clipMiddle cuts s to about n bytes by leaving out its middle: a
 // reason's head says what failed and its tail why (a rank's last log

@@ -130,11 +130,15 @@ type EntryError struct {
 	Msg   string
 }
 
-func (e *EntryError) Error() string {
+func (e *EntryError) Error() string { return e.Where() + ": " + e.Msg }
+
+// Where names the entry in its file: "FILE: conversation N" of a
+// ShareGPT array, "FILE:N" of a file of lines.
+func (e *EntryError) Where() string {
 	if e.Form == FormShareGPT {
-		return fmt.Sprintf("%s: conversation %d: %s", e.File, e.Entry, e.Msg)
+		return fmt.Sprintf("%s: conversation %d", e.File, e.Entry)
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Entry, e.Msg)
+	return fmt.Sprintf("%s:%d", e.File, e.Entry)
 }
 
 // turn is one turn as either form spells it: ShareGPT's from and value,

@@ -21,6 +21,9 @@ type Item struct {
 	Messages []digest.Message
 	// MaxTokens is this request's max_tokens (0: Options.MaxTokens).
 	MaxTokens int
+	// Where names the request in its file for an error ("FILE:3", "FILE:
+	// conversation 3"); "" for a request made from no file.
+	Where string
 }
 
 // PromptItems are the items of a prompts file's prompts.
@@ -77,7 +80,9 @@ func ReadDataset(d Dataset) ([]Item, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ConversationItems([]digest.Request{q})...)
+		it := ConversationItems([]digest.Request{q})[0]
+		it.Where = (&digest.EntryError{File: d.Path, Form: form, Entry: q.Entry}).Where()
+		out = append(out, it)
 		if len(out) == d.Limit {
 			break
 		}

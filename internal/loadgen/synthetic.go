@@ -94,6 +94,18 @@ func ParseSynthetic(spec string) (Synthetic, error) {
 			return Synthetic{}, fmt.Errorf("synthetic %q: %s: %w", spec, k, err)
 		}
 	}
+	// A length or seed left out would be a default nobody chose: the
+	// server then picks every answer's length (no max_tokens is sent),
+	// and each run's prompts are seed 0's.
+	var missing []string
+	for _, k := range []string{"prompts", "input_len", "output_len", "seed"} {
+		if !seen[k] {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return Synthetic{}, fmt.Errorf("synthetic %q: give %s too (prompts=N,input_len=N,output_len=N,seed=N; output_len=0 lets the server choose each answer's length)", spec, strings.Join(missing, " and "))
+	}
 	s = s.WithDefaults()
 	return s, s.Check()
 }

@@ -22,7 +22,11 @@ func (o Options) checkWorkload(items []Item) []error {
 	}
 	for _, it := range items {
 		if o.Endpoint == Completions && (len(it.Messages) > 1 || len(it.Messages) == 1 && it.Messages[0].Role != "user") {
-			bad("endpoint completions sends one prompt, but the request of line %d carries %d messages (history, or a system prompt): use endpoint chat", it.Prompt.Line, len(it.Messages))
+			where := it.Where
+			if where == "" {
+				where = fmt.Sprintf("line %d", it.Prompt.Line)
+			}
+			bad("endpoint completions sends one prompt, but the request of %s carries %d messages (history, or a system prompt): use endpoint chat (--endpoint chat)", where, len(it.Messages))
 			break
 		}
 	}

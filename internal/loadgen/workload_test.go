@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -283,5 +284,37 @@ func TestDurationRunStoppedEarly(t *testing.T) {
 	last := res.Outcomes[len(res.Outcomes)-1]
 	if res.Ended == "" || last.Kind != KindNotSent || last.Index != len(res.Outcomes)-1 || res.Summarize().Failed == 0 {
 		t.Errorf("ended %q, last outcome %+v", res.Ended, last)
+	}
+}
+
+// A synthetic workload names its lengths and seed: one left out is a
+// usage error naming it, not a default nobody chose (a newcomer's
+// prompts=4,input_len=8 ran with no max_tokens sent and seed 0).
+func TestSyntheticNamesItsLengthsAndSeed(t *testing.T) {
+	for spec, want := range map[string]string{
+		"prompts=4,input_len=8":              "give output_len and seed too",
+		"prompts=4,input_len=8,output_len=0": "give seed too",
+		"prompts=4,input_len=8,seed=1":       "give output_len too",
+	} {
+		if _, err := ParseSynthetic(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", spec, err, want)
+		}
+	}
+	if s, err := ParseSynthetic("prompts=4,input_len=8,output_len=0,seed=7"); err != nil || s.OutputLen != 0 || s.Seed != 7 {
+		t.Errorf("every key given: %+v, %v", s, err)
+	}
+}
+
+// A request of several messages sent to the completions endpoint is
+// named where it is in its file: a ShareGPT array's conversation, not a
+// "line" of a file that is one JSON value.
+func TestChatOnlyRequestIsNamedByItsConversation(t *testing.T) {
+	items, err := ReadDataset(Dataset{Path: "../../testdata/datasets/sharegpt-small.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := Options{Endpoint: Completions}.checkWorkload(items)
+	if len(errs) == 0 || !strings.Contains(errs[0].Error(), "sharegpt-small.json: conversation ") || !strings.Contains(errs[0].Error(), "--endpoint chat") {
+		t.Errorf("got %v", errs)
 	}
 }

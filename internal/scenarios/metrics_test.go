@@ -49,3 +49,17 @@ func TestMetricsTheFormatProvides(t *testing.T) {
 		}
 	}
 }
+
+// An objective below 1 ms is seconds written where ms are read: no
+// request meets it and goodput is left out of every record, so validate
+// warns, at its line, with the value in ms. A newcomer's slo: {ttft:
+// 0.002} validated silently and goodput then "did not exist".
+func TestSLOInSecondsIsWarnedOf(t *testing.T) {
+	s, err := load(t, strings.Replace(base, "format: vllm}", "format: vllm, slo: {ttft: 0.002, e2e: 3000}}", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0].Line != 12 || !strings.Contains(s.Warnings[0].Msg, "slo.ttft 0.002 ms: objectives are in milliseconds") || !strings.Contains(s.Warnings[0].Msg, "write 2)") {
+		t.Errorf("warnings %v, want one at line 12 on slo.ttft", s.Warnings)
+	}
+}

@@ -64,8 +64,13 @@ func (v *validator) slo(path []any, t *Throughput) {
 		key string
 		ms  float64
 	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"e2e", s.E2E}} {
-		if o.ms < 0 || math.IsNaN(o.ms) || math.IsInf(o.ms, 0) {
+		switch {
+		case o.ms < 0 || math.IsNaN(o.ms) || math.IsInf(o.ms, 0):
 			v.at(append(path, o.key), "slo.%s %v: a latency in ms, above 0", o.key, o.ms)
+		case o.ms > 0 && o.ms < 1:
+			// Seconds written where ms are read: no request meets the
+			// objective, and goodput is left out of every record.
+			v.warn(append(path, o.key), "slo.%s %v ms: objectives are in milliseconds, and below 1 ms hardly a request meets one (seconds? write %v)", o.key, o.ms, 1000*o.ms)
 		}
 	}
 	if !s.Set() {

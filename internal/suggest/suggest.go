@@ -3,12 +3,20 @@
 // or file), for an error's "did you mean ...?".
 package suggest
 
+import "strings"
+
 // Closest is the candidate within maxEdits edits of word (Levenshtein,
-// bytewise) that is nearest to it, the first of equals; "" when none is.
+// bytewise, ASCII case ignored: P99_TTFT_MS means p99_ttft_ms) that is
+// nearest to it, the first of equals; "" when none is. word itself is
+// never suggested: it is what was refused.
 func Closest(word string, candidates []string, maxEdits int) string {
 	best, bestDist := "", maxEdits+1
+	lower := strings.ToLower(word)
 	for _, c := range candidates {
-		if d := Distance(word, c); d < bestDist {
+		if c == word {
+			continue
+		}
+		if d := Distance(lower, strings.ToLower(c)); d < bestDist {
 			best, bestDist = c, d
 		}
 	}

@@ -22,3 +22,22 @@ func TestClosestWithinItsBound(t *testing.T) {
 		t.Errorf("Closest of a name far from all = %q, want none", got)
 	}
 }
+
+// The word refused is never what is suggested, and case is no typo: a
+// metric the format may hold but the records do not is answered with
+// the nearest they do hold, and an upper-case name with its own.
+func TestClosestNeverSuggestsTheWordAndIgnoresCase(t *testing.T) {
+	have := []string{"p99_ttft_ms", "p90_ttft_ms", "median_itl_ms"}
+	for word, want := range map[string]string{
+		"p99.9_ttft_ms": "p99_ttft_ms",
+		"P99_TTFT_MS":   "p99_ttft_ms",
+		"p99_ttf_ms":    "p99_ttft_ms",
+	} {
+		if got := Closest(word, have, len(word)/4); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", word, got, want)
+		}
+	}
+	if got := Closest("p99_ttft_ms", []string{"p99_ttft_ms"}, 3); got != "" {
+		t.Errorf("the word itself suggested: %q", got)
+	}
+}

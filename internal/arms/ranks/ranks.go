@@ -61,7 +61,15 @@ func (e Exit) Clean(stopping bool) bool {
 
 // Exited is the exit of a rank that ended with status code.
 func Exited(code int) Exit {
-	return Exit{Code: code, Reason: "exited with status " + strconv.Itoa(code)}
+	return Exit{Code: code, Reason: "exited with status " + strconv.Itoa(code) + startFailure[code]}
+}
+
+// startFailure names the statuses that say the program never started,
+// as the shell and the rank wrapper (127 for whatever kept it from
+// starting) give them: the cause, first in a reason a summary may cut.
+var startFailure = map[int]string{
+	126: " (its program could not be run: not executable?)",
+	127: " (its program could not be started: not found, misspelled?)",
 }
 
 // Signalled is the exit of a rank sig ended on this host.

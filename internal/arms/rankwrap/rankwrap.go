@@ -366,5 +366,17 @@ func LookPath(file, pathEnv string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%q not found in the rank's PATH (%s)", file, pathEnv)
+	return "", fmt.Errorf("%q not found in the rank's PATH (%s): misspelled, or not installed where the rank runs?", file, shortPath(pathEnv))
+}
+
+// shortPath is a PATH for a message: its first directories and how many
+// more, so that the question after it survives a log line's cut and a
+// summary's (a PATH of a dozen directories took the whole line).
+func shortPath(pathEnv string) string {
+	const shown = 3
+	dirs := filepath.SplitList(pathEnv)
+	if len(dirs) <= shown {
+		return pathEnv
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(dirs[:shown], string(filepath.ListSeparator)), len(dirs)-shown)
 }

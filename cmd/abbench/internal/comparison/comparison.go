@@ -18,6 +18,7 @@ import (
 	"github.com/abbench/abbench/internal/decide"
 	"github.com/abbench/abbench/internal/records"
 	"github.com/abbench/abbench/internal/scenarios"
+	"github.com/abbench/abbench/internal/suggest"
 )
 
 // Options are a comparison's flags.
@@ -235,6 +236,15 @@ func (o *Options) CheckScenarioMetrics(s *scenarios.Scenario) error {
 func unknownMetricHint(err error) string {
 	var unknown *compare.UnknownMetricError
 	if errors.As(err, &unknown) {
+		if unknown.Metric == records.Goodput {
+			return "check the scenario's slo: (milliseconds) against the runs' latencies (--metric p99_ttft_ms, p99_tpot_ms)"
+		}
+		// The metrics the records hold first: a metric the format may
+		// hold but these records do not (p99.9 where the tool wrote no
+		// such percentile) is no answer.
+		if near := suggest.Closest(unknown.Metric, unknown.Have, max(1, len(unknown.Metric)/4)); near != "" {
+			return "did you mean --metric " + near + "?"
+		}
 		for _, format := range unknown.Formats {
 			if near := records.Nearest(format, unknown.Metric); near != "" {
 				return "did you mean --metric " + near + "?"

@@ -164,6 +164,10 @@ func loadStatus(stopped error, s loadgen.Summary, res *loadgen.Result, allow boo
 	if o := res.FirstFailure(); o != nil {
 		first = fmt.Sprintf(" (the first, request %d: %s)", o.Index, o.Error)
 	}
-	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("%d of %d requests failed: %s%s", s.Failed, s.Requested, strings.Join(kinds, ", "), first),
-		Hint: "the record counts them and names each; a comparison of this run would be censored requests-failed"}
+	hint := "the record counts them and names each; a comparison of this run would be censored requests-failed"
+	if s.Completed == 0 && s.Failures[loadgen.KindConnect] > 0 {
+		// Not one connection: the server, not the requests.
+		hint = "no request got a connection: is the server up, and are --url's host and port its own? " + hint
+	}
+	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("%d of %d requests failed: %s%s", s.Failed, s.Requested, strings.Join(kinds, ", "), first), Hint: hint}
 }
