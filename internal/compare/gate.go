@@ -96,8 +96,8 @@ func (g *gate) checkRun(run Run, value *float64) {
 		g.notAccepted(run)
 	}
 	if e.MatchedDigest != g.r.MatchedDigest {
-		g.add(reason.New(reason.ConfigMismatch, "run %s (arm %s) was made with matched digest %s, run %s with %s: the arms did not hold everything else equal",
-			run.Path, e.Arm, short(e.MatchedDigest), g.runs[0].Path, short(g.r.MatchedDigest)))
+		g.add(reason.New(reason.ConfigMismatch, "run %s (arm %s) was made with matched digest %s, run %s with %s: the arms did not hold everything else equal%s",
+			run.Path, e.Arm, short(e.MatchedDigest), g.runs[0].Path, short(g.r.MatchedDigest), scenarioDiff(run.Dir, g.runs[0].Dir)))
 	}
 	if !e.Accepted {
 		return // the run's own reasons already name each rank's mode, and its value counts for nothing

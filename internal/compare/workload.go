@@ -47,8 +47,10 @@ func (g *gate) workloads() {
 			if run.Evidence.Arm == ref.Evidence.Arm {
 				code = reason.DigestRankDisagreement
 			}
+			// The first run first, as explain names it A: the list and
+			// the explanation read in one order.
 			g.add(reason.New(code, "arm %s (run %s) served workload %s:%d:%s, arm %s (run %s) %s:%d:%s; %s",
-				run.Evidence.Arm, run.Path, w.Algorithm, w.Count, short(w.Hex), ref.Evidence.Arm, ref.Path, rw.Algorithm, rw.Count, short(rw.Hex), explain(ref, run)))
+				ref.Evidence.Arm, ref.Path, rw.Algorithm, rw.Count, short(rw.Hex), run.Evidence.Arm, run.Path, w.Algorithm, w.Count, short(w.Hex), explain(ref, run)))
 		}
 	}
 	g.sweeps()

@@ -1,0 +1,32 @@
+package compare
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A config-mismatch names the keys the two runs' scenarios differ in, as
+// far as the matched digest sees them: not the description, the prompts
+// file's path or the arms' env values. Before, it said only that the
+// matched digests differed.
+func TestScenarioDiffNamesTheKeysThatDiffer(t *testing.T) {
+	write := func(yaml string) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a := write("name: s\ndescription: one\narms:\n  a: {env: {X: \"1\"}}\n  b: {env: {X: \"0\"}}\nworkload: {prompts: p.jsonl, requests: 128, concurrency: 8}\nroles:\n  - {name: r, command: [x, --n, \"1\"]}\n")
+	b := write("name: s\ndescription: two\narms:\n  a: {env: {X: \"2\"}}\n  b: {env: {X: \"3\"}}\nworkload: {prompts: ../p.jsonl, requests: 256, concurrency: 8}\nroles:\n  - {name: r, command: [x, --n, \"2\"]}\n")
+	if got, want := scenarioDiff(a, b), "; their scenarios differ in roles.0.command.2 1 against 2, workload.requests 128 against 256"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := scenarioDiff(a, a); got != "" {
+		t.Errorf("a scenario against itself: %q", got)
+	}
+	if got := scenarioDiff(a, t.TempDir()); got != "" {
+		t.Errorf("a run without its scenario: %q", got)
+	}
+}
