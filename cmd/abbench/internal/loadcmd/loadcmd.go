@@ -58,7 +58,7 @@ func New() *cobra.Command {
 	fs.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "send ignore_eos: generate max-tokens whatever the model samples, so output lengths match across arms")
 	fs.StringVar(&opts.prompts, "prompts", "", "dataset: a JSON Lines prompts file, ShareGPT JSON or conversation JSON Lines (docs/digest.md)")
 	fs.BoolVar(&opts.multiTurn, "multi-turn", false, "a conversation dataset: send every user turn, with the dataset's turns before it as history (default the first)")
-	fs.StringVar(&opts.synthetic, "synthetic", "", "in place of --prompts: prompts=N,input_len=N,output_len=N,seed=N[,vocab_min=N,vocab_max=N], random token IDs")
+	fs.StringVar(&opts.synthetic, "synthetic", "", "in place of --prompts, random token IDs: prompts=N, input_len=N, output_len=N and seed=N, comma-separated (no spaces), and vocab_min=N, vocab_max=N")
 	fs.StringVar(&opts.field, "field", "", "object field that holds each prompt (default prompt_token_ids, then prompt)")
 	fs.IntVar(&o.Requests, "requests", 0, "requests per round: the file's first N prompts (default every prompt)")
 	fs.IntVar(&o.Rounds, "rounds", 1, "send the requests this many times")
