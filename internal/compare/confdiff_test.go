@@ -3,7 +3,10 @@ package compare
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/internal/digest"
 )
 
 // A config-mismatch names the keys the two runs' scenarios differ in, as
@@ -28,5 +31,23 @@ func TestScenarioDiffNamesTheKeysThatDiffer(t *testing.T) {
 	}
 	if got := scenarioDiff(a, t.TempDir()); got != "" {
 		t.Errorf("a run without its scenario: %q", got)
+	}
+}
+
+// The workload line of a multiset digest says the command that gives it:
+// abbench digest FILE gives the ordered one, and a newcomer could not
+// match the two.
+func TestMultisetWorkloadSaysItsCommand(t *testing.T) {
+	r := Compare(runsOf(map[string][]float64{"blocking": {100, 101, 99}, "async": {110, 111, 109}}), Options{Effect: 1})
+	for _, alg := range []digest.Algorithm{digest.TokensSorted, digest.TokensOrdered} {
+		r.Workload = &digest.Digest{Algorithm: alg, Count: 256, Hex: strings.Repeat("ab", 32)}
+		var b strings.Builder
+		if err := NewReport(r).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		said := strings.Contains(b.String(), "abbench digest --algorithm "+string(digest.TokensSorted)+" FILE")
+		if said != alg.Sorted() {
+			t.Errorf("%s: the command said %v:\n%s", alg, said, b.String())
+		}
 	}
 }

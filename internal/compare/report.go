@@ -213,7 +213,13 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	r.writeStored(out)
 	if r.Workload != nil && r.Verdict != Censored {
-		out.Printf("\nworkload: %s\nmatched:  %s\n", r.Workload, r.MatchedDigest)
+		out.Printf("\nworkload: %s\n", r.Workload)
+		if r.Workload.Algorithm.Sorted() {
+			// abbench digest FILE gives the ordered digest: say which
+			// command gives this one.
+			out.Printf("  (the prompts as a multiset: abbench digest --algorithm %s FILE)\n", r.Workload.Algorithm)
+		}
+		out.Printf("matched:  %s\n", r.MatchedDigest)
 	}
 	if r.Machine != "" {
 		out.Printf("machine:  %s\n", r.Machine)
