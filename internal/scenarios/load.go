@@ -17,7 +17,9 @@ import (
 
 	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/lazyregexp"
+	"github.com/abbench/abbench/internal/loadgen"
 	"github.com/abbench/abbench/internal/readonly"
+	"github.com/abbench/abbench/internal/records"
 )
 
 // MaxFileSize bounds a scenario file; anything larger is not a scenario.
@@ -132,8 +134,12 @@ func yamlErrors(file string, err error) error {
 }
 
 var (
-	unknownField = lazyregexp.New(`^field (\S+) not found in type scenarios\.(\w+)$`)
-	typeNames    = map[string]reflect.Type{
+	unknownField = lazyregexp.New(`^field (\S+) not found in type (?:scenarios|records|loadgen)\.(\w+)$`)
+	// typeNames are the scenario's types by the name yaml.v3 gives them,
+	// its own and the few it takes from other packages (an SLO, a
+	// synthetic workload), whose names do not clash.
+	typeNames = map[string]reflect.Type{
+		"SLO": reflect.TypeFor[records.SLO](), "Synthetic": reflect.TypeFor[loadgen.Synthetic](),
 		"Scenario": reflect.TypeFor[Scenario](), "Arm": reflect.TypeFor[Arm](), "Workload": reflect.TypeFor[Workload](),
 		"Role": reflect.TypeFor[Role](), "Probe": reflect.TypeFor[Probe](), "Rule": reflect.TypeFor[Rule](),
 		"Counter": reflect.TypeFor[Counter](), "ConfigFact": reflect.TypeFor[ConfigFact](),

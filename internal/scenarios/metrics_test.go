@@ -22,6 +22,7 @@ func TestMetricsTheFormatProvides(t *testing.T) {
 		{"format: console, metrics: [goodput], slo: {ttft: 200}}", "", "slo: console records have no per-request latencies"},
 		{"format: vllm, slo: {ttft: -1}}", "", "slo.ttft -1: a latency in ms, above 0"},
 		{"format: vllm, slo: {}}", "", "slo declares no objective"},
+		{"format: vllm, slo: {ttft_ms: 200}}", "", `unknown key "ttft_ms" in slo (allowed: e2e, tpot, ttft)`}, // not "field ttft_ms not found in type records.SLO"
 		{"format: vllm}", "  - {output_tokens: equal, within: 200%}\n", `within "200%": a percentage at least 0 and below 100`},
 		{"format: vllm}", "  - {output_tokens: same}\n", `output_tokens: "same" is not allowed`},
 		{"format: vllm}", "  - {requests: all, within: 2%}\n", `within "2%" is only for output_tokens`},

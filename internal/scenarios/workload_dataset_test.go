@@ -109,6 +109,7 @@ func TestClientWorkloadRejects(t *testing.T) {
 	for _, c := range []struct{ name, to, want string }{
 		{"both", "{prompts: prompts.jsonl, synthetic: {prompts: 2, input_len: 2}}", "both prompts and synthetic"},
 		{"bad synthetic", "{synthetic: {prompts: 2, input_len: 0}}", "input_len at least 1"},
+		{"synthetic key", "{synthetic: {prompts: 2, input_lenn: 2}}", `unknown key "input_lenn" in synthetic: did you mean "input_len"?`},
 		{"multi-turn of prompts", "{prompts: prompts.jsonl, multi_turn: true}", "multi_turn needs a conversation dataset"},
 		{"multi-turn on completions", "{prompts: sharegpt.json, multi_turn: true}", "use endpoint chat"},
 		{"rounds", "{prompts: prompts.jsonl, duration: 5s, rounds: 2}", "rounds 2 with a duration"},
