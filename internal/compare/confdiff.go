@@ -62,6 +62,22 @@ func orNone(v string) string {
 	return v
 }
 
+// namesActivationRecords says whether the scenario in a run's bundle
+// names the ranks' per-prompt records (evidence.activation.records).
+func namesActivationRecords(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, bundle.ScenarioFile))
+	if err != nil {
+		return false
+	}
+	var doc any
+	if yaml.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	out := map[string]string{}
+	flatten("", doc, out)
+	return out["evidence.activation.records"] != ""
+}
+
 // flatScenario is the scenario in a run's bundle as key paths and their
 // values, less what the matched digest leaves out.
 func flatScenario(dir string) (map[string]string, bool) {

@@ -51,3 +51,15 @@ func TestMultisetWorkloadSaysItsCommand(t *testing.T) {
 		}
 	}
 }
+
+// A scenario that names the ranks' per-prompt records is not told to
+// name them: a run that left none did so for its own reasons.
+func TestNamesActivationRecordsReadsTheBundlesScenario(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte("name: s\nevidence:\n  activation:\n    role: ctx\n    records: 'activation-{{.Rank}}.records'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !namesActivationRecords(dir) || namesActivationRecords(t.TempDir()) {
+		t.Error("the records named in the scenario not read, or read where there is no scenario")
+	}
+}

@@ -116,6 +116,11 @@ func explain(a, b *Run) string {
 	ra, pa := records(a)
 	rb, pb := records(b)
 	if ra == nil || rb == nil {
+		if namesActivationRecords(a.Dir) || namesActivationRecords(b.Dir) {
+			// Named, and still none: the ranks wrote none (they served
+			// nothing, or stopped first), which the run's own reasons say.
+			return "no per-prompt records to explain the difference: the scenario names evidence.activation.records, and a run left none (did its ranks serve any request?)"
+		}
 		return "no per-prompt records to explain the difference (name evidence.activation.records in the scenario)"
 	}
 	e := digest.Explain(ra, rb)
