@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // familyTreatments are the treatments of the family table's campaigns.
@@ -14,8 +16,8 @@ const familyTreatments = 2
 // change counts), and returns the rows that miss the goal.
 func printFamily(picked []int, seq *decide.Sequential, rule decide.Rule, campaigns int) []string {
 	fmt.Printf("A/A false verdicts of %d treatments as one family (the default sequential design, each treatment at its share of alpha; %d campaigns per row):\n\n", familyTreatments, campaigns)
-	fmt.Println("| noise | any treatment said a change | goal |")
-	fmt.Println("| --- | ---: | --- |")
+	fmt.Printf("| noise | any treatment said a change | each treatment, in block order (its share of alpha %s) | goal |\n", numfmt.Significant(seq.Family(familyTreatments).Alpha, 3))
+	fmt.Println("| --- | ---: | ---: | --- |")
 	rows := make([]decide.FamilyRow, len(picked))
 	each(len(picked), func(j int) {
 		i := picked[j]
@@ -29,7 +31,11 @@ func printFamily(picked []int, seq *decide.Sequential, rule decide.Rule, campaig
 			goal = fmt.Sprintf("A/A false verdicts of the family %.1f%% > %.0f%%", 100*row.FalseRate, 100*decide.GoalFalseRate)
 			misses = append(misses, m.Name+", "+fmt.Sprint(familyTreatments)+" treatments: "+goal)
 		}
-		fmt.Printf("| %s | %.1f%% | %s |\n", m.Name, 100*row.FalseRate, goal)
+		each := make([]string, len(row.EachRate))
+		for t, r := range row.EachRate {
+			each[t] = fmt.Sprintf("%.1f%%", 100*r)
+		}
+		fmt.Printf("| %s | %.1f%% | %s | %s |\n", m.Name, 100*row.FalseRate, strings.Join(each, ", "), goal)
 	}
 	fmt.Println()
 	return misses
