@@ -54,7 +54,9 @@ type Run struct {
 	Machines []machine.Facts `json:"-"`
 	// NotRun is the plan index of a planned run that never started (0 for
 	// others): after a sequential campaign's decided look that is expected.
-	NotRun int `json:"-"`
+	// NotRunArm is its arm.
+	NotRun    int    `json:"-"`
+	NotRunArm string `json:"-"`
 	// Cell is a sweep's run's cell as its campaign's plan.json names it,
 	// for a run that left no evidence to say it (CellOf).
 	Cell string `json:"-"`
@@ -167,9 +169,11 @@ func Compare(all []Run, opts Options) *Result {
 	var runs []Run // those that left evidence
 	var loadReasons []reason.Reason
 	notRun := map[int][]reason.Reason{}
+	neverRan := map[string]bool{}
 	for _, run := range all {
 		if run.NotRun > 0 {
 			notRun[run.NotRun] = run.Censor
+			neverRan[run.NotRunArm] = true
 		} else {
 			loadReasons = append(loadReasons, run.Censor...)
 		}
@@ -189,7 +193,7 @@ func Compare(all []Run, opts Options) *Result {
 		r.Reasons = []reason.Reason{}
 	}
 	r.Warnings = append(r.Warnings, unverified(runs, opts)...)
-	g := gate{r: r, runs: runs, opts: opts, metricGiven: metricGiven, missing: map[string]bool{}, notRun: notRun}
+	g := gate{r: r, runs: runs, opts: opts, metricGiven: metricGiven, missing: map[string]bool{}, notRun: notRun, neverRan: neverRan}
 	for _, run := range all {
 		if run.Evidence == nil {
 			g.missing[filepath.Base(run.Path)] = true // already said, by LoadRuns

@@ -3,10 +3,12 @@ package compare
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/abbench/abbench/internal/digest"
+	"github.com/abbench/abbench/internal/reason"
 )
 
 // A config-mismatch names the keys the two runs' scenarios differ in, as
@@ -61,5 +63,38 @@ func TestNamesActivationRecordsReadsTheBundlesScenario(t *testing.T) {
 	}
 	if !namesActivationRecords(dir) || namesActivationRecords(t.TempDir()) {
 		t.Error("the records named in the scenario not read, or read where there is no scenario")
+	}
+}
+
+// An arm whose planned runs never started (the campaign stopped early)
+// is said by those runs' run-missing, which says why, not by an
+// arm-missing asking whether its CI stage ran; an arm that was simply
+// not given still is.
+func TestArmOfRunsThatNeverRanIsSaidByTheirRunMissing(t *testing.T) {
+	async := runsOf(map[string][]float64{"blocking": {100, 101}, "async": {110, 111}})
+	var given []Run
+	for _, r := range async {
+		if r.Evidence.Arm == "async" {
+			given = append(given, r)
+		}
+	}
+	neverRan := Run{Path: "runs/2-blocking", NotRun: 2, NotRunArm: "blocking",
+		Censor: []reason.Reason{reason.New(reason.RunMissing, "run 2 (arm blocking) of the plan: it never ran: a campaign is compared whole")}}
+	r := Compare(append(slices.Clone(given), neverRan), Options{Effect: 1})
+	var stage, runMissing bool
+	for _, rs := range r.Reasons {
+		stage = stage || strings.Contains(rs.Detail, "was its stage run?") || strings.Contains(rs.Detail, "the baseline arm blocking has no run")
+		runMissing = runMissing || rs.Code == reason.RunMissing
+	}
+	if r.Verdict != Censored || stage || !runMissing {
+		t.Errorf("verdict %s, reasons %v: want censored by run-missing, with no arm-missing for the arm that never ran", r.Verdict, r.Reasons)
+	}
+	r = Compare(given, Options{Effect: 1})
+	stage = false
+	for _, rs := range r.Reasons {
+		stage = stage || strings.Contains(rs.Detail, "was its stage run?")
+	}
+	if !stage {
+		t.Errorf("an arm not given at all: reasons %v, want its arm-missing", r.Reasons)
 	}
 }

@@ -23,7 +23,11 @@ type gate struct {
 	// index; deferred those of runs a sequential design may have made
 	// unnecessary (after the last run given), which count only when no
 	// look decided (stoppedByDesign false).
-	notRun          map[int][]reason.Reason
+	notRun map[int][]reason.Reason
+	// neverRan are the arms of those runs: an arm without a run for that
+	// reason is said by their run-missing, not by an arm-missing that
+	// asks whether its CI stage ran.
+	neverRan        map[string]bool
 	deferred        []reason.Reason
 	stoppedByDesign bool
 	// metricGiven says the options named the metric (else the runs' headline).
@@ -147,18 +151,24 @@ func (g *gate) armsGiven(scenarioArms []string, present map[string]bool) {
 		}
 	}
 	var missing []string
+	unplanned := false // an arm missing for another reason than a planned run that never started
 	for _, a := range scenarioArms {
 		if !present[a] {
 			missing = append(missing, a)
+			unplanned = unplanned || !g.neverRan[a]
 		}
 	}
-	if len(missing) > 0 {
+	// Arms missing only because their planned runs never started are said
+	// by those runs' run-missing, which says why; a comparison still
+	// needs two arms.
+	said := len(missing) > 0 && !unplanned
+	if len(missing) > 0 && !said {
 		g.add(reason.New(reason.ArmMissing, "no run of arm %s was given (arms: %s): was its stage run?", strings.Join(missing, ", "), strings.Join(scenarioArms, ", ")))
 	}
 	if len(present) < 2 {
 		g.add(reason.New(reason.ArmMissing, "only %d arm(s) given: a comparison needs two", len(present)))
 	}
-	if !present[g.r.Baseline] && len(present) > 0 {
+	if !present[g.r.Baseline] && len(present) > 0 && !(said && g.neverRan[g.r.Baseline]) {
 		g.add(reason.New(reason.ArmMissing, "the baseline arm %s has no run", g.r.Baseline))
 	}
 }

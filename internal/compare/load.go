@@ -117,7 +117,7 @@ func loadAll(found []rundir.Found, vo bundle.VerifyOptions) ([]Run, error) {
 func missingRun(f rundir.Found) Run {
 	run := Run{Path: f.Source, Censor: []reason.Reason{reason.New(reason.RunMissing, "%s: a campaign is compared whole", f.Problem)}}
 	if f.Planned != nil && f.Planned.Result == nil {
-		run.NotRun = f.Planned.Index
+		run.NotRun, run.NotRunArm = f.Planned.Index, f.Planned.Arm
 	}
 	return run
 }
