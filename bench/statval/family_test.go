@@ -11,13 +11,7 @@ import (
 // to half of alpha (decide.Sequential.Family). Each at the whole alpha,
 // as compare held them before, said one in 8.1% of these campaigns.
 func TestTwoTreatmentsHoldAlphaAsAFamily(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	row := decide.ValidateFamily(model(t, "normal, CV 5%"), seq, 2, decide.Rule{HigherIsBetter: true}, 3000, 7)
 	t.Logf("two treatments, A/A at CV 5%%: %.2f%% of %d campaigns said a change", 100*row.FalseRate, row.Trials)
 	if row.Misses() {
@@ -33,13 +27,7 @@ func TestTwoTreatmentsHoldAlphaAsAFamily(t *testing.T) {
 // a change, beyond the goal's Monte Carlo margin. The crossover's variance
 // now holds the pairs of blocks' covariance where it is positive.
 func TestTwoTreatmentsHoldAlphaUnderASharedAllocation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	name := "2% allocation effect per pair, CV 0.5%"
 	seed := uint64(7000)
 	for i, m := range decide.Models {
@@ -65,13 +53,7 @@ func TestTwoTreatmentsHoldAlphaUnderASharedAllocation(t *testing.T) {
 // 2.5% each, 4,000 campaigns). The family's rate lies between the larger
 // treatment's and their sum.
 func TestFamilyCountsEachTreatmentInItsPlace(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	row := decide.ValidateFamily(model(t, "2% allocation effect per pair, CV 0.5%"), seq, 2, decide.Rule{HigherIsBetter: true}, 2000, 17)
 	t.Logf("two treatments under a 2%% allocation effect: the family %.2f%%, each %.2f%% and %.2f%% of %d campaigns", 100*row.FalseRate, 100*row.EachRate[0], 100*row.EachRate[1], row.Trials)
 	if len(row.EachRate) != 2 {
@@ -95,4 +77,18 @@ func model(t *testing.T, name string) decide.Model {
 	}
 	t.Fatalf("no noise model %q", name)
 	return decide.Model{}
+}
+
+// monteCarloDesign is the default sequential design for a test that runs
+// a Monte Carlo of thousands of campaigns, skipped under -short.
+func monteCarloDesign(t *testing.T) *decide.Sequential {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
+	}
+	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seq
 }

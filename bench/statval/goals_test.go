@@ -12,13 +12,7 @@ import (
 // constant level over 3 to 10 pairs, the design before, found it in 30%
 // of campaigns to benchstat's 47%.)
 func TestDefaultDesignMatchesBenchstatAtHighNoise(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	var model decide.Model
 	for _, m := range decide.Models {
 		if m.Name == "normal, CV 5%" {

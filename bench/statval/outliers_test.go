@@ -33,13 +33,7 @@ func slowRuns(share float64) decide.Model {
 // logged: the signed-rank test itself still finds less than its U test
 // when an outlier lies against the change (docs/statistics.md).
 func TestFutilityCostsNoPowerUnderOutliers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	noFutility := *seq
 	noFutility.Futility = 0
 	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: decide.DefaultRule.Effect, HigherIsBetter: true}
@@ -73,13 +67,7 @@ func TestFutilityCostsNoPowerUnderOutliers(t *testing.T) {
 // stopped campaigns futile (+2%: 86%, 3.5 points short: it failed so
 // too; decide.FutilityOutlierZ).
 func TestDefaultDesignMatchesBenchstatUnderOutliers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a Monte Carlo of thousands of campaigns: go test without -short runs it")
-	}
-	seq, err := decide.NewSequential(decide.MinLookPairs, decide.DefaultMaxPairs, decide.DefaultRule.Alpha)
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := monteCarloDesign(t)
 	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: decide.DefaultRule.Effect, HigherIsBetter: true}
 	const trials = 600
 	for _, m := range []decide.Model{model(t, "5% of runs 20% slow, CV 1%"), slowRuns(0.05)} {
