@@ -3,6 +3,7 @@ package decide
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/abbench/abbench/internal/decide/realnoise"
 )
@@ -120,7 +121,9 @@ var Models = []Model{
 
 // realRuns is a model of real runs: each campaign's noise drawn from the
 // series in blocks of consecutive runs, which keep its autocorrelation.
+// The series is read on the model's first draw, not when the package
+// starts: abbench itself imports decide and never draws.
 func realRuns(file string) func(*rand.Rand, []bool) []float64 {
-	s := realnoise.MustLoad(file)
-	return func(r *rand.Rand, treated []bool) []float64 { return s.Draw(r, len(treated)) }
+	load := sync.OnceValue(func() realnoise.Series { return realnoise.MustLoad(file) })
+	return func(r *rand.Rand, treated []bool) []float64 { return load().Draw(r, len(treated)) }
 }
