@@ -30,6 +30,7 @@ func scenarioDiff(dirA, dirB string) string {
 	if !okA || !okB {
 		return ""
 	}
+	a, b = matchedOnly(a), matchedOnly(b)
 	var keys []string
 	for k, v := range a {
 		if b[k] != v {
@@ -65,21 +66,12 @@ func orNone(v string) string {
 // namesActivationRecords says whether the scenario in a run's bundle
 // names the ranks' per-prompt records (evidence.activation.records).
 func namesActivationRecords(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, bundle.ScenarioFile))
-	if err != nil {
-		return false
-	}
-	var doc any
-	if yaml.Unmarshal(data, &doc) != nil {
-		return false
-	}
-	out := map[string]string{}
-	flatten("", doc, out)
-	return out["evidence.activation.records"] != ""
+	flat, ok := flatScenario(dir)
+	return ok && flat["evidence.activation.records"] != ""
 }
 
 // flatScenario is the scenario in a run's bundle as key paths and their
-// values, less what the matched digest leaves out.
+// values.
 func flatScenario(dir string) (map[string]string, bool) {
 	data, err := os.ReadFile(filepath.Join(dir, bundle.ScenarioFile))
 	if err != nil {
@@ -91,12 +83,19 @@ func flatScenario(dir string) (map[string]string, bool) {
 	}
 	out := map[string]string{}
 	flatten("", doc, out)
-	for k := range out {
+	return out, true
+}
+
+// matchedOnly is a flat scenario less what the matched digest leaves out:
+// the description, the prompts file's path (its content is hashed), the
+// arms' env values and builds (the declared difference).
+func matchedOnly(flat map[string]string) map[string]string {
+	for k := range flat {
 		if k == "description" || k == "workload.prompts" || strings.HasPrefix(k, "arms.") && (strings.Contains(k, ".env.") || strings.Contains(k, ".build")) {
-			delete(out, k)
+			delete(flat, k)
 		}
 	}
-	return out, true
+	return flat
 }
 
 // flatten puts every scalar of v into out under its dotted path (a list's
