@@ -188,7 +188,7 @@ func Compare(all []Run, opts Options) *Result {
 			opts.Metric = runs[0].Evidence.HeadlineMetric
 		}
 	}
-	r := &Result{Schema: ResultSchema, PlotURL: opts.PlotURL, Metric: opts.Metric, HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
+	r := &Result{Schema: ResultSchema, PlotURL: opts.PlotURL, Metric: opts.Metric, Unit: MetricUnit(opts.Metric), HigherIsBetter: higherIsBetter(opts.Metric, runs), Reasons: loadReasons, Warnings: []string{}, Arms: []Arm{}, Deltas: []Delta{}}
 	if r.Reasons == nil {
 		r.Reasons = []reason.Reason{}
 	}

@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -277,8 +279,18 @@ func TestMetricDirection(t *testing.T) {
 		}
 		return Compare(runs, Options{})
 	}
-	if r := withMetric("p99_ttft_ms", nil, 100, 80); r.HigherIsBetter || r.Verdict != Improved {
+	r := withMetric("p99_ttft_ms", nil, 100, 80)
+	if r.HigherIsBetter || r.Verdict != Improved {
 		t.Fatalf("p99 latency 20%% lower: higher is better %v, verdict %s", r.HigherIsBetter, r.Verdict)
+	}
+	// The JSON says the unit, as the table and plots do.
+	var j map[string]any
+	var buf bytes.Buffer
+	if err := NewReport(r).Render(&buf, "json", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil || j["unit"] != "ms" {
+		t.Errorf("p99_ttft_ms's comparison in JSON: unit %v (%v), want ms", j["unit"], err)
 	}
 	no := false
 	if r := withMetric("busbw_gbps", &no, 100, 120); r.HigherIsBetter || r.Verdict != Regressed {

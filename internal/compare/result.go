@@ -13,17 +13,20 @@ import (
 // Result is a comparison; its JSON is the --format json report
 // (docs/evidence.md).
 type Result struct {
-	Schema         string          `json:"schema"` // ResultSchema
-	Verdict        string          `json:"verdict"`
-	Reasons        []reason.Reason `json:"reasons"`
-	Metric         string          `json:"metric"`
-	HigherIsBetter bool            `json:"higher_is_better"`
-	Baseline       string          `json:"baseline"`
-	Scenario       string          `json:"scenario"`
-	MatchedDigest  string          `json:"matched_digest"`
-	Workload       *digest.Digest  `json:"workload_digest"`
-	Arms           []Arm           `json:"arms"`
-	Deltas         []Delta         `json:"deltas"`
+	Schema  string          `json:"schema"` // ResultSchema
+	Verdict string          `json:"verdict"`
+	Reasons []reason.Reason `json:"reasons"`
+	Metric  string          `json:"metric"`
+	// Unit is the metric's unit as its name says it (MetricUnit: "ms",
+	// "tokens/s"), "" where the name says none.
+	Unit           string         `json:"unit"`
+	HigherIsBetter bool           `json:"higher_is_better"`
+	Baseline       string         `json:"baseline"`
+	Scenario       string         `json:"scenario"`
+	MatchedDigest  string         `json:"matched_digest"`
+	Workload       *digest.Digest `json:"workload_digest"`
+	Arms           []Arm          `json:"arms"`
+	Deltas         []Delta        `json:"deltas"`
 	// Design is how the runs were made, as the statistics read it.
 	Design   Design       `json:"design"`
 	Warnings []string     `json:"warnings"`
