@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ const (
 func (v *validator) datasetDigest() bool {
 	w := v.s.Workload
 	if w.Synthetic != nil {
+		v.syntheticKeys()
 		spec := w.Synthetic.WithDefaults()
 		if err := spec.Check(); err != nil {
 			v.at(p("workload", "synthetic"), "%v", err)
@@ -188,4 +190,25 @@ func (w Workload) shape() string {
 		parts = append(parts, fmt.Sprintf("ramp from %g over %s", r.From, r.Over))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// syntheticKeys refuses a synthetic workload that leaves out a length or
+// its seed, as --synthetic does: the zero left would be a value nobody
+// chose (every run's prompts seed 0's; no max_tokens sent, so the server
+// picks each answer's length). A mapping merged in (<<) is not followed:
+// its keys are not the file's to count.
+func (v *validator) syntheticKeys() {
+	keys := mappingKeys(child(child(v.root, "workload"), "synthetic"))
+	if len(keys) == 0 || slices.Contains(keys, "<<") {
+		return
+	}
+	var missing []string
+	for _, k := range []string{"prompts", "input_len", "output_len", "seed"} {
+		if !slices.Contains(keys, k) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		v.at(p("workload", "synthetic"), "synthetic: give %s too ({prompts: N, input_len: N, output_len: N, seed: N}; output_len: 0 lets the server choose each answer's length)", strings.Join(missing, " and "))
+	}
 }

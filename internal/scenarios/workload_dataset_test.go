@@ -110,6 +110,8 @@ func TestClientWorkloadRejects(t *testing.T) {
 		{"both", "{prompts: prompts.jsonl, synthetic: {prompts: 2, input_len: 2}}", "both prompts and synthetic"},
 		{"bad synthetic", "{synthetic: {prompts: 2, input_len: 0}}", "input_len at least 1"},
 		{"synthetic key", "{synthetic: {prompts: 2, input_lenn: 2}}", `unknown key "input_lenn" in synthetic: did you mean "input_len"?`},
+		{"synthetic without output_len and seed", "{synthetic: {prompts: 2, input_len: 2}}", "synthetic: give output_len and seed too"},
+		{"synthetic without seed", "{synthetic: {prompts: 2, input_len: 2, output_len: 0}}", "synthetic: give seed too"},
 		{"multi-turn of prompts", "{prompts: prompts.jsonl, multi_turn: true}", "multi_turn needs a conversation dataset"},
 		{"multi-turn on completions", "{prompts: sharegpt.json, multi_turn: true}", "use endpoint chat"},
 		{"rounds", "{prompts: prompts.jsonl, duration: 5s, rounds: 2}", "rounds 2 with a duration"},
