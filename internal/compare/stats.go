@@ -317,7 +317,7 @@ func (g *gate) caveats(name string, base, treat Arm, d *Delta) {
 			b.PairSD, d.Verdict, *d.Pct, points(b.AtEstimate), math.Copysign(d.Effect, *d.Pct), points(b.AtEffect))
 	}
 	if d.Method == decide.TrimmedT {
-		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the trimmed t (a fifth of the pairs at each end left out of the estimate, winsorized in its variance)", decide.OutlierZ)
+		w("a pair's ratio is an outlier (beyond %.1f robust z-scores): decided by the trimmed t (a fifth of the pairs at each end, or as many as are outliers, left out of the estimate, winsorized in its variance)", decide.OutlierZ)
 	}
 	if c := g.opts.Calibration; c != nil && c.PairsNeeded > d.N {
 		w("the calibration (%d A/A pairs of arm %s) needs %d pairs for power 0.8 at %.2f%%; this comparison has %d", c.Pairs, c.Arm, c.PairsNeeded, c.Effect, d.N)

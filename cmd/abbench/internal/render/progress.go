@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/abbench/abbench/internal/campaign"
@@ -77,7 +78,10 @@ func (p *Progress) Event(e campaign.Event) {
 	if e.Cell != "" {
 		arm += " " + e.Cell // as the summary's arm column says it
 	}
-	line := fmt.Sprintf("abbench: run %d/%d %-8s %-9s %5.1fs", e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
+	// The run's number as wide as the total's, and the figure right-aligned
+	// (as wide as a figure in the thousands): run 9's line and run 10's,
+	// a failed run's "-" and a figure, keep their columns.
+	line := fmt.Sprintf("abbench: run %*d/%d %-8s %-9s %5.1fs", len(strconv.Itoa(e.Total)), e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++
@@ -87,7 +91,7 @@ func (p *Progress) Event(e campaign.Event) {
 			// counts it: beside "failed" it read as a result
 			value = Headline(e.Evidence)
 		}
-		line += "  " + value
+		line += fmt.Sprintf("  %7s", value)
 		if left := e.Left; left > 0 {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.

@@ -32,7 +32,7 @@ func TestProgressLines(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d lines, want 2 (one a run):\n%s", len(lines), b.String())
 	}
-	for i, want := range []string{"run 1/3 a        succeeded  10.0s  1,234.6  2 left, at most ~20s", "run 2/3 b        failed     20.0s  -  1 left, at most ~15s"} {
+	for i, want := range []string{"run 1/3 a        succeeded  10.0s  1,234.6  2 left, at most ~20s", "run 2/3 b        failed     20.0s        -  1 left, at most ~15s"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d: %q, want it to hold %q", i+1, lines[i], want)
 		}
@@ -61,13 +61,32 @@ func TestProgressNeverWraps(t *testing.T) {
 	}
 }
 
+// The lines of runs 9 and 10 of 12, one failed ("-") and one with a
+// figure, keep their columns: the time, the figure and what is left
+// start where the line above has them.
+func TestProgressColumnsStayPut(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b)
+	p.Event(campaign.Event{Index: 9, Total: 12, Arm: "async", State: "failed", Elapsed: 3 * time.Second, Ended: true, Left: 3})
+	p.Event(campaign.Event{Index: 10, Total: 12, Arm: "blocking", State: "succeeded", Elapsed: 3 * time.Second, Ended: true, Evidence: measured(26294), Left: 2})
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), b.String())
+	}
+	for _, col := range []string{"3.0s", "left"} {
+		if i, j := strings.Index(lines[0], col), strings.Index(lines[1], col); i != j {
+			t.Errorf("%q at column %d, then %d:\n%s", col, i, j, b.String())
+		}
+	}
+}
+
 // A sweep's run names its cell, as the summary's arm column does: three
 // runs of arm async are otherwise one line thrice.
 func TestProgressLineNamesTheCell(t *testing.T) {
 	var b strings.Builder
 	p := NewProgress(&b)
 	p.Event(campaign.Event{Index: 3, Total: 84, Arm: "async", Cell: "concurrency=32", State: "succeeded", Ended: true, Elapsed: time.Second})
-	if got := b.String(); !strings.Contains(got, "run 3/84 async concurrency=32 succeeded") {
+	if got := b.String(); !strings.Contains(got, "run  3/84 async concurrency=32 succeeded") {
 		t.Errorf("progress %q does not name the cell", got)
 	}
 }
