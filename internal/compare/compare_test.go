@@ -19,6 +19,7 @@ import (
 	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/evidence"
 	"github.com/abbench/abbench/internal/machine"
+	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/rundir"
 )
@@ -521,5 +522,26 @@ func TestFutilityStopIsNotCalledDecided(t *testing.T) {
 	}
 	if line := NewReport(r).DesignLine(); strings.Contains(line, "decided by") || !strings.Contains(line, "stopped undecided at its look at pair 6") {
 		t.Errorf("design line %q", line)
+	}
+}
+
+// An inconclusive sequential stop's table shows the stagewise p the
+// verdict line says beside its level: the table left it blank (this test
+// failed so) and a newcomer read the line's p as another comparison's.
+func TestInconclusiveStopShowsItsStagewiseP(t *testing.T) {
+	s, err := decide.NewSequential(3, 14, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := &rundir.Sequential{MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Alpha: s.Alpha, Boundary: s.Boundary,
+		LookAlphas: s.LookAlphas, Futility: s.Futility, Rule: &rundir.StopRule{Effect: 1}}
+	noisy := [][2]float64{{1000, 1060}, {1000, 1050}, {1000, 950}, {1000, 960}, {1000, 1040}, {1000, 955}}
+	r := Compare(campaignRuns(noisy, seq, 0, 14), Options{Effect: 1})
+	if r.Verdict != Inconclusive || len(r.Deltas) != 1 || r.Deltas[0].P == nil || !r.Deltas[0].Stagewise {
+		t.Fatalf("%s, deltas %+v", r.Verdict, r.Deltas)
+	}
+	_, _, p, _ := NewReport(r).DeltaCells(r.Deltas[0].Arm)
+	if want := numfmt.P(*r.Deltas[0].P); p != want {
+		t.Errorf("the table's p %q, the verdict line's %q (%s)", p, want, NewReport(r).Headline())
 	}
 }

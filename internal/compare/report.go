@@ -31,9 +31,22 @@ func (r Report) DeltaCells(arm string) (delta, interval, p, verdict string) {
 		if d.Interval != nil {
 			interval = fmt.Sprintf("[%+.2f%%, %+.2f%%]", d.Interval[0], d.Interval[1])
 		}
-		p = d.decidingP()
+		p = d.shownP()
 	}
 	return delta, interval, p, verdict
+}
+
+// shownP is the p the table prints, the one the verdict line says: the
+// interval's own where it is the design's (stagewise, repeated) or
+// Holm-adjusted, whatever the verdict, beside which the line names the
+// level; otherwise only where it decided a change. An inconclusive
+// look's stagewise p left blank in the table, said in the line below
+// it, read as two comparisons.
+func (d Delta) shownP() string {
+	if d.P != nil && (d.HolmAdjusted || d.Stagewise || d.Repeated) {
+		return numfmt.P(*d.P)
+	}
+	return d.decidingP()
 }
 
 // decidingP is the p as reports print it: only where it decided a change.
