@@ -506,9 +506,10 @@ func TestRunStillSaysRunning(t *testing.T) {
 	}
 }
 
-// A campaign its futility stop ended is undecided: its report must not
-// say a look decided it.
-func TestFutilityStopIsNotCalledDecided(t *testing.T) {
+// futileCampaign is the default design's campaign of six noisy pairs,
+// which its look at pair 6 stops futile.
+func futileCampaign(t *testing.T) *Result {
+	t.Helper()
 	s, err := decide.NewSequential(3, 14, 0.05)
 	if err != nil {
 		t.Fatal(err)
@@ -517,6 +518,13 @@ func TestFutilityStopIsNotCalledDecided(t *testing.T) {
 		LookAlphas: s.LookAlphas, Futility: s.Futility, Rule: &rundir.StopRule{Effect: 1}}
 	noisy := [][2]float64{{1000, 1060}, {1000, 1050}, {1000, 950}, {1000, 960}, {1000, 1040}, {1000, 955}}
 	r := Compare(campaignRuns(noisy, seq, 0, 14), Options{Effect: 1})
+	return r
+}
+
+// A campaign its futility stop ended is undecided: its report must not
+// say a look decided it.
+func TestFutilityStopIsNotCalledDecided(t *testing.T) {
+	r := futileCampaign(t)
 	if r.Stopped == nil || !r.Stopped.Futile || r.Verdict != Inconclusive {
 		t.Fatalf("a futile look at pair 6: %s, stopped %+v (%v)", r.Verdict, r.Stopped, r.Reasons)
 	}
@@ -529,14 +537,7 @@ func TestFutilityStopIsNotCalledDecided(t *testing.T) {
 // verdict line says beside its level: the table left it blank (this test
 // failed so) and a newcomer read the line's p as another comparison's.
 func TestInconclusiveStopShowsItsStagewiseP(t *testing.T) {
-	s, err := decide.NewSequential(3, 14, 0.05)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq := &rundir.Sequential{MinPairs: s.MinPairs, MaxPairs: s.MaxPairs, Alpha: s.Alpha, Boundary: s.Boundary,
-		LookAlphas: s.LookAlphas, Futility: s.Futility, Rule: &rundir.StopRule{Effect: 1}}
-	noisy := [][2]float64{{1000, 1060}, {1000, 1050}, {1000, 950}, {1000, 960}, {1000, 1040}, {1000, 955}}
-	r := Compare(campaignRuns(noisy, seq, 0, 14), Options{Effect: 1})
+	r := futileCampaign(t)
 	if r.Verdict != Inconclusive || len(r.Deltas) != 1 || r.Deltas[0].P == nil || !r.Deltas[0].Stagewise {
 		t.Fatalf("%s, deltas %+v", r.Verdict, r.Deltas)
 	}
