@@ -135,7 +135,15 @@ func (f *Family) Render(w io.Writer, format, failOn string) error {
 				return err
 			}
 		}
-		if err := NewReport(r).Render(w, format, failOn); err != nil {
+		var err error
+		if format == "markdown" && i > 0 {
+			// the same runs: their arms, constants and criteria said once
+			first := NewReport(f.Comparisons[0])
+			err = NewReport(r).markdownAfter(w, &first)
+		} else {
+			err = NewReport(r).Render(w, format, failOn)
+		}
+		if err != nil {
 			return err
 		}
 	}

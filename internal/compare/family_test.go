@@ -73,6 +73,22 @@ func TestMetricsAreOneFamily(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
+	// In Markdown the second metric's report does not repeat the same
+	// runs' arms, constants and acceptance criteria: it points to the
+	// first's (each metric repeated them before, this test failed so).
+	out.Reset()
+	if err := f.Render(&out, "markdown", ""); err != nil {
+		t.Fatal(err)
+	}
+	md := out.String()
+	for _, heading := range []string{"### What changed between the arms", "### Held constant", "### Acceptance criteria"} {
+		if n := strings.Count(md, heading); n != 2 {
+			t.Errorf("%q %d times, want once a metric", heading, n)
+		}
+	}
+	if n := strings.Count(md, "As for `output_throughput` above."); n != 3 || strings.Count(md, "<details>") != len(f.Comparisons[0].Runs) {
+		t.Errorf("the second metric's sections point to the first's %d times (want 3), %d runs' criteria (want %d):\n%s", n, strings.Count(md, "<details>"), len(f.Comparisons[0].Runs), md)
+	}
 }
 
 // TestFamilySummaryIsShort: abbench run's default output of a campaign

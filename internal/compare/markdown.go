@@ -15,33 +15,30 @@ import (
 var verdictIcon = map[string]string{Censored: "⛔", Improved: "✅", Regressed: "❌", Inconclusive: "➖", NoChange: "🟰", Descriptive: "ℹ️", SweepAccepted: "✅"}
 
 // Markdown writes a report fit to paste into a pull request.
-func (r Report) Markdown(w io.Writer) error {
+func (r Report) Markdown(w io.Writer) error { return r.markdownAfter(w, nil) }
+
+// markdownAfter writes the Markdown report; after, when set, is the
+// report of the metric before it in a family of metrics: a section of
+// r's that is the same as after's (the arms' keys, what was held
+// constant, the runs' acceptance criteria: the same runs) is said to be
+// as above, not repeated (a family of two metrics of six runs was 270
+// lines, each metric's acceptance criteria a hundred).
+func (r Report) markdownAfter(w io.Writer, after *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## abbench: %s %s\n\n", verdictIcon[r.Verdict], r.Verdict)
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
 	if r.Verdict == Censored {
 		r.mdCensored(&b)
 	}
-	r.mdArmEnv(&b)
-	fmt.Fprintf(&b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s` (in full in the JSON report)\n", short(r.MatchedDigest))
-	if r.Workload != nil {
-		fmt.Fprintf(&b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
-	}
-	if r.Machine != "" {
-		fmt.Fprintf(&b, "- machine: %s\n", mdEscape(r.Machine))
-	}
-	for _, a := range r.GPUs {
-		fmt.Fprintf(&b, "- gpus: %s\n", mdEscape(a.Line()))
-	}
-	if r.PlotURL != "" {
-		fmt.Fprintf(&b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
+	for _, sec := range []func(Report, *strings.Builder){Report.mdArmEnv, Report.mdHeld} {
+		b.WriteString(r.mdSection(sec, after))
 	}
 	b.WriteString("\n### Results\n\n| arm | n | median | mean | CV | delta | " + r.IntervalHeader() + " | p | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, a := range r.Arms {
 		delta, interval, p, verdict := r.DeltaCells(a.Name)
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %.2f%% | %s | %s | %s | %s |\n", a.Name, a.N, numfmt.Value(a.Median), numfmt.Value(a.Mean), 100*a.CV, delta, interval, p, verdict)
 	}
-	r.mdCriteria(&b)
+	b.WriteString(r.mdSection(Report.mdCriteria, after))
 	r.mdCaveats(&b)
 	if r.Stored != nil && r.Verdict != Censored {
 		var sb strings.Builder
@@ -49,6 +46,40 @@ func (r Report) Markdown(w io.Writer) error {
 		b.WriteString("\n### Against the stored baseline\n\n```\n" + strings.TrimSpace(sb.String()) + "\n```\n")
 	}
 	return writeText(w, b.String())
+}
+
+// mdSection is section sec of r, or, where it is after's word for word,
+// its heading and a line that points to it.
+func (r Report) mdSection(sec func(Report, *strings.Builder), after *Report) string {
+	var mine strings.Builder
+	sec(r, &mine)
+	if after == nil {
+		return mine.String()
+	}
+	var theirs strings.Builder
+	sec(*after, &theirs)
+	if mine.String() != theirs.String() {
+		return mine.String()
+	}
+	heading, _, _ := strings.Cut(strings.TrimLeft(mine.String(), "\n"), "\n")
+	return fmt.Sprintf("\n%s\n\nAs for `%s` above.\n", heading, after.Metric)
+}
+
+// mdHeld lists what the arms held constant.
+func (r Report) mdHeld(b *strings.Builder) {
+	fmt.Fprintf(b, "\n### Held constant\n\n- matched digest (everything but the arm values): `%s` (in full in the JSON report)\n", short(r.MatchedDigest))
+	if r.Workload != nil {
+		fmt.Fprintf(b, "- workload (prompt content, pinned algorithm): `%s:%d:%s`\n", r.Workload.Algorithm, r.Workload.Count, short(r.Workload.Hex))
+	}
+	if r.Machine != "" {
+		fmt.Fprintf(b, "- machine: %s\n", mdEscape(r.Machine))
+	}
+	for _, a := range r.GPUs {
+		fmt.Fprintf(b, "- gpus: %s\n", mdEscape(a.Line()))
+	}
+	if r.PlotURL != "" {
+		fmt.Fprintf(b, "\n[Plot of every run's %s per arm](%s)\n", r.Metric, r.PlotURL)
+	}
 }
 
 // writeText writes a report for a person to w, its control bytes escaped
