@@ -174,44 +174,71 @@ func (h *head) header(line []byte) error {
 	if !ok || !validName(name) || !validValue(value) {
 		return badHead("header line %q is not a name (a token) and a value", truncate(string(line)))
 	}
-	// Only four names matter: one of another length is none of them
-	// (EqualFold on every header of every answer was a tenth of the
-	// client's own work a request).
+	// Only four names matter, each of its own length: a name is folded
+	// only against the one of its length (EqualFold on every header of
+	// every answer was a tenth of the client's own work a request).
 	switch len(name) {
-	case len(headerContentLength), len(headerTransferEncoding), len(headerConnection), len(headerContentType):
-	default:
-		return nil
-	}
-	value = bytes.TrimSpace(value)
-	switch {
-	case bytes.EqualFold(name, headerContentLength):
-		n, err := strconv.ParseInt(string(value), 10, 64)
-		if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
-			return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
+	case len(headerContentLength):
+		if bytes.EqualFold(name, headerContentLength) {
+			return h.contentLength(bytes.TrimSpace(value))
 		}
-		h.length, h.sawLength = n, true
-	case bytes.EqualFold(name, headerTransferEncoding):
-		if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
-			return badHead("Transfer-Encoding %q: only one chunked is asked for", truncate(string(value)))
+	case len(headerTransferEncoding):
+		if bytes.EqualFold(name, headerTransferEncoding) {
+			return h.transferEncoding(bytes.TrimSpace(value))
 		}
-		h.chunked = true
-	case bytes.EqualFold(name, headerConnection):
-		for tok := range bytes.SplitSeq(value, []byte(",")) {
-			tok = bytes.TrimSpace(tok)
-			h.close = h.close || bytes.EqualFold(tok, []byte("close"))
-			h.keepAlive = h.keepAlive || bytes.EqualFold(tok, []byte("keep-alive"))
+	case len(headerConnection):
+		if bytes.EqualFold(name, headerConnection) {
+			h.connection(bytes.TrimSpace(value))
 		}
-	case bytes.EqualFold(name, headerContentType):
-		h.eventStream = bytes.HasPrefix(value, eventStreamType)
-		if h.eventStream && len(value) > len(eventStreamType) {
-			mt, _, err := mime.ParseMediaType(string(value))
-			h.eventStream = err == nil && mt == string(eventStreamType)
-		}
-		if h.contentType = ""; !h.eventStream && h.keepType {
-			h.contentType = truncate(string(value))
+	case len(headerContentType):
+		if bytes.EqualFold(name, headerContentType) {
+			h.setContentType(bytes.TrimSpace(value))
 		}
 	}
 	return nil
+}
+
+func (h *head) contentLength(value []byte) error {
+	// The digits alone, as every server sends them, without strconv's
+	// general parse; anything else is strconv's to take or refuse.
+	small, ok := smallCount(value)
+	n := int64(small)
+	var err error
+	if !ok {
+		n, err = strconv.ParseInt(string(value), 10, 64)
+	}
+	if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
+		return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
+	}
+	h.length, h.sawLength = n, true
+	return nil
+}
+
+func (h *head) transferEncoding(value []byte) error {
+	if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
+		return badHead("Transfer-Encoding %q: only one chunked is asked for", truncate(string(value)))
+	}
+	h.chunked = true
+	return nil
+}
+
+func (h *head) connection(value []byte) {
+	for tok := range bytes.SplitSeq(value, []byte(",")) {
+		tok = bytes.TrimSpace(tok)
+		h.close = h.close || bytes.EqualFold(tok, []byte("close"))
+		h.keepAlive = h.keepAlive || bytes.EqualFold(tok, []byte("keep-alive"))
+	}
+}
+
+func (h *head) setContentType(value []byte) {
+	h.eventStream = bytes.HasPrefix(value, eventStreamType)
+	if h.eventStream && len(value) > len(eventStreamType) {
+		mt, _, err := mime.ParseMediaType(string(value))
+		h.eventStream = err == nil && mt == string(eventStreamType)
+	}
+	if h.contentType = ""; !h.eventStream && h.keepType {
+		h.contentType = truncate(string(value))
+	}
 }
 
 // tokenByte marks the token characters (RFC 9110, 5.6.2), valueByte

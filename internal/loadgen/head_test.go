@@ -1,0 +1,71 @@
+package loadgen
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/abbench/abbench/internal/digest"
+)
+
+// TestContentLength: the digits alone are taken without strconv, the
+// rest as strconv takes or refuses them; a second length must agree.
+func TestContentLength(t *testing.T) {
+	for _, tc := range []struct {
+		values []string
+		want   int64
+		ok     bool
+	}{
+		{[]string{"180"}, 180, true},
+		{[]string{"0"}, 0, true},
+		{[]string{"007"}, 7, true},
+		{[]string{"1234567890123456789"}, 1234567890123456789, true}, // past smallCount: strconv's
+		{[]string{"99999999999999999999"}, 0, false},
+		{[]string{"+5"}, 0, false},
+		{[]string{"-5"}, 0, false},
+		{[]string{""}, 0, false},
+		{[]string{"1 2"}, 0, false},
+		{[]string{"0x10"}, 0, false},
+		{[]string{"12", "12"}, 12, true},
+		{[]string{"12", "13"}, 0, false},
+	} {
+		h := head{length: -1}
+		var err error
+		for _, v := range tc.values {
+			if err = h.contentLength([]byte(v)); err != nil {
+				break
+			}
+		}
+		if (err == nil) != tc.ok || tc.ok && (h.length != tc.want || !h.sawLength) {
+			t.Errorf("Content-Length %q: length %d, %v; want %d, ok %v", tc.values, h.length, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestTakeHeadInParts: a head whose first part has no end waits for the
+// rest, and a first look at a whole head the in-place reading refuses
+// (an interim answer first) is read by readHead.
+func TestTakeHeadInParts(t *testing.T) {
+	const body = `{"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`
+	whole := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	tk := newTaker(&client{o: Options{MaxTokens: 1}})
+	for _, tc := range []struct {
+		name  string
+		parts []string
+	}{
+		{"in parts", []string{whole[:20], whole[:40], whole}},
+		{"cut in its blank line", []string{whole[:len(whole)-len(body)-1], whole}},
+		{"interim first", []string{"HTTP/1.1 100 Continue\r\n\r\n" + whole}},
+		{"interim in parts", []string{"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2", "HTTP/1.1 100 Continue\r\n\r\n" + whole}},
+	} {
+		var pd pending
+		var out Outcome
+		for i, part := range tc.parts {
+			r := tk.take(&pd, []byte(part), false, digest.Prompt{}, time.Now(), &out)
+			last := i == len(tc.parts)-1
+			if r.need == last || last && (r.err != nil || !r.keep || out.Status != 200 || out.OutputTokens != 1) {
+				t.Errorf("%s: part %d: took %+v, outcome %+v", tc.name, i, r, out)
+			}
+		}
+	}
+}
