@@ -48,6 +48,11 @@ type evloop struct {
 	// index; stopped says no more are sent.
 	inflight, k int
 	stopped     bool
+	// told holds the requests started, ended and failed since progress
+	// was last told: it is told every loopScan and at the end, not with
+	// a locked add of each request's (a full barrier a request, which
+	// waits for every store before it).
+	told struct{ started, finished, failed int64 }
 	// nextScan is when the loop next looks at the deadlines, nextDue
 	// the earliest any request in flight can have passed.
 	nextScan, nextDue time.Time
@@ -159,6 +164,7 @@ func resolve(addr string, timeout time.Duration) ([]unix.Sockaddr, []net.Addr) {
 // dispatcher's loop does, and leaves p.ended set when the run ended.
 func (l *evloop) run(ctx context.Context) int {
 	defer l.close()
+	defer l.tell()
 	stopWake := context.AfterFunc(ctx, func() {
 		var one = [8]byte{1}
 		_, _ = unix.Write(l.wake, one[:]) // a full counter still wakes the wait
@@ -214,7 +220,7 @@ func (l *evloop) start(ctx context.Context, c *lconn) {
 	*out = Outcome{Index: l.k, Prompt: i, Line: p.c.prompts[i].Line, Sent: true}
 	l.k++
 	p.sentUpTo++
-	p.prog.started()
+	l.told.started++
 	l.inflight++
 	c.out, c.done, c.prompt, c.req, c.written = out, done, p.c.prompts[i], p.c.requests[i], 0
 	c.pd.reset()
@@ -371,7 +377,10 @@ func (l *evloop) end(ctx context.Context, c *lconn, err error, keep bool) {
 	}
 	c.pd.reset()
 	l.inflight--
-	l.p.prog.finished(out.Kind == "")
+	l.told.finished++
+	if out.Kind != "" {
+		l.told.failed++
+	}
 	if keep && ctx.Err() == nil {
 		c.state = lidle
 	} else {
@@ -405,6 +414,7 @@ func (l *evloop) scan(ctx context.Context) {
 		return
 	}
 	l.nextScan = now.Add(loopScan)
+	l.tell()
 	if now.Before(l.nextDue) {
 		return
 	}
@@ -426,6 +436,13 @@ func (l *evloop) scan(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// tell tells progress the requests started and ended since it was last
+// told.
+func (l *evloop) tell() {
+	l.p.prog.add(l.told.started, l.told.finished, l.told.failed)
+	l.told.started, l.told.finished, l.told.failed = 0, 0, 0
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -256,6 +256,10 @@ func (p *phase) next() (*Outcome, *atomic.Bool) {
 		var b *outcomeBlock
 		if k := len(p.free); k > 0 {
 			b, p.free = p.free[k-1], p.free[:k-1]
+			// Lowered all at once, not with a locked store each as it is
+			// handed out: every outcome of a freed block was counted, its
+			// flag read raised, so no worker touches the block any more.
+			clear(b.done[:])
 		} else {
 			b = new(outcomeBlock)
 		}
@@ -263,7 +267,6 @@ func (p *phase) next() (*Outcome, *atomic.Bool) {
 	}
 	p.n++
 	b := p.outs[at/outcomeBlockSize]
-	b.done[at%outcomeBlockSize].Store(false)
 	return &b.outs[at%outcomeBlockSize], &b.done[at%outcomeBlockSize]
 }
 
