@@ -118,7 +118,8 @@ func (s *jsonScanner) peek() byte {
 }
 
 func (s *jsonScanner) literal(lit string) bool {
-	if bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
+	// Its first byte first: most values looked at for a null are none.
+	if s.i < len(s.data) && s.data[s.i] == lit[0] && bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
 		s.i += len(lit)
 		return true
 	}

@@ -35,13 +35,16 @@ type head struct {
 	http10, keepAlive, sawLength bool
 }
 
-var (
-	headerContentLength    = []byte("Content-Length")
-	headerTransferEncoding = []byte("Transfer-Encoding")
-	headerConnection       = []byte("Connection")
-	headerContentType      = []byte("Content-Type")
-	eventStreamType        = []byte("text/event-stream")
+// The header names the client reads, lower-case: a name is a token
+// (ASCII alone), so folding its ASCII letters is all EqualFold would do.
+const (
+	headerContentLength    = "content-length"
+	headerTransferEncoding = "transfer-encoding"
+	headerConnection       = "connection"
+	headerContentType      = "content-type"
 )
+
+var eventStreamType = []byte("text/event-stream")
 
 var (
 	errHeadTooLarge     = &failure{KindOversized, fmt.Sprintf("the response head is over its caps (%d bytes in all, %d a line)", maxHead, readBuffer)}
@@ -176,22 +179,23 @@ func (h *head) header(line []byte) error {
 	}
 	// Only four names matter, each of its own length: a name is folded
 	// only against the one of its length (EqualFold on every header of
-	// every answer was a tenth of the client's own work a request).
+	// every answer was a tenth of the client's own work a request), its
+	// letters lower-cased as they are compared.
 	switch len(name) {
 	case len(headerContentLength):
-		if bytes.EqualFold(name, headerContentLength) {
+		if asciiLowerEqual(name, headerContentLength) {
 			return h.contentLength(bytes.TrimSpace(value))
 		}
 	case len(headerTransferEncoding):
-		if bytes.EqualFold(name, headerTransferEncoding) {
+		if asciiLowerEqual(name, headerTransferEncoding) {
 			return h.transferEncoding(bytes.TrimSpace(value))
 		}
 	case len(headerConnection):
-		if bytes.EqualFold(name, headerConnection) {
+		if asciiLowerEqual(name, headerConnection) {
 			h.connection(bytes.TrimSpace(value))
 		}
 	case len(headerContentType):
-		if bytes.EqualFold(name, headerContentType) {
+		if asciiLowerEqual(name, headerContentType) {
 			h.setContentType(bytes.TrimSpace(value))
 		}
 	}

@@ -224,7 +224,7 @@ func (l *evloop) start(ctx context.Context, c *lconn) {
 	l.inflight++
 	c.out, c.done, c.prompt, c.req, c.written = out, done, p.c.prompts[i], p.c.requests[i], 0
 	c.pd.reset()
-	c.sent = time.Now()
+	c.sent = l.now()
 	out.Send = c.sent.Sub(p.c.start)
 	c.deadline = c.sent.Add(p.c.o.RequestTimeout)
 	if c.fd < 0 {
@@ -409,7 +409,7 @@ func (l *evloop) cancelAll(ctx context.Context) {
 // scan ends the requests past their deadline, and connects past theirs,
 // every loopScan.
 func (l *evloop) scan(ctx context.Context) {
-	now := time.Now()
+	now := l.now()
 	if now.Before(l.nextScan) {
 		return
 	}
@@ -436,6 +436,14 @@ func (l *evloop) scan(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// now is the time, read from the monotonic clock alone (a time of the
+// phase's clock, as the deadlines and send times are): time.Now reads
+// the wall clock too, and the clock's readings were about a twentieth
+// of the loop's own CPU a request.
+func (l *evloop) now() time.Time {
+	return l.p.c.start.Add(time.Since(l.p.c.start))
 }
 
 // tell tells progress the requests started and ended since it was last

@@ -169,3 +169,26 @@ func TestLoopTellsProgressEveryRequest(t *testing.T) {
 		t.Errorf("last progress line %q, want it to start %q", last, want)
 	}
 }
+
+// TestLoopTimesItsRequests: the loop's send times are offsets from the
+// phase's start that follow its requests, two at a time here, each
+// answer 20 ms after the last; each latency holds the server's wait.
+func TestLoopTimesItsRequests(t *testing.T) {
+	const n, wait = 8, 20 * time.Millisecond
+	h := &hostile{answer: func(c net.Conn, _ int64, _ int) bool {
+		time.Sleep(wait)
+		_, err := io.WriteString(c, okResponse())
+		return err == nil
+	}}
+	url := h.start(t)
+	_, prompts := tokenPrompts(t, n)
+	res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: n, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range res.Outcomes {
+		if !o.OK() || o.Send < time.Duration(o.Index/2)*wait || o.E2E < wait || o.Send+o.E2E > res.Duration {
+			t.Errorf("request %d sent at %s, answered in %s, of a run of %s", o.Index, o.Send, o.E2E, res.Duration)
+		}
+	}
+}
