@@ -69,7 +69,9 @@ func (s *jsonScanner) name(key []byte, names []string) string {
 		return ""
 	}
 	for _, n := range names {
-		if len(n) == len(key) && asciiLowerEqual(key, n) {
+		// Most servers send the names as they are: equal bytes are one
+		// comparison, not a fold a byte.
+		if len(n) == len(key) && (string(key) == n || asciiLowerEqual(key, n)) {
 			return n
 		}
 	}

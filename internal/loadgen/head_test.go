@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"strconv"
 	"testing"
 	"time"
@@ -65,6 +66,37 @@ func TestTakeHeadInParts(t *testing.T) {
 			last := i == len(tc.parts)-1
 			if r.need == last || last && (r.err != nil || !r.keep || out.Status != 200 || out.OutputTokens != 1) {
 				t.Errorf("%s: part %d: took %+v, outcome %+v", tc.name, i, r, out)
+			}
+		}
+	}
+}
+
+// TestValidValueLooksAtEveryByte: a header value is refused for a
+// control byte (other than a tab) or DEL wherever it is, in a word
+// looked at whole or in the bytes after the last, behind plain bytes
+// and behind bytes past ASCII that carry into the next.
+func TestValidValueLooksAtEveryByte(t *testing.T) {
+	naive := func(v []byte) bool {
+		for _, c := range v {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 1; n < 20; n++ {
+		for at := range n {
+			for b := range 256 {
+				for _, before := range []byte{'a', 0xff, 0x80, '\t', 0x7e} {
+					v := bytes.Repeat([]byte{before}, n)
+					v[at] = byte(b)
+					for j := at + 1; j < n; j++ {
+						v[j] = 'z'
+					}
+					if got, want := validValue(v), naive(v); got != want {
+						t.Fatalf("validValue(%q) = %v, want %v", v, got, want)
+					}
+				}
 			}
 		}
 	}
