@@ -111,16 +111,23 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 
 // statusLine takes a head's first line: HTTP/1.x SP 3DIGIT [SP reason].
 func (h *head) statusLine(line []byte) error {
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
 		return badHead("status line %q is not HTTP/1.x", truncate(string(line)))
 	}
 	h.http10 = line[7] == '0'
-	var err error
-	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
+	// Three digits, read as such: anything else strconv.Atoi would take
+	// (a sign) is below 100, and refused as that is.
+	code := line[9:12]
+	if !isDigit(code[0]) || !isDigit(code[1]) || !isDigit(code[2]) {
+		return badHead("status line %q has no status code", truncate(string(line)))
+	}
+	if h.status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0'); h.status < 100 {
 		return badHead("status line %q has no status code", truncate(string(line)))
 	}
 	return nil
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // settle decides, once every header is read, whether the connection
 // closes after the response and its length.

@@ -101,3 +101,19 @@ func TestValidValueLooksAtEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLine: three digits from 100 make the status; a sign, a
+// letter, a code below 100 or another protocol are refused.
+func TestStatusLine(t *testing.T) {
+	for line, want := range map[string]int{
+		"HTTP/1.1 200 OK": 200, "HTTP/1.0 404": 404, "HTTP/1.1 999 X": 999, "HTTP/1.1 100 Continue": 100,
+		"HTTP/1.1 099 X": 0, "HTTP/1.1 +20 X": 0, "HTTP/1.1 -20 X": 0, "HTTP/1.1 2x0 X": 0, "HTTP/1.1  200": 0,
+		"HTTP/2.0 200 OK": 0, "HTTP/1.1 2000": 0, "HTTP/1.1 20": 0, "http/1.1 200 OK": 0,
+	} {
+		var h head
+		err := h.statusLine([]byte(line))
+		if want == 0 && err == nil || want != 0 && (err != nil || h.status != want || h.http10 != (line[7] == '0')) {
+			t.Errorf("%q: status %d, %v; want %d", line, h.status, err, want)
+		}
+	}
+}
