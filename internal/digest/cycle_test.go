@@ -8,14 +8,15 @@ import (
 
 // TestCycleIsTheBuildersDigest: a cycle's digest, ordered and as a
 // multiset, and its records file, are those of every record it stands
-// for, added one by one: for counts below, at and past whole rounds.
+// for, added one by one: for counts below, at and past whole rounds,
+// and past the bytes the hash is written at a time.
 func TestCycleIsTheBuildersDigest(t *testing.T) {
 	recs := make([]Record, 5)
 	for i := range recs {
 		recs[i] = RecordOf(AppendTokens(nil, []uint32{uint32(7 - i), 1, 2})) // not in sorted order
 	}
 	recs[3] = recs[1] // a prompt twice in the cycle
-	for _, count := range []uint64{0, 1, 3, 5, 12, 15} {
+	for _, count := range []uint64{0, 1, 3, 5, 12, 15, 1000, 3333} {
 		c := Cycle{Records: recs, Count: count}
 		var all []Record
 		for r := range c.All() {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"unicode/utf8"
 )
 
 // decodeChunk is what json.Unmarshal makes of data for a fresh chunk,
@@ -70,7 +69,9 @@ func (s *jsonScanner) name(key []byte, names []string) string {
 		return ""
 	}
 	for _, n := range names {
-		if len(n) == len(key) && asciiLowerEqual(key, n) {
+		// Most servers send the names as they are: equal bytes are one
+		// comparison, not a fold a byte.
+		if len(n) == len(key) && (string(key) == n || asciiLowerEqual(key, n)) {
 			return n
 		}
 	}
@@ -93,12 +94,12 @@ func asciiLowerEqual(key []byte, n string) bool {
 
 func (s *jsonScanner) ws() {
 	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
+		// Most bytes looked at are no space (a response is most often
+		// compact): one comparison says so.
+		if c := s.data[s.i]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			return
 		}
+		s.i++
 	}
 }
 
@@ -119,7 +120,8 @@ func (s *jsonScanner) peek() byte {
 }
 
 func (s *jsonScanner) literal(lit string) bool {
-	if bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
+	// Its first byte first: most values looked at for a null are none.
+	if s.i < len(s.data) && s.data[s.i] == lit[0] && bytes.HasPrefix(s.data[s.i:], []byte(lit)) {
 		s.i += len(lit)
 		return true
 	}
@@ -208,77 +210,6 @@ func (s *jsonScanner) array(elem func() error) error {
 			return errJSON
 		}
 	}
-}
-
-// strByte marks the bytes a string's scan stops at: its closing quote,
-// an escape, a control character (refused) and the bytes past ASCII
-// (looked at as UTF-8 after). One look-up a byte in place of four
-// comparisons: every key and text of every response passes here.
-var strByte = func() (t [256]bool) {
-	for b := range 0x20 {
-		t[b] = true
-	}
-	t['"'], t['\\'] = true, true
-	for b := utf8.RuneSelf; b < 256; b++ {
-		t[b] = true
-	}
-	return t
-}()
-
-// rawString reads a string, returning its bytes between the quotes and
-// whether they need decoding (an escape, a byte that is not UTF-8).
-func (s *jsonScanner) rawString() ([]byte, bool, error) {
-	start := s.i + 1
-	esc, high := false, false
-	d := s.data
-	for i := start; i < len(d); i++ {
-		b := d[i]
-		if !strByte[b] {
-			continue
-		}
-		switch {
-		case b == '"':
-			s.i, s.high = i+1, high
-			raw := d[start:i]
-			// Bytes all ASCII are UTF-8: the second pass only for others.
-			return raw, esc || high && !utf8.Valid(raw), nil
-		case b >= utf8.RuneSelf:
-			high = true
-		case b == '\\':
-			esc = true
-			n := validEscape(d[i+1:])
-			if n == 0 {
-				return nil, false, errJSON
-			}
-			i += n
-		default: // a control character
-			return nil, false, errJSON
-		}
-	}
-	return nil, false, errJSON
-}
-
-// validEscape is the length of the escape at the start of rest (after
-// its backslash), 0 when it is none of JSON's.
-func validEscape(rest []byte) int {
-	if len(rest) == 0 {
-		return 0
-	}
-	switch rest[0] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 1
-	case 'u':
-		if len(rest) < 5 {
-			return 0
-		}
-		for _, h := range rest[1:5] {
-			if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-				return 0
-			}
-		}
-		return 5
-	}
-	return 0
 }
 
 // str reads a string value in place (null leaves dst as it is, as

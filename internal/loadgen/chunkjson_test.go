@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -144,6 +145,37 @@ func TestCountIsEncodingJSONs(t *testing.T) {
 			t.Errorf("%s: error %v, encoding/json's %v", n, err, refErr)
 		case err == nil && (!c.Usage.hasCompletion || c.Usage.completion != *ref.Usage.Completion):
 			t.Errorf("%s: read %d (given %v), encoding/json %d", n, c.Usage.completion, c.Usage.hasCompletion, *ref.Usage.Completion)
+		}
+	}
+}
+
+// TestPlainRunFindsTheFirstMarkedByte: plainRun stops where a byte at a
+// time through strByte stops, for every byte value at every place of a
+// word and of the tail after the last whole word, behind plain bytes, a
+// marked byte of each kind after it, and behind bytes whose subtraction
+// borrows (so a wrongly set higher byte would be taken for the first).
+func TestPlainRunFindsTheFirstMarkedByte(t *testing.T) {
+	naive := func(d []byte, i int) int {
+		for ; i < len(d) && !strByte[d[i]]; i++ {
+		}
+		return i
+	}
+	for n := range 20 {
+		for at := range n {
+			for b := range 256 {
+				for _, after := range []byte{'a', '"', '\\', 0x1f, 0x80, 0x21, 0x5d, 0x23, 0x20} {
+					d := bytes.Repeat([]byte("a"), n)
+					d[at] = byte(b)
+					for j := at + 1; j < n; j++ {
+						d[j] = after
+					}
+					for from := 0; from <= at; from++ {
+						if got, want := plainRun(d, from), naive(d, from); got != want {
+							t.Fatalf("plainRun(%q, %d) = %d, want %d", d, from, got, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }

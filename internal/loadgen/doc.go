@@ -69,8 +69,8 @@
 // raw system calls where they can be; head.go a
 // response's head and the framing of its body;
 // stream.go the server-sent events of a streamed response; chunkjson.go
-// the decoding of a response or an event, text.go its texts read in place
-// and their words counted; run.go the
+// the decoding of a response or an event, jsonstr.go its strings,
+// text.go its texts read in place and their words counted; run.go the
 // run and its result; tally.go what the outcomes add up to as they end;
 // spool.go where their lines wait for the files; latency.go a latency's
 // values, exact then sketched; result.go the summary in vLLM's shape;

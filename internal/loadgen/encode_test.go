@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -92,6 +94,35 @@ func TestEncodingIsEncodingJSONs(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), append(want, '\n')) {
 			t.Errorf("record\n got %s\nwant %s", got.Bytes(), want)
+		}
+	}
+}
+
+// TestDecimalLatenciesAreAppendFloats: a latency written as its decimal
+// is, byte for byte, what appendFloat writes of ms(d) and d.Seconds():
+// at the edges of each way (a second, 1e15 ns, an exponent's 1e-6 s),
+// at round numbers, and at random durations of every magnitude, each
+// way round.
+func TestDecimalLatenciesAreAppendFloats(t *testing.T) {
+	ds := []time.Duration{0, 1, 9, 10, 999, 1000, 1001, 1e6 - 1, 1e6, 1e6 + 1, 1_500_000, time.Second - 1, time.Second, time.Second + 1,
+		1e15 - 1, 1e15, 1e15 + 1, 1<<53 - 1, 1 << 53, math.MaxInt64, math.MinInt64 + 1, math.MinInt64}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		d := time.Duration(rng.Int64N(1 << uint(rng.IntN(63))))
+		if rng.IntN(4) == 0 { // a round number: trailing zeros to trim
+			unit := time.Duration(math.Pow10(rng.IntN(13)))
+			d = d / unit * unit
+		}
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		for _, d := range []time.Duration{d, -d} {
+			if got, want := string(appendMs(nil, d)), string(appendFloat(nil, ms(d))); got != want {
+				t.Fatalf("appendMs(%d) = %s, want %s", d, got, want)
+			}
+			if got, want := string(appendSeconds(nil, d)), string(appendFloat(nil, d.Seconds())); got != want {
+				t.Fatalf("appendSeconds(%d) = %s, want %s", d, got, want)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -35,13 +36,16 @@ type head struct {
 	http10, keepAlive, sawLength bool
 }
 
-var (
-	headerContentLength    = []byte("Content-Length")
-	headerTransferEncoding = []byte("Transfer-Encoding")
-	headerConnection       = []byte("Connection")
-	headerContentType      = []byte("Content-Type")
-	eventStreamType        = []byte("text/event-stream")
+// The header names the client reads, lower-case: a name is a token
+// (ASCII alone), so folding its ASCII letters is all EqualFold would do.
+const (
+	headerContentLength    = "content-length"
+	headerTransferEncoding = "transfer-encoding"
+	headerConnection       = "connection"
+	headerContentType      = "content-type"
 )
+
+var eventStreamType = []byte("text/event-stream")
 
 var (
 	errHeadTooLarge     = &failure{KindOversized, fmt.Sprintf("the response head is over its caps (%d bytes in all, %d a line)", maxHead, readBuffer)}
@@ -107,16 +111,23 @@ func readOneHead(br *bufio.Reader, budget *int, keepType bool) (head, error) {
 
 // statusLine takes a head's first line: HTTP/1.x SP 3DIGIT [SP reason].
 func (h *head) statusLine(line []byte) error {
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || line[7] < '0' || line[7] > '9' || line[8] != ' ' || (len(line) > 12 && line[12] != ' ') {
 		return badHead("status line %q is not HTTP/1.x", truncate(string(line)))
 	}
 	h.http10 = line[7] == '0'
-	var err error
-	if h.status, err = strconv.Atoi(string(line[9:12])); err != nil || h.status < 100 {
+	// Three digits, read as such: anything else strconv.Atoi would take
+	// (a sign) is below 100, and refused as that is.
+	code := line[9:12]
+	if !isDigit(code[0]) || !isDigit(code[1]) || !isDigit(code[2]) {
+		return badHead("status line %q has no status code", truncate(string(line)))
+	}
+	if h.status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0'); h.status < 100 {
 		return badHead("status line %q has no status code", truncate(string(line)))
 	}
 	return nil
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // settle decides, once every header is read, whether the connection
 // closes after the response and its length.
@@ -174,44 +185,72 @@ func (h *head) header(line []byte) error {
 	if !ok || !validName(name) || !validValue(value) {
 		return badHead("header line %q is not a name (a token) and a value", truncate(string(line)))
 	}
-	// Only four names matter: one of another length is none of them
-	// (EqualFold on every header of every answer was a tenth of the
-	// client's own work a request).
+	// Only four names matter, each of its own length: a name is folded
+	// only against the one of its length (EqualFold on every header of
+	// every answer was a tenth of the client's own work a request), its
+	// letters lower-cased as they are compared.
 	switch len(name) {
-	case len(headerContentLength), len(headerTransferEncoding), len(headerConnection), len(headerContentType):
-	default:
-		return nil
-	}
-	value = bytes.TrimSpace(value)
-	switch {
-	case bytes.EqualFold(name, headerContentLength):
-		n, err := strconv.ParseInt(string(value), 10, 64)
-		if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
-			return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
+	case len(headerContentLength):
+		if asciiLowerEqual(name, headerContentLength) {
+			return h.contentLength(bytes.TrimSpace(value))
 		}
-		h.length, h.sawLength = n, true
-	case bytes.EqualFold(name, headerTransferEncoding):
-		if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
-			return badHead("Transfer-Encoding %q: only one chunked is asked for", truncate(string(value)))
+	case len(headerTransferEncoding):
+		if asciiLowerEqual(name, headerTransferEncoding) {
+			return h.transferEncoding(bytes.TrimSpace(value))
 		}
-		h.chunked = true
-	case bytes.EqualFold(name, headerConnection):
-		for tok := range bytes.SplitSeq(value, []byte(",")) {
-			tok = bytes.TrimSpace(tok)
-			h.close = h.close || bytes.EqualFold(tok, []byte("close"))
-			h.keepAlive = h.keepAlive || bytes.EqualFold(tok, []byte("keep-alive"))
+	case len(headerConnection):
+		if asciiLowerEqual(name, headerConnection) {
+			h.connection(bytes.TrimSpace(value))
 		}
-	case bytes.EqualFold(name, headerContentType):
-		h.eventStream = bytes.HasPrefix(value, eventStreamType)
-		if h.eventStream && len(value) > len(eventStreamType) {
-			mt, _, err := mime.ParseMediaType(string(value))
-			h.eventStream = err == nil && mt == string(eventStreamType)
-		}
-		if h.contentType = ""; !h.eventStream && h.keepType {
-			h.contentType = truncate(string(value))
+	case len(headerContentType):
+		if asciiLowerEqual(name, headerContentType) {
+			h.setContentType(bytes.TrimSpace(value))
 		}
 	}
 	return nil
+}
+
+func (h *head) contentLength(value []byte) error {
+	// The digits alone, as every server sends them, without strconv's
+	// general parse; anything else is strconv's to take or refuse.
+	small, ok := smallCount(value)
+	n := int64(small)
+	var err error
+	if !ok {
+		n, err = strconv.ParseInt(string(value), 10, 64)
+	}
+	if err != nil || len(value) == 0 || value[0] < '0' || value[0] > '9' || (h.sawLength && n != h.length) {
+		return badHead("Content-Length %q (with %d before)", truncate(string(value)), h.length)
+	}
+	h.length, h.sawLength = n, true
+	return nil
+}
+
+func (h *head) transferEncoding(value []byte) error {
+	if !bytes.EqualFold(value, []byte("chunked")) || h.chunked {
+		return badHead("Transfer-Encoding %q: only one chunked is asked for", truncate(string(value)))
+	}
+	h.chunked = true
+	return nil
+}
+
+func (h *head) connection(value []byte) {
+	for tok := range bytes.SplitSeq(value, []byte(",")) {
+		tok = bytes.TrimSpace(tok)
+		h.close = h.close || bytes.EqualFold(tok, []byte("close"))
+		h.keepAlive = h.keepAlive || bytes.EqualFold(tok, []byte("keep-alive"))
+	}
+}
+
+func (h *head) setContentType(value []byte) {
+	h.eventStream = bytes.HasPrefix(value, eventStreamType)
+	if h.eventStream && len(value) > len(eventStreamType) {
+		mt, _, err := mime.ParseMediaType(string(value))
+		h.eventStream = err == nil && mt == string(eventStreamType)
+	}
+	if h.contentType = ""; !h.eventStream && h.keepType {
+		h.contentType = truncate(string(value))
+	}
 }
 
 // tokenByte marks the token characters (RFC 9110, 5.6.2), valueByte
@@ -239,14 +278,28 @@ func validName(name []byte) bool {
 	return true
 }
 
-// validValue says whether value holds no control character but a tab.
+// validValue says whether value holds no control character but a tab:
+// eight bytes at a time while none is below 0x20 or DEL (noControl),
+// then a byte at a time from the word that may hold one.
 func validValue(value []byte) bool {
-	for _, c := range value {
+	i := 0
+	for ; i+8 <= len(value) && noControl(binary.LittleEndian.Uint64(value[i:])); i += 8 {
+	}
+	for _, c := range value[i:] {
 		if !valueByte[c] {
 			return false
 		}
 	}
 	return true
+}
+
+// noControl says whether none of the eight bytes of x is below 0x20 or
+// DEL (0x7f): a byte below 0x20 wraps its subtraction, DEL plus one has
+// its high bit, and so does a byte past ASCII, which noControl leaves
+// to the byte-at-a-time look (false is only "look closer").
+func noControl(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return ((x-ones*0x20)|(x+ones))&highs == 0
 }
 
 // hasBody says whether a response of h's status has a body.

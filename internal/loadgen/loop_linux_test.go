@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -118,4 +119,76 @@ func runInParts(t *testing.T, answer string, closeAfter, workersOnly bool) strin
 		t.Errorf("the server read %d requests, want 3", h.reads.Load())
 	}
 	return b.String()
+}
+
+// syncBuffer is a buffer the progress goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLoopTellsProgressEveryRequest: the loop tells progress of its
+// requests in batches, and by the last line every one is told: all
+// done, the failed among them, none in flight. The answers come at once,
+// so the run most often ends before the loop tells progress again by
+// its clock: only the telling at its end counts them.
+func TestLoopTellsProgressEveryRequest(t *testing.T) {
+	const n = 40
+	h := &hostile{answer: func(c net.Conn, k int64, _ int) bool {
+		resp := okResponse()
+		if k%4 == 0 {
+			resp = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\n\r\n{}"
+		}
+		_, err := io.WriteString(c, resp)
+		return err == nil
+	}}
+	url := h.start(t)
+	_, prompts := tokenPrompts(t, n)
+	var out syncBuffer
+	res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: n, Concurrency: 4, Progress: &out, ProgressEvery: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summarize(); s.Completed != 30 || s.Failed != 10 {
+		t.Fatalf("summary %+v, want 30 completed and 10 failed", s)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if last, want := lines[len(lines)-1], fmt.Sprintf("abbench load: %d/%d done (10 failed), 0 in flight", n, n); !strings.HasPrefix(last, want) {
+		t.Errorf("last progress line %q, want it to start %q", last, want)
+	}
+}
+
+// TestLoopTimesItsRequests: the loop's send times are offsets from the
+// phase's start that follow its requests, two at a time here, each
+// answer 20 ms after the last; each latency holds the server's wait.
+func TestLoopTimesItsRequests(t *testing.T) {
+	const n, wait = 8, 20 * time.Millisecond
+	h := &hostile{answer: func(c net.Conn, _ int64, _ int) bool {
+		time.Sleep(wait)
+		_, err := io.WriteString(c, okResponse())
+		return err == nil
+	}}
+	url := h.start(t)
+	_, prompts := tokenPrompts(t, n)
+	res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: n, Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range res.Outcomes {
+		if !o.OK() || o.Send < time.Duration(o.Index/2)*wait || o.E2E < wait || o.Send+o.E2E > res.Duration {
+			t.Errorf("request %d sent at %s, answered in %s, of a run of %s", o.Index, o.Send, o.E2E, res.Duration)
+		}
+	}
 }

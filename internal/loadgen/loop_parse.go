@@ -135,13 +135,17 @@ type took struct {
 // take tries to take the whole response to a request (sent at sent) from
 // data, the bytes come so far (eof: and then the connection's end).
 func (t *taker) take(pd *pending, data []byte, eof bool, p digest.Prompt, sent time.Time, out *Outcome) took {
+	// At the first look the head is taken in place when it can be (most
+	// often it came whole in one read), without first searching it for
+	// its end; a later look searches only what came since the last.
+	inPlace := !pd.haveHead && pd.scanned == 0 && pd.headInPlace(data)
 	if !pd.haveHead && !eof && !pd.headMayEnd(data) {
 		return took{need: true}
 	}
 	t.mr = memReader{data: data, eof: eof}
 	t.br.Reset(&t.mr)
 	switch {
-	case pd.haveHead || pd.headInPlace(data):
+	case inPlace || pd.haveHead || pd.headInPlace(data):
 		t.mr.off = pd.headLen
 	default:
 		h, err := readHead(t.br, false)

@@ -45,6 +45,20 @@ func startProgress(w io.Writer, every time.Duration, total int, start time.Time)
 
 func (p *progress) started() { p.sent.Add(1) }
 
+// add counts sent requests started, done of them ended and failed of
+// those failed.
+func (p *progress) add(sent, done, failed int64) {
+	if sent != 0 {
+		p.sent.Add(sent)
+	}
+	if done != 0 {
+		p.done.Add(done)
+	}
+	if failed != 0 {
+		p.failed.Add(failed)
+	}
+}
+
 func (p *progress) finished(ok bool) {
 	p.done.Add(1)
 	if !ok {

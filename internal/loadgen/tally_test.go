@@ -162,3 +162,33 @@ func TestPerRequestStreamed(t *testing.T) {
 		t.Errorf("the record of a run without lines: %d completed", rec.Completed)
 	}
 }
+
+// TestReusedOutcomeBlockWaitsForItsOutcomes: a block of outcomes freed
+// once all were counted is handed out again with every ended flag
+// lowered, so an outcome on it is counted only once it has ended, in
+// order of sending.
+func TestReusedOutcomeBlockWaitsForItsOutcomes(t *testing.T) {
+	p := &phase{tally: newTally(nil)}
+	for range outcomeBlockSize {
+		out, done := p.next()
+		*out = Outcome{Sent: true}
+		done.Store(true)
+	}
+	p.count()
+	if p.counted != outcomeBlockSize || len(p.free) != 1 {
+		t.Fatalf("counted %d with %d blocks free, want %d and 1", p.counted, len(p.free), outcomeBlockSize)
+	}
+	first, firstDone := p.next()
+	second, secondDone := p.next()
+	*first, *second = Outcome{Index: 1}, Outcome{Index: 2}
+	secondDone.Store(true)
+	p.count()
+	if p.counted != outcomeBlockSize || len(p.free) != 0 {
+		t.Fatalf("counted %d (free blocks %d): an outcome not ended was counted", p.counted, len(p.free))
+	}
+	firstDone.Store(true)
+	p.count()
+	if p.counted != outcomeBlockSize+2 {
+		t.Fatalf("counted %d, want %d", p.counted, outcomeBlockSize+2)
+	}
+}
