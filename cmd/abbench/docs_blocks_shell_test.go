@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/abbench/abbench/internal/lockedbuf"
 )
 
 // docShell is one bash process that sources a file's blocks in turn, so a
@@ -17,12 +19,12 @@ import (
 // ended on fd 4; the blocks' own commands see neither.
 type docShell struct {
 	cmd  *exec.Cmd
-	feed *os.File      // block paths, one a line, to the shell's fd 3
-	acks chan struct{} // one per block the shell has finished
-	out  *syncBuffer   // its stdout and stderr, as a terminal shows them
-	std  *syncBuffer   // its stdout alone
-	done chan struct{} // closed once bash has exited
-	err  error         // how it exited, once done is closed
+	feed *os.File          // block paths, one a line, to the shell's fd 3
+	acks chan struct{}     // one per block the shell has finished
+	out  *lockedbuf.Buffer // its stdout and stderr, as a terminal shows them
+	std  *lockedbuf.Buffer // its stdout alone
+	done chan struct{}     // closed once bash has exited
+	err  error             // how it exited, once done is closed
 }
 
 // docShellLoop reads block paths and sources each, with fds 3 and 4 closed
@@ -53,7 +55,7 @@ func startDocShell(dir string, env []string) (*docShell, error) {
 		feedW.Close()
 		return nil, err
 	}
-	s := &docShell{feed: feedW, acks: make(chan struct{}, 64), out: &syncBuffer{}, std: &syncBuffer{}, done: make(chan struct{})}
+	s := &docShell{feed: feedW, acks: make(chan struct{}, 64), out: &lockedbuf.Buffer{}, std: &lockedbuf.Buffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command("bash", "--noprofile", "--norc", "-c", docShellLoop)
 	s.cmd.Dir, s.cmd.Env = dir, env
 	s.cmd.Stdout, s.cmd.Stderr = io.MultiWriter(s.out, s.std), s.out

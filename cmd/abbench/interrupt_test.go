@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
 
 	"github.com/abbench/abbench/internal/arms"
+	"github.com/abbench/abbench/internal/lockedbuf"
 	"github.com/abbench/abbench/internal/rundir"
 )
 
@@ -51,7 +51,7 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "-v", "--out", out, "--repeat", "1")
 	cmd.Env = wide()
-	var stderr syncBuffer
+	var stderr lockedbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -112,24 +112,6 @@ func skipShort(t *testing.T) {
 	}
 }
 
-// syncBuffer is a buffer the command writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // slowClient is a scenario's roles whose client takes 3 s: time to strike
 // the run's allocation from outside while it runs.
 const slowClient = `roles:
@@ -157,7 +139,7 @@ func TestSlurmJobCancelledFromOutside(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", scenario, "-v", "--launcher", "slurm", "--out", out, "--repeat", "1")
 	cmd.Env = wide()
-	var stdout syncBuffer
+	var stdout lockedbuf.Buffer
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

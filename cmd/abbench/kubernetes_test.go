@@ -18,6 +18,7 @@ import (
 	"github.com/abbench/abbench/internal/bundle"
 	"github.com/abbench/abbench/internal/launcher/kubernetes"
 	"github.com/abbench/abbench/internal/launcher/kubernetes/kubetest"
+	"github.com/abbench/abbench/internal/lockedbuf"
 	"github.com/abbench/abbench/internal/rundir"
 )
 
@@ -242,7 +243,7 @@ func TestKubernetesPodDeletedMidClient(t *testing.T) {
 // startKubeRun starts abbench run of a two-arm scenario of roles under
 // the kubernetes launcher, once a cluster answers, and waits until arm
 // a's client registered: the command, its output, and arm a's run.
-func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *syncBuffer, string) {
+func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *lockedbuf.Buffer, string) {
 	t.Helper()
 	abbench, err := exec.LookPath("abbench")
 	if err != nil {
@@ -253,7 +254,7 @@ func startKubeRun(t *testing.T, name, roles string) (*exec.Cmd, *syncBuffer, str
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(abbench, "run", writeTwoArmScenario(t, dir, name, roles), "-v", "--launcher", "kubernetes", "--out", out, "--repeat", "1")
 	cmd.Env = wide()
-	stdout := &syncBuffer{}
+	stdout := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -8,9 +8,10 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/abbench/abbench/internal/lockedbuf"
 )
 
 // TestLoopHoldsNoGoroutineAConnection: a closed loop of 64 requests in
@@ -121,24 +122,6 @@ func runInParts(t *testing.T, answer string, closeAfter, workersOnly bool) strin
 	return b.String()
 }
 
-// syncBuffer is a buffer the progress goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLoopTellsProgressEveryRequest: the loop tells progress of its
 // requests in batches, and by the last line every one is told: all
 // done, the failed among them, none in flight. The answers come at once,
@@ -156,7 +139,7 @@ func TestLoopTellsProgressEveryRequest(t *testing.T) {
 	}}
 	url := h.start(t)
 	_, prompts := tokenPrompts(t, n)
-	var out syncBuffer
+	var out lockedbuf.Buffer
 	res, err := Run(context.Background(), prompts, Options{URL: url, Model: "m", Requests: n, Concurrency: 4, Progress: &out, ProgressEvery: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
