@@ -349,18 +349,25 @@ func hasOutlier(d []float64) bool { return beyond(d, OutlierZ) }
 // beyond says whether a log ratio lies beyond z modified z-scores of the
 // others.
 func beyond(d []float64, z float64) bool {
-	med := median(d)
-	dev := make([]float64, len(d))
-	for i, x := range d {
-		dev[i] = math.Abs(x - med)
-	}
-	mad := median(dev)
-	for _, x := range dev {
-		if mad == 0 && x > 0 || mad > 0 && x/(1.4826*mad) > z {
+	med, scale := robustScale(d)
+	for _, x := range d {
+		if dev := math.Abs(x - med); scale == 0 && dev > 0 || scale > 0 && dev/scale > z {
 			return true
 		}
 	}
 	return false
+}
+
+// robustScale is d's median and its median absolute deviation scaled to
+// a normal standard deviation (1.4826 times it): a modified z-score, after
+// Iglewicz and Hoaglin, is a value's distance from the median over it.
+func robustScale(d []float64) (med, scale float64) {
+	med = median(d)
+	dev := make([]float64, len(d))
+	for i, x := range d {
+		dev[i] = math.Abs(x - med)
+	}
+	return med, 1.4826 * median(dev)
 }
 
 func median(x []float64) float64 {

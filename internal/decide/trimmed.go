@@ -58,18 +58,13 @@ func trimmed(d []float64) (mean, se, df float64) {
 func trimCount(s []float64) int {
 	n := len(s)
 	g := max(1, n/5)
-	med := median(s)
-	dev := make([]float64, n)
-	for i, x := range s {
-		dev[i] = math.Abs(x - med)
-	}
-	mad := median(dev)
-	if mad == 0 {
+	med, scale := robustScale(s)
+	if scale == 0 {
 		return g
 	}
 	low, high := 0, 0
 	for _, x := range s {
-		switch z := (x - med) / (1.4826 * mad); {
+		switch z := (x - med) / scale; {
 		case z < -OutlierZ:
 			low++
 		case z > OutlierZ:
