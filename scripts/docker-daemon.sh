@@ -23,6 +23,16 @@ started() { # the pid file names a live dockerd
 		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]
 }
 
+# running PID: the process lives and is no zombie, whatever its name. Up's
+# wait asks this, not started: until the background child has exec'd setsid
+# and then dockerd its name is the shell's, and a fast "docker info" used to
+# find it there and call a starting daemon dead.
+running() {
+	local state
+	state=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
 up() {
 	if answers; then
 		log "a docker daemon answers already: left as it is"
@@ -39,10 +49,11 @@ up() {
 	# Its own session: a Ctrl-C of the caller's terminal reaches it only
 	# through down. dockerd starts its own containerd.
 	setsid dockerd >"$logfile" 2>&1 </dev/null &
-	echo $! >"$pidfile"
+	local pid=$!
+	echo "$pid" >"$pidfile"
 	local end=$((SECONDS + 60))
 	until answers; do
-		if ! started; then
+		if ! running "$pid"; then
 			log "dockerd exited before it answered:"
 			tail -20 "$logfile" >&2 || true
 			rm -f "$pidfile"
