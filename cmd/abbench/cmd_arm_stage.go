@@ -146,7 +146,7 @@ func evidenceErr(ev *evidence.Evidence, dir string) error {
 	}
 	first := "a criterion failed"
 	if len(ev.Reasons) > 0 {
-		first = reason.Group(ev.Reasons)[0].String()
+		first = ev.RootCausesFirst()[0].String()
 	}
 	return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("arm %s: evidence not accepted: %s", ev.Arm, first),
 		Hint: rundir.EvidenceFile + ", " + rundir.StatusFile + " and the logs are in " + dir}

@@ -124,7 +124,7 @@ func (g *gate) checkRun(run Run, value *float64) {
 // root causes first, each naming the run.
 func (g *gate) notAccepted(run Run) {
 	e := run.Evidence
-	for _, rs := range reason.Group(e.Reasons) {
+	for _, rs := range e.RootCausesFirst() {
 		rs.Runs = []string{run.Path}
 		for i := range rs.Consequences {
 			rs.Consequences[i].Runs = []string{run.Path}

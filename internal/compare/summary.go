@@ -3,9 +3,11 @@ package compare
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
+	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/textout"
 )
 
@@ -23,7 +25,28 @@ func clipMiddle(s string, n int) string {
 		return s
 	}
 	head, tail := n*3/5, n-n*3/5-5
-	return strings.ToValidUTF8(s[:head], "") + " ... " + strings.ToValidUTF8(s[len(s)-tail:], "")
+	h, t := s[:head], s[len(s)-tail:]
+	// At word boundaries where one is near: "connect: co ...  (3 runs"
+	// read as a fault of its own.
+	if i := strings.LastIndexByte(h, ' '); i > head/2 {
+		h = h[:i]
+	}
+	if i := strings.IndexByte(t, ' '); i >= 0 && i < tail/2 {
+		t = t[i+1:]
+	}
+	return strings.ToValidUTF8(h, "") + " ... " + strings.ToValidUTF8(t, "")
+}
+
+// briefRuns is rs with its runs named by their directories' own names:
+// the summary's lines keep room for the cause, and the full report names
+// each run's path.
+func briefRuns(rs reason.Reason) reason.Reason {
+	runs := make([]string, len(rs.Runs))
+	for i, run := range rs.Runs {
+		runs[i] = filepath.Base(run)
+	}
+	rs.Runs = runs
+	return rs
 }
 
 // WriteSummary prints the comparison in a few lines, the answer last: a
@@ -62,7 +85,7 @@ func (r Report) writeSummaryBody(out *textout.Writer, note string, named bool) {
 				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
 				break
 			}
-			out.Printf("  %s\n", clipMiddle(rs.Lines()[0], summaryReason))
+			out.Printf("  %s\n", clipMiddle(briefRuns(rs).Lines()[0], summaryReason))
 		}
 		return
 	}

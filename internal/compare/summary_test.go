@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,6 +87,32 @@ func TestSweepSummaryIsALineACell(t *testing.T) {
 		}
 		if strings.HasPrefix(l, "| con") && strings.HasPrefix(strings.Split(l, "|")[1], " concur ") {
 			t.Errorf("the cell's name is cut: %q", l)
+		}
+	}
+}
+
+// A censored summary names a reason's runs by their directories' names,
+// keeping its three lines for the cause (a refused connection's words
+// were cut for three run paths), and cuts a long reason between words.
+func TestSummaryReasonKeepsItsCause(t *testing.T) {
+	rs := reason.New(reason.RequestsFailed, "0 of 256 requests succeeded (256 failed); the first: request 0: connect: dial tcp 127.0.0.1:1: connect: connection refused")
+	for i := range 3 {
+		rs.Runs = append(rs.Runs, fmt.Sprintf("/home/someone/campaigns/terminal-agreement-openai-2026-12-03/runs/%d-async", i+1))
+	}
+	var b strings.Builder
+	if err := NewReport(&Result{Verdict: Censored, Baseline: "blocking", Reasons: []reason.Reason{rs}}).WriteSummary(termwidth.NewWriter(&b, 80), "abbench compare out"); err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.ReplaceAll(b.String(), "\n    ", " ")
+	if !strings.Contains(joined, "connection refused (3 runs: 1-async, 2-async, 3-async)") {
+		t.Fatalf("the cause or the runs' names lost:\n%s", b.String())
+	}
+	for _, c := range []struct{ s, want string }{
+		{"requests-failed: the first: connect: dial tcp: connect: connection refused (3 runs: a, b, c)", "requests-failed: ... b, c)"},
+		{strings.Repeat("x", 60), strings.Repeat("x", 18) + " ... " + strings.Repeat("x", 7)},
+	} {
+		if got := clipMiddle(c.s, 30); got != c.want {
+			t.Errorf("clipMiddle(%q, 30) = %q, want %q", c.s, got, c.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/readonly"
@@ -234,4 +235,19 @@ func (e *Evidence) reason(r reason.Reason) {
 	}
 	r.Detail = redact.URL(r.Detail)
 	e.Reasons = append(e.Reasons, r)
+}
+
+// RootCausesFirst is the evidence's reasons grouped root causes first
+// (reason.Group), its requests-failed reason marked NothingServed where
+// the record says not one request succeeded: a client that reached no
+// server is the cause, and the digests, activations and counters no
+// request produced are its consequences.
+func (e *Evidence) RootCausesFirst() []reason.Reason {
+	rs := slices.Clone(e.Reasons)
+	if e.Throughput != nil && e.Throughput.Completed == 0 {
+		for i := range rs {
+			rs[i].NothingServed = rs[i].Code == reason.RequestsFailed
+		}
+	}
+	return reason.Group(rs)
 }

@@ -430,3 +430,30 @@ func TestContainerRunHeldToTheImagesItRecorded(t *testing.T) {
 		t.Fatalf("a run that recorded no image: accepted %v, %v", e.Accepted, e.Reasons)
 	}
 }
+
+// TestNothingServedIsTheRootCause: a record that says not one request
+// succeeded makes requests-failed the run's root cause and what no served
+// request produced its consequences; the mark is derived from the record
+// each time, never written into evidence.json (a run written before it
+// existed re-derives unchanged). One request served leaves each reason a
+// root cause of its own.
+func TestNothingServedIsTheRootCause(t *testing.T) {
+	r := goodRun()
+	r.record = `{"num_prompts": 4, "completed": 0, "failed": 4, "output_throughput": 0, "valid": false}`
+	e := r.collect(t)
+	g := e.RootCausesFirst()
+	if len(g) != 1 || g[0].Code != reason.RequestsFailed || len(g[0].Consequences) == 0 {
+		t.Fatalf("nothing served: %d root causes, the first %s with %d consequences, want requests-failed alone: %+v", len(g), g[0].Code, len(g[0].Consequences), g)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "nothing_served") {
+		t.Fatal("evidence.json holds the derived mark")
+	}
+	r.record = `{"num_prompts": 4, "completed": 1, "failed": 3, "output_throughput": 20.5, "valid": true}`
+	if g := r.collect(t).RootCausesFirst(); len(g[0].Consequences) != 0 {
+		t.Fatalf("one served: %s has consequences %+v", g[0].Code, g[0].Consequences)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
-	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
@@ -67,7 +66,7 @@ func (e *Evidence) WriteText(w io.Writer) error {
 	}
 	if len(e.Reasons) > 0 {
 		out.Println("\nreasons, root causes first:")
-		for _, r := range reason.Group(e.Reasons) {
+		for _, r := range e.RootCausesFirst() {
 			for _, line := range r.Lines() {
 				out.Printf("  %s\n", line)
 			}

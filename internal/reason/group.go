@@ -33,21 +33,35 @@ var beforeRoles = map[Code]bool{SetupFailed: true}
 // only say its ranks never ran.
 var rolesNeverRan = map[Code]bool{RankMissing: true, ArmModeMismatch: true}
 
+// served are the codes that, in a run whose client had not one request
+// served, only say what serving would have left: besides a stopped run's
+// consequences, the prompts the ranks served (none) against those sent.
+var served = map[Code]bool{WorkloadMismatch: true}
+
 // Group orders one run's reasons root causes first. When the run was
 // stopped (a stopping code is among them), its first stopping reason comes
 // first and the reasons that only say what the run then failed to produce
-// become its Consequences. A reason with the code, arm, role and rank of
-// one already kept is the same fact in other words: it is dropped and
-// counted in that one's Repeats. The other root causes keep their order.
+// become its Consequences; a run that was not stopped but had not one
+// request served (NothingServed) is grouped the same way under that
+// reason. A reason with the code, arm, role and rank of one already kept
+// is the same fact in other words: it is dropped and counted in that
+// one's Repeats. The other root causes keep their order.
 func Group(rs []Reason) []Reason {
 	stopped := slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] })
+	isRoot := func(r Reason) bool { return stopping[r.Code] }
+	follows := func(r Reason) bool { return consequences[r.Code] }
+	if !stopped && slices.ContainsFunc(rs, func(r Reason) bool { return r.NothingServed }) {
+		stopped = true
+		isRoot = func(r Reason) bool { return r.NothingServed }
+		follows = func(r Reason) bool { return !r.NothingServed && (consequences[r.Code] || served[r.Code]) }
+	}
 	noRoles := slices.ContainsFunc(rs, func(r Reason) bool { return beforeRoles[r.Code] })
 	var roots, cons []Reason
 	index := map[string]int{}
 	seenCons := map[string]bool{}
 	for _, r := range rs {
 		k := fmt.Sprintf("%s|%s|%s|%s", r.Code, r.Arm, r.Role, rankKey(r.Rank))
-		if stopped && consequences[r.Code] || noRoles && rolesNeverRan[r.Code] {
+		if stopped && follows(r) || noRoles && rolesNeverRan[r.Code] {
 			if !seenCons[k] {
 				seenCons[k] = true
 				cons = append(cons, r)
@@ -64,7 +78,7 @@ func Group(rs []Reason) []Reason {
 	if !stopped {
 		return roots
 	}
-	i := slices.IndexFunc(roots, func(r Reason) bool { return stopping[r.Code] })
+	i := slices.IndexFunc(roots, isRoot)
 	root := roots[i]
 	root.Consequences = cons
 	return append(append([]Reason{root}, roots[:i]...), roots[i+1:]...)

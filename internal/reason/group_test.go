@@ -115,3 +115,31 @@ func TestMergeSaysAFactOfManyRunsOnce(t *testing.T) {
 		t.Errorf("the third reason is %v", got[2])
 	}
 }
+
+// A client that had not one request served (a wrong port) is the root
+// cause of its run: the record's figures, the prompts the ranks served
+// and their activation counts only say that nothing was served, and are
+// its consequences. A run that had some requests served keeps each reason
+// a root cause, and a stopped run keeps its stop first.
+func TestGroupNothingServedHoldsWhatServingWouldHaveLeft(t *testing.T) {
+	none := New(RequestsFailed, "0 of 256 requests succeeded (256 failed)")
+	none.NothingServed = true
+	rest := []Reason{
+		New(ThroughputInvalid, "output_throughput 0 is not plausible"),
+		New(WorkloadMismatch, "the client sent 256 prompts, the ranks served 0"),
+		New(FactCount, "ctx rank 0: 0/256 activations").At("a", "ctx", 0),
+		New(FactCount, "ctx rank 1: 0/256 activations").At("a", "ctx", 1),
+		New(ConfigMismatch, "another matched digest"),
+	}
+	if got := codes(Group(append([]Reason{rest[0], none}, rest[1:]...))); got != "requests-failed{throughput-invalid,workload-mismatch,fact-count,fact-count} config-mismatch" {
+		t.Fatalf("nothing served grouped %s", got)
+	}
+	some := New(RequestsFailed, "200 of 256 requests succeeded (56 failed)")
+	if got := codes(Group(append([]Reason{some}, rest...))); got != "requests-failed throughput-invalid workload-mismatch fact-count fact-count config-mismatch" {
+		t.Fatalf("some served grouped %s", got)
+	}
+	stop := New(RankExited, "ctx rank 0 exited with status 3").At("a", "ctx", 0)
+	if got := codes(Group([]Reason{none, rest[0], stop})); got != "rank-exited{requests-failed,throughput-invalid}" {
+		t.Fatalf("a stopped run with nothing served grouped %s", got)
+	}
+}

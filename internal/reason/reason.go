@@ -61,6 +61,15 @@ type Reason struct {
 	Role   string `json:"role,omitempty"`
 	Rank   *int   `json:"rank,omitempty"`
 	Detail string `json:"detail"`
+	// NothingServed marks a requests-failed reason of a run in which not
+	// one request succeeded (a client pointed at a wrong port, a server
+	// that refused all): whatever a served request would have left (the
+	// record's figures, digests, activations, counters) only follows from
+	// it, so Group holds those as its consequences. Never stored: the
+	// evidence sets it from its record's counts when it groups its
+	// reasons (evidence.RootCausesFirst), so evidence written before it
+	// existed is re-derived unchanged.
+	NothingServed bool `json:"-"`
 	// Consequences are reasons that only follow from this one (Group):
 	// a run stopped before its client produced no record, for example.
 	Consequences []Reason `json:"consequences,omitempty"`

@@ -9,7 +9,6 @@ import (
 	"github.com/abbench/abbench/internal/evidence"
 	"github.com/abbench/abbench/internal/launcher"
 	"github.com/abbench/abbench/internal/numfmt"
-	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/rundir"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
@@ -142,7 +141,7 @@ func controllerFailure(pr *rundir.PlannedRun) string {
 func runReason(run campaign.Run) string {
 	pr := run.Planned
 	if run.Evidence != nil && len(run.Evidence.Reasons) > 0 {
-		r := reason.Group(run.Evidence.Reasons)[0].String()
+		r := run.Evidence.RootCausesFirst()[0].String()
 		if pr.Result != nil && pr.Result.State != string(launcher.Succeeded) && pr.Result.Detail != "" {
 			r = pr.Result.Detail + "; " + r
 		}
