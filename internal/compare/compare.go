@@ -200,7 +200,7 @@ func Compare(all []Run, opts Options) *Result {
 		}
 	}
 	g.check()
-	r.Reasons = reason.Merge(r.Reasons) // one fact of many runs said once
+	r.Reasons = holdUndone(reason.Merge(r.Reasons), g.undone) // one fact of many runs said once
 	if len(r.Reasons) > 0 {
 		r.Verdict = Censored
 		g.rawArms()

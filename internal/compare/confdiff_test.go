@@ -98,3 +98,31 @@ func TestArmOfRunsThatNeverRanIsSaidByTheirRunMissing(t *testing.T) {
 		t.Errorf("an arm not given at all: reasons %v, want its arm-missing", r.Reasons)
 	}
 }
+
+// A campaign that stopped at its first run (a rank's program not found)
+// has that run's reason as its one root cause: the runs that then never
+// started and the arm they leave without a run are its consequences, not
+// causes listed beside it.
+func TestRunsAnEarlyStopLeftUndoneFollowItsCause(t *testing.T) {
+	var first Run
+	for _, r := range runsOf(map[string][]float64{"blocking": {100}, "async": {110}}) {
+		if r.Evidence.Arm == "async" {
+			first = r
+		}
+	}
+	first.Evidence.Accepted = false
+	first.Evidence.Reasons = []reason.Reason{reason.New(reason.RankExited, "ctx rank 0 exited with status 127").At("async", "ctx", 0)}
+	neverRan := Run{Path: "runs/2-blocking", NotRun: 2, NotRunArm: "blocking",
+		Censor: []reason.Reason{reason.New(reason.RunMissing, "run 2 (arm blocking) of the plan: it never ran (the campaign stopped or was stopped before it): a campaign is compared whole")}}
+	r := Compare([]Run{first, neverRan}, Options{Effect: 1})
+	if r.Verdict != Censored || len(r.Reasons) != 1 || r.Reasons[0].Code != reason.RankExited {
+		t.Fatalf("verdict %s, reasons %v: want censored by the rank's exit alone", r.Verdict, r.Reasons)
+	}
+	var held []reason.Code
+	for _, c := range r.Reasons[0].Consequences {
+		held = append(held, c.Code)
+	}
+	if !slices.Contains(held, reason.RunMissing) || !slices.Contains(held, reason.ArmMissing) {
+		t.Errorf("consequences %v, want the run that never ran and the arm left without one", held)
+	}
+}

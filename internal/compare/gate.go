@@ -27,7 +27,13 @@ type gate struct {
 	// neverRan are the arms of those runs: an arm without a run for that
 	// reason is said by their run-missing, not by an arm-missing that
 	// asks whether its CI stage ran.
-	neverRan        map[string]bool
+	neverRan map[string]bool
+	// undone is what a campaign stopped early (a run failed for a cause
+	// no repeat changes, or abbench was stopped) left undone: its planned
+	// runs that never started, and the arms those leave without a run.
+	// Where a run's own reason is the first root cause, it is held under
+	// it (holdUndone), not listed beside it as a cause of its own.
+	undone          []reason.Reason
 	deferred        []reason.Reason
 	stoppedByDesign bool
 	// metricGiven says the options named the metric (else the runs' headline).
@@ -39,6 +45,20 @@ type gate struct {
 }
 
 func (g *gate) add(rs reason.Reason) { g.r.Reasons = append(g.r.Reasons, rs) }
+
+// holdUndone puts what an early stop left undone (gate.undone) under the
+// first root cause where that is a run's own (it names its runs: the run
+// the campaign stopped at), as its consequences; else beside the others.
+func holdUndone(roots, undone []reason.Reason) []reason.Reason {
+	if len(undone) == 0 {
+		return roots
+	}
+	if len(roots) == 0 || len(roots[0].Runs) == 0 {
+		return reason.Merge(append(roots, undone...))
+	}
+	roots[0].Consequences = reason.Merge(append(roots[0].Consequences, undone...))
+	return roots
+}
 
 // check runs every step of the gate, each adding the reasons it finds:
 // the runs one by one, the arms given, then what must be one across the
@@ -166,7 +186,12 @@ func (g *gate) armsGiven(scenarioArms []string, present map[string]bool) {
 		g.add(reason.New(reason.ArmMissing, "no run of arm %s was given (arms: %s): was its stage run?", strings.Join(missing, ", "), strings.Join(scenarioArms, ", ")))
 	}
 	if len(present) < 2 {
-		g.add(reason.New(reason.ArmMissing, "only %d arm(s) given: a comparison needs two", len(present)))
+		rs := reason.New(reason.ArmMissing, "only %d arm(s) given: a comparison needs two", len(present))
+		if said {
+			g.undone = append(g.undone, rs)
+		} else {
+			g.add(rs)
+		}
 	}
 	if !present[g.r.Baseline] && len(present) > 0 && !(said && g.neverRan[g.r.Baseline]) {
 		g.add(reason.New(reason.ArmMissing, "the baseline arm %s has no run", g.r.Baseline))

@@ -189,10 +189,8 @@ func (c SweepCell) writeDetail(out *textout.Writer) {
 }
 
 func writeReasons(out *textout.Writer, rs []reason.Reason) {
-	for _, r := range rs {
-		for _, line := range r.Lines() {
-			out.Printf("  %s\n", line)
-		}
+	for _, line := range reason.LinesOf(rs) {
+		out.Printf("  %s\n", line)
 	}
 }
 

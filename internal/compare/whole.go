@@ -41,7 +41,7 @@ func (g *gate) campaigns() {
 	}
 	if ref == nil {
 		for _, idx := range slices.Sorted(maps.Keys(g.notRun)) {
-			g.r.Reasons = append(g.r.Reasons, g.notRun[idx]...)
+			g.undone = append(g.undone, g.notRun[idx]...)
 		}
 		return
 	}
@@ -60,7 +60,7 @@ func (g *gate) campaigns() {
 		if afterStop(idx) {
 			g.deferred = append(g.deferred, rs...)
 		} else {
-			g.r.Reasons = append(g.r.Reasons, rs...)
+			g.undone = append(g.undone, rs...)
 		}
 	}
 	for _, id := range ref.Runs {

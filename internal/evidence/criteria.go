@@ -169,7 +169,9 @@ func (c *collector) roleModes(roleName string, fail func(reason.Reason)) string 
 	facts := c.factsOf(roleName)
 	role := c.s.Role(roleName)
 	if len(facts) < role.Ranks {
-		fail(reason.New(reason.ArmModeMismatch, "only %d of %d %s ranks have a measured mode", len(facts), role.Ranks, roleName))
+		r := reason.New(reason.ArmModeMismatch, "only %d of %d %s ranks have a measured mode", len(facts), role.Ranks, roleName)
+		r.Arm, r.Role = c.e.Arm, roleName // no rank: the role's (rules 7)
+		fail(r)
 	}
 	want := c.s.Arms[c.e.Arm].Env
 	for _, f := range facts {

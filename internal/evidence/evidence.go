@@ -38,7 +38,10 @@ const Schema = "abbench-evidence-v1"
 //	   abbench's client's, or vLLM's first errors entry), which
 //	   requests-failed quotes: a bundle of rules 5 whose record names one
 //	   is derived again otherwise, and is held to its judgment only.
-const RulesVersion = 6
+//	7: "only N of M ROLE ranks have a measured mode" names its arm and
+//	   role, so a report can hold it under the stop that kept the ranks
+//	   from logging one.
+const RulesVersion = 7
 
 // Evidence is what one arm run proves.
 type Evidence struct {
@@ -238,16 +241,34 @@ func (e *Evidence) reason(r reason.Reason) {
 }
 
 // RootCausesFirst is the evidence's reasons grouped root causes first
-// (reason.Group), its requests-failed reason marked NothingServed where
-// the record says not one request succeeded: a client that reached no
-// server is the cause, and the digests, activations and counters no
-// request produced are its consequences.
+// (reason.Group), each marked from the evidence's own facts, never from a
+// detail's words: the run's requests-failed NothingServed where the record
+// says not one request succeeded (a client that reached no server is the
+// cause; the digests, activations and counters no request produced are
+// its consequences), and an arm-mode-mismatch of a rank role Unmeasured
+// where it says a rank logged no mode at all (a rank stopped before it
+// could is no mode of another arm).
 func (e *Evidence) RootCausesFirst() []reason.Reason {
 	rs := slices.Clone(e.Reasons)
-	if e.Throughput != nil && e.Throughput.Completed == 0 {
-		for i := range rs {
-			rs[i].NothingServed = rs[i].Code == reason.RequestsFailed
-		}
+	none := e.Throughput != nil && e.Throughput.Completed == 0
+	for i := range rs {
+		r := &rs[i]
+		r.NothingServed = none && r.Code == reason.RequestsFailed
+		r.Unmeasured = r.Code == reason.ArmModeMismatch && e.unmeasured(r.Role, r.Rank)
 	}
 	return reason.Group(rs)
+}
+
+// unmeasured says whether role is a rank role of the evidence (one whose
+// ranks' facts it holds; an attached server's is not) and rank, or with
+// no rank some rank of it, has no measured mode.
+func (e *Evidence) unmeasured(role string, rank *int) bool {
+	if role == "" || !slices.ContainsFunc(e.Ranks, func(f RankFacts) bool { return f.Role == role }) {
+		return false
+	}
+	if rank == nil {
+		return true // "only N of M ROLE ranks have a measured mode"
+	}
+	i := slices.IndexFunc(e.Ranks, func(f RankFacts) bool { return f.Role == role && f.Rank == *rank })
+	return i < 0 || e.Ranks[i].Mode == nil
 }

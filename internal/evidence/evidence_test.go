@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -455,5 +456,24 @@ func TestNothingServedIsTheRootCause(t *testing.T) {
 	r.record = `{"num_prompts": 4, "completed": 1, "failed": 3, "output_throughput": 20.5, "valid": true}`
 	if g := r.collect(t).RootCausesFirst(); len(g[0].Consequences) != 0 {
 		t.Fatalf("one served: %s has consequences %+v", g[0].Code, g[0].Consequences)
+	}
+}
+
+// TestUnloggedModeFollowsTheRankThatStoppedTheRun: a rank that exited
+// stopped the run before rank 1 logged its mode; rank 1's mode mismatch
+// says only that, read from its facts (no mode), and is held under the
+// exit. A mode of another arm is no such thing.
+func TestUnloggedModeFollowsTheRankThatStoppedTheRun(t *testing.T) {
+	r := goodRun()
+	r.logs["ctx-1.log"] = strings.ReplaceAll(lifecycle(1, "1", 4, 4, hex64), "mode rank=1 terminal=1\n", "")
+	r.extra = []reason.Reason{reason.New(reason.RankExited, "ctx rank 0 exited with status 3").At("async", "ctx", 0)}
+	g := r.collect(t).RootCausesFirst()
+	if g[0].Code != reason.RankExited || !slices.ContainsFunc(g[0].Consequences, func(c reason.Reason) bool { return c.Code == reason.ArmModeMismatch }) {
+		t.Fatalf("grouped %+v, want rank-exited holding the unlogged mode", g)
+	}
+	r.logs["ctx-1.log"] = lifecycle(1, "0", 4, 4, hex64)
+	g = r.collect(t).RootCausesFirst()
+	if len(g) != 2 || g[1].Code != reason.ArmModeMismatch || g[1].Unmeasured {
+		t.Fatalf("another arm's mode grouped %+v, want it a root cause of its own, measured", g)
 	}
 }

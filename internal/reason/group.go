@@ -38,30 +38,31 @@ var rolesNeverRan = map[Code]bool{RankMissing: true, ArmModeMismatch: true}
 // consequences, the prompts the ranks served (none) against those sent.
 var served = map[Code]bool{WorkloadMismatch: true}
 
+// absent says r only reports what a rank never did: logged a mode
+// (Unmeasured), registered (rank-missing). A stop of its own where nothing
+// else stopped the run, it follows from a stop that did: a rank abbench
+// stopped, or that never started, logs no mode.
+func absent(r Reason) bool { return r.Unmeasured || r.Code == RankMissing }
+
 // Group orders one run's reasons root causes first. When the run was
 // stopped (a stopping code is among them), its first stopping reason comes
-// first and the reasons that only say what the run then failed to produce
-// become its Consequences; a run that was not stopped but had not one
-// request served (NothingServed) is grouped the same way under that
-// reason. A reason with the code, arm, role and rank of one already kept
-// is the same fact in other words: it is dropped and counted in that
-// one's Repeats. The other root causes keep their order.
+// first (one that says what a rank did, before one that says what a rank
+// never did) and the reasons that only say what the run then failed to
+// produce become its Consequences; a rank that never registered is one,
+// but where a deadline passed waiting for it. A run that was not stopped
+// but had not one request served (NothingServed) is grouped the same way
+// under that reason. A reason with the code, arm, role and rank of one
+// already kept is the same fact in other words: it is dropped and counted
+// in that one's Repeats. The other root causes keep their order.
 func Group(rs []Reason) []Reason {
-	stopped := slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] })
-	isRoot := func(r Reason) bool { return stopping[r.Code] }
-	follows := func(r Reason) bool { return consequences[r.Code] }
-	if !stopped && slices.ContainsFunc(rs, func(r Reason) bool { return r.NothingServed }) {
-		stopped = true
-		isRoot = func(r Reason) bool { return r.NothingServed }
-		follows = func(r Reason) bool { return !r.NothingServed && (consequences[r.Code] || served[r.Code]) }
-	}
+	isRoot, follows := rootOf(rs)
 	noRoles := slices.ContainsFunc(rs, func(r Reason) bool { return beforeRoles[r.Code] })
 	var roots, cons []Reason
 	index := map[string]int{}
 	seenCons := map[string]bool{}
 	for _, r := range rs {
 		k := fmt.Sprintf("%s|%s|%s|%s", r.Code, r.Arm, r.Role, rankKey(r.Rank))
-		if stopped && follows(r) || noRoles && rolesNeverRan[r.Code] {
+		if follows(r) || noRoles && rolesNeverRan[r.Code] {
 			if !seenCons[k] {
 				seenCons[k] = true
 				cons = append(cons, r)
@@ -75,13 +76,35 @@ func Group(rs []Reason) []Reason {
 		index[k] = len(roots)
 		roots = append(roots, r)
 	}
-	if !stopped {
+	i := slices.IndexFunc(roots, isRoot)
+	if i < 0 {
 		return roots
 	}
-	i := slices.IndexFunc(roots, isRoot)
 	root := roots[i]
 	root.Consequences = cons
 	return append(append([]Reason{root}, roots[:i]...), roots[i+1:]...)
+}
+
+// rootOf says which reason of rs is the run's root cause (the first that
+// isRoot) and which follow from it; neither, where nothing stopped the run
+// and something was served.
+func rootOf(rs []Reason) (isRoot, follows func(Reason) bool) {
+	never := func(Reason) bool { return false }
+	cause := func(r Reason) bool { return stopping[r.Code] && !absent(r) }
+	switch {
+	case slices.ContainsFunc(rs, cause):
+		waited := rs[slices.IndexFunc(rs, cause)].Code == DeadlineExceeded
+		return cause, func(r Reason) bool {
+			return consequences[r.Code] || r.Unmeasured || r.Code == RankMissing && !waited
+		}
+	case slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] }):
+		return func(r Reason) bool { return stopping[r.Code] }, func(r Reason) bool { return consequences[r.Code] }
+	case slices.ContainsFunc(rs, func(r Reason) bool { return r.NothingServed }):
+		return func(r Reason) bool { return r.NothingServed }, func(r Reason) bool {
+			return !r.NothingServed && (consequences[r.Code] || served[r.Code])
+		}
+	}
+	return never, never
 }
 
 func rankKey(rank *int) string {

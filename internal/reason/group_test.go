@@ -143,3 +143,61 @@ func TestGroupNothingServedHoldsWhatServingWouldHaveLeft(t *testing.T) {
 		t.Fatalf("a stopped run with nothing served grouped %s", got)
 	}
 }
+
+// A rank that exited stops the run: the other ranks, stopped by abbench
+// before they logged a mode or registered, say only that (Unmeasured,
+// rank-missing) and are its consequences, where they were root causes of
+// their own beside it. A mode of another arm stays a cause; with nothing
+// else stopping the run an unlogged mode is its root; and a rank that
+// never registered while a deadline waited for it stays a cause.
+func TestGroupRanksThatNeverGotToLogFollowTheStop(t *testing.T) {
+	unlogged := func(rank int) Reason {
+		r := New(ArmModeMismatch, "ctx rank %d logged no mode line in its measured lifecycle", rank).At("a", "ctx", rank)
+		r.Unmeasured = true
+		return r
+	}
+	exited := New(RankExited, "ctx rank 3 exited with status 127").At("a", "ctx", 3)
+	missing := New(RankMissing, "ctx rank 2 never started").At("a", "ctx", 2)
+	wrong := New(ArmModeMismatch, "ctx rank 1 ran MODE=0").At("a", "ctx", 1)
+	for _, c := range []struct {
+		rs   []Reason
+		want string
+	}{
+		{[]Reason{unlogged(0), unlogged(1), missing, exited}, "rank-exited{arm-mode-mismatch,arm-mode-mismatch,rank-missing}"},
+		{[]Reason{unlogged(0), wrong, exited}, "arm-mode-mismatch{arm-mode-mismatch} rank-exited"},
+		{[]Reason{unlogged(0), unlogged(1), New(ThroughputInvalid, "no record")}, "arm-mode-mismatch{throughput-invalid} arm-mode-mismatch"},
+		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, unlogged(2)}, "deadline-exceeded{arm-mode-mismatch} rank-missing"},
+	} {
+		if got := codes(Group(c.rs)); got != c.want {
+			t.Errorf("grouped %s, want %s", got, c.want)
+		}
+	}
+}
+
+// A fact of four ranks is one line in a text report, naming the other
+// ranks, under a root cause and as a root cause; ranks whose details
+// differ in more than their own rank, or that were found in other runs,
+// stay lines of their own. The reasons themselves are kept (JSON).
+func TestLinesSayAFactOfSeveralRanksOnce(t *testing.T) {
+	noDigest := func(rank int) Reason {
+		return New(DigestMissing, "ctx rank %d reported no activation digest", rank).At("a", "ctx", rank)
+	}
+	other := New(DigestMissing, "ctx rank 5 reported a digest of another algorithm").At("a", "ctx", 5)
+	elsewhere := noDigest(6)
+	elsewhere.Runs = []string{"runs/3-a"}
+	stop := New(RankExited, "ctx rank 9 exited").At("a", "ctx", 9)
+	stop.Consequences = []Reason{noDigest(0), noDigest(1), noDigest(2), noDigest(4), other, elsewhere}
+	got := strings.Join(stop.Lines(), "\n")
+	want := strings.Join([]string{
+		"rank-exited (arm a, role ctx rank 9): ctx rank 9 exited",
+		"  consequence: digest-missing (arm a, role ctx rank 0): ctx rank 0 reported no activation digest (and ctx ranks 1-2, 4 alike)",
+		"  consequence: digest-missing (arm a, role ctx rank 5): ctx rank 5 reported a digest of another algorithm",
+		"  consequence: digest-missing (arm a, role ctx rank 6): ctx rank 6 reported no activation digest (run runs/3-a)",
+	}, "\n")
+	if got != want {
+		t.Fatalf("lines:\n%s\nwant:\n%s", got, want)
+	}
+	if got := LinesOf([]Reason{noDigest(0), noDigest(1)}); len(got) != 1 || !strings.HasSuffix(got[0], "(and ctx rank 1 alike)") {
+		t.Fatalf("root causes: %q", got)
+	}
+}
