@@ -9,7 +9,6 @@ import (
 
 	"github.com/abbench/abbench/internal/decide"
 	"github.com/abbench/abbench/internal/numfmt"
-	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
@@ -195,8 +194,10 @@ func (r Report) WriteText(w io.Writer) error {
 	out.Printf("comparison of %s on %s, baseline %s\n", r.Scenario, MetricLabel(r.Metric), r.Baseline)
 	if r.Verdict == Censored {
 		out.Printf("\nCENSORED: no delta is reported. Every reason, root causes first:\n")
-		for _, line := range reason.LinesOf(r.Reasons) {
-			out.Printf("  %s\n", line)
+		for _, rs := range r.Reasons {
+			for _, line := range rs.Lines() {
+				out.Printf("  %s\n", line)
+			}
 		}
 		out.Println("\nraw values (not comparable):")
 	}

@@ -80,20 +80,12 @@ func (r Report) writeSummaryBody(out *textout.Writer, note string, named bool) {
 			which = " (" + MetricLabel(r.Metric) + ")"
 		}
 		out.Printf("CENSORED%s: no delta is reported. Every reason, root causes first:\n", which)
-		// A root cause's line each (its consequences left to the full
-		// report), a fact of several ranks once.
-		roots := make([]reason.Reason, len(r.Reasons))
 		for i, rs := range r.Reasons {
-			roots[i] = briefRuns(rs)
-			roots[i].Consequences = nil
-		}
-		lines := reason.LinesOf(roots)
-		for i, line := range lines {
 			if i == summaryCauses {
-				out.Printf("  and %d more root cause(s)\n", len(lines)-i)
+				out.Printf("  and %d more root cause(s)\n", len(r.Reasons)-i)
 				break
 			}
-			out.Printf("  %s\n", clipMiddle(line, summaryReason))
+			out.Printf("  %s\n", clipMiddle(briefRuns(rs).Lines()[0], summaryReason))
 		}
 		return
 	}

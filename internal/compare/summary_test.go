@@ -116,19 +116,3 @@ func TestSummaryReasonKeepsItsCause(t *testing.T) {
 		}
 	}
 }
-
-// The arm's environment missing on four ranks is one root cause in the
-// summary, not two and "2 more".
-func TestSummarySaysAFactOfSeveralRanksOnce(t *testing.T) {
-	var rs []reason.Reason
-	for rank := range 4 {
-		rs = append(rs, reason.New(reason.ArmEnvMissing, "ctx rank %d did not receive DISAGGSIM_TERMINAL", rank).At("async", "ctx", rank))
-	}
-	var b strings.Builder
-	if err := NewReport(&Result{Verdict: Censored, Baseline: "blocking", Reasons: rs}).WriteSummary(termwidth.NewWriter(&b, 80), "abbench compare out"); err != nil {
-		t.Fatal(err)
-	}
-	if out := b.String(); strings.Count(out, "arm-env-missing") != 1 || !strings.Contains(strings.ReplaceAll(out, "\n    ", " "), "(and ctx ranks 1-3 alike)") || strings.Contains(out, "more root cause") {
-		t.Fatalf("summary:\n%s", out)
-	}
-}

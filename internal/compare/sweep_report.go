@@ -189,8 +189,10 @@ func (c SweepCell) writeDetail(out *textout.Writer) {
 }
 
 func writeReasons(out *textout.Writer, rs []reason.Reason) {
-	for _, line := range reason.LinesOf(rs) {
-		out.Printf("  %s\n", line)
+	for _, r := range rs {
+		for _, line := range r.Lines() {
+			out.Printf("  %s\n", line)
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/numfmt"
-	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
@@ -67,8 +66,10 @@ func (e *Evidence) WriteText(w io.Writer) error {
 	}
 	if len(e.Reasons) > 0 {
 		out.Println("\nreasons, root causes first:")
-		for _, line := range reason.LinesOf(e.RootCausesFirst()) {
-			out.Printf("  %s\n", line)
+		for _, r := range e.RootCausesFirst() {
+			for _, line := range r.Lines() {
+				out.Printf("  %s\n", line)
+			}
 		}
 	}
 	return out.Err()

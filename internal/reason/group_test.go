@@ -173,31 +173,3 @@ func TestGroupRanksThatNeverGotToLogFollowTheStop(t *testing.T) {
 		}
 	}
 }
-
-// A fact of four ranks is one line in a text report, naming the other
-// ranks, under a root cause and as a root cause; ranks whose details
-// differ in more than their own rank, or that were found in other runs,
-// stay lines of their own. The reasons themselves are kept (JSON).
-func TestLinesSayAFactOfSeveralRanksOnce(t *testing.T) {
-	noDigest := func(rank int) Reason {
-		return New(DigestMissing, "ctx rank %d reported no activation digest", rank).At("a", "ctx", rank)
-	}
-	other := New(DigestMissing, "ctx rank 5 reported a digest of another algorithm").At("a", "ctx", 5)
-	elsewhere := noDigest(6)
-	elsewhere.Runs = []string{"runs/3-a"}
-	stop := New(RankExited, "ctx rank 9 exited").At("a", "ctx", 9)
-	stop.Consequences = []Reason{noDigest(0), noDigest(1), noDigest(2), noDigest(4), other, elsewhere}
-	got := strings.Join(stop.Lines(), "\n")
-	want := strings.Join([]string{
-		"rank-exited (arm a, role ctx rank 9): ctx rank 9 exited",
-		"  consequence: digest-missing (arm a, role ctx rank 0): ctx rank 0 reported no activation digest (and ctx ranks 1-2, 4 alike)",
-		"  consequence: digest-missing (arm a, role ctx rank 5): ctx rank 5 reported a digest of another algorithm",
-		"  consequence: digest-missing (arm a, role ctx rank 6): ctx rank 6 reported no activation digest (run runs/3-a)",
-	}, "\n")
-	if got != want {
-		t.Fatalf("lines:\n%s\nwant:\n%s", got, want)
-	}
-	if got := LinesOf([]Reason{noDigest(0), noDigest(1)}); len(got) != 1 || !strings.HasSuffix(got[0], "(and ctx rank 1 alike)") {
-		t.Fatalf("root causes: %q", got)
-	}
-}

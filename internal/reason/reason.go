@@ -6,7 +6,6 @@ package reason
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -141,85 +140,10 @@ func (r Reason) Lines() []string {
 		first += fmt.Sprintf(" (said %d more times)", r.Repeats)
 	}
 	lines := []string{first}
-	for _, group := range alike(r.Consequences) {
-		lines = append(lines, "  consequence: "+group[0].String()+othersAlike(group))
+	for _, c := range r.Consequences {
+		lines = append(lines, "  consequence: "+c.String())
 	}
 	return lines
-}
-
-// LinesOf is every reason's Lines, for text reports, neighbours that say
-// one fact of several ranks (alike) printed once, the others named.
-func LinesOf(rs []Reason) []string {
-	var lines []string
-	for _, group := range alike(rs) {
-		l := group[0].Lines()
-		l[0] += othersAlike(group)
-		lines = append(lines, l...)
-	}
-	return lines
-}
-
-// alike groups rs where neighbours say one fact of several ranks of a
-// role: the same code, arm, role, repeats and runs, and details that are
-// the same but for each naming its own "ROLE rank N". A report prints a
-// group once, naming the other ranks (othersAlike), so the four ranks a
-// stop left without a digest are one line, not four; the JSON keeps each
-// reason as it is.
-func alike(rs []Reason) [][]Reason {
-	var groups [][]Reason
-	for _, r := range rs {
-		if n := len(groups); n > 0 && sameButRank(groups[n-1][0], r) {
-			groups[n-1] = append(groups[n-1], r)
-			continue
-		}
-		groups = append(groups, []Reason{r})
-	}
-	return groups
-}
-
-func sameButRank(a, b Reason) bool {
-	if a.Rank == nil || b.Rank == nil || a.Code != b.Code || a.Arm != b.Arm || a.Role != b.Role ||
-		a.Repeats != b.Repeats || len(a.Consequences)+len(b.Consequences) > 0 || !slices.Equal(a.Runs, b.Runs) {
-		return false
-	}
-	return strings.ReplaceAll(a.Detail, rankName(a), "\x00") == strings.ReplaceAll(b.Detail, rankName(b), "\x00")
-}
-
-func rankName(r Reason) string { return fmt.Sprintf("%s rank %d", r.Role, *r.Rank) }
-
-// othersAlike is " (and ROLE ranks 1-3 alike)" for a group of alike
-// reasons, "" for one.
-func othersAlike(group []Reason) string {
-	if len(group) < 2 {
-		return ""
-	}
-	ranks := make([]int, 0, len(group)-1)
-	for _, r := range group[1:] {
-		ranks = append(ranks, *r.Rank)
-	}
-	word := "rank"
-	if len(ranks) > 1 {
-		word = "ranks"
-	}
-	return fmt.Sprintf(" (and %s %s %s alike)", group[0].Role, word, spans(ranks))
-}
-
-// spans writes ranks as runs of consecutive numbers: 1-3, 5, 7-8.
-func spans(ranks []int) string {
-	var parts []string
-	for i := 0; i < len(ranks); {
-		j := i
-		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(ranks[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Error wraps reasons as an error, for callers that stop on them.
