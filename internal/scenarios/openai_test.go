@@ -94,3 +94,32 @@ func TestOpenAIRoleRejects(t *testing.T) {
 		t.Errorf("digest: agree with neither: %v", err)
 	}
 }
+
+// TestOwnClientMetricsAreWhatItWrites: a scenario whose record is
+// abbench's own client's is refused, before anything runs, a latency the
+// client never writes (min, max, p99.9: a vLLM record may hold them),
+// naming what it writes and the nearest; the same metrics of a record
+// another client writes pass, and so does every statistic the client
+// writes. Before, validate passed them and the campaign ran to its end.
+func TestOwnClientMetricsAreWhatItWrites(t *testing.T) {
+	declare := func(yaml, metrics string) string {
+		return strings.Replace(yaml, "evidence:\n", "evidence:\n  throughput: {file: openai-result.json, format: vllm, metrics: ["+metrics+"]}\n", 1)
+	}
+	own := openaiBase
+	for metric, want := range map[string]string{
+		"min_ttft_ms":   `metric "min_ttft_ms": abbench's own client writes no min of ttft`,
+		"p99.9_tpot_ms": `metric "p99.9_tpot_ms": abbench's own client writes no p99.9 of tpot into its record (openai-result.json): it writes each latency's mean, median, std, p50, p90, p95, p99, as STAT_KIND_ms; did you mean p99_tpot_ms?`,
+	} {
+		_, err := load(t, declare(own, metric))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", metric, err, want)
+		}
+		s, err := load(t, strings.Replace(base, "format: vllm}", "format: vllm, metrics: ["+metric+"]}", 1))
+		if err != nil || s.MetricProblem(metric) != nil {
+			t.Errorf("%s of another client's vLLM record: %v", metric, err)
+		}
+	}
+	if _, err := load(t, declare(own, "mean_ttft_ms, median_itl_ms, std_e2el_ms, p50_tpot_ms, p99_ttft_ms, output_throughput")); err != nil {
+		t.Errorf("what the client writes: %v", err)
+	}
+}

@@ -18,12 +18,9 @@ func (v *validator) metrics() {
 	t := v.s.Evidence.Throughput
 	tp := p("evidence", "throughput")
 	if t != nil {
-		slo := t.SLO.Set()
-		if t.Format != "regex" {
-			v.provided(append(tp, "metric"), t.Format, t.Metric, slo)
-		}
+		v.provided(append(tp, "metric"), t.Metric)
 		for i, m := range t.Metrics {
-			v.provided(append(tp, "metrics", i), t.Format, m, slo)
+			v.provided(append(tp, "metrics", i), m)
 			if slices.Index(t.Metrics, m) != i {
 				v.at(append(tp, "metrics", i), "metric %q is named twice", m)
 			}
@@ -40,16 +37,11 @@ func (v *validator) metrics() {
 	}
 }
 
-// provided refuses a metric the format's records cannot hold, listing
-// those they can.
-func (v *validator) provided(path []any, format, metric string, slo bool) {
-	switch {
-	case metric == "":
-		v.at(path, "an empty metric: name one of the record's (%s)", records.ProvidedList(format))
-	case metric == records.Goodput && !slo && records.Provides(format, metric, true):
-		v.at(path, "metric goodput needs the requests' objectives: declare evidence.throughput.slo (ttft, tpot, e2e in ms)")
-	case !records.Provides(format, metric, slo):
-		v.at(path, "metric %q: %s records have no such metric%s (they have %s)", metric, format, didYouMeanMetric(format, metric), records.ProvidedList(format))
+// provided refuses a metric the scenario's record cannot hold
+// (Scenario.MetricProblem), listing those it can.
+func (v *validator) provided(path []any, metric string) {
+	if r := v.s.MetricProblem(metric); r != nil {
+		v.at(path, "%s", r.Text())
 	}
 }
 
@@ -111,14 +103,4 @@ func (c Criterion) OutputTolerance() (float64, error) {
 		return 0, fmt.Errorf("within %q: a percentage at least 0 and below 100, such as 2%%", c.Within)
 	}
 	return pct, nil
-}
-
-// didYouMeanMetric is a refusal's "; did you mean NAME?" for a metric a
-// format's records can hold nearest to a mistyped one, "" for none: the
-// list of every metric a format holds runs to hundreds of characters.
-func didYouMeanMetric(format, metric string) string {
-	if near := records.Nearest(format, metric); near != "" {
-		return "; did you mean " + near + "?"
-	}
-	return ""
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -88,6 +90,25 @@ func (o *Options) LoadRuns(args []string) ([]compare.Run, func(), error) {
 	return runs, cleanup, nil
 }
 
+// metricList is --metric's names, each trimmed of spaces ("p99_ttft_ms,
+// goodput" was a metric " goodput" no record has); an empty one or one
+// named twice is refused: a family of a metric and itself would halve
+// each test's share of alpha for nothing.
+func metricList(given []string) ([]string, error) {
+	var out []string
+	for _, m := range given {
+		m = strings.TrimSpace(m)
+		switch {
+		case m == "":
+			return nil, cli.Usagef("name each metric once, comma-separated: --metric p99_ttft_ms,goodput", "--metric %q: an empty metric name", strings.Join(given, ","))
+		case slices.Contains(out, m):
+			return nil, cli.Usagef("name each metric once", "--metric %s: metric %s is named twice", strings.Join(given, ","), m)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
 // Given are the comparison's options as the flags give them.
 func (o *Options) Given() compare.Options {
 	metric := ""
@@ -103,6 +124,11 @@ func (o *Options) Complete() error {
 	if err := o.Format.Check(); err != nil {
 		return err
 	}
+	metrics, err := metricList(o.Metric)
+	if err != nil {
+		return err
+	}
+	o.Metric = metrics
 	co := o.Given()
 	if err := co.Check(); err != nil {
 		return cli.FieldUsage(err, FieldFlags, "")
@@ -220,13 +246,18 @@ func (o *Options) CheckScenarioMetrics(s *scenarios.Scenario) error {
 		return nil
 	}
 	for _, m := range o.Metric {
-		if !records.Provides(t.Format, m, t.SLO.Set()) {
-			hint := "name one of them, or leave --metric out"
-			if near := records.Nearest(t.Format, m); near != "" {
-				hint = "did you mean --metric " + near + "?"
-			}
-			return cli.Usagef(hint, "--metric %s: %s records have no such metric (they have %s)", m, t.Format, records.ProvidedList(t.Format))
+		r := s.MetricProblem(m)
+		if r == nil {
+			continue
 		}
+		hint := "name one of them, or leave --metric out"
+		switch {
+		case r.Near != "":
+			hint = "did you mean --metric " + r.Near + "?"
+		case r.Have == "":
+			hint = "do as it says, or leave --metric out"
+		}
+		return cli.Usagef(hint, "%s", r.Flag(m))
 	}
 	return nil
 }
