@@ -96,6 +96,16 @@ func (r Reason) At(arm, role string, rank int) Reason {
 }
 
 func (r Reason) String() string {
+	if head := r.Head(); head != string(r.Code) {
+		return head + ": " + r.Said()
+	}
+	return fmt.Sprintf("%s: %s", r.Code, r.Said())
+}
+
+// Head is the reason's code and where it was found, without its detail:
+// "requests-failed (arm async)", for a line that points at reasons a
+// report printed whole.
+func (r Reason) Head() string {
 	var where []string
 	if r.Arm != "" {
 		where = append(where, "arm "+r.Arm)
@@ -108,9 +118,9 @@ func (r Reason) String() string {
 		where = append(where, w)
 	}
 	if len(where) == 0 {
-		return fmt.Sprintf("%s: %s", r.Code, r.Said())
+		return string(r.Code)
 	}
-	return fmt.Sprintf("%s (%s): %s", r.Code, strings.Join(where, ", "), r.Said())
+	return fmt.Sprintf("%s (%s)", r.Code, strings.Join(where, ", "))
 }
 
 // shownRuns is how many of a reason's runs its text names; the JSON

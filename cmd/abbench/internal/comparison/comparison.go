@@ -201,7 +201,7 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	}
 	switch {
 	case r.Verdict == compare.Censored:
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", r.Reasons[0]), Hint: o.censoredHint()}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", o.firstCause(r)), Hint: o.censoredHint()}
 	case r.FailsOn(o.FailOn) != "":
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), out.Headline())}
 	case r.GateUndecided != "":
@@ -229,10 +229,29 @@ func (o *Options) report(stdout io.Writer, r report) error {
 // summarizes says whether the report is abbench run's summary.
 func (o *Options) summarizes() bool { return o.Summary != "" && o.Format.Value == "table" }
 
+// firstCause is a censored comparison's first root cause, for its error.
+// Under a text report, which printed every root cause whole just above,
+// it is named by its code and place (a line, not the 200 columns of its
+// detail again); under JSON or Markdown, whose report a person may not
+// read, it is said whole.
+func (o *Options) firstCause(r *compare.Result) string {
+	if o.Format.Value != "table" {
+		return r.Reasons[0].String()
+	}
+	first := r.Reasons[0].Head()
+	if n := len(r.Reasons) - 1; n > 0 {
+		first += fmt.Sprintf(" and %d more root cause(s)", n)
+	}
+	return first
+}
+
 // censoredHint is a censored comparison's hint: where every reason is.
 func (o *Options) censoredHint() string {
 	if o.summarizes() {
 		return "the root causes come first above; " + o.Summary + " lists every reason"
+	}
+	if o.Format.Value != "table" {
+		return "every reason is in the report (reasons, root causes first); fix what they name and run again"
 	}
 	return "every reason is listed above; fix what they name and run again"
 }

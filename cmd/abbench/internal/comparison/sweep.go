@@ -79,7 +79,7 @@ func (o *Options) runFamily(stdout io.Writer, runs []compare.Run, co compare.Opt
 		}
 	}
 	if r := f.Censored(); r != nil {
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, r.Reasons[0]), Hint: o.censoredHint()}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison of %s censored: %s", r.Metric, o.firstCause(r)), Hint: o.censoredHint()}
 	}
 	for _, r := range f.Comparisons {
 		if cond := r.FailsOn(o.FailOn); cond != "" {
