@@ -271,6 +271,9 @@ func (c *execution) blockNodes(r *Result, i int) []string {
 // is read from the status's ranks, never from the reason's words, which
 // quote the rank's last log line.
 func hopeless(run *Run) string {
+	if why := noConnection(run); why != "" {
+		return why
+	}
 	if run.Status == nil || len(run.Status.Reasons) == 0 {
 		return ""
 	}
