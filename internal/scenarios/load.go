@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -184,6 +185,11 @@ func friendlyYAML(msg string) string {
 			want = "a string"
 		default:
 			want = "a mapping"
+		}
+		if d, err := time.ParseDuration(m[2]); err == nil && want == "a number" {
+			// Where a number is read it counts milliseconds (slo:), as
+			// their keys say: a duration was written where ms are read.
+			return fmt.Sprintf("found %s %q where %s is expected: objectives are numbers of milliseconds (%v for %s)", m[1], m[2], want, float64(d)/float64(time.Millisecond), m[2])
 		}
 		return fmt.Sprintf("found %s %q where %s is expected", m[1], m[2], want)
 	}

@@ -22,6 +22,8 @@ func TestMetricsTheFormatProvides(t *testing.T) {
 		{"format: console, metrics: [goodput], slo: {ttft: 200}}", "", "slo: console records have no per-request latencies"},
 		{"format: vllm, slo: {ttft: -1}}", "", "slo.ttft -1: a latency in ms, above 0"},
 		{"format: vllm, slo: {}}", "", "slo declares no objective"},
+		// A duration where ms are read: said how to write it.
+		{"format: vllm, slo: {ttft: 2s}}", "", `found str "2s" where a number is expected: objectives are numbers of milliseconds (2000 for 2s)`},
 		{"format: vllm, slo: {ttft_ms: 200}}", "", `unknown key "ttft_ms" in slo (allowed: e2e, tpot, ttft)`}, // not "field ttft_ms not found in type records.SLO"
 		{"format: vllm}", "  - {output_tokens: equal, within: 200%}\n", `within "200%": a percentage at least 0 and below 100`},
 		{"format: vllm}", "  - {output_tokens: same}\n", `output_tokens: "same" is not allowed`},
@@ -33,6 +35,11 @@ func TestMetricsTheFormatProvides(t *testing.T) {
 		if !errors.As(err, &errs) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: %v, want %q", c.throughput, c.acceptance, err, c.want)
 		}
+	}
+	// An objective refused is one declared: not "declares no objective".
+	_, err := load(t, strings.Replace(base, "format: vllm}", "format: vllm, slo: {ttft: 0, tpot: -5}}", 1))
+	if err == nil || !strings.Contains(err.Error(), "slo.tpot -5") || strings.Contains(err.Error(), "declares no objective") {
+		t.Errorf("ttft 0, tpot -5: %v", err)
 	}
 	for _, ok := range []struct{ throughput, acceptance string }{
 		{"format: vllm, metrics: [p99_ttft_ms, median_itl_ms, p99.9_e2el_ms, goodput], slo: {ttft: 200, tpot: 50, e2e: 2000}}", "  - {output_tokens: equal}\n"},

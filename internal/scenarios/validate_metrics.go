@@ -52,6 +52,7 @@ func (v *validator) slo(path []any, t *Throughput) {
 	if s == nil {
 		return
 	}
+	refused := false
 	for _, o := range []struct {
 		key string
 		ms  float64
@@ -59,13 +60,14 @@ func (v *validator) slo(path []any, t *Throughput) {
 		switch {
 		case o.ms < 0 || math.IsNaN(o.ms) || math.IsInf(o.ms, 0):
 			v.at(append(path, o.key), "slo.%s %v: a latency in ms, above 0", o.key, o.ms)
+			refused = true
 		case o.ms > 0 && o.ms < 1:
 			// Seconds written where ms are read: no request meets the
 			// objective, and goodput is left out of every record.
 			v.warn(append(path, o.key), "slo.%s %v ms: objectives are in milliseconds, and below 1 ms hardly a request meets one (seconds? write %v)", o.key, o.ms, 1000*o.ms)
 		}
 	}
-	if !s.Set() {
+	if !s.Set() && !refused { // an objective refused above was declared
 		v.at(path, "slo declares no objective: give ttft, tpot or e2e in ms (ttft: 500)")
 	}
 	if !records.Provides(t.Format, records.Goodput, true) || !records.MetricsKnown(t.Format) {
