@@ -93,6 +93,9 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	if opts.prompts != "" && opts.synthetic != "" {
 		return cli.Usagef(usage, "give one of --prompts and --synthetic: a dataset file, or a synthetic workload")
 	}
+	if err := givenZero(cmd); err != nil {
+		return err
+	}
 	items, err := readItems(opts)
 	if err != nil {
 		return err
@@ -119,6 +122,29 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 		return err
 	}
 	return loadStatus(cmd.Context().Err(), res.Summarize(), res, opts.allowFailures)
+}
+
+// givenZero refuses a 0 given to a flag whose 0 is its default's stand-in
+// (--rounds 0 ran one round, --burstiness 0 a Poisson schedule, --duration
+// 0s the requests x rounds): a value given is a value meant, and the
+// record would say another.
+func givenZero(cmd *cobra.Command) error {
+	fs := cmd.Flags()
+	for _, f := range []struct{ name, want string }{
+		{"rounds", "a whole number of at least 1"},
+		{"concurrency", "a whole number of at least 1"},
+		{"requests", "a whole number of at least 1 (leave it out for every prompt)"},
+		{"burstiness", "a gamma shape above 0 (1: Poisson; below 1 burstier)"},
+		{"duration", "a time above 0 (leave it out for --requests x --rounds)"},
+	} {
+		if !fs.Changed(f.name) {
+			continue
+		}
+		if v := fs.Lookup(f.name).Value.String(); v == "0" || v == "0s" {
+			return cli.Usagef("run 'abbench load --help' for the flags", "--%s %s: %s", f.name, v, f.want)
+		}
+	}
+	return nil
 }
 
 // readItems reads the workload: the dataset file, or the synthetic spec.

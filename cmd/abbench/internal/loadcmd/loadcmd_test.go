@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -141,6 +142,25 @@ func TestLoadRedactsTheEnvironmentsSecrets(t *testing.T) {
 			if strings.Contains(text, secret) {
 				t.Errorf("%s holds %q", where, secret)
 			}
+		}
+	}
+}
+
+// A 0 given to a flag whose 0 stands for its default is refused, naming
+// the flag, before anything is sent: --rounds 0 ran a round, --burstiness
+// 0 a Poisson schedule, and the record said 1. Left out, each keeps its
+// default.
+func TestGivenZeroIsRefused(t *testing.T) {
+	prompts := filepath.Join(t.TempDir(), "p.jsonl")
+	if err := os.WriteFile(prompts, []byte("[1, 2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"--url", "http://127.0.0.1:1", "--model", "m", "--prompts", prompts, "--out", filepath.Join(t.TempDir(), "r.json")}
+	for _, flag := range [][]string{{"--rounds", "0"}, {"--concurrency", "0"}, {"--requests", "0"}, {"--rate", "5", "--burstiness", "0"}, {"--duration", "0s"}} {
+		err := run(t, append(slices.Clone(base), flag...)...)
+		var ce *cli.Error
+		if !errors.As(err, &ce) || ce.Code != cli.ExitUsage || !strings.Contains(err.Error(), flag[len(flag)-2]+" 0") {
+			t.Errorf("%v: %v, want a usage error naming it", flag, err)
 		}
 	}
 }
