@@ -117,8 +117,16 @@ func runArm(ctx context.Context, stdout, stderr io.Writer, opts armOptions, path
 		if err := cli.WriteJSON(stdout, ev); err != nil {
 			return err
 		}
-	} else if err := render.WriteArm(stdout, st, ev); err != nil {
-		return err
+	} else {
+		// Text for a person: every line fitted to the terminal, as run's
+		// and compare's (the criteria's table was 213 columns).
+		fitted, done := opts.format.Fitted(stdout)
+		if err := render.WriteArm(fitted, st, ev); err != nil {
+			return err
+		}
+		if err := done(); err != nil {
+			return err
+		}
 	}
 	if st.State == rundir.StateInterrupted {
 		return &cli.Error{Code: cli.ExitError, Err: fmt.Errorf("arm %s was interrupted; its logs and status are in %s", st.Arm, st.Dir)}
