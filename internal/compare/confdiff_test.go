@@ -126,3 +126,13 @@ func TestRunsAnEarlyStopLeftUndoneFollowItsCause(t *testing.T) {
 		t.Errorf("consequences %v, want the run that never ran and the arm left without one", held)
 	}
 }
+
+// A run without goodput (not one request met the slo) is censored saying
+// so, and how to see how far the requests missed, not only "has no
+// goodput".
+func TestNoGoodputSaysWhy(t *testing.T) {
+	r := Compare(runsOf(map[string][]float64{"blocking": {100, 101}, "async": {110, 111}}), Options{Effect: 1, Metric: "goodput"})
+	if r.Verdict != Censored || len(r.Reasons) == 0 || !strings.Contains(r.Reasons[0].Detail, "has no goodput: not one of its requests met every objective of the scenario's slo") {
+		t.Fatalf("verdict %s, reasons %v", r.Verdict, r.Reasons)
+	}
+}

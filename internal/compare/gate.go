@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/reason"
+	recs "github.com/abbench/abbench/internal/records"
 )
 
 // gate is one comparison on its way through the censor gate: the runs
@@ -136,8 +137,19 @@ func (g *gate) checkRun(run Run, value *float64) {
 		}
 	}
 	if value == nil {
-		g.add(reason.New(reason.ThroughputInvalid, "run %s (arm %s) has no %s", run.Path, e.Arm, g.opts.Metric))
+		g.add(reason.New(reason.ThroughputInvalid, "run %s (arm %s) has no %s%s", run.Path, e.Arm, g.opts.Metric, whyNoMetric(g.opts.Metric)))
 	}
+}
+
+// whyNoMetric is why an accepted run's record may lack metric, as a
+// reason's tail: goodput is left out where not one request met every
+// objective (a rate of 0 has no ratio to compare), which says more of the
+// arm than "has no goodput" did.
+func whyNoMetric(metric string) string {
+	if metric != recs.Goodput {
+		return ""
+	}
+	return ": not one of its requests met every objective of the scenario's slo (a goodput of 0 has no ratio to compare; --metric p99_ttft_ms or p99_tpot_ms says how far they missed), or its record has no per-request lists"
 }
 
 // notAccepted adds the reasons of a run whose evidence was not accepted,

@@ -287,7 +287,7 @@ func unknownMetricHint(err error) string {
 	var unknown *compare.UnknownMetricError
 	if errors.As(err, &unknown) {
 		if unknown.Metric == records.Goodput {
-			return "check the scenario's slo: (milliseconds) against the runs' latencies (--metric p99_ttft_ms, p99_tpot_ms)"
+			return "goodput needs the scenario's evidence.throughput.slo (ttft, tpot, e2e in ms); where it declares one, no request met it: check the objectives against the runs' latencies (--metric p99_ttft_ms, p99_tpot_ms)"
 		}
 		// The metrics the records hold first: a metric the format may
 		// hold but these records do not (p99.9 where the tool wrote no
