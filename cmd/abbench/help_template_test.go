@@ -83,3 +83,17 @@ func TestEveryHelpFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// load's --help says what its exit 3 means to it: requests that failed,
+// not "censored" evidence it derives none of.
+func TestLoadHelpSaysItsOwnExitThree(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"load", "--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("load --help: exit %d: %s", code, stderr.String())
+	}
+	exit := stdout.String()[strings.Index(stdout.String(), "EXIT STATUS"):]
+	if !strings.Contains(exit, "  3  requests failed") || strings.Contains(exit, "censored") {
+		t.Fatalf("load's exit statuses:\n%s", exit)
+	}
+}

@@ -47,8 +47,16 @@ var CommandExits = map[string][]int{
 	"abbench history show": {cli.ExitOK, cli.ExitError, cli.ExitUsage},
 }
 
+// commandMeaning is what a status means to a command whose meaning of it
+// is its own: load's 3 is requests that failed, which no evidence was
+// derived from to censor.
+var commandMeaning = map[string]map[int]string{
+	"abbench load": {cli.ExitCensored: "requests failed (exit 0 with --allow-failures): the record counts and names them"},
+}
+
 // ExitSection is the EXIT STATUS section of the command at path: the lines
-// of ExitStatus for the statuses it can return.
+// of ExitStatus for the statuses it can return, in its own words where it
+// has them (commandMeaning).
 func ExitSection(path string) string {
 	codes, ok := CommandExits[path]
 	if !ok {
@@ -58,9 +66,13 @@ func ExitSection(path string) string {
 	out := []string{lines[0]}
 	for _, line := range lines[1:] {
 		for _, c := range codes {
-			if strings.HasPrefix(line, fmt.Sprintf("  %d  ", c)) {
-				out = append(out, line)
+			if !strings.HasPrefix(line, fmt.Sprintf("  %d  ", c)) {
+				continue
 			}
+			if meaning, ok := commandMeaning[path][c]; ok {
+				line = fmt.Sprintf("  %d  %s", c, meaning)
+			}
+			out = append(out, line)
 		}
 	}
 	return strings.Join(out, "\n")
