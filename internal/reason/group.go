@@ -49,7 +49,8 @@ func absent(r Reason) bool { return r.Unmeasured || r.Code == RankMissing }
 // first (one that says what a rank did, before one that says what a rank
 // never did) and the reasons that only say what the run then failed to
 // produce become its Consequences; a rank that never registered is one,
-// but where a deadline passed waiting for it. A run that was not stopped
+// but where a deadline passed waiting for it: then that rank is the root
+// and the deadline follows. A run that was not stopped
 // but had not one request served (NothingServed) is grouped the same way
 // under that reason. A reason with the code, arm, role and rank of one
 // already kept is the same fact in other words: it is dropped and counted
@@ -93,9 +94,18 @@ func rootOf(rs []Reason) (isRoot, follows func(Reason) bool) {
 	cause := func(r Reason) bool { return stopping[r.Code] && !absent(r) }
 	switch {
 	case slices.ContainsFunc(rs, cause):
-		waited := rs[slices.IndexFunc(rs, cause)].Code == DeadlineExceeded
+		missing := func(r Reason) bool { return r.Code == RankMissing }
+		if rs[slices.IndexFunc(rs, cause)].Code == DeadlineExceeded && slices.ContainsFunc(rs, missing) {
+			// The deadline passed waiting for ranks that never registered:
+			// a missing rank (what kept it, an unschedulable pod say) is
+			// the root, the deadline and what it stopped follow from it,
+			// and each other missing rank stays a cause of its own.
+			return missing, func(r Reason) bool {
+				return consequences[r.Code] || r.Unmeasured || r.Code == DeadlineExceeded
+			}
+		}
 		return cause, func(r Reason) bool {
-			return consequences[r.Code] || r.Unmeasured || r.Code == RankMissing && !waited
+			return consequences[r.Code] || r.Unmeasured || r.Code == RankMissing
 		}
 	case slices.ContainsFunc(rs, func(r Reason) bool { return stopping[r.Code] }):
 		return func(r Reason) bool { return stopping[r.Code] }, func(r Reason) bool { return consequences[r.Code] }

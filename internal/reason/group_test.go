@@ -149,7 +149,8 @@ func TestGroupNothingServedHoldsWhatServingWouldHaveLeft(t *testing.T) {
 // rank-missing) and are its consequences, where they were root causes of
 // their own beside it. A mode of another arm stays a cause; with nothing
 // else stopping the run an unlogged mode is its root; and a rank that
-// never registered while a deadline waited for it stays a cause.
+// never registered while a deadline waited for it is the root, the
+// deadline its consequence, another such rank a cause of its own.
 func TestGroupRanksThatNeverGotToLogFollowTheStop(t *testing.T) {
 	unlogged := func(rank int) Reason {
 		r := New(ArmModeMismatch, "ctx rank %d logged no mode line in its measured lifecycle", rank).At("a", "ctx", rank)
@@ -166,7 +167,8 @@ func TestGroupRanksThatNeverGotToLogFollowTheStop(t *testing.T) {
 		{[]Reason{unlogged(0), unlogged(1), missing, exited}, "rank-exited{arm-mode-mismatch,arm-mode-mismatch,rank-missing}"},
 		{[]Reason{unlogged(0), wrong, exited}, "arm-mode-mismatch{arm-mode-mismatch} rank-exited"},
 		{[]Reason{unlogged(0), unlogged(1), New(ThroughputInvalid, "no record")}, "arm-mode-mismatch{throughput-invalid} arm-mode-mismatch"},
-		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, unlogged(2)}, "deadline-exceeded{arm-mode-mismatch} rank-missing"},
+		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, unlogged(2)}, "rank-missing{deadline-exceeded,arm-mode-mismatch}"},
+		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, New(RankMissing, "gen rank 0 unschedulable").At("a", "gen", 0)}, "rank-missing{deadline-exceeded} rank-missing"},
 	} {
 		if got := codes(Group(c.rs)); got != c.want {
 			t.Errorf("grouped %s, want %s", got, c.want)
