@@ -288,13 +288,35 @@ func TestOptionsRefused(t *testing.T) {
 		{Options{URL: "h:1", Model: "m", Requests: 3}, "give the server's base URL"},
 		{Options{URL: "http://h:1", Requests: 3}, "no model"},
 		{Options{URL: "http://h:1", Model: "m", Requests: 4}, "requests 4: between 1 and the 3 prompts"},
-		{Options{URL: "http://h:1", Model: "m", Requests: 3, Burstiness: 2}, "burstiness 2 without a rate"},
+		{Options{URL: "http://h:1", Model: "m", Requests: 3, Burstiness: 2}, "burstiness 2: shapes the gaps of a Poisson schedule, and there is no rate"},
 		{Options{URL: "http://h:1", Model: "m", Requests: 3, Endpoint: "embeddings"}, `endpoint "embeddings"`},
 	} {
 		_, err := Run(context.Background(), tokens, c.o)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
 		}
+	}
+}
+
+// Each bad option is an OptionError of its own, named as its flag, so
+// abbench load can say "--max-tokens -1" where a scenario says
+// max_tokens: one problem an error, never two options in one sentence.
+func TestOptionErrorsNameTheirOption(t *testing.T) {
+	_, tokens := tokenPrompts(t, 3)
+	o := Options{URL: "http://h:1", Model: "m", Requests: 3, Concurrency: 1, MaxTokens: -1, Warmup: -2, RampFrom: 3,
+		ConnectTimeout: time.Second, RequestTimeout: -time.Second, Timeout: time.Second, ProgressEvery: time.Second}
+	_, err := Run(context.Background(), tokens, o)
+	var got []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var oe *OptionError
+		if !errors.As(e, &oe) {
+			t.Errorf("%v: not an OptionError", e)
+			continue
+		}
+		got = append(got, oe.Option+"="+oe.Value)
+	}
+	if want := "max-tokens=-1 request-timeout=-1s warmup=-2 ramp-from=3"; strings.Join(got, " ") != want {
+		t.Errorf("options %q, want %q", strings.Join(got, " "), want)
 	}
 }
 

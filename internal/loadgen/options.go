@@ -170,6 +170,9 @@ func (o Options) check(items []Item) error {
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	badOption := func(option string, value any, format string, args ...any) {
+		errs = append(errs, optionError(option, value, format, args...))
+	}
 	if _, err := o.Target(); err != nil {
 		errs = append(errs, err)
 	}
@@ -183,32 +186,38 @@ func (o Options) check(items []Item) error {
 			bad("endpoint chat sends text messages, but the prompts are token IDs: use endpoint completions, or a prompts file of text")
 		}
 	default:
-		bad("endpoint %q: choose %s", o.Endpoint, joinEndpoints())
+		badOption("endpoint", fmt.Sprintf("%q", o.Endpoint), "choose %s", joinEndpoints())
 	}
 	if prompts == 0 {
 		bad("the prompts file holds no prompt")
 	}
 	if o.Requests < 1 || o.Requests > prompts {
-		bad("requests %d: between 1 and the %d prompts of the file", o.Requests, prompts)
+		badOption("requests", o.Requests, "between 1 and the %d prompts of the file", prompts)
 	}
-	if o.Rounds < 1 || o.Concurrency < 1 || o.MaxTokens < 0 {
-		bad("rounds and concurrency must be at least 1, max tokens at least 0 (got %d, %d, %d)", o.Rounds, o.Concurrency, o.MaxTokens)
+	if o.Rounds < 1 {
+		badOption("rounds", o.Rounds, "at least 1")
+	}
+	if o.Concurrency < 1 {
+		badOption("concurrency", o.Concurrency, "at least 1")
+	}
+	if o.MaxTokens < 0 {
+		badOption("max-tokens", o.MaxTokens, "at least 0 (0: not sent)")
 	}
 	if o.Rate < 0 || math.IsInf(o.Rate, 0) || math.IsNaN(o.Rate) {
-		bad("rate %g: requests per second above 0, or 0 for a closed loop", o.Rate)
+		badOption("rate", o.Rate, "requests per second above 0, or 0 for a closed loop")
 	}
 	if o.Rate > 0 && (o.Burstiness <= 0 || math.IsInf(o.Burstiness, 0) || math.IsNaN(o.Burstiness)) {
-		bad("burstiness %g: above 0 (1 is a Poisson process)", o.Burstiness)
+		badOption("burstiness", o.Burstiness, "above 0 (1 is a Poisson process)")
 	}
 	if o.Rate == 0 && o.Burstiness != 0 {
-		bad("burstiness %g without a rate: burstiness shapes a Poisson schedule, give rate too", o.Burstiness)
+		badOption("burstiness", o.Burstiness, "shapes the gaps of a Poisson schedule, and there is no rate: give rate too")
 	}
 	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"connect timeout", o.ConnectTimeout}, {"request timeout", o.RequestTimeout}, {"timeout", o.Timeout}, {"progress interval", o.ProgressEvery}} {
+		option string
+		v      time.Duration
+	}{{"connect-timeout", o.ConnectTimeout}, {"request-timeout", o.RequestTimeout}, {"timeout", o.Timeout}, {"progress-every", o.ProgressEvery}} {
 		if d.v <= 0 {
-			bad("%s %s: must be above 0", d.name, d.v)
+			badOption(d.option, d.v, "must be above 0")
 		}
 	}
 	errs = append(errs, o.checkWorkload(items)...)

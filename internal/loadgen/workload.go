@@ -14,9 +14,12 @@ import (
 func (o Options) checkWorkload(items []Item) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	badOption := func(option string, value any, format string, args ...any) {
+		errs = append(errs, optionError(option, value, format, args...))
+	}
 	for _, it := range items {
 		if it.MaxTokens > 0 && o.MaxTokens > 0 {
-			bad("max tokens %d, but the workload gives each request its own output length (a dataset's reply, a synthetic output_len): leave max tokens out", o.MaxTokens)
+			badOption("max-tokens", o.MaxTokens, "the workload gives each request its own output length (a dataset's reply, a synthetic output_len): leave max tokens out")
 			break
 		}
 	}
@@ -30,14 +33,21 @@ func (o Options) checkWorkload(items []Item) []error {
 			break
 		}
 	}
-	if o.Duration < 0 || o.Warmup < 0 || o.RampOver < 0 {
-		bad("duration %s, warm-up %d, ramp %s: none below 0", o.Duration, o.Warmup, o.RampOver)
+	for _, n := range []struct {
+		option   string
+		value    any
+		negative bool
+		zero     string
+	}{{"duration", o.Duration, o.Duration < 0, "requests x rounds, no duration"}, {"warmup", o.Warmup, o.Warmup < 0, "no warm-up"}, {"ramp-over", o.RampOver, o.RampOver < 0, "no ramp"}} {
+		if n.negative {
+			badOption(n.option, n.value, "not below 0 (0: %s)", n.zero)
+		}
 	}
 	if o.Duration > 0 && o.Rounds > 1 {
-		bad("rounds %d with a duration: a duration run cycles through the prompts until the time is up, leave rounds out", o.Rounds)
+		badOption("rounds", o.Rounds, "with a duration: a duration run cycles through the prompts until the time is up, leave rounds out")
 	}
 	if o.Duration > 0 && o.Timeout > 0 && o.Duration >= o.Timeout {
-		bad("duration %s: less than the run's timeout %s, which must leave the last requests time to finish", o.Duration, o.Timeout)
+		badOption("duration", o.Duration, "less than the run's timeout %s, which must leave the last requests time to finish", o.Timeout)
 	}
 	errs = append(errs, o.CheckRamp()...)
 	return errs
@@ -46,20 +56,22 @@ func (o Options) checkWorkload(items []Item) []error {
 // CheckRamp says what is wrong with the ramp options.
 func (o Options) CheckRamp() []error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	bad := func(format string, args ...any) {
+		errs = append(errs, optionError("ramp-from", o.RampFrom, format, args...))
+	}
 	if o.RampOver > 0 {
 		target := float64(o.Concurrency)
 		if o.Rate > 0 {
 			target = o.Rate
 		}
 		if o.RampFrom < 0 || math.IsNaN(o.RampFrom) || math.IsInf(o.RampFrom, 0) || o.RampFrom > target {
-			bad("ramp from %g: between 0 and the target %g (the rate with a rate, else the concurrency)", o.RampFrom, target)
+			bad("between 0 and the target %g (the rate with a rate, else the concurrency)", target)
 		}
 		if o.Rate == 0 && o.RampFrom < 1 {
-			bad("ramp from %g: a concurrency ramp starts at 1 request in flight or more", o.RampFrom)
+			bad("a concurrency ramp starts at 1 request in flight or more")
 		}
 	} else if o.RampFrom != 0 {
-		bad("ramp from %g without a ramp time: give ramp over too", o.RampFrom)
+		bad("without a ramp time: give ramp over too")
 	}
 	return errs
 }

@@ -112,7 +112,7 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	case errors.As(err, &se):
 		return cli.Usage(err, "--out must name a file in a directory that exists and can be written")
 	case err != nil:
-		return cli.Usage(err, "run 'abbench load --help' for the flags")
+		return cli.Usage(asFlags(err), "run 'abbench load --help' for the flags")
 	}
 	defer res.Close()
 	if err := res.Write(opts.files); err != nil {
@@ -145,6 +145,24 @@ func givenZero(cmd *cobra.Command) error {
 		}
 	}
 	return nil
+}
+
+// asFlags names each option the run refused as the flag that set it
+// ("--max-tokens -1: ..."), one line each; other problems as they are.
+func asFlags(err error) error {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		var oe *loadgen.OptionError
+		if errors.As(e, &oe) {
+			out[i] = fmt.Errorf("--%s %s: %s", oe.Option, oe.Value, oe.Want)
+		}
+	}
+	return errors.Join(out...)
 }
 
 // readItems reads the workload: the dataset file, or the synthetic spec.

@@ -164,3 +164,28 @@ func TestGivenZeroIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadNamesABadOptionAsItsFlag: each refused option is named as the
+// flag that set it, one line each, and nothing is sent. Before, two bad
+// options read "rounds and concurrency must be at least 1, max tokens at
+// least 0 (got 1, 1, -1)" and "duration 0s, warm-up -2, ramp 0s".
+func TestLoadNamesABadOptionAsItsFlag(t *testing.T) {
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t, "--url", "http://127.0.0.1:1", "--model", "m", "--prompts", prompts, "--out", filepath.Join(dir, "r.json"),
+		"--max-tokens", "-1", "--warmup", "-2", "--request-timeout", "-1s")
+	var ce *cli.Error
+	if !errors.As(err, &ce) || ce.Code != cli.ExitUsage {
+		t.Fatalf("err %v (%T), want a usage error", err, err)
+	}
+	want := "--max-tokens -1: at least 0 (0: not sent)\n--request-timeout -1s: must be above 0\n--warmup -2: not below 0 (0: no warm-up)"
+	if got := ce.Err.Error(); got != want {
+		t.Errorf("refused with\n%s\nwant\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run wrote its record: %v", err)
+	}
+}
