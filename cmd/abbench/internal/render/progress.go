@@ -81,12 +81,19 @@ func (p *Progress) Event(e campaign.Event) {
 	// The run's number as wide as the total's, and the figure right-aligned
 	// (as wide as a figure in the thousands): run 9's line and run 10's,
 	// a failed run's "-" and a figure, keep their columns.
-	line := fmt.Sprintf("abbench: run %*d/%d %-8s %-9s %5.1fs", len(strconv.Itoa(e.Total)), e.Index, e.Total, arm, e.State, e.Elapsed.Seconds())
+	state := e.State
+	if e.Ended && e.Evidence != nil && !e.Evidence.Accepted {
+		// The run ended and was judged: its evidence is censored (the arm
+		// exits 3 for that, which the launcher calls failed). "failed"
+		// read as if the run never got to measure; the report says why.
+		state = "censored"
+	}
+	line := fmt.Sprintf("abbench: run %*d/%d %-8s %-9s %5.1fs", len(strconv.Itoa(e.Total)), e.Index, e.Total, arm, state, e.Elapsed.Seconds())
 	if e.Ended {
 		p.ran += e.Elapsed
 		p.ended++
 		value := "-"
-		if e.State == launcher.Succeeded {
+		if state == launcher.Succeeded {
 			// a failed run's record may hold a figure, but no comparison
 			// counts it: beside "failed" it read as a result
 			value = Headline(e.Evidence)

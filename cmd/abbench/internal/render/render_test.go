@@ -27,12 +27,17 @@ func TestProgressLines(t *testing.T) {
 	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "client", Elapsed: 3 * time.Second})
 	// a failed run's record may hold a figure: no comparison counts it
 	p.Event(campaign.Event{Index: 2, Total: 3, Arm: "b", State: "failed", Elapsed: 20 * time.Second, Ended: true, Evidence: measured(20640), Left: 1})
+	// a run that ended judged, its evidence censored (the arm exited 3,
+	// which the launcher calls failed), says censored, with no figure
+	censored := measured(999)
+	censored.Accepted = false
+	p.Event(campaign.Event{Index: 3, Total: 3, Arm: "a", State: "failed", Elapsed: 15 * time.Second, Ended: true, Evidence: censored})
 	p.Done()
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("%d lines, want 2 (one a run):\n%s", len(lines), b.String())
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3 (one a run):\n%s", len(lines), b.String())
 	}
-	for i, want := range []string{"run 1/3 a        succeeded  10.0s  1,234.6  2 left, at most ~20s", "run 2/3 b        failed     20.0s        -  1 left, at most ~15s"} {
+	for i, want := range []string{"run 1/3 a        succeeded  10.0s  1,234.6  2 left, at most ~20s", "run 2/3 b        failed     20.0s        -  1 left, at most ~15s", "run 3/3 a        censored   15.0s        -"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d: %q, want it to hold %q", i+1, lines[i], want)
 		}
