@@ -126,6 +126,15 @@ func TestFamilyVerdictsAndTheStopAreOneDecision(t *testing.T) {
 		if s := NewReport(r).IntervalSentence(); !strings.Contains(s, "whatever the verdict") {
 			t.Errorf("%s: the report does not say what the interval means: %q", r.Metric, s)
 		}
+		// A repeated interval is labelled with its look's level (99.9%)
+		// beside a sentence that says it holds the true change in 95% of
+		// campaigns: the sentence must say why the two differ.
+		if s := NewReport(r).IntervalSentence(); d.Repeated && !strings.Contains(s, "labelled with its look's") {
+			t.Errorf("%s: a repeated %s interval beside %q, which does not say why its label is not the design's level", r.Metric, decide.IntervalLevel(d.Alpha), s)
+		}
+	}
+	if !f.Comparisons[1].Deltas[0].Repeated {
+		t.Errorf("the second metric's interval is not the repeated one: the case above went untested")
 	}
 }
 

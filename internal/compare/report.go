@@ -129,11 +129,11 @@ func (r Report) IntervalSentence() string {
 	level := decide.IntervalLevel(alpha)
 	switch {
 	case stagewise && repeated:
-		return fmt.Sprintf("intervals: of campaigns run with this design, %s hold each true change in the interval printed for it (stagewise where its test stopped the campaign, repeated at its look's level where another test did), whatever the verdict; none is a %s chance that this campaign's change lies in it, nor a promise for the campaigns that claim a change taken alone", level, level)
+		return fmt.Sprintf("intervals: of campaigns run with this design, %s hold each true change in the interval printed for it (stagewise where its test stopped the campaign; repeated where another test did, labelled with its look's higher level, the width that keeps %s at whichever look a campaign stops), whatever the verdict; none is a %s chance that this campaign's change lies in it, nor a promise for the campaigns that claim a change taken alone", level, level, level)
 	case stagewise:
 		return fmt.Sprintf("interval: of campaigns run with this design, %s hold the true change in the interval printed at their stop, whichever look they stop at and whatever the verdict; it is not a %s chance that this campaign's change lies in it, nor a promise for the campaigns that claim a change taken alone", level, level)
 	case repeated:
-		return fmt.Sprintf("interval: the campaign stopped before this test's own stop; the interval at its look's level holds the true change in at least %s of campaigns of this design whatever made them stop and whatever the verdict; it is not a %s chance that this campaign's change lies in it", level, level)
+		return fmt.Sprintf("interval: the campaign stopped before this test's own stop; its interval is labelled with its look's level, higher than %s: that width is what makes it hold the true change in at least %s of campaigns of this design whatever made them stop and whatever the verdict; it is not a %s chance that this campaign's change lies in it", level, level, level)
 	}
 	return ""
 }
