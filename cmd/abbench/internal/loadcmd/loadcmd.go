@@ -195,7 +195,10 @@ func readItems(opts loadOptions) ([]loadgen.Item, error) {
 // requests (exit 3, unless they are allowed), or every request succeeded.
 func loadStatus(stopped error, s loadgen.Summary, res *loadgen.Result, allow bool) error {
 	if stopped != nil {
-		return fmt.Errorf("stopped with %d of %d requests done; the record holds what was done", s.Completed, s.Requested)
+		// In the words and counts of the summary above it (and of the
+		// last progress line: sent = succeeded + failed in flight).
+		notSent := s.Failures[loadgen.KindNotSent]
+		return fmt.Errorf("stopped: of %d requests, %d succeeded, %d failed and %d were not sent; the record holds each", s.Requested, s.Completed, s.Failed-notSent, notSent)
 	}
 	if s.Failed == 0 || allow {
 		return nil

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/cmd/abbench/internal/cli"
+	"github.com/abbench/abbench/internal/loadgen"
 	"github.com/abbench/abbench/internal/redact"
 )
 
@@ -187,5 +188,17 @@ func TestLoadNamesABadOptionAsItsFlag(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused run wrote its record: %v", err)
+	}
+}
+
+// TestLoadStoppedSaysTheSummarysCounts: an interrupted run's last word
+// counts as its summary does (succeeded, failed, not sent), where it
+// said "56 of 5120 requests done" under a progress line of 60 done and
+// a summary of 5064 failed.
+func TestLoadStoppedSaysTheSummarysCounts(t *testing.T) {
+	s := loadgen.Summary{Requested: 5120, Completed: 56, Failed: 5064, Failures: map[string]int{loadgen.KindCancelled: 4, loadgen.KindNotSent: 5060}}
+	err := loadStatus(context.Canceled, s, nil, true)
+	if want := "stopped: of 5120 requests, 56 succeeded, 4 failed and 5060 were not sent; the record holds each"; err == nil || err.Error() != want {
+		t.Errorf("stopped with %v, want %q", err, want)
 	}
 }
