@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/termwidth"
 )
 
 // A config-mismatch names the keys the two runs' scenarios differ in, as
@@ -50,6 +52,28 @@ func TestMultisetWorkloadSaysItsCommand(t *testing.T) {
 		said := strings.Contains(b.String(), "abbench digest --algorithm "+string(digest.TokensSorted)+" FILE")
 		if said != alg.Sorted() {
 			t.Errorf("%s: the command said %v:\n%s", alg, said, b.String())
+		}
+	}
+}
+
+// At 80 columns a digest too long for its line is cut to its first 12
+// hex digits, never wrapped across lines (a digest in two pieces can be
+// neither copied nor read against another); without a width it is whole.
+func TestWorkloadDigestIsNeverWrapped(t *testing.T) {
+	r := Compare(runsOf(map[string][]float64{"blocking": {100, 101, 99}, "async": {110, 111, 109}}), Options{Effect: 1})
+	hex := strings.Repeat("0123456789abcdef", 4)
+	r.Workload = &digest.Digest{Algorithm: digest.TokensSorted, Count: 256, Hex: hex}
+	for _, cols := range []int{0, 80} {
+		var b strings.Builder
+		if err := NewReport(r).WriteText(termwidth.NewWriter(&b, cols)); err != nil {
+			t.Fatal(err)
+		}
+		want := "workload: " + r.Workload.String() + "\n"
+		if cols > 0 {
+			want = fmt.Sprintf("workload: %s:256:0123456789ab...\n", digest.TokensSorted)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("at %d columns no line %q:\n%s", cols, want, b.String())
 		}
 	}
 }

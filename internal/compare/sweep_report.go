@@ -180,7 +180,7 @@ func (c SweepCell) writeDetail(out *textout.Writer) {
 			out.Printf("  %s: %s\n", d.Arm, d.How())
 		}
 		if r.Workload != nil {
-			out.Printf("  workload: %s\n  matched:  %s\n", r.Workload, r.MatchedDigest)
+			out.Printf("  workload: %s\n  matched:  %s\n", fitDigest(out, "  workload: ", *r.Workload), r.MatchedDigest)
 		}
 	}
 	for _, w := range r.Warnings {
