@@ -266,7 +266,7 @@ func fitDigest(w io.Writer, prefix string, d digest.Digest) string {
 	if width := termwidth.Of(w); width <= 0 || termwidth.Display(prefix+whole) <= width {
 		return whole
 	}
-	return fmt.Sprintf("%s:%d:%.12s...", d.Algorithm, d.Count, d.Hex)
+	return d.Abbrev()
 }
 
 // AppendMarkdown appends the Markdown report to path (a CI step summary).

@@ -103,6 +103,14 @@ func (d Digest) String() string {
 	return fmt.Sprintf("%s:%d:%s", d.Algorithm, d.Count, d.Hex)
 }
 
+// Abbrev is the digest with its hex cut to its first 12 digits
+// (ALGORITHM:COUNT:HEX12...), as git shortens a commit: for a line of
+// text too narrow for the whole, where a digest wrapped across lines
+// could be neither copied nor read against another.
+func (d Digest) Abbrev() string {
+	return fmt.Sprintf("%s:%d:%.12s...", d.Algorithm, d.Count, d.Hex)
+}
+
 // Equal reports whether two digests are of the same algorithm, count and value.
 func (d Digest) Equal(o Digest) bool { return d == o }
 

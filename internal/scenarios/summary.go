@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abbench/abbench/internal/digest"
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
@@ -204,7 +206,11 @@ func (s Summary) WriteText(w io.Writer) error {
 		out.Printf("  attached:   %s\n", strings.Join(c.Attached, ", "))
 	}
 	if c.Workload.Prompts != "" {
-		out.Printf("  prompts:    %s\n", c.Workload.Prompts)
+		prompts := c.Workload.Prompts
+		if d, err := digest.Parse(prompts); err == nil && termwidth.Of(w) > 0 && termwidth.Display("  prompts:    "+prompts) > termwidth.Of(w) {
+			prompts = d.Abbrev() // never wrapped across lines (digest.Abbrev)
+		}
+		out.Printf("  prompts:    %s\n", prompts)
 	} else {
 		out.Printf("  prompts:    none (nothing to digest; the workload is its request count)\n")
 	}

@@ -55,7 +55,10 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 			scenarios.Report
 		}{validateSchema, report})
 	} else {
-		err = report.WriteText(stdout)
+		// fitted to the width as every table report is (a terminal's,
+		// else $COLUMNS, else 80)
+		out, done := opts.format.Fitted(stdout)
+		err = errors.Join(report.WriteText(out), done())
 	}
 	if err != nil {
 		return err
