@@ -461,10 +461,23 @@ func TestStoredBaseline(t *testing.T) {
 		t.Errorf("stored baseline whose second run ran on H100: %s %v", r.Verdict, r.Reasons)
 	}
 	other := runsOf(map[string][]float64{"blocking": {1000}})
-	other[0].Evidence.MatchedDigest = "other"
+	other[0].Evidence.MatchedDigest, other[0].Evidence.Token = "other", "other-token"
 	refused := CheckStored(now, other)
 	if !slices.ContainsFunc(refused, func(r *Refusal) bool { return r.Code == reason.ConfigMismatch && r.Run == other[0].Path }) {
 		t.Errorf("a baseline of another scenario: %v", refused)
+	}
+	// The runs themselves, or another run of their campaign, as their own
+	// baseline: refused, where a gate on them always passed.
+	if refused := CheckStored(now, now); len(refused) != len(now) || refused[0].Code != reason.DuplicateRun {
+		t.Errorf("these runs as their own baseline: %v", refused)
+	}
+	ofCampaign := runsOf(map[string][]float64{"blocking": {1000}})
+	ofCampaign[0].Evidence.Token = "another-stage-token"
+	ofCampaign[0].Campaign = &rundir.CampaignRef{PlanDigest: "plan-1"}
+	inCampaign := slices.Clone(now)
+	inCampaign[0].Campaign = &rundir.CampaignRef{PlanDigest: "plan-1"}
+	if refused := CheckStored(inCampaign, ofCampaign); len(refused) != 1 || refused[0].Code != reason.DuplicateRun || !strings.Contains(refused[0].Error(), "of the campaign of these runs") {
+		t.Errorf("a run of these runs' campaign as their baseline: %v", refused)
 	}
 	if refused := CheckStored(now, nil); len(refused) != 1 || !errors.Is(refused[0], ErrStoredEmpty) {
 		t.Errorf("a baseline of no run: %v", refused)

@@ -54,7 +54,29 @@ func CheckStored(current, stored []Run) []*Refusal {
 	refuse := func(code reason.Code, run Run, format string, args ...any) {
 		refused = append(refused, &Refusal{Code: code, Run: run.Path, Err: fmt.Errorf(format, args...)})
 	}
+	tokens, plans := map[string]string{}, map[string]string{}
+	for _, run := range current {
+		if run.Evidence != nil && run.Evidence.Token != "" {
+			tokens[run.Evidence.Token] = run.Path
+		}
+		if run.Campaign != nil && run.Campaign.PlanDigest != "" {
+			plans[run.Campaign.PlanDigest] = run.Path
+		}
+	}
 	for _, run := range stored {
+		// A baseline that is these runs, or their campaign, says nothing
+		// changed whatever changed: a gate on it always passes.
+		switch {
+		case run.Evidence != nil && tokens[run.Evidence.Token] != "":
+			refuse(reason.DuplicateRun, run, "run %s is run %s of these runs (token %s): a stored baseline must be an earlier campaign, not the runs it is compared with",
+				run.Path, tokens[run.Evidence.Token], run.Evidence.Token)
+			continue
+		case run.Campaign != nil && plans[run.Campaign.PlanDigest] != "":
+			refuse(reason.DuplicateRun, run, "run %s is of the campaign of these runs (plan %s, as run %s): a stored baseline must be an earlier campaign, not the one it is compared with",
+				run.Path, short(run.Campaign.PlanDigest), plans[run.Campaign.PlanDigest])
+			continue
+		}
+
 		for _, rs := range run.Censor {
 			refused = append(refused, &Refusal{Code: rs.Code, Run: run.Path, Err: errors.New(rs.Detail)})
 		}
