@@ -96,6 +96,9 @@ func runLoad(cmd *cobra.Command, opts loadOptions) error {
 	if err := givenZero(cmd); err != nil {
 		return err
 	}
+	if err := writableOutputs(opts.files); err != nil {
+		return err
+	}
 	items, err := readItems(opts)
 	if err != nil {
 		return err
@@ -163,6 +166,29 @@ func asFlags(err error) error {
 		}
 	}
 	return errors.Join(out...)
+}
+
+// writableOutputs refuses, before any request is sent, a file flag whose
+// directory does not exist or cannot be written, naming the flag: every
+// file is written at the run's end, and a --duration 1h run lost its
+// hour to a --records path with a typo in it.
+func writableOutputs(f loadgen.Files) error {
+	for _, o := range []struct{ flag, path string }{
+		{"out", f.Record}, {"per-request", f.PerRequest}, {"records", f.Sent}, {"multiset-records", f.SentMultiset},
+		{"dataset-records", f.Cycle}, {"warmup-records", f.Warmup},
+	} {
+		if o.path == "" {
+			continue
+		}
+		dir := filepath.Dir(o.path)
+		probe, err := os.CreateTemp(dir, ".abbench-load-probe-*")
+		if err != nil {
+			return cli.Usagef("--"+o.flag+" must name a file in a directory that exists and can be written", "--%s %s: its directory %s cannot take it: %v", o.flag, o.path, dir, errors.Unwrap(err))
+		}
+		_ = probe.Close() // empty, and removed at once
+		_ = os.Remove(probe.Name())
+	}
+	return nil
 }
 
 // readItems reads the workload: the dataset file, or the synthetic spec.

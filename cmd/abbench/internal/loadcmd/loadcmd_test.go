@@ -202,3 +202,37 @@ func TestLoadStoppedSaysTheSummarysCounts(t *testing.T) {
 		t.Errorf("stopped with %v, want %q", err, want)
 	}
 }
+
+// TestLoadRefusesAnUnwritableRecordsPathFirst: --records (or any file
+// flag) in a directory that does not exist is refused, naming its flag,
+// before any request is sent. Before, the run sent every request, wrote
+// --out, and failed on --records at its end.
+func TestLoadRefusesAnUnwritableRecordsPathFirst(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--records", "--multiset-records", "--warmup-records", "--per-request"} {
+		missing := filepath.Join(dir, "no-such-dir", "f")
+		err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--stream=false", "--out", filepath.Join(dir, "r.json"), flag, missing)
+		var ce *cli.Error
+		if !errors.As(err, &ce) || ce.Code != cli.ExitUsage || !strings.HasPrefix(err.Error(), flag+" "+missing) || !strings.HasPrefix(ce.Hint, flag+" must") {
+			t.Errorf("%s: err %v (%#v), want a usage error naming the flag", flag, err, ce)
+		}
+	}
+	if n := served.Load(); n != 0 {
+		t.Errorf("the server was sent %d requests before the run was refused", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run wrote --out: %v", err)
+	}
+}
