@@ -73,11 +73,9 @@ func TestLoadReadsOnlyThePromptsItSends(t *testing.T) {
 	}
 }
 
-// TestLoadSpoolDirRefused: --out in a directory that does not exist is a
-// usage error naming it, before any request is sent (the run keeps what
-// its files say of each request there as it goes). Before, every request
-// was sent and the run failed when it wrote the record.
-func TestLoadSpoolDirRefused(t *testing.T) {
+// countingServer answers every completion with one token, counting the
+// requests it was sent.
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
@@ -85,12 +83,27 @@ func TestLoadSpoolDirRefused(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}`)
 	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	prompts := filepath.Join(dir, "prompts.jsonl")
+	t.Cleanup(srv.Close)
+	return srv, &served
+}
+
+// twoPrompts is a test directory holding a prompts file of two prompts.
+func twoPrompts(t *testing.T) (dir, prompts string) {
+	dir = t.TempDir()
+	prompts = filepath.Join(dir, "prompts.jsonl")
 	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, prompts
+}
+
+// TestLoadSpoolDirRefused: --out in a directory that does not exist is a
+// usage error naming it, before any request is sent (the run keeps what
+// its files say of each request there as it goes). Before, every request
+// was sent and the run failed when it wrote the record.
+func TestLoadSpoolDirRefused(t *testing.T) {
+	srv, served := countingServer(t)
+	dir, prompts := twoPrompts(t)
 	missing := filepath.Join(dir, "no-such-dir")
 	err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--stream=false", "--out", filepath.Join(missing, "r.json"))
 	var ce *cli.Error
@@ -208,19 +221,8 @@ func TestLoadStoppedSaysTheSummarysCounts(t *testing.T) {
 // before any request is sent. Before, the run sent every request, wrote
 // --out, and failed on --records at its end.
 func TestLoadRefusesAnUnwritableRecordsPathFirst(t *testing.T) {
-	var served atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		served.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"choices": [{"text": "a"}], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}`)
-	}))
-	defer srv.Close()
-	dir := t.TempDir()
-	prompts := filepath.Join(dir, "prompts.jsonl")
-	if err := os.WriteFile(prompts, []byte("[1, 2]\n[3, 4]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srv, served := countingServer(t)
+	dir, prompts := twoPrompts(t)
 	for _, flag := range []string{"--records", "--multiset-records", "--warmup-records", "--per-request"} {
 		missing := filepath.Join(dir, "no-such-dir", "f")
 		err := run(t, "--url", srv.URL, "--model", "m", "--prompts", prompts, "--stream=false", "--out", filepath.Join(dir, "r.json"), flag, missing)
