@@ -59,7 +59,7 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		cmds = append(cmds, c.Commands()...) // subcommands (history add, show)
 	}
 	for _, c := range cmds {
-		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.Parent().Name() == "completion" {
 			continue
 		}
 		if !strings.Contains(c.Long, "EXIT STATUS") || c.Example == "" {
@@ -121,7 +121,7 @@ func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
 	}
 	status := regexp.MustCompile(`(?m)^  (\d)  `)
 	for _, c := range cmds {
-		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" || c.Parent().Name() == "completion" {
 			continue
 		}
 		want, ok := help.CommandExits[c.CommandPath()]

@@ -54,21 +54,6 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return cli.Usage(err, fmt.Sprintf("run '%s --help' for the flags", c.CommandPath()))
 	})
-	// An unknown command is a usage error by its type: cobra's own says
-	// so only in words. Runnable, the root shows its help when given
-	// nothing, as it did.
-	root.Args = func(c *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return nil
-		}
-		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
-		c.SuggestionsMinimumDistance = max(c.SuggestionsMinimumDistance, 2) // cobra's own default
-		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-		}
-		return cli.Usage(errors.New(msg), "run 'abbench --help' for the commands and their flags")
-	}
-	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	arm, runCmd, rankExec, guard, hookGuard := newArmCmd(), newRunCmd(), newRankExecCmd(), newGuardCmd(), newHookGuardCmd()
 	needLinux(arm, runCmd, rankExec, guard, hookGuard)
 	root.AddCommand(validatecmd.New(), digestcmd.New(), arm, newPlanCmd(), runCmd, newCompareCmd(), verifycmd.New(), newReplayCmd(), loadcmd.New(), historycmd.New(), importcmd.New(), rankExec, guard, hookGuard)
@@ -82,7 +67,40 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		}
 	}
 	withExitStatus(root)
+	root.InitDefaultCompletionCmd() // now, not at Execute, so that its unknown shells are refused below
+	refuseUnknownSubcommands(root)
 	useHelpTemplate(root, termwidth.Columns(stdout))
 	complete.Flags(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes an unknown subcommand of c, and of every
+// command below it that has subcommands and no work of its own, a usage
+// error by its type (exit 2): cobra's own says so only in words at the
+// root, and below it only prints the help and exits 0 (`abbench history
+// list`, `abbench completion fsh`), which a CI step with a typo took for
+// success. Given no subcommand, such a command shows its help, as it did.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.RunE != nil || c.Run != nil {
+		return
+	}
+	c.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		c.SuggestionsMinimumDistance = max(c.SuggestionsMinimumDistance, 2) // cobra's own default
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		what := "the commands and their flags"
+		if c.HasParent() {
+			what = "its subcommands"
+		}
+		return cli.Usage(errors.New(msg), fmt.Sprintf("run '%s --help' for %s", c.CommandPath(), what))
+	}
+	c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 }
