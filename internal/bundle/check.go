@@ -26,6 +26,10 @@ type Check struct {
 	// NotRun says why a campaign's planned run that never ran passes
 	// (OK, with no bundle to check): its campaign stopped by its rule.
 	NotRun string `json:"not_run,omitempty"`
+	// NeverRan marks a failed check of a campaign's planned run that never
+	// started (interrupted, or stopped early by a failed run): missing, not
+	// altered, which a resume mends.
+	NeverRan bool `json:"never_ran,omitempty"`
 	// OlderRules says the bundle's evidence was derived by older evidence
 	// rules, which this abbench's judge alike (Verified.OlderRules).
 	OlderRules string `json:"older_rules,omitempty"`

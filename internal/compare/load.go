@@ -186,7 +186,11 @@ func loadRun(f rundir.Found, verifier *bundle.Verifier) (run Run, verified *bund
 	if prov := run.prov; prov != nil {
 		run.Campaign, run.Machines = prov.Campaign, prov.Machines
 	}
-	if pr := f.Planned; pr != nil && pr.Result.ControllerFailed() {
+	if pr := f.Planned; pr != nil && pr.Result.ControllerFailed() && !(pr.Interrupted && saysInterrupted(run.Evidence)) {
+		// A controller that exited 1 because the campaign was stopped
+		// (Ctrl-C) failed nothing: its evidence, censored interrupted,
+		// says so, and a controller-failed before it read as a fault to
+		// fix.
 		run.censor(controllerReason(f, ""))
 	}
 	switch {
@@ -283,4 +287,9 @@ func controllerReason(f rundir.Found, what string) reason.Reason {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// saysInterrupted says e was censored interrupted: its run was stopped.
+func saysInterrupted(e *evidence.Evidence) bool {
+	return e != nil && !e.Accepted && slices.ContainsFunc(e.Reasons, func(r reason.Reason) bool { return r.Code == reason.Interrupted })
 }

@@ -152,7 +152,7 @@ func verifyFound(found []rundir.Found, verifier *bundle.Verifier) []bundle.Check
 				continue
 			}
 		}
-		checks[i] = bundle.Check{Bundle: f.Source, Error: f.Problem + ": a campaign is verified whole"}
+		checks[i] = bundle.Check{Bundle: f.Source, Error: f.Problem + ": a campaign is verified whole", NeverRan: f.Planned != nil && f.Planned.Result == nil}
 	}
 	return checks
 }

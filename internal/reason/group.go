@@ -93,6 +93,13 @@ func rootOf(rs []Reason) (isRoot, follows func(Reason) bool) {
 	never := func(Reason) bool { return false }
 	cause := func(r Reason) bool { return stopping[r.Code] && !absent(r) }
 	switch {
+	case slices.ContainsFunc(rs, func(r Reason) bool { return r.Code == Interrupted }):
+		// Someone stopped the run (Ctrl-C, SIGTERM): that is the root,
+		// and its controller's exit one of its consequences, not a failure
+		// to fix before it; a stop of another kind stays a cause.
+		return func(r Reason) bool { return r.Code == Interrupted }, func(r Reason) bool {
+			return consequences[r.Code] || r.Unmeasured || r.Code == RankMissing || r.Code == ControllerFailed
+		}
 	case slices.ContainsFunc(rs, cause):
 		missing := func(r Reason) bool { return r.Code == RankMissing }
 		if rs[slices.IndexFunc(rs, cause)].Code == DeadlineExceeded && slices.ContainsFunc(rs, missing) {

@@ -168,6 +168,11 @@ func TestGroupRanksThatNeverGotToLogFollowTheStop(t *testing.T) {
 		{[]Reason{unlogged(0), wrong, exited}, "arm-mode-mismatch{arm-mode-mismatch} rank-exited"},
 		{[]Reason{unlogged(0), unlogged(1), New(ThroughputInvalid, "no record")}, "arm-mode-mismatch{throughput-invalid} arm-mode-mismatch"},
 		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, unlogged(2)}, "rank-missing{deadline-exceeded,arm-mode-mismatch}"},
+		// Ctrl-C: the interrupt is the root and the controller's exit
+		// (status 1, cancelled) follows it, where the exit came first
+		{[]Reason{New(ControllerFailed, "its controller exited with status 1 (cancelled)"), New(Interrupted, "interrupted by SIGINT"), unlogged(0), New(ThroughputInvalid, "no record")},
+			"interrupted{controller-failed,arm-mode-mismatch,throughput-invalid}"},
+		{[]Reason{exited, New(Interrupted, "interrupted by SIGINT")}, "interrupted rank-exited"},
 		{[]Reason{New(DeadlineExceeded, "ready not reached in 20s"), missing, New(RankMissing, "gen rank 0 unschedulable").At("a", "gen", 0)}, "rank-missing{deadline-exceeded} rank-missing"},
 	} {
 		if got := codes(Group(c.rs)); got != c.want {

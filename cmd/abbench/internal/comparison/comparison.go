@@ -18,6 +18,7 @@ import (
 	"github.com/abbench/abbench/internal/bundle"
 	"github.com/abbench/abbench/internal/compare"
 	"github.com/abbench/abbench/internal/decide"
+	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/records"
 	"github.com/abbench/abbench/internal/scenarios"
 	"github.com/abbench/abbench/internal/suggest"
@@ -201,7 +202,12 @@ func (o *Options) Run(stdout io.Writer, runs []compare.Run) error {
 	}
 	switch {
 	case r.Verdict == compare.Censored:
-		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", o.firstCause(r)), Hint: o.censoredHint()}
+		hint := o.censoredHint()
+		if r.Reasons[0].Code == reason.Interrupted {
+			// Nothing to fix: the runs were stopped on purpose.
+			hint = "the campaign was interrupted, not broken: abbench run --resume DIR (its --out directory) runs what is left"
+		}
+		return &cli.Error{Code: cli.ExitCensored, Err: fmt.Errorf("comparison censored: %s", o.firstCause(r)), Hint: hint}
 	case r.FailsOn(o.FailOn) != "":
 		return &cli.Error{Code: cli.ExitFailOn, Err: fmt.Errorf("--fail-on %s: %s", r.FailsOn(o.FailOn), out.Headline())}
 	case r.GateUndecided != "":

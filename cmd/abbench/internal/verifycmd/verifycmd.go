@@ -65,12 +65,25 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 }
 
 // unsignedHint is the way on for a failed check of an unsigned bundle:
-// this command's --allow-unsigned accepts it.
+// this command's --allow-unsigned accepts it; where every failed check is
+// of a planned run that never started, a resume.
 func unsignedHint(checks []bundle.Check) string {
+	neverRan, failed := 0, 0
 	for _, c := range checks {
 		if !c.OK && c.Unsigned {
 			return "an unsigned bundle passes with --allow-unsigned (and says so)"
 		}
+		if !c.OK {
+			failed++
+			if c.NeverRan {
+				neverRan++
+			}
+		}
+	}
+	if neverRan > 0 && neverRan == failed {
+		// An interrupted campaign read as tampering: its runs are
+		// missing, which a resume mends, and nothing was altered.
+		return fmt.Sprintf("%d planned run(s) never started (the campaign was interrupted or stopped early): missing, not altered; abbench run --resume DIR runs them, then verify passes", neverRan)
 	}
 	return ""
 }
