@@ -146,7 +146,7 @@ func (o Options) Target() (string, error) {
 	}
 	base := strings.TrimRight(o.URL, "/")
 	if strings.HasSuffix(base, "/completions") {
-		return "", fmt.Errorf("url %q names an endpoint: give the base URL (%s), and choose the endpoint with endpoint (%s)", o.URL, strings.TrimSuffix(strings.TrimSuffix(base, "/completions"), "/chat"), joinEndpoints())
+		return "", fmt.Errorf("url %q names an endpoint: give the base URL (%s), and choose the endpoint with --endpoint (a scenario's endpoint:), %s", o.URL, strings.TrimSuffix(strings.TrimSuffix(base, "/completions"), "/chat"), joinEndpoints())
 	}
 	if !strings.HasSuffix(base, "/v1") {
 		base += "/v1"
