@@ -130,6 +130,12 @@ func resumeRun(ctx context.Context, stderr io.Writer, opts *runOptions, _ string
 		release()
 		return nil, nil, err
 	}
+	if res.Plan != nil && res.Plan.Decided != "" {
+		// A sequential campaign that decided ran what it needed: its
+		// planned runs after the stop are not left, and none will run.
+		_, err = fmt.Fprintf(stderr, "abbench: %s had already decided (%s): nothing is left to run\n", dir, res.Plan.Decided)
+		return res, release, err
+	}
 	_, err = fmt.Fprintf(stderr, "abbench: resuming %s: %d of %d runs left to run\n", dir, res.Left(), len(res.Runs))
 	return res, release, err
 }

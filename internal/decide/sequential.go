@@ -100,6 +100,10 @@ func (s *Sequential) Describe() string {
 	}
 	d := fmt.Sprintf("sequential %d-%d pairs, O'Brien-Fleming spending: looks at levels %s to %s (overall %s)", s.MinPairs, s.MaxPairs,
 		numfmt.Significant(s.LevelAt(s.MinPairs), 2), numfmt.Significant(s.LevelAt(s.MaxPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
+	if s.MinPairs == s.MaxPairs {
+		d = fmt.Sprintf("sequential %d pairs, one look at level %s (overall %s)", s.MinPairs,
+			numfmt.Significant(s.LevelAt(s.MinPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
+	}
 	if s.Futility > 0 {
 		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %s", FutilityFrom, numfmt.Significant(s.Futility, 2))
 	}

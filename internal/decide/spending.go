@@ -40,6 +40,9 @@ var spendCache sync.Map
 // simulated the first time it is used, about a second of two cores for
 // 14 pairs, which abbench run would spend before its first rank.
 func OBFLevels(minPairs, maxPairs int, alpha float64) []float64 {
+	if exactOneLook(minPairs, maxPairs) {
+		return []float64{alpha}
+	}
 	key := lookKey{minPairs, maxPairs, alpha}
 	if v, ok := levelTable[key]; ok {
 		return slices.Clone(v.obf)
@@ -56,6 +59,9 @@ func OBFLevels(minPairs, maxPairs int, alpha float64) []float64 {
 // from the table: what the table's generator (go generate) and its test
 // call.
 func SimulateOBFLevels(minPairs, maxPairs int, alpha float64) []float64 {
+	if exactOneLook(minPairs, maxPairs) {
+		return []float64{alpha}
+	}
 	simulations.Add(1)
 	return spendSim{min: minPairs, max: maxPairs, alpha: alpha}.levels()
 }
@@ -99,6 +105,15 @@ func OBFLevelsSkipping(minPairs, maxPairs int, alpha float64, skipped []int) []f
 func SimulateOBFLevelsSkipping(minPairs, maxPairs int, alpha float64, skipped []int) []float64 {
 	simulations.Add(1)
 	return spendSim{min: minPairs, max: maxPairs, alpha: alpha, skip: skipped}.levels()
+}
+
+// exactOneLook says a design has one look whose level is alpha itself:
+// it spends the whole alpha, and below 2*CrossoverFrom pairs its test is
+// the paired t, exact under the simulation's normal noise, so a
+// simulation would only estimate alpha (0.0501 for 0.05, read as a level
+// above the design's).
+func exactOneLook(minPairs, maxPairs int) bool {
+	return minPairs == maxPairs && minPairs < 2*CrossoverFrom
 }
 
 // obfSpent is how much of alpha OBFSpending has spent by information

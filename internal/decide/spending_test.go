@@ -1,10 +1,13 @@
 package decide
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/abbench/abbench/internal/numfmt"
 )
 
 // The spending boundary holds alpha over all its looks, and by each look
@@ -119,5 +122,24 @@ func TestDescribeSaysLevelsWithoutAnExponent(t *testing.T) {
 	d := s.Describe()
 	if strings.Contains(d, "e-") || !strings.Contains(d, "looks at levels 0.000024 to 0.0344 (overall 0.05)") {
 		t.Errorf("design %q", d)
+	}
+}
+
+// A design of one look tests at alpha itself where its test is exact
+// (the paired t, below 2*CrossoverFrom pairs), and says it has one look:
+// it said "looks at levels 0.05 to 0.0501 (overall 0.05)", a level above
+// the design's, and for a third of 0.05 "0.017 to 0.0167".
+func TestOneLookTestsAtAlpha(t *testing.T) {
+	for _, alpha := range []float64{0.05, 0.05 / 3} {
+		s, err := NewSequential(3, 3, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.LevelAt(3); got != alpha {
+			t.Errorf("alpha %g: the one look tests at %g", alpha, got)
+		}
+		if d, want := s.Describe(), fmt.Sprintf("sequential 3 pairs, one look at level %s (overall %s)", numfmt.Significant(alpha, 3), numfmt.Significant(alpha, 3)); !strings.HasPrefix(d, want) {
+			t.Errorf("design %q, want it to start %q", d, want)
+		}
 	}
 }
