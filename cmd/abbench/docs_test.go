@@ -137,6 +137,11 @@ func TestHelpListsOnlyItsOwnExitStatuses(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s --help lists exit statuses %v, it returns %v", c.CommandPath(), got, want)
 		}
+		// Each says its statuses in its own words: load's, digest's
+		// and verify's help spoke of "run, arm and compare".
+		if strings.Contains(section, "run, arm and compare") {
+			t.Errorf("%s --help: its EXIT STATUS speaks of other commands:\n%s", c.CommandPath(), section)
+		}
 	}
 	if n := len(status.FindAllString(help.ExitStatus, -1)); !strings.Contains(root.Long, help.ExitStatus) || n != 6 {
 		t.Errorf("abbench --help lists %d exit statuses, want all 6", n)

@@ -51,8 +51,13 @@ var CommandExits = map[string][]int{
 // is its own: load's 3 is requests that failed, which no evidence was
 // derived from to censor.
 var commandMeaning = map[string]map[int]string{
-	"abbench load": {cli.ExitCensored: "requests failed (exit 0 with --allow-failures): the record counts and names them"},
+	"abbench load":   {cli.ExitCensored: "requests failed (exit 0 with --allow-failures): the record counts and names them"},
+	"abbench digest": {cli.ExitCensored: "with --explain, the two digests differ (as diff(1) says a difference): a comparison of runs with them would be censored"},
 }
+
+// judging are the commands whose success is accepted evidence, whatever
+// the verdict: the others' 0 is success alone.
+var judging = map[string]bool{"abbench run": true, "abbench arm": true, "abbench compare": true}
 
 // ExitSection is the EXIT STATUS section of the command at path: the lines
 // of ExitStatus for the statuses it can return, in its own words where it
@@ -71,6 +76,10 @@ func ExitSection(path string) string {
 			}
 			if meaning, ok := commandMeaning[path][c]; ok {
 				line = fmt.Sprintf("  %d  %s", c, meaning)
+			} else if c == cli.ExitOK && judging[path] {
+				line = fmt.Sprintf("  %d  success: the evidence was accepted, whatever the verdict", c)
+			} else if c == cli.ExitOK {
+				line = fmt.Sprintf("  %d  success", c)
 			}
 			out = append(out, line)
 		}
