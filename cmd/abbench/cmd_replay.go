@@ -73,10 +73,13 @@ func runReplay(stdout io.Writer, opts replayOptions, path string) error {
 			return err
 		}
 	} else {
-		if _, err := fmt.Fprintf(stdout, "replay of arm %s, token %s (%s)\n", ev.Arm, ev.Token, dir); err != nil {
+		// fitted to the terminal as arm's report of the same evidence
+		// is (its criteria's table was 260 columns)
+		fitted, done := opts.format.Fitted(stdout)
+		if _, err := fmt.Fprintf(fitted, "replay of arm %s, token %s (%s)\n", ev.Arm, ev.Token, dir); err != nil {
 			return err
 		}
-		if err := ev.WriteText(stdout); err != nil {
+		if err := errors.Join(ev.WriteText(fitted), done()); err != nil {
 			return err
 		}
 	}

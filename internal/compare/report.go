@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/abbench/abbench/internal/decide"
-	"github.com/abbench/abbench/internal/digest"
 	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
@@ -228,7 +227,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	r.writeStored(out)
 	if r.Workload != nil && r.Verdict != Censored {
-		out.Printf("\nworkload: %s\n", fitDigest(out, "workload: ", *r.Workload))
+		out.Printf("\nworkload: %s\n", r.Workload.Fit("workload: ", termwidth.Of(out)))
 		if r.Workload.Algorithm.Sorted() {
 			// abbench digest FILE gives the ordered digest: say which
 			// command gives this one.
@@ -254,19 +253,6 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	out.Printf("\nverdict: %s\n", r.Headline())
 	return out.Err()
-}
-
-// fitDigest is d as a text report prints it after prefix: whole where
-// the line fits the width, else its hex cut to its first 12 digits (as
-// git shortens a commit, and as a build's sha256 is printed), since a
-// digest wrapped across lines can be neither copied nor read against
-// another. The JSON and Markdown reports hold it whole.
-func fitDigest(w io.Writer, prefix string, d digest.Digest) string {
-	whole := d.String()
-	if width := termwidth.Of(w); width <= 0 || termwidth.Display(prefix+whole) <= width {
-		return whole
-	}
-	return d.Abbrev()
 }
 
 // AppendMarkdown appends the Markdown report to path (a CI step summary).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/reason"
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
@@ -180,7 +181,7 @@ func (c SweepCell) writeDetail(out *textout.Writer) {
 			out.Printf("  %s: %s\n", d.Arm, d.How())
 		}
 		if r.Workload != nil {
-			out.Printf("  workload: %s\n  matched:  %s\n", fitDigest(out, "  workload: ", *r.Workload), r.MatchedDigest)
+			out.Printf("  workload: %s\n  matched:  %s\n", r.Workload.Fit("  workload: ", termwidth.Of(out)), r.MatchedDigest)
 		}
 	}
 	for _, w := range r.Warnings {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Algorithm is a pinned digest algorithm identifier.
@@ -109,6 +110,16 @@ func (d Digest) String() string {
 // could be neither copied nor read against another.
 func (d Digest) Abbrev() string {
 	return fmt.Sprintf("%s:%d:%.12s...", d.Algorithm, d.Count, d.Hex)
+}
+
+// Fit is d as a line of text that begins with prefix prints it within
+// width columns (0: no limit): whole where it fits, else Abbrev.
+func (d Digest) Fit(prefix string, width int) string {
+	whole := d.String()
+	if width <= 0 || utf8.RuneCountInString(prefix+whole) <= width {
+		return whole
+	}
+	return d.Abbrev()
 }
 
 // Equal reports whether two digests are of the same algorithm, count and value.

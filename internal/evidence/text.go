@@ -6,6 +6,7 @@ import (
 
 	"github.com/abbench/abbench/internal/numfmt"
 	"github.com/abbench/abbench/internal/scenarios"
+	"github.com/abbench/abbench/internal/termwidth"
 	"github.com/abbench/abbench/internal/textout"
 	"github.com/abbench/abbench/internal/texttable"
 )
@@ -28,7 +29,7 @@ func (e *Evidence) WriteText(w io.Writer) error {
 	}
 	out.Printf("evidence: %s\n", verdict)
 	if e.Workload != nil {
-		out.Printf("workload digest: %s\n", e.Workload)
+		out.Printf("workload digest: %s\n", e.Workload.Fit("workload digest: ", termwidth.Of(w)))
 	}
 	if t := e.Throughput; t != nil {
 		metric := e.Headline()

@@ -207,8 +207,8 @@ func (s Summary) WriteText(w io.Writer) error {
 	}
 	if c.Workload.Prompts != "" {
 		prompts := c.Workload.Prompts
-		if d, err := digest.Parse(prompts); err == nil && termwidth.Of(w) > 0 && termwidth.Display("  prompts:    "+prompts) > termwidth.Of(w) {
-			prompts = d.Abbrev() // never wrapped across lines (digest.Abbrev)
+		if d, err := digest.Parse(prompts); err == nil {
+			prompts = d.Fit("  prompts:    ", termwidth.Of(w)) // never wrapped across lines
 		}
 		out.Printf("  prompts:    %s\n", prompts)
 	} else {
