@@ -58,6 +58,13 @@ func (f *Format) Fitted(w io.Writer) (fitted io.Writer, done func() error) {
 	if f.Value != "table" {
 		return w, func() error { return nil }
 	}
+	return Fit(w)
+}
+
+// Fit is w with every line fitted to its width (a terminal's, else
+// $COLUMNS, else 80), for a command whose output is text for a person
+// in every form; call done once the text is written.
+func Fit(w io.Writer) (fitted io.Writer, done func() error) {
 	tw := termwidth.NewWriter(w, termwidth.Columns(w))
 	return tw, tw.Flush
 }

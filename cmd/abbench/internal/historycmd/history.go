@@ -108,9 +108,10 @@ func runHistoryAdd(stdout, stderr io.Writer, store string, opts comparison.Optio
 			nComparisons++
 		}
 	}
-	_, err = fmt.Fprintf(stdout, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
+	fitted, done := cli.Fit(stdout)
+	_, err = fmt.Fprintf(fitted, "%s: added %d entries (%d run(s) and %d comparison(s) of %s on %s; %d were already stored)\n",
 		store, added, nRuns, nComparisons, r.Scenario, r.Metric, len(entries)-added)
-	return errors.Join(err, out.Err())
+	return errors.Join(err, done(), out.Err())
 }
 
 type historyShowOptions struct {
@@ -191,5 +192,6 @@ func runHistoryShow(stdout, stderr io.Writer, o historyShowOptions) error {
 	if o.format.Value == "json" {
 		return cli.WriteJSON(stdout, map[string]any{"schema": "abbench-history-show-v1", "store": o.store, "series": series})
 	}
-	return history.Text(stdout, series, o.detector)
+	fitted, done := o.format.Fitted(stdout)
+	return errors.Join(history.Text(fitted, series, o.detector), done())
 }

@@ -97,7 +97,8 @@ func runImport(stdout io.Writer, o imported.Options) error {
 	if err != nil {
 		return cli.FieldUsage(err, cli.FieldFlags{"Format": "--format", "Arms": "--arm", "Out": "--out", "Paired": "--paired"}, usageHint)
 	}
-	out := textout.New(stdout)
+	fitted, done := cli.Fit(stdout)
+	out := textout.New(fitted)
 	out.Printf("imported %d run(s) of %s records into %s: unsigned, scenario %q\n", len(runs), o.Format, o.Out, imported.Scenario(o.Format))
 	failed := 0
 	for _, r := range runs {
@@ -109,7 +110,7 @@ func runImport(stdout io.Writer, o imported.Options) error {
 		out.Printf("  %s  arm %s  %s  %s\n", r.Dir, r.Arm, r.File, state)
 	}
 	out.Printf("compare them: abbench compare %s\n", filepath.Join(o.Out, "*"))
-	if err := out.Err(); err != nil {
+	if err := errors.Join(out.Err(), done()); err != nil {
 		return err
 	}
 	if failed > 0 {

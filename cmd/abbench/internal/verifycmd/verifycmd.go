@@ -2,6 +2,7 @@
 package verifycmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -53,7 +54,8 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 	if opts.format.Value == "json" {
 		err = cli.WriteJSON(stdout, bundle.CheckReport{Schema: bundle.CheckSchema, Checks: checks})
 	} else {
-		err = bundle.WriteChecks(stdout, checks)
+		fitted, done := opts.format.Fitted(stdout)
+		err = errors.Join(bundle.WriteChecks(fitted, checks), done())
 	}
 	if err != nil {
 		return err
