@@ -44,7 +44,7 @@ func (g *gate) design() Design {
 	var ref *rundir.CampaignRef
 	for _, run := range g.runs {
 		if run.Campaign == nil {
-			return Design{Why: fmt.Sprintf("run %s is of no campaign (made by abbench arm): runs are compared unpaired", run.Path)}
+			return Design{Why: fmt.Sprintf("run %s is of no campaign (made by abbench arm or import, not by abbench run): runs are compared unpaired", run.Path)}
 		}
 		ref = run.Campaign
 	}
