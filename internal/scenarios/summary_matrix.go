@@ -37,7 +37,7 @@ func writeCells(out *textout.Writer, cells []CellSummary) {
 	if len(cells) == 0 {
 		return
 	}
-	out.Printf("\nmatrix: %d cell(s), each its own matched A/B, compared within itself (verdicts Holm-adjusted for the %d cells):\n", len(cells), len(cells))
+	out.Printf("\nmatrix: %d cell(s), each its own matched A/B, compared within itself (the %d cells' verdicts one family: each held to its share of alpha in a sequential campaign, Holm-adjusted in a fixed one):\n", len(cells), len(cells))
 	var rows [][]string
 	for _, c := range cells {
 		rows = append(rows, []string{c.Name, fmt.Sprint(c.Workload.Requests), fmt.Sprint(c.Workload.Concurrency), fmt.Sprint(c.Workload.Rounds), fmt.Sprintf("%.12s", c.MatchedDigest)})
