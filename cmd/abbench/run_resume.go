@@ -183,6 +183,9 @@ func reopen(ctx context.Context, stderr io.Writer, opts *runOptions, scenarioFil
 // resumeError is a refused resume as a usage error (exit 2).
 func resumeError(err error) error {
 	var refused *campaign.RefusedError
+	if errors.As(err, &refused) && refused.NoCampaign {
+		return cli.Usage(err, "--resume takes the --out directory of an abbench run campaign (the one that holds its plan.json)")
+	}
 	if errors.As(err, &refused) {
 		return cli.Usage(err, "resume the campaign with the scenario, flags and binaries it began with (and the files its roles run: put back the one a change names, or give --resume-new-blocks so that no run before the change is paired with one after it), or begin a new one (abbench run SCENARIO --out NEW)")
 	}

@@ -18,6 +18,9 @@ import (
 type RefusedError struct {
 	Dir     string
 	Changes []string
+	// NoCampaign says Dir holds no campaign at all (no plan.json): not a
+	// campaign changed since it began, but the wrong directory.
+	NoCampaign bool
 }
 
 func (e *RefusedError) Error() string {
@@ -106,7 +109,7 @@ func (r *Result) newBlocks(size int, at time.Time, changes []string, now []rundi
 func Recorded(dir string) (*rundir.Plan, error) {
 	p, err := rundir.ReadPlan(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, &RefusedError{Dir: dir, Changes: []string{"it holds no " + rundir.PlanFile + ": no campaign began there"}}
+		return nil, &RefusedError{Dir: dir, Changes: []string{"it holds no " + rundir.PlanFile + ": no campaign began there"}, NoCampaign: true}
 	} else if err != nil {
 		return nil, err
 	}
