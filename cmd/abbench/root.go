@@ -68,6 +68,11 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	withExitStatus(root)
 	root.InitDefaultCompletionCmd() // now, not at Execute, so that its unknown shells are refused below
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" { // cobra's: given the examples every other command's help has
+			c.Example = "  abbench completion bash > /etc/bash_completion.d/abbench\n  source <(abbench completion zsh)\n  abbench completion fish > ~/.config/fish/completions/abbench.fish"
+		}
+	}
 	refuseUnknownSubcommands(root)
 	useHelpTemplate(root, termwidth.Columns(stdout))
 	complete.Flags(root)
