@@ -267,7 +267,7 @@ func TestExplain(t *testing.T) {
 	// A duplicate is content, not order: [x,x] vs [x] differ.
 	if e := Explain(records([]uint32{7}, []uint32{7}), records([]uint32{7})); e.Relation != Different || e.OnlyA != 1 {
 		t.Fatalf("duplicate: %+v", e)
-	} else if want := "different content: 1 of 2 prompts only in A (first at positions 1), 0 of 1 prompts only in B"; e.String() != want {
+	} else if want := "different content: 1 of 2 prompts only in A (first at positions 1), 0 of 1 only in B"; e.String() != want {
 		// it said "(first at positions none)" of a side with none
 		t.Errorf("sentence %q, want %q", e, want)
 	}

@@ -175,14 +175,15 @@ func (e Explanation) String() string {
 	case e.Relation == Reordered:
 		return fmt.Sprintf("reordered: the same %d prompts in another order; the orders first differ at position %d", e.CountA, e.FirstDivergence)
 	}
-	return fmt.Sprintf("different content: %s, %s", only("A", e.OnlyA, e.CountA, e.OnlyAPositions), only("B", e.OnlyB, e.CountB, e.OnlyBPositions))
+	return fmt.Sprintf("different content: %s, %s", only("prompts only in A", e.OnlyA, e.CountA, e.OnlyAPositions), only("only in B", e.OnlyB, e.CountB, e.OnlyBPositions))
 }
 
 // only says how many of a side's prompts the other lacks, and where the
 // first are; "(first at positions none)" where there were none read as
-// a position missing.
-func only(side string, n, count int, at []int) string {
-	s := fmt.Sprintf("%d of %d prompts only in %s", n, count, side)
+// a position missing. Where there are some, the words are as before
+// (evidence written then holds them).
+func only(what string, n, count int, at []int) string {
+	s := fmt.Sprintf("%d of %d %s", n, count, what)
 	if n > 0 && len(at) > 0 {
 		s += fmt.Sprintf(" (first at positions %s)", positions(at, n))
 	}
