@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/internal/arms/ranks"
+	"github.com/abbench/abbench/internal/arms/rankwrap"
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/termwidth"
 )
@@ -114,5 +116,22 @@ func TestSummaryReasonKeepsItsCause(t *testing.T) {
 		if got := clipMiddle(c.s, 30); got != c.want {
 			t.Errorf("clipMiddle(%q, 30) = %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+// A rank whose program was not found: its summary line, cut in its
+// middle, keeps the program's name, which the rank wrapper's question
+// names again at the line's end (it kept "misspelled, or not installed
+// where the rank runs?" and lost the name).
+func TestSummaryKeepsTheProgramNotFound(t *testing.T) {
+	_, err := rankwrap.LookPath("disagsim", strings.Repeat("/opt/tools/bin:", 8)+"/usr/bin")
+	rs := reason.New(reason.RankExited, "gen rank 0 %s during phase start; last log line: abbench-rank: %v", ranks.Exited(127).Reason, err).At("async", "gen", 0)
+	rs.Runs = []string{"out/runs/1-async"}
+	var b strings.Builder
+	if err := NewReport(&Result{Verdict: Censored, Baseline: "blocking", Reasons: []reason.Reason{rs}}).WriteSummary(termwidth.NewWriter(&b, 80), "abbench compare out"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.ReplaceAll(b.String(), "\n    ", " "), `"disagsim"`) {
+		t.Errorf("the program's name lost:\n%s", b.String())
 	}
 }

@@ -366,7 +366,9 @@ func LookPath(file, pathEnv string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%q not found in the rank's PATH (%s): misspelled, or not installed where the rank runs?", file, shortPath(pathEnv))
+	// The name at both ends: a summary that cuts the middle of a long
+	// reason (the rank's exit before this line) keeps its tail.
+	return "", fmt.Errorf("%q not found in the rank's PATH (%s): is %q misspelled, or not installed where the rank runs?", file, shortPath(pathEnv), file)
 }
 
 // shortPath is a PATH for a message: its first directories and how many
