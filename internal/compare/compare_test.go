@@ -559,3 +559,20 @@ func TestInconclusiveStopShowsItsStagewiseP(t *testing.T) {
 		t.Errorf("the table's p %q, the verdict line's %q (%s)", p, want, NewReport(r).Headline())
 	}
 }
+
+// A stored baseline's arm of another count than now's says both counts:
+// "over 3 run(s) per arm" (the smaller) read as the count of each.
+func TestStoredBaselineSaysBothCounts(t *testing.T) {
+	now := runsOf(map[string][]float64{"blocking": {1000, 1004, 996, 1001}, "async": {1100, 1103, 1098, 1101}})
+	then := runsOf(map[string][]float64{"blocking": {1250, 1255, 1246}, "async": {1102, 1099, 1101, 1097}})
+	r := Compare(now, Options{Stored: then, StoredPath: "main"})
+	if r.Stored == nil || len(r.Stored.Deltas) != 2 {
+		t.Fatalf("stored %+v", r.Stored)
+	}
+	for _, d := range r.Stored.Deltas {
+		want := map[string]string{"blocking": "welch-t over 4 run(s) now and 3 then, unpaired", "async": "welch-t over 4 run(s) per arm, unpaired"}[d.Arm]
+		if !strings.HasPrefix(d.How(), want) {
+			t.Errorf("%s: %q, want it to start %q", d.Arm, d.How(), want)
+		}
+	}
+}

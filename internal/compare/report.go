@@ -60,11 +60,16 @@ func (d Delta) decidingP() string {
 
 // How says how a delta was decided, in words.
 func (d Delta) How() string {
-	unit := "run(s) per arm, unpaired"
-	if d.Paired {
-		unit = "pair(s)"
+	over := fmt.Sprintf("%d run(s) per arm, unpaired", d.N)
+	switch {
+	case d.Paired:
+		over = fmt.Sprintf("%d pair(s)", d.N)
+	case d.nowThen[0] != d.nowThen[1]:
+		// a stored baseline's arm of another count than now's: the
+		// smaller alone (N) read as the count of both
+		over = fmt.Sprintf("%d run(s) now and %d then, unpaired", d.nowThen[0], d.nowThen[1])
 	}
-	return fmt.Sprintf("%s over %d %s; smallest effect %.2f%% (%s); %s", d.Method, d.N, unit, d.Effect, d.EffectOf, d.Why)
+	return fmt.Sprintf("%s over %s; smallest effect %.2f%% (%s); %s", d.Method, over, d.Effect, d.EffectOf, d.Why)
 }
 
 // DesignLine describes the design and a sequential campaign's looks.

@@ -80,7 +80,10 @@ type Delta struct {
 	Alpha  float64  `json:"alpha"`
 	Method string   `json:"method"`
 	// N is the number of pairs, or the smaller arm's runs when unpaired.
-	N        int     `json:"n"`
+	N int `json:"n"`
+	// nowThen are an arm's runs now and in a stored baseline, whose
+	// counts may differ (How says both); zero elsewhere.
+	nowThen  [2]int
 	Paired   bool    `json:"paired"`
 	Effect   float64 `json:"effect_pct"`
 	EffectOf string  `json:"effect_source"`

@@ -107,11 +107,11 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 		g.add(rs)
 		return
 	}
-	decisions, arms := g.storedDecisions(runs, rule)
+	decisions, arms, counts := g.storedDecisions(runs, rule)
 	for i, dec := range decisions {
 		pct := dec.Estimate
 		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
-			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Meaning: dec.Meaning, Display: "~"}
+			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Meaning: dec.Meaning, Display: "~", nowThen: counts[i]}
 		if dec.Verdict == Improved || dec.Verdict == Regressed {
 			d.Display = fmt.Sprintf("%+.2f%%", pct)
 		}
@@ -155,7 +155,7 @@ func (st *Stored) describe(runs []Run, current []hardware) (rs reason.Reason, ot
 // storedDecisions tests each arm against the stored runs of the same arm
 // (Holm-corrected when several): an arm the baseline has no run of, or
 // whose values give no ratio, is a warning instead.
-func (g *gate) storedDecisions(runs []Run, rule decide.Rule) (decisions []decide.Decision, arms []string) {
+func (g *gate) storedDecisions(runs []Run, rule decide.Rule) (decisions []decide.Decision, arms []string, nowThen [][2]int) {
 	for _, arm := range g.arms {
 		var then []float64
 		for _, run := range runs {
@@ -175,11 +175,12 @@ func (g *gate) storedDecisions(runs []Run, rule decide.Rule) (decisions []decide
 		}
 		decisions = append(decisions, dec)
 		arms = append(arms, arm)
+		nowThen = append(nowThen, [2]int{len(now), len(then)})
 	}
 	if len(decisions) > 1 {
 		decisions = decide.Holm(decisions, rule)
 	}
-	return decisions, arms
+	return decisions, arms, nowThen
 }
 
 // hardware is a hardware class and host count, and the first run on it.
