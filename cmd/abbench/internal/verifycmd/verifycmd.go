@@ -61,15 +61,15 @@ func runVerify(stdout io.Writer, opts verifyOptions, paths []string) error {
 		return err
 	}
 	if failed > 0 {
-		return &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks)), Hint: unsignedHint(checks)}
+		return &cli.Error{Code: cli.ExitUnverified, Err: fmt.Errorf("%d of %d check(s) failed verification", failed, len(checks)), Hint: verifyHint(checks)}
 	}
 	return nil
 }
 
-// unsignedHint is the way on for a failed check of an unsigned bundle:
+// verifyHint is the way on from failed checks: for an unsigned bundle,
 // this command's --allow-unsigned accepts it; where every failed check is
 // of a planned run that never started, a resume.
-func unsignedHint(checks []bundle.Check) string {
+func verifyHint(checks []bundle.Check) string {
 	neverRan, failed := 0, 0
 	for _, c := range checks {
 		if !c.OK && c.Unsigned {
