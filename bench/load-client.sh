@@ -15,7 +15,10 @@
 # from one pair of runs minutes apart at most.
 # The server gets one core and the client under test the other (taskset),
 # so neither client is measured with the other's share of the machine;
-# wrk posts the body abbench load sends for its first prompt. wrk comes
+# Both send requests of the same size: wrk posts the body abbench load
+# sends for its first prompt, with abbench's User-Agent, and every prompt
+# is 16 token IDs of four digits (a server's work grows with the bytes it
+# reads, and its pace sets the client's). wrk comes
 # from Debian (apt-get install wrk, done here when it is missing).
 # Goals: abbench load reaches at least half wrk's requests per second, at
 # no more CPU per request than wrk, its peak RSS flat in the requests.
@@ -65,13 +68,15 @@ url=http://127.0.0.1:$port
 server=$!
 for _ in $(seq 100); do curl -s -o /dev/null "$url/" 2>/dev/null && break; sleep 0.05; done
 
-# 256 prompts of 16 token IDs; the request body of the first, for wrk.
-for i in $(seq 0 255); do printf '[%s]\n' "$(seq -s, $((i * 16)) $((i * 16 + 15)))"; done >"$work/prompts.jsonl"
-body=$(printf '{"model":"bench","prompt":[%s],"max_tokens":1}' "$(seq -s, 0 15)")
+# 256 prompts of 16 token IDs of four digits each; the request body of
+# the first, for wrk.
+for i in $(seq 0 255); do printf '[%s]\n' "$(seq -s, $((1000 + i * 16)) $((1000 + i * 16 + 15)))"; done >"$work/prompts.jsonl"
+body=$(printf '{"model":"bench","prompt":[%s],"max_tokens":1}' "$(seq -s, 1000 1015)")
 cat >"$work/post.lua" <<LUA
 wrk.method = "POST"
 wrk.body = '$body'
 wrk.headers["Content-Type"] = "application/json"
+wrk.headers["User-Agent"] = "abbench-load"
 LUA
 
 # user+system CPU seconds, wall seconds and peak RSS (KiB) of a command,
@@ -140,8 +145,8 @@ function median(a, k,   i, j, t) {
 BEGIN { printf "%-14s %10s %10s %9s %8s %16s %14s\n", "client", "requests", "req/s", "CPU s", "CPU %", "CPU us/request", "peak RSS MiB" }
 {
 	cpu = $4 + $5
-	if ($1 == "wrk") { w++; wcpu[w] = cpu / $2; wrps[w] = $3; wN += $2; wC += cpu; row("wrk", $2, $3, cpu, $6, $7) }
-	else { a++; acpu[a] = cpu / $2; arps[a] = $3; aN += $2; aC += cpu; failed += $8; row("abbench load", $2, $3, cpu, $6, $7) }
+	if ($1 == "wrk") { w++; wcpu[w] = cpu / $2; wrps[w] = $3; wN += $2; wC += cpu; wU += $4; row("wrk", $2, $3, cpu, $6, $7) }
+	else { a++; acpu[a] = cpu / $2; arps[a] = $3; aN += $2; aC += cpu; aU += $4; failed += $8; row("abbench load", $2, $3, cpu, $6, $7) }
 }
 END {
 	if (fe != "") {
@@ -150,6 +155,7 @@ END {
 	}
 	for (i = 1; i <= a; i++) { cr[i] = acpu[i] / wcpu[i]; rr[i] = arps[i] / wrps[i]; line = line sprintf(" %.2f", cr[i]) }
 	printf "CPU per request, abbench load / wrk, round by round:%s\n", line
+	printf "user + system CPU us/request, all rounds pooled: wrk %.1f + %.1f, abbench load %.1f + %.1f\n", 1e6*wU/wN, 1e6*(wC-wU)/wN, 1e6*aU/aN, 1e6*(aC-aU)/aN
 	printf "abbench load / wrk requests per second: %.2f (goal >= 0.5); CPU per request: %.2f (goal <= 1; all rounds pooled: %.2f); failed requests: %d\n", median(rr, a), median(cr, a), (aC/aN)/(wC/wN), failed
 	printf "ceiling at concurrency 256 and 1 ms: %d req/s\n", 256000
 }' "$work/runs"
