@@ -576,3 +576,35 @@ func TestStoredBaselineSaysBothCounts(t *testing.T) {
 		}
 	}
 }
+
+// Two runs given of a campaign of twelve: the ten not given are one
+// reason that names them by spans, not ten lines.
+func TestRunsNotGivenAreOneReason(t *testing.T) {
+	all := campaignRuns([][2]float64{{1000, 1010}, {1000, 1010}, {1000, 1010}, {1000, 1010}, {1000, 1010}, {1000, 1010}}, nil, 0, 6)
+	r := Compare([]Run{all[0], all[2]}, Options{})
+	var missing []reason.Reason
+	for _, rs := range r.Reasons {
+		if rs.Code == reason.RunMissing {
+			missing = append(missing, rs)
+		}
+	}
+	want := "10 runs of the signed campaign plan plan were not given (2-async, 4-blocking to 12-blocking): a campaign is compared whole"
+	if r.Verdict != Censored || len(missing) != 1 || missing[0].Detail != want {
+		t.Fatalf("%s, run-missing %v: want one reason %q", r.Verdict, missing, want)
+	}
+}
+
+func TestRunSpans(t *testing.T) {
+	for _, c := range []struct {
+		ids  []string
+		want string
+	}{
+		{[]string{"1-a", "2-b"}, "1-a, 2-b"},
+		{[]string{"1-a", "3-a", "4-b", "5-a"}, "1-a, 3-a to 5-a"},
+		{[]string{"2-b", "4-b", "7-a", "8-b"}, "2-b, 4-b, 7-a, 8-b"},
+	} {
+		if got := runSpans(c.ids); got != c.want {
+			t.Errorf("runSpans(%v) = %q, want %q", c.ids, got, c.want)
+		}
+	}
+}

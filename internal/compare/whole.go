@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/abbench/abbench/internal/reason"
 	"github.com/abbench/abbench/internal/rundir"
@@ -63,23 +64,66 @@ func (g *gate) campaigns() {
 			g.undone = append(g.undone, rs...)
 		}
 	}
+	// The runs not given are said in one reason (two, where a sequential
+	// campaign's stop may account for some): a comparison of two runs of
+	// a campaign of 40 is one fact, not 38 lines.
+	var notGiven, notGivenAfter []string
 	for _, id := range ref.Runs {
 		idx := rundir.RunIndex(id)
 		if _, ok := given[idx]; ok || g.missing[id] {
 			continue
 		}
-		rs := reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", id, short(ref.PlanDigest))
 		if afterStop(idx) {
-			g.deferred = append(g.deferred, rs)
+			notGivenAfter = append(notGivenAfter, id)
 		} else {
-			g.add(rs)
+			notGiven = append(notGiven, id)
 		}
+	}
+	if len(notGiven) > 0 {
+		g.add(notGivenReason(notGiven, ref))
+	}
+	if len(notGivenAfter) > 0 {
+		g.deferred = append(g.deferred, notGivenReason(notGivenAfter, ref))
 	}
 	if len(g.deferred) > 0 {
 		g.deferred = append([]reason.Reason{reason.New(reason.RunMissing,
 			"the sequential campaign ends after pair %d of at most %d, but no look decided: it was stopped, not finished (the runs after it follow)",
 			ref.Block(last)+1-ref.Warmup, ref.Sequential.MaxPairs)}, g.deferred...)
 	}
+}
+
+// notGivenReason says that the planned runs ids (in the plan's order)
+// were not given.
+func notGivenReason(ids []string, ref *rundir.CampaignRef) reason.Reason {
+	if len(ids) == 1 {
+		return reason.New(reason.RunMissing, "run %s of the signed campaign plan %s was not given: a campaign is compared whole", ids[0], short(ref.PlanDigest))
+	}
+	return reason.New(reason.RunMissing, "%d runs of the signed campaign plan %s were not given (%s): a campaign is compared whole",
+		len(ids), short(ref.PlanDigest), runSpans(ids))
+}
+
+// runSpans names planned runs (in the plan's order) by spans of
+// consecutive indexes: "1-a, 3-a to 22-b".
+func runSpans(ids []string) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && rundir.RunIndex(ids[j+1]) == rundir.RunIndex(ids[j])+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(ids[i])
+		switch {
+		case j == i+1:
+			b.WriteString(", " + ids[j])
+		case j > i:
+			b.WriteString(" to " + ids[j])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 // duplicateIndex says that run is a second run of the plan index a run at
