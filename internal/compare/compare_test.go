@@ -574,6 +574,15 @@ func TestStoredBaselineSaysBothCounts(t *testing.T) {
 		if !strings.HasPrefix(d.How(), want) {
 			t.Errorf("%s: %q, want it to start %q", d.Arm, d.How(), want)
 		}
+		// JSON says both too: n alone is the smaller.
+		js, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantJSON := map[string]string{"blocking": `"now_then":[4,3]`, "async": `"now_then":[4,4]`}[d.Arm]
+		if !strings.Contains(string(js), wantJSON) {
+			t.Errorf("%s: JSON %s, want %s", d.Arm, js, wantJSON)
+		}
 	}
 }
 

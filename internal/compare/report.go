@@ -64,10 +64,10 @@ func (d Delta) How() string {
 	switch {
 	case d.Paired:
 		over = fmt.Sprintf("%d pair(s)", d.N)
-	case d.nowThen[0] != d.nowThen[1]:
+	case d.NowThen != nil && d.NowThen[0] != d.NowThen[1]:
 		// a stored baseline's arm of another count than now's: the
 		// smaller alone (N) read as the count of both
-		over = fmt.Sprintf("%d run(s) now and %d then, unpaired", d.nowThen[0], d.nowThen[1])
+		over = fmt.Sprintf("%d run(s) now and %d then, unpaired", d.NowThen[0], d.NowThen[1])
 	}
 	return fmt.Sprintf("%s over %s; smallest effect %.2f%% (%s); %s", d.Method, over, d.Effect, d.EffectOf, d.Why)
 }

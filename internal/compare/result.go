@@ -81,9 +81,10 @@ type Delta struct {
 	Method string   `json:"method"`
 	// N is the number of pairs, or the smaller arm's runs when unpaired.
 	N int `json:"n"`
-	// nowThen are an arm's runs now and in a stored baseline, whose
-	// counts may differ (How says both); zero elsewhere.
-	nowThen  [2]int
+	// NowThen are an arm's runs now and in a stored baseline, whose
+	// counts may differ (N is then the smaller; How says both); nil
+	// elsewhere.
+	NowThen  *[2]int `json:"now_then,omitempty"`
 	Paired   bool    `json:"paired"`
 	Effect   float64 `json:"effect_pct"`
 	EffectOf string  `json:"effect_source"`

@@ -111,7 +111,7 @@ func (g *gate) stored(rule decide.Rule, effect float64, effectOf string) {
 	for i, dec := range decisions {
 		pct := dec.Estimate
 		d := Delta{Arm: arms[i], Pct: &pct, Interval: dec.Interval, P: dec.P, Alpha: dec.Alpha, Method: dec.Method, N: dec.N,
-			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Meaning: dec.Meaning, Display: "~", nowThen: counts[i]}
+			Effect: effect, EffectOf: effectOf, Verdict: dec.Verdict, Why: dec.Why, Meaning: dec.Meaning, Display: "~", NowThen: &counts[i]}
 		if dec.Verdict == Improved || dec.Verdict == Regressed {
 			d.Display = fmt.Sprintf("%+.2f%%", pct)
 		}
