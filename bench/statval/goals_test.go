@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/abbench/abbench/internal/decide"
@@ -32,5 +33,21 @@ func TestDefaultDesignMatchesBenchstatAtHighNoise(t *testing.T) {
 		if misses := sequential.Misses(); len(misses) > 0 {
 			t.Errorf("smallest effect %g%%: %v", effect, misses)
 		}
+	}
+}
+
+// The goals cell holds the default design to benchstat's power on the
+// same runs: a design that finds +2% far less often misses the goal and
+// says by how much; held to nothing, the same row meets its goals.
+func TestGoalsHoldTheDefaultDesignToBenchstatsPower(t *testing.T) {
+	rule := decide.Rule{Alpha: decide.DefaultRule.Alpha, Effect: decide.DefaultRule.Effect, HigherIsBetter: true}
+	rows := decide.Validate(model(t, "normal, CV 1%"), []decide.Design{decide.Fixed(3), benchstat(benchstatPairs)}, rule, 300, 5)
+	goals, missed := goalsOf(rows[0], &rows[1])
+	t.Log(goals)
+	if !missed || !strings.Contains(goals, "power +2% ") || !strings.Contains(goals, "(benchstat, unpaired U test)") {
+		t.Errorf("3 pairs (+2%%: %.0f%%) held to benchstat (%.0f%%): %q, missed %v", 100*rows[0].Power[1], 100*rows[1].Power[1], goals, missed)
+	}
+	if goals, missed := goalsOf(rows[0], nil); missed {
+		t.Errorf("3 pairs held to nothing: %q", goals)
 	}
 }

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -123,6 +124,11 @@ type Row struct {
 	// CoverIf are the same shares by the verdict said, over every effect:
 	// improved or regressed, no-change, inconclusive (VerdictKinds).
 	CoverIf [3]Share
+	// found says, per effect of Effects[1:], which campaigns said
+	// improved, in the order drawn: two rows of one Validate call are of
+	// the same campaigns (campaigns names them), so PowerBelow pairs them.
+	found     [][]bool
+	campaigns *int
 }
 
 // VerdictKinds name CoverIf's shares.
@@ -167,6 +173,46 @@ func (row Row) Misses() []string {
 	return append(m, row.coverage(func(c, se float64) bool { return c < GoalCoverageMin-mcZ*se }, "<", GoalCoverageMin)...)
 }
 
+// GoalPowerFrom is the least true change, in percent, at which a design
+// must find the change at least as often as the reference it is held to
+// (benchstat's comparison of the same runs, in bench/statval).
+const GoalPowerFrom = 2.0
+
+// ErrOtherCampaigns is PowerBelow's error for rows that Validate did not
+// make of the same campaigns: their powers cannot be paired.
+var ErrOtherCampaigns = errors.New("the rows are not of the same simulated campaigns (one Validate call)")
+
+// PowerBelow lists the true changes of GoalPowerFrom or more that the
+// row's design finds less often than ref's on the same campaigns, each
+// with both figures. It pairs them campaign by campaign (McNemar): a
+// change is missed only when the campaigns ref found and the row did not
+// outnumber the reverse by more than Monte Carlo error explains (mcZ
+// standard errors of the difference), as the other goals are judged.
+func (row Row) PowerBelow(ref Row) ([]string, error) {
+	if row.campaigns == nil || row.campaigns != ref.campaigns {
+		return nil, ErrOtherCampaigns
+	}
+	var m []string
+	for i, effect := range Effects[1:] {
+		if effect < GoalPowerFrom {
+			continue
+		}
+		onlyRef, onlyRow := 0, 0
+		for t, found := range ref.found[i] {
+			switch {
+			case found && !row.found[i][t]:
+				onlyRef++
+			case !found && row.found[i][t]:
+				onlyRow++
+			}
+		}
+		if diff := float64(onlyRef - onlyRow); diff > 0 && diff > mcZ*math.Sqrt(float64(onlyRef+onlyRow)) {
+			m = append(m, fmt.Sprintf("power +%g%% %.1f%% < %.1f%% (%s)", effect, 100*row.Power[i], 100*ref.Power[i], ref.Design))
+		}
+	}
+	return m, nil
+}
+
 // Wide lists the coverages above 97% of a design whose intervals are not
 // repeated ones: intervals wider than their level needs, which cost power
 // but claim nothing false.
@@ -201,19 +247,25 @@ func (row Row) coverage(miss func(c, se float64) bool, op string, goal float64) 
 func Validate(m Model, designs []Design, rule Rule, trials int, seed uint64) []Row {
 	rng := rand.New(rand.NewPCG(seed, 0xab))
 	rows := make([]Row, len(designs))
+	campaigns := new(int)
 	for i, d := range designs {
-		rows[i] = Row{Model: m.Name, Design: d.Name, Repeated: d.Repeated, Trials: trials}
+		rows[i] = Row{Model: m.Name, Design: d.Name, Repeated: d.Repeated, Trials: trials, campaigns: campaigns}
 	}
 	for ei, effect := range Effects {
 		says := make([]int, len(designs))
 		runs := make([]int, len(designs))
-		for range trials {
+		found := make([][]bool, len(designs))
+		for i := range found {
+			found[i] = make([]bool, trials)
+		}
+		for t := range trials {
 			c := simulate(m, rng, effect)
 			for i, d := range designs {
 				out := d.Decide(c, rule)
 				runs[i] += out.Runs
 				if counts(out.Verdict, effect) {
 					says[i]++
+					found[i][t] = true
 				}
 				rows[i].cover(out, effect)
 			}
@@ -224,6 +276,7 @@ func Validate(m Model, designs []Design, rule Rule, trials int, seed uint64) []R
 				rows[i].FalseRate = rate
 			} else {
 				rows[i].Power = append(rows[i].Power, rate)
+				rows[i].found = append(rows[i].found, found[i])
 			}
 			rows[i].MeanRuns = append(rows[i].MeanRuns, float64(runs[i])/float64(trials))
 		}
