@@ -44,7 +44,7 @@ func TestGoalsHoldTheDefaultDesignToBenchstatsPower(t *testing.T) {
 	rows := decide.Validate(model(t, "normal, CV 1%"), []decide.Design{decide.Fixed(3), benchstat(benchstatPairs)}, rule, 300, 5)
 	goals, missed := goalsOf(rows[0], &rows[1])
 	t.Log(goals)
-	if !missed || !strings.Contains(goals, "power +2% ") || !strings.Contains(goals, "(benchstat, unpaired U test)") {
+	if !missed || !strings.Contains(goals, "power +2% ") || !strings.Contains(goals, "(benchstat, unpaired U test; ") {
 		t.Errorf("3 pairs (+2%%: %.0f%%) held to benchstat (%.0f%%): %q, missed %v", 100*rows[0].Power[1], 100*rows[1].Power[1], goals, missed)
 	}
 	if goals, missed := goalsOf(rows[0], nil); missed {

@@ -207,7 +207,8 @@ func (row Row) PowerBelow(ref Row) ([]string, error) {
 			}
 		}
 		if diff := float64(onlyRef - onlyRow); diff > 0 && diff > mcZ*math.Sqrt(float64(onlyRef+onlyRow)) {
-			m = append(m, fmt.Sprintf("power +%g%% %.1f%% < %.1f%% (%s)", effect, 100*row.Power[i], 100*ref.Power[i], ref.Design))
+			m = append(m, fmt.Sprintf("power +%g%% %.1f%% < %.1f%% (%s; found by it alone in %d campaigns, by this design alone in %d)",
+				effect, 100*row.Power[i], 100*ref.Power[i], ref.Design, onlyRef, onlyRow))
 		}
 	}
 	return m, nil
