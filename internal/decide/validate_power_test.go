@@ -40,7 +40,9 @@ func TestPowerBelowPairsTheSameCampaigns(t *testing.T) {
 	}
 	m := below(few)
 	t.Logf("3 pairs against 10: %v", m)
-	if !slices.ContainsFunc(m, func(s string) bool { return strings.HasPrefix(s, "power +2% ") && strings.Contains(s, "(10 pairs; found by it alone in ") }) {
+	if !slices.ContainsFunc(m, func(s string) bool {
+		return strings.HasPrefix(s, "power +2% ") && strings.Contains(s, "(10 pairs; found by it alone in ")
+	}) {
 		t.Errorf("3 pairs, +2%% found in %.0f%% against 10 pairs' %.0f%%, not listed: %v", 100*few.Power[1], 100*ref.Power[1], m)
 	}
 	if slices.ContainsFunc(m, func(s string) bool { return strings.HasPrefix(s, "power +1% ") }) {
