@@ -617,3 +617,19 @@ func TestRunSpans(t *testing.T) {
 		}
 	}
 }
+
+// A run whose metric is 0 has no ratio: the delta decides nothing and
+// says which runs of which arm hold it, not only that values must be
+// positive.
+func TestAValueOfZeroNamesItsRuns(t *testing.T) {
+	blocks := [][2]float64{{1000, 1030}, {1010, 0}, {990, 1020}, {1005, 0}}
+	r := Compare(campaignRuns(blocks, nil, 0, len(blocks)), Options{Effect: 1})
+	d := r.Deltas[0]
+	want := "2 of 4 async runs (3-async 0, 7-async 0) and 0 of 4 blocking runs have output_throughput at 0 or below"
+	if d.Verdict != Inconclusive || !strings.Contains(d.Why, want) {
+		t.Fatalf("verdict %s, why %q; want %q", d.Verdict, d.Why, want)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(strings.Join(r.Warnings, "\n"), "async vs blocking: "+want) {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}

@@ -2,9 +2,11 @@ package compare
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/abbench/abbench/internal/decide"
 	"github.com/abbench/abbench/internal/numfmt"
@@ -150,9 +152,13 @@ func (g *gate) statistics() {
 		dec, looks, err := g.decide(arms[r.Baseline], arms[name], rule)
 		if err != nil {
 			// No ratio (a value of 0): the delta says so and decides nothing.
+			why := err.Error()
+			if errors.Is(err, decide.ErrNotPositive) {
+				why = g.notPositive(r.Baseline, name)
+			}
 			r.Deltas = append(r.Deltas, Delta{Arm: name, Effect: effect, EffectOf: effectOf, Paired: r.Design.Paired,
-				Verdict: Inconclusive, Display: "~", Method: decide.None, Why: err.Error()})
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s vs %s: %v", name, r.Baseline, err))
+				Verdict: Inconclusive, Display: "~", Method: decide.None, Why: why})
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s vs %s: %s", name, r.Baseline, why))
 			continue
 		}
 		r.Deltas = append(r.Deltas, Delta{Arm: name, Effect: effect, EffectOf: effectOf, Paired: r.Design.Paired, Looks: looks})
@@ -240,6 +246,33 @@ func overall(ds []Delta) string {
 		return Descriptive
 	}
 	return Inconclusive
+}
+
+// notPositive says which runs of the treatment and the baseline hold the
+// metric at 0 or below, where no ratio exists: "values must be positive"
+// alone left the user to find them among every run's record.
+func (g *gate) notPositive(base, treat string) string {
+	var arms []string
+	for _, arm := range []string{treat, base} {
+		var at []string
+		n := 0
+		for _, run := range g.runs {
+			if !counted(run) || run.Evidence.Arm != arm {
+				continue
+			}
+			n++
+			if v := metricOf(run.Evidence, g.opts.Metric); v != nil && !(*v > 0) {
+				at = append(at, fmt.Sprintf("%s %s", run.Path, numfmt.Significant(*v, 3)))
+			}
+		}
+		s := fmt.Sprintf("%d of %d %s runs", len(at), n, arm)
+		if len(at) > 0 {
+			s += " (" + strings.Join(at, ", ") + ")"
+		}
+		arms = append(arms, s)
+	}
+	return fmt.Sprintf("%s and %s have %s at 0 or below: a change is a ratio of positive values, so none is decided; those runs' records say why they measured nothing",
+		arms[0], arms[1], g.opts.Metric)
 }
 
 // decide compares one treatment with the baseline: within pairs when the
