@@ -11,7 +11,14 @@ import (
 // lies, when that is not the path as written: the scenario file's
 // directory is not the reader's working directory, and "prompts.jsonl
 // does not exist" beside a file the reader sees there is a riddle.
+// A scenario given by a relative path resolves to a relative path too,
+// often the written one ("../testdata/p.jsonl" beside a scenario copied to
+// the working directory): it is said absolute, so that the reader sees
+// which directory was read.
 func resolvedAs(written, resolved string) string {
+	if abs, err := filepath.Abs(resolved); err == nil {
+		resolved = abs
+	}
 	if filepath.Clean(written) == filepath.Clean(resolved) {
 		return ""
 	}

@@ -91,7 +91,8 @@ func TestLoadRejects(t *testing.T) {
 		{"duplicate key", "baseline: slow", "baseline: slow\nbaseline: fast", 6, "duplicate key"},
 		{"no baseline", "baseline: slow\n", "", 1, "missing baseline"},
 		{"arm name", "  fast: {", "  Fast!: {", 3, `arm name "Fast!"`},
-		{"env key", `MODE: "1", PEER: "1"`, `MODE: "1", PEER: "1", "1BAD": x`, 4, "declares keys"},
+		{"env key", `MODE: "1", PEER: "1"`, `MODE: "1", PEER: "1", "1BAD": x`, 4, `arm "slow" does not set 1BAD, which arm "fast" sets (line 3)`},
+		{"env key mistyped", `MODE: "0", PEER: "1"`, `MODE: "0", PEEER: "1"`, 4, `arm "slow" sets PEEER where arm "fast" sets PEER (line 3): one of them is mistyped`},
 		{"arm key in role env", "command: [srv,", "env: {PEER: x}, command: [srv,", 8, "PEER is an arm key"},
 		{"after unknown", "after_ready: true,", "after: [db],", 9, `starts after "db", which is not a role`},
 		{"cycle", "arm_env: true, command: [srv", "arm_env: true, after: [client], command: [srv", 7, "server -> client -> server"},
@@ -412,5 +413,12 @@ func TestMissingPromptsFileSaysWhereAndWhatIsNear(t *testing.T) {
 	path = write(t, filepath.Join(dir, "scenarios"), "t.yaml", strings.Replace(base, "prompts.jsonl", "../nowhere/p.jsonl", 1))
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "cannot be read either") {
 		t.Errorf("a missing directory: %v", err)
+	}
+	// A scenario named relative to the working directory: the prompts
+	// file is still said where it lies, absolute.
+	t.Chdir(filepath.Join(dir, "scenarios"))
+	want = "prompts file ../nowhere/p.jsonl (" + filepath.Join(dir, "nowhere", "p.jsonl") + ") does not exist"
+	if _, err := Load("t.yaml"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a scenario given relative: %v\nwant it to hold %q", err, want)
 	}
 }

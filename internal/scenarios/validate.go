@@ -118,8 +118,7 @@ func (v *validator) arms() {
 		if firstKeys == nil {
 			firstKeys, first = keys, name
 		} else if !slices.Equal(keys, firstKeys) {
-			v.at(p("arms", name, "env"), "arm %q declares keys %s but arm %q declares %s: every arm must set the same keys",
-				name, strings.Join(keys, ", "), first, strings.Join(firstKeys, ", "))
+			v.keysDiffer(name, keys, first, firstKeys)
 		}
 		sig := envSignature(arm.Env)
 		if arm.Build != nil {
