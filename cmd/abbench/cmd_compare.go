@@ -33,5 +33,11 @@ func newCompareCmd() *cobra.Command {
 	}
 	comparison.AddFlags(cmd, &opts)
 	cli.AddFormat(cmd.Flags(), &opts.Format, compare.Formats...)
+	// compare prints the full report whatever it is told. -v is taken as
+	// abbench run takes it, so that the run summary's "full report:
+	// abbench compare DIR (or abbench run -v)" does not send a reader who
+	// tries compare -v to an unknown flag.
+	var verbose bool
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "the full report, which compare prints anyway (as abbench run -v does)")
 	return cmd
 }
