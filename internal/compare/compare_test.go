@@ -633,3 +633,28 @@ func TestAValueOfZeroNamesItsRuns(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 }
+
+// Where every rank of every arm logs one value of an arm key the arms set
+// differently, the system never took the arm's value (a misspelt key):
+// that cause comes first, before each rank's own mismatch; where the
+// ranks follow their arms, nothing of it is said.
+func TestAnArmKeyNoRankTookIsTheRootCause(t *testing.T) {
+	unread := "every rank of every arm logs T=0, though the arms set 0 and 1: the system never took T"
+	runs := runsOf(map[string][]float64{"blocking": {100, 101, 99}, "async": {100, 102, 98}})
+	for _, run := range runs {
+		run.Evidence.Ranks[0].Mode["T"] = "0" // async's ranks too: the system read another name
+	}
+	r := Compare(runs, Options{Effect: 1})
+	if r.Verdict != Censored || len(r.Reasons) < 2 || r.Reasons[0].Code != reason.ArmModeMismatch || !strings.Contains(r.Reasons[0].Detail, unread) {
+		t.Fatalf("verdict %s, reasons %v", r.Verdict, r.Reasons)
+	}
+	if !strings.Contains(r.Reasons[1].Detail, "ctx rank 0 logs T=0, but arm async sets \"1\"") {
+		t.Errorf("the rank's own mismatch: %v", r.Reasons[1])
+	}
+	r = Compare(runsOf(map[string][]float64{"blocking": {100, 101, 99}, "async": {100, 102, 98}}), Options{Effect: 1})
+	for _, rs := range r.Reasons {
+		if strings.Contains(rs.Detail, "every rank of every arm") {
+			t.Errorf("ranks that followed their arms: %v", rs)
+		}
+	}
+}

@@ -76,6 +76,7 @@ func (g *gate) check() {
 	if g.opts.Baseline != "" {
 		r.Baseline = g.opts.Baseline
 	}
+	g.modeUnread()
 	tokens := map[string]string{}
 	present := map[string]bool{}
 	g.copies = map[int]bool{}
@@ -130,7 +131,7 @@ func (g *gate) checkRun(run Run, value *float64) {
 	for _, f := range e.Ranks {
 		for k, v := range f.Mode {
 			if want, ok := e.ArmEnv[k]; ok && v != want {
-				rs := reason.New(reason.ArmModeMismatch, "%s rank %d ran %s=%s, but arm %s declares %q", f.Role, f.Rank, k, v, e.Arm, want).At(e.Arm, f.Role, f.Rank)
+				rs := reason.New(reason.ArmModeMismatch, "%s rank %d logs %s=%s, but arm %s sets %q", f.Role, f.Rank, k, v, e.Arm, want).At(e.Arm, f.Role, f.Rank)
 				rs.Runs = []string{run.Path}
 				g.add(rs)
 			}

@@ -146,8 +146,11 @@ func (r Reason) Said() string {
 // reports.
 func (r Reason) Lines() []string {
 	first := r.String()
-	if r.Repeats > 0 {
-		first += fmt.Sprintf(" (said %d more times)", r.Repeats)
+	switch {
+	case r.Repeats == 1:
+		first += " (said once more, in other words)"
+	case r.Repeats > 1:
+		first += fmt.Sprintf(" (said %d more times, in other words)", r.Repeats)
 	}
 	lines := []string{first}
 	for _, c := range r.Consequences {
