@@ -84,7 +84,6 @@ func main() {
 	fmt.Println("every cell meets its goals (false verdicts <= 5%, coverage >= 93%, within Monte Carlo error at 1%; wide: coverage above 97% for intervals that are not repeated ones)")
 }
 
-// share is a coverage as the table prints it: "-" where no interval counted.
 // goalsOf is a row's goals cell and whether it misses one: the goals it
 // misses, else "met" and the coverages wider than their level needs. A
 // row given bench (the default design's) is also held to benchstat's
@@ -108,6 +107,7 @@ func goalsOf(row decide.Row, bench *decide.Row) (string, bool) {
 	return "met", false
 }
 
+// share is a coverage as the table prints it: "-" where no interval counted.
 func share(s decide.Share) string {
 	if s.N == 0 {
 		return "-"

@@ -657,4 +657,15 @@ func TestAnArmKeyNoRankTookIsTheRootCause(t *testing.T) {
 			t.Errorf("ranks that followed their arms: %v", rs)
 		}
 	}
+	// A third arm whose ranks logged nothing (its runs failed before
+	// their mode line) leaves "every arm" unproven: nothing of it is said.
+	third := ev("async", "third-0", 100)
+	third.Arm, third.ArmEnv = "third", map[string]string{"T": "2"}
+	third.Ranks[0].Mode = nil
+	r = Compare(append(runs, Run{Path: "third-0", Evidence: third}), Options{Effect: 1})
+	for _, rs := range r.Reasons {
+		if strings.Contains(rs.Detail, "every rank of every arm") {
+			t.Errorf("an arm that logged nothing: %v", rs)
+		}
+	}
 }

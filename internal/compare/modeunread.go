@@ -19,8 +19,10 @@ func (g *gate) modeUnread() {
 	set := map[string]map[string]bool{}    // key: the values the arms set
 	logged := map[string]map[string]bool{} // key: the values the ranks logged
 	armsLogging := map[string]map[string]bool{}
+	present := map[string]bool{}
 	for _, run := range g.runs {
 		e := run.Evidence
+		present[e.Arm] = true
 		for k, v := range e.ArmEnv {
 			addTo(set, k, v)
 		}
@@ -32,7 +34,9 @@ func (g *gate) modeUnread() {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(set)) {
-		if len(set[k]) < 2 || len(logged[k]) != 1 || len(armsLogging[k]) < 2 {
+		// Every arm given logs it: an arm whose ranks logged nothing (a run
+		// that failed before its mode line) leaves "every arm" unproven.
+		if len(set[k]) < 2 || len(logged[k]) != 1 || len(armsLogging[k]) != len(present) {
 			continue
 		}
 		v := slices.Collect(maps.Keys(logged[k]))[0]
