@@ -64,6 +64,7 @@ func (v *validator) run() {
 	v.attach()
 	v.evidence()
 	v.armEnvCovered()
+	v.differingKeysProven()
 	v.acceptance()
 	v.metrics()
 	v.deadlines()

@@ -205,3 +205,30 @@ func TestRecordValidNeedsAToolThatSaysValid(t *testing.T) {
 		t.Errorf("{record: valid} of an mlperf record: %v", err)
 	}
 }
+
+// An arm key that differs between the arms but that no mode pattern
+// names is warned about at its line in the first arm: the ranks get it,
+// but nothing shows the system took it (a name it never reads would run
+// one mode in every arm). A key every arm sets alike, or one the
+// pattern names, is not.
+func TestADifferingKeyNoModeNamesIsWarnedAbout(t *testing.T) {
+	unread := strings.NewReplacer(`{MODE: "1", PEER: "1"}`, `{MODE: "1", PEER: "1", FAST: "1"}`,
+		`{MODE: "0", PEER: "1"}`, `{MODE: "0", PEER: "1", FAST: "0"}`).Replace(base)
+	s, err := load(t, unread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0].Line != 3 || !strings.Contains(s.Warnings[0].Msg, "arm key FAST differs between the arms, but no mode pattern has a group (?P<FAST>...)") {
+		t.Errorf("warnings %v, want one at line 3 naming FAST", s.Warnings)
+	}
+	named := strings.Replace(unread, `mode=(?P<MODE>\d)'`, `mode=(?P<MODE>\d) fast=(?P<FAST>\d)'`, 1)
+	if named == unread {
+		t.Fatal("the test's pattern edit matched nothing")
+	}
+	if s, err = load(t, named); err != nil || len(s.Warnings) != 0 {
+		t.Errorf("a key the mode pattern names: %v, warnings %v", err, s.Warnings)
+	}
+	if s, err = load(t, base); err != nil || len(s.Warnings) != 0 {
+		t.Errorf("PEER, set alike in every arm: %v, warnings %v", err, s.Warnings)
+	}
+}

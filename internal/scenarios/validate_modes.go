@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -77,4 +78,43 @@ func coveredRoles(rules ModeRules) string {
 		}
 	}
 	return "the mode rules cover roles " + strings.Join(quoted, ", ") + " only"
+}
+
+// differingKeysProven warns of each arm key whose value differs between
+// the arms that no mode pattern (nor an attached server's probe) has a
+// group for. A rank's registration proves the arm's environment reached
+// it, but only a mode line shows the system took the key: a key the
+// system never reads (a misspelt or unknown name) would let every arm
+// run one mode, and the comparison say "no change" of a change never
+// made. A warning, not a refusal: some keys only a system's own output
+// can show (a path, a library switch), and a scenario without
+// evidence.mode is warned about each role by armEnvCovered already.
+func (v *validator) differingKeysProven() {
+	if len(v.s.Evidence.Mode) == 0 && len(v.s.Attach) == 0 {
+		return
+	}
+	named := map[string]bool{}
+	patterns := make([]string, 0, len(v.s.Evidence.Mode)+len(v.s.Attach))
+	for _, r := range v.s.Evidence.Mode {
+		patterns = append(patterns, r.Pattern)
+	}
+	for _, a := range v.s.Attach {
+		if a.Probe != nil {
+			patterns = append(patterns, a.Probe.Pattern)
+		}
+	}
+	for _, pat := range patterns {
+		if re, err := regexp.Compile(pat); err == nil { // an invalid one is refused on its own
+			for _, g := range re.SubexpNames() {
+				named[g] = true
+			}
+		}
+	}
+	differing, _ := v.s.ArmDiff()
+	first := v.s.ArmOrder[0]
+	for _, k := range differing {
+		if !named[k] {
+			v.warn(p("arms", first, "env", k), "arm key %s differs between the arms, but no mode pattern has a group (?P<%s>...) for it: nothing will show the system took it, and a name it never reads runs one mode in every arm; name it in evidence.mode's pattern where the system logs it (an A/A label the system ignores on purpose is the one key to leave so)", k, k)
+		}
+	}
 }
