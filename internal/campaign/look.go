@@ -63,6 +63,12 @@ func (c *execution) look(r *Result, done int) bool {
 	stop := err != nil || !res.Unfinished
 	if stop {
 		p.Decided = fmt.Sprintf("look at pair %d of at most %d: %s", pairs, p.Sequential.MaxPairs, look.Verdict)
+		if res != nil && res.Stopped != nil && res.Stopped.Futile {
+			// Said where the campaign ends, not only in compare's design
+			// line: an A/A newcomer read the bare "inconclusive" at pair 6
+			// of 14 as a stop without a reason.
+			p.Decided += " (the pairs left were unlikely to decide: the futility stop)"
+		}
 		r.Decided = p.Decided
 	}
 	if !r.record(fmt.Sprintf("recording the look at pair %d", pairs)) {
