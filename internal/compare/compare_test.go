@@ -558,6 +558,11 @@ func TestInconclusiveStopShowsItsStagewiseP(t *testing.T) {
 	if want := numfmt.P(*r.Deltas[0].P); p != want {
 		t.Errorf("the table's p %q, the verdict line's %q (%s)", p, want, NewReport(r).Headline())
 	}
+	// The detail line's test is the look's own, against the look's level:
+	// said so beside the stagewise p of the table.
+	if how := r.Deltas[0].How(); !strings.Contains(how, "; at its look, not significant at ") {
+		t.Errorf("how %q: the look's own test unlabelled", how)
+	}
 }
 
 // A stored baseline's arm of another count than now's says both counts:

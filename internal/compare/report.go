@@ -69,7 +69,14 @@ func (d Delta) How() string {
 		// smaller alone (N) read as the count of both
 		over = fmt.Sprintf("%d run(s) now and %d then, unpaired", d.NowThen[0], d.NowThen[1])
 	}
-	return fmt.Sprintf("%s over %s; smallest effect %.2f%% (%s); %s", d.Method, over, d.Effect, d.EffectOf, d.Why)
+	why := d.Why
+	if d.Stagewise || d.Repeated {
+		// The table's p is the design's (stagewise, repeated), this one
+		// the look's own against the look's level: a newcomer met two p
+		// and no word of which was which.
+		why = "at its look, " + why
+	}
+	return fmt.Sprintf("%s over %s; smallest effect %.2f%% (%s); %s", d.Method, over, d.Effect, d.EffectOf, why)
 }
 
 // DesignLine describes the design and a sequential campaign's looks.
