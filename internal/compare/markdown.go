@@ -26,6 +26,12 @@ func (r Report) Markdown(w io.Writer) error { return r.markdownAfter(w, nil) }
 func (r Report) markdownAfter(w io.Writer, after *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## abbench: %s %s\n\n", verdictIcon[r.Verdict], r.Verdict)
+	// The answer under the heading, as the text report's last line says
+	// it: a reviewer reading a pull request saw "improved" and had to
+	// find the change, its interval and p in the table below.
+	if r.Verdict != Censored { // a censored one's own paragraph says it below
+		fmt.Fprintf(&b, "**%s**\n\n", strings.NewReplacer("*", `\*`, "_", `\_`).Replace(mdEscape(r.Headline()))) // an arm's _ or * would end the bold
+	}
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**.\n\n", r.Scenario, r.Metric, map[bool]string{true: "higher", false: "lower"}[r.HigherIsBetter], r.Baseline)
 	if r.Verdict == Censored {
 		r.mdCensored(&b)
