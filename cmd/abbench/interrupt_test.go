@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,9 +57,12 @@ deadlines: {ready: 20s, client: 5m, teardown: 10s, kill_grace: 1s}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the client of the first run is running, then interrupt.
+	// Wait until the client of the first run is running, then interrupt:
+	// its progress line's phase, not the scenario's warnings (which name
+	// the client role) printed before any run.
+	clientPhase := regexp.MustCompile(`run +[12]/2 +\S+ +client`)
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stderr.String(), "client") {
+	for !clientPhase.MatchString(stderr.String()) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("run never reached the client phase:\n%s", stderr.String())
