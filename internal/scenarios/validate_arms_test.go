@@ -232,3 +232,15 @@ func TestADifferingKeyNoModeNamesIsWarnedAbout(t *testing.T) {
 		t.Errorf("PEER, set alike in every arm: %v, warnings %v", err, s.Warnings)
 	}
 }
+
+// A scenario with mode rules and no arms is refused, not a panic: the
+// check of what differs between the arms has no first arm to point at.
+func TestModeRulesWithoutArmsAreRefused(t *testing.T) {
+	noArms := strings.Replace(base, "  fast: {env: {MODE: \"1\", PEER: \"1\"}}\n  slow: {env: {MODE: \"0\", PEER: \"1\"}}\n", "  {}\n", 1)
+	if noArms == base {
+		t.Fatal("the test's edit matched nothing")
+	}
+	if _, err := load(t, noArms); err == nil || !strings.Contains(err.Error(), "arm") {
+		t.Errorf("no arms: %v", err)
+	}
+}

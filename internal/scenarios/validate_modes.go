@@ -90,8 +90,8 @@ func coveredRoles(rules ModeRules) string {
 // can show (a path, a library switch), and a scenario without
 // evidence.mode is warned about each role by armEnvCovered already.
 func (v *validator) differingKeysProven() {
-	if len(v.s.Evidence.Mode) == 0 && len(v.s.Attach) == 0 {
-		return
+	if len(v.s.Evidence.Mode) == 0 && len(v.s.Attach) == 0 || len(v.s.ArmOrder) == 0 {
+		return // no arms is refused on its own
 	}
 	named := map[string]bool{}
 	patterns := make([]string, 0, len(v.s.Evidence.Mode)+len(v.s.Attach))
