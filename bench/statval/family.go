@@ -15,7 +15,13 @@ const familyTreatments = 2
 // family of two treatments in every noise model (any treatment saying a
 // change counts), and returns the rows that miss the goal.
 func printFamily(picked []int, seq *decide.Sequential, rule decide.Rule, campaigns int) []string {
-	fmt.Printf("A/A false verdicts of %d treatments as one family (the default sequential design, each treatment at its share of alpha; %d campaigns per row):\n\n", familyTreatments, campaigns)
+	return printFamilyOf(picked, "the default sequential design", seq, rule, campaigns)
+}
+
+// printFamilyOf is printFamily's table for the design seq, named by
+// what.
+func printFamilyOf(picked []int, what string, seq *decide.Sequential, rule decide.Rule, campaigns int) []string {
+	fmt.Printf("A/A false verdicts of %d treatments as one family (%s, each treatment at its share of alpha; %d campaigns per row):\n\n", familyTreatments, what, campaigns)
 	fmt.Printf("| noise | any treatment said a change | each treatment, in block order (its share of alpha %s) | goal |\n", numfmt.Significant(seq.Family(familyTreatments).Alpha, 3))
 	fmt.Println("| --- | ---: | ---: | --- |")
 	rows := make([]decide.FamilyRow, len(picked))
@@ -29,7 +35,7 @@ func printFamily(picked []int, seq *decide.Sequential, rule decide.Rule, campaig
 		goal := "met"
 		if row.Misses() {
 			goal = fmt.Sprintf("A/A false verdicts of the family %.1f%% > %.0f%%", 100*row.FalseRate, 100*decide.GoalFalseRate)
-			misses = append(misses, m.Name+", "+fmt.Sprint(familyTreatments)+" treatments: "+goal)
+			misses = append(misses, m.Name+", "+fmt.Sprint(familyTreatments)+" treatments, "+what+": "+goal)
 		}
 		each := make([]string, len(row.EachRate))
 		for t, r := range row.EachRate {

@@ -48,8 +48,12 @@ func main() {
 		}
 		designs = append(designs, decide.Fixed(n))
 	}
-	defaultDesign := len(designs) // sequentialDesigns' first
-	designs = append(designs, sequentialDesigns(seq, *candidates)...)
+	seqDesigns, held := sequentialDesigns(seq, *candidates)
+	heldToBenchstat := map[int]bool{}
+	for _, i := range held {
+		heldToBenchstat[len(designs)+i] = true
+	}
+	designs = append(designs, seqDesigns...)
 	designs = append(designs, benchstat(benchstatPairs))
 	// The command that reproduces every figure below, as the docs cite it.
 	fmt.Printf("bench/statistics.sh %s\n\n", strings.Join(scriptArgs(os.Args[1:]), " "))
@@ -62,7 +66,7 @@ func main() {
 		all = append(all, rows...)
 		for i, row := range rows {
 			var bench *decide.Row
-			if i == defaultDesign {
+			if heldToBenchstat[i] {
 				bench = &rows[len(rows)-1]
 			}
 			goals, missed := goalsOf(row, bench)
@@ -77,6 +81,11 @@ func main() {
 	fmt.Println()
 	printByVerdict(all)
 	misses = append(misses, printFamily(picked, seq, rule, *campaigns)...)
+	if *candidates {
+		for _, c := range stopCandidates(seq) {
+			misses = append(misses, printFamilyOf(picked, c.name, c.seq, rule, *campaigns)...)
+		}
+	}
 	if len(misses) > 0 {
 		fmt.Printf("%d cell(s) miss a goal:\n%s\n", len(misses), strings.Join(misses, "\n"))
 		os.Exit(1)

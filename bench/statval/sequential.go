@@ -15,22 +15,47 @@ const benchstatPairs = 10
 // sequentialDesigns are the default sequential design and the one it
 // replaced (Pocock's constant level over 3 to 10 pairs); with candidates,
 // also the others it was measured against on the same campaigns: the
-// spending boundary over 10 pairs, and over 14 without the futility stop.
-func sequentialDesigns(seq *decide.Sequential, candidates bool) []decide.Design {
+// spending boundary over 10 pairs, over 14 without the futility stop and
+// with each of decide.StopCandidates in its place. held are the designs
+// (by index in ds) held to benchstat's power: the default and its stop
+// candidates, so that a candidate's row says what the default's would.
+func sequentialDesigns(seq *decide.Sequential, candidates bool) (ds []decide.Design, held []int) {
 	alpha := decide.DefaultRule.Alpha
-	ds := []decide.Design{
+	ds = []decide.Design{
 		decide.SequentialDesign(fmt.Sprintf("sequential %d-%d pairs, OBF spending, futility", seq.MinPairs, seq.MaxPairs), seq),
 		decide.SequentialDesign("sequential 3-10 pairs, Pocock (before)", decide.PocockDesign(decide.MinLookPairs, 10, alpha)),
 	}
+	held = []int{0}
 	if !candidates {
-		return ds
+		return ds, held
 	}
 	short, _ := decide.NewSequential(decide.MinLookPairs, 10, alpha)
+	ds = append(ds, decide.SequentialDesign("sequential 3-10 pairs, OBF spending, futility", short))
+	for _, c := range stopCandidates(seq) {
+		held = append(held, len(ds))
+		ds = append(ds, decide.SequentialDesign(c.name, c.seq))
+	}
+	return ds, held
+}
+
+// A stopCandidate is the default design with another futility stop, or
+// none.
+type stopCandidate struct {
+	name string
+	seq  *decide.Sequential
+}
+
+// stopCandidates are the default design without its futility stop and
+// with each of decide.StopCandidates in its place: the rows the stop
+// was chosen against, in the validation table and the family's.
+func stopCandidates(seq *decide.Sequential) []stopCandidate {
 	noFutility := *seq
 	noFutility.Futility = 0
-	return append(ds,
-		decide.SequentialDesign("sequential 3-10 pairs, OBF spending, futility", short),
-		decide.SequentialDesign(fmt.Sprintf("sequential %d-%d pairs, OBF spending", seq.MinPairs, seq.MaxPairs), &noFutility))
+	out := []stopCandidate{{fmt.Sprintf("sequential %d-%d pairs, OBF spending", seq.MinPairs, seq.MaxPairs), &noFutility}}
+	for _, c := range decide.StopCandidates {
+		out = append(out, stopCandidate{fmt.Sprintf("sequential %d-%d pairs, OBF spending, %s", seq.MinPairs, seq.MaxPairs, c.Name), seq.WithStop(c)})
+	}
+	return out
 }
 
 // levels is the design's per-look levels as the table's heading says them.

@@ -37,17 +37,27 @@ func (s *Sequential) Futile(d []float64, baseFirst []bool, dec Decision, r Rule)
 	if s.Futility <= 0 || n < FutilityFrom || n >= s.MaxPairs || dec.Interval == nil || dec.Method == SignedRank || dec.Method == TrimmedT || beyond(d, FutilityOutlierZ) {
 		return false
 	}
-	sd := pairSD(d, baseFirst)
+	if s.candidate != nil {
+		return s.candidate(s, d, baseFirst, dec, r)
+	}
+	return s.hopeless(dec.est, pairSD(d, baseFirst), n, s.Futility, r)
+}
+
+// hopeless says whether a look at n pairs whose change is est (log
+// scale) and whose pairs spread by sd is one the remaining pairs are
+// unlikely to decide: the conditional power at est below threshold, and
+// no-change out of reach.
+func (s *Sequential) hopeless(est, sd float64, n int, threshold float64, r Rule) bool {
 	if sd == 0 {
 		return false
 	}
 	r = r.defaults()
 	nf, m := float64(n), float64(s.MaxPairs)
-	z := math.Abs(dec.est) / (sd / math.Sqrt(nf))
+	z := math.Abs(est) / (sd / math.Sqrt(nf))
 	last := distuv.UnitNormal.Quantile(1 - s.LevelAt(s.MaxPairs)/2)
 	power := distuv.UnitNormal.Survival((last*math.Sqrt(m) - z*m/math.Sqrt(nf)) / math.Sqrt(m-nf))
-	noChangeInReach := math.Abs(dec.est)+last*sd/math.Sqrt(m) < math.Log1p(r.Effect/100)
-	return power < s.Futility && !noChangeInReach
+	noChangeInReach := math.Abs(est)+last*sd/math.Sqrt(m) < math.Log1p(r.Effect/100)
+	return power < threshold && !noChangeInReach
 }
 
 // futileWhy is the reason of a look that Futile ended.

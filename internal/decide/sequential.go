@@ -43,6 +43,10 @@ type Sequential struct {
 	SkipUnreachable bool `json:"skip_unreachable,omitempty"`
 	// Skipped are the looks not taken (Skipping), by pair count.
 	Skipped []int `json:"skipped,omitempty"`
+
+	// candidate is a futility stop measured in place of Futile's own
+	// (WithStop); never in a plan, so never in its JSON.
+	candidate func(s *Sequential, d []float64, baseFirst []bool, dec Decision, r Rule) bool
 }
 
 // DefaultMaxPairs is the most pairs abbench run's sequential design
