@@ -36,8 +36,11 @@ type Event struct {
 	Ended    bool
 	Left     int
 	Evidence *evidence.Evidence
-	// Decided is set with the look that stopped a sequential campaign.
-	Decided string
+	// Decided is set with the look that stopped a sequential campaign,
+	// or a sweep's cell; CellsLeft, with a cell's look, says how many of
+	// the sweep's cells have not stopped.
+	Decided   string
+	CellsLeft int
 }
 
 // Result is what a campaign did.

@@ -64,10 +64,7 @@ func (c *execution) look(r *Result, done int) bool {
 	if stop {
 		p.Decided = fmt.Sprintf("look at pair %d of at most %d: %s", pairs, p.Sequential.MaxPairs, look.Verdict)
 		if res != nil && res.Stopped != nil && res.Stopped.Futile {
-			// Said where the campaign ends, not only in compare's design
-			// line: an A/A newcomer read the bare "inconclusive" at pair 6
-			// of 14 as a stop without a reason.
-			p.Decided += " (the pairs left were unlikely to decide: the futility stop)"
+			p.Decided += futileStop
 		}
 		r.Decided = p.Decided
 	}
@@ -79,3 +76,9 @@ func (c *execution) look(r *Result, done int) bool {
 	}
 	return stop
 }
+
+// futileStop ends the reason of a look the futility stop ended, a
+// campaign's or a sweep cell's: said where it ends, not only in compare's
+// design line, as an A/A newcomer read the bare "inconclusive" at pair 6
+// of 14 as a stop without a reason.
+const futileStop = " (the pairs left were unlikely to decide: the futility stop)"

@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/abbench/abbench/internal/bundle"
 	"github.com/abbench/abbench/internal/compare"
@@ -42,17 +41,20 @@ func (c *execution) lookCell(r *Result, done int) bool {
 			p.CellsDecided = map[string]string{}
 		}
 		p.CellsDecided[cell] = fmt.Sprintf("look at pair %d of at most %d: %s", pairs, p.Sequential.MaxPairs, look.Verdict)
+		if look.futile {
+			p.CellsDecided[cell] += futileStop
+		}
 	}
 	stop := len(p.CellsDecided) == len(p.Cells)
 	if stop {
-		p.Decided = everyCellStopped(p.CellsDecided)
+		p.Decided = everyCellStopped(p.CellsDecided, p.Looks)
 		r.Decided = p.Decided
 	}
 	if !r.record(fmt.Sprintf("recording the look of cell %s at pair %d", cell, pairs)) {
 		stop = true
 	}
 	if c.Progress != nil {
-		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look.Look, Decided: p.CellsDecided[cell]})
+		c.Progress(Event{Index: done, Total: c.total, State: "look", Look: &look.Look, Decided: p.CellsDecided[cell], CellsLeft: len(p.Cells) - len(p.CellsDecided)})
 	}
 	return stop
 }
@@ -61,11 +63,17 @@ func (c *execution) lookCell(r *Result, done int) bool {
 // look: how many decided (a change, or no change) and how many stopped
 // undecided (the futility stop, or censored for a reason more runs
 // cannot remove), so no cell that stopped undecided is called decided.
-func everyCellStopped(stopped map[string]string) string {
+// A cell's verdict is its last look's, never read back from its reason.
+func everyCellStopped(stopped map[string]string, looks []rundir.Look) string {
+	last := map[string]rundir.Look{}
+	for _, l := range looks {
+		if l.Pairs >= last[l.Cell].Pairs {
+			last[l.Cell] = l
+		}
+	}
 	decided := 0
-	for _, why := range stopped {
-		verdict := why[strings.LastIndex(why, ": ")+2:]
-		if verdict == compare.Improved || verdict == compare.Regressed || verdict == compare.NoChange {
+	for cell := range stopped {
+		if v := last[cell].Verdict; v == compare.Improved || v == compare.Regressed || v == compare.NoChange {
 			decided++
 		}
 	}
@@ -76,10 +84,11 @@ func everyCellStopped(stopped map[string]string) string {
 	return s
 }
 
-// cellLook is a look and whether it left the cell undecided.
+// cellLook is a look, whether it left the cell undecided and whether
+// the futility stop ended it.
 type cellLook struct {
 	rundir.Look
-	undecided bool
+	undecided, futile bool
 }
 
 // compareCell compares the cell's runs so far (the runs not made yet are
@@ -108,6 +117,7 @@ func (c *Config) compareCell(r *Result, cell string, pairs int) cellLook {
 	}
 	res := compare.Compare(mine, opts)
 	look.Verdict, look.undecided = res.Verdict, res.Unfinished
+	look.futile = res.Stopped != nil && res.Stopped.Futile
 	if look.undecided {
 		look.Verdict = compare.Inconclusive
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abbench/abbench/internal/compare"
+	"github.com/abbench/abbench/internal/rundir"
 	"github.com/abbench/abbench/internal/scenarios"
 )
 
@@ -94,8 +96,12 @@ func TestSweepPlanSignsTheFamilyOfCells(t *testing.T) {
 func TestEveryCellStoppedCountsOnlyDecidedCells(t *testing.T) {
 	got := everyCellStopped(map[string]string{
 		"c=8":   "look at pair 5 of at most 14: improved",
-		"c=32":  "look at pair 9 of at most 14: inconclusive",
+		"c=32":  "look at pair 9 of at most 14: inconclusive" + futileStop,
 		"c=128": "look at pair 6 of at most 14: no-change",
+	}, []rundir.Look{
+		{Cell: "c=8", Pairs: 3, Verdict: compare.Inconclusive}, {Cell: "c=8", Pairs: 5, Verdict: compare.Improved},
+		{Cell: "c=32", Pairs: 9, Verdict: compare.Inconclusive},
+		{Cell: "c=128", Pairs: 6, Verdict: compare.NoChange},
 	})
 	if want := "looks of every cell: each of its 3 cells stopped, 2 decided, 1 undecided"; !strings.HasPrefix(got, want) {
 		t.Errorf("%q, want it to begin %q", got, want)

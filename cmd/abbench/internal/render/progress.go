@@ -67,8 +67,10 @@ func (p *Progress) Event(e campaign.Event) {
 		}
 		p.println(line)
 		switch {
+		case e.Decided != "" && l.Cell != "" && e.CellsLeft > 0:
+			p.println(fmt.Sprintf("abbench: cell %s stopped at its %s; %d other cell(s) go on", l.Cell, e.Decided, e.CellsLeft))
 		case e.Decided != "" && l.Cell != "":
-			p.println(fmt.Sprintf("abbench: cell %s stopped at its %s (the other cells go on)", l.Cell, e.Decided))
+			p.println(fmt.Sprintf("abbench: cell %s stopped at its %s; it was the last cell", l.Cell, e.Decided))
 		case e.Decided != "":
 			p.println(fmt.Sprintf("abbench: sequential design stopped at its %s", e.Decided))
 		}
