@@ -112,7 +112,7 @@ func TestFamilySummaryIsShort(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"output_throughput (tokens/s), baseline blocking, p Holm-adjusted for 2 test(s):", "p99_ttft_ms (ms), baseline blocking:",
-		"full report: abbench compare DIR", "verdict: output_throughput: improved: async vs blocking", "verdict: p99_ttft_ms: improved: async vs blocking"} {
+		"full report, with its 2 warning(s): abbench compare DIR", "verdict: output_throughput: improved: async vs blocking", "verdict: p99_ttft_ms: improved: async vs blocking"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}

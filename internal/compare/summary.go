@@ -52,19 +52,25 @@ func briefRuns(rs reason.Reason) reason.Reason {
 // WriteSummary prints the comparison in a few lines, the answer last: a
 // line per arm (n, median, and a treatment's change with its interval),
 // a censored one's first root causes instead, where the full report is
-// (full: the command that prints it), and the verdict line, the warnings
-// counted on it. It leaves out the design, the tests, the digests and
+// (full: the command that prints it) with the warnings it says counted,
+// and the verdict line. It leaves out the design, the tests, the digests and
 // each warning's text, which the full report says.
 func (r Report) WriteSummary(w io.Writer, full string) error {
 	out := textout.New(w)
 	r.writeSummaryBody(out, "", false)
-	out.Printf("full report: %s\n", full)
-	verdict := "verdict: " + r.Headline()
-	if n := len(r.Warnings); n > 0 {
-		verdict += fmt.Sprintf("; %d warning(s)", n)
-	}
-	out.Println(verdict)
+	out.Println(fullReportLine(full, len(r.Warnings)))
+	out.Println("verdict: " + r.Headline())
 	return out.Err()
+}
+
+// fullReportLine says where the full report is, and how many warnings
+// it says: a count on the verdict line ("; 2 warning(s)") left a reader
+// asking where they were.
+func fullReportLine(full string, warnings int) string {
+	if warnings == 0 {
+		return "full report: " + full
+	}
+	return fmt.Sprintf("full report, with its %d warning(s): %s", warnings, full)
 }
 
 // writeSummaryBody is a comparison's lines of a summary: its metric and
@@ -121,13 +127,13 @@ func (f *Family) WriteSummary(w io.Writer, full string) error {
 		}
 		NewReport(r).writeSummaryBody(out, note, true)
 	}
-	out.Printf("full report: %s\n", full)
+	warnings := 0
 	for _, r := range f.Comparisons {
-		verdict := "verdict: " + r.Metric + ": " + NewReport(r).Headline()
-		if n := len(r.Warnings); n > 0 {
-			verdict += fmt.Sprintf("; %d warning(s)", n)
-		}
-		out.Println(verdict)
+		warnings += len(r.Warnings)
+	}
+	out.Println(fullReportLine(full, warnings))
+	for _, r := range f.Comparisons {
+		out.Println("verdict: " + r.Metric + ": " + NewReport(r).Headline())
 	}
 	return out.Err()
 }
@@ -166,12 +172,8 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 	if len(sw.Reasons) > 0 {
 		out.Printf("  the sweep is censored: %s\n", sw.Reasons[0].Lines()[0])
 	}
-	out.Printf("full report: %s\n", full)
-	verdict := fmt.Sprintf("sweep: %s (%s)", sw.Verdict, tail)
-	if warnings > 0 {
-		verdict += fmt.Sprintf("; %d warning(s)", warnings)
-	}
-	out.Println(verdict)
+	out.Println(fullReportLine(full, warnings))
+	out.Printf("sweep: %s (%s)\n", sw.Verdict, tail)
 	return out.Err()
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // A comparison's summary is a few lines that fit 80 columns, the verdict
-// line last with the warnings counted on it: an arm a line, or a censored
+// line last, after where the full report is with its warnings counted:
+// an arm a line, or a censored
 // one's first root causes, each cut to three lines, and where the full
 // report is.
 func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
@@ -30,7 +31,7 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 		want []string
 	}{
 		"accepted": {accepted, []string{"output_throughput (tokens/s), baseline blocking:", "  async      n=3   median 38,413  +58.", "improved", "  blocking   n=3   median 24,301  baseline"}},
-		"censored": {censored, []string{"root causes first:\n  rank-exited", " ... ", "executable file not found in $PATH\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "; 1 warning(s)\n"}},
+		"censored": {censored, []string{"root causes first:\n  rank-exited", " ... ", "executable file not found in $PATH\n", "  arm-mode-mismatch", "  and 2 more root cause(s)\n", "full report, with its 1 warning(s): abbench compare out\n"}},
 	} {
 		var b strings.Builder
 		w := termwidth.NewWriter(&b, 80)
@@ -47,7 +48,7 @@ func TestSummaryIsShortAndEndsWithTheVerdict(t *testing.T) {
 				t.Errorf("%s: a line of %d columns: %q", name, termwidth.Display(l), l)
 			}
 		}
-		if !strings.Contains(out, "full report: abbench compare out\nverdict: "+NewReport(c.r).Headline()[:20]) {
+		if !strings.Contains(out, ": abbench compare out\nverdict: "+NewReport(c.r).Headline()[:20]) {
 			t.Errorf("%s: the verdict is not last, after where the full report is:\n%s", name, out)
 		}
 		joined := strings.ReplaceAll(out, "\n    ", " ") // a reason's wrapped lines read as one
@@ -74,7 +75,7 @@ func TestSweepSummaryIsALineACell(t *testing.T) {
 	if len(lines) > 10 || !strings.HasPrefix(lines[len(lines)-1], "sweep: censored (Holm's step-down over 3 test(s))") {
 		t.Errorf("%d lines, the last %q:\n%s", len(lines), lines[len(lines)-1], out)
 	}
-	for _, want := range []string{"\n  concurrency=8 async +10.10% [+", "improved\n", "\n  concurrency=128 censored: ", "full report: abbench compare out\n"} {
+	for _, want := range []string{"\n  concurrency=8 async +10.10% [+", "improved\n", "\n  concurrency=128 censored: ", "full report, with its 3 warning(s): abbench compare out\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
