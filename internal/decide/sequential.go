@@ -108,7 +108,7 @@ func (s *Sequential) Describe() string {
 		d = fmt.Sprintf("sequential %d pairs, one look at level %s (overall %s)", s.MinPairs,
 			numfmt.Significant(s.LevelAt(s.MinPairs), levelDigits), numfmt.Significant(s.Alpha, levelDigits))
 	}
-	if s.Futility > 0 {
+	if s.Futility > 0 && s.MaxPairs > FutilityFrom { // Futile's looks: from FutilityFrom, before the last
 		d += fmt.Sprintf(", stopping undecided from pair %d where the conditional power falls below %s", FutilityFrom, numfmt.Significant(s.Futility, 2))
 	}
 	return d + s.familyWords()

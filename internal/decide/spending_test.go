@@ -143,3 +143,19 @@ func TestOneLookTestsAtAlpha(t *testing.T) {
 		}
 	}
 }
+
+// The design line names the futility stop only where it can stop a
+// campaign: from FutilityFrom pairs, before the last look. A campaign of
+// at most 4 or 6 pairs said "stopping undecided from pair 6" of a stop
+// that never applies.
+func TestDescribeNamesTheFutilityStopOnlyWhereItApplies(t *testing.T) {
+	for maxPairs, want := range map[int]bool{4: false, FutilityFrom: false, FutilityFrom + 1: true, DefaultMaxPairs: true} {
+		s, err := NewSequential(MinLookPairs, maxPairs, 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(s.Describe(), "stopping undecided"); got != want {
+			t.Errorf("at most %d pairs: %q", maxPairs, s.Describe())
+		}
+	}
+}
