@@ -61,13 +61,14 @@ func main() {
 	fmt.Println("| noise | design | A/A false verdicts | power +1% | power +2% | power +3% | power +5% | runs at +5% | coverage | at a change | at no change | goals |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	var misses []string
-	var all []decide.Row
+	var all, heldRows []decide.Row
 	for _, rows := range validateAll(picked, designs, rule, *campaigns) {
 		all = append(all, rows...)
 		for i, row := range rows {
 			var bench *decide.Row
 			if heldToBenchstat[i] {
 				bench = &rows[len(rows)-1]
+				heldRows = append(heldRows, row)
 			}
 			goals, missed := goalsOf(row, bench)
 			if missed {
@@ -79,6 +80,9 @@ func main() {
 		}
 	}
 	fmt.Println()
+	if *candidates {
+		printPowerTenths(heldRows, all)
+	}
 	printByVerdict(all)
 	misses = append(misses, printFamily(picked, seq, rule, *campaigns)...)
 	if *candidates {

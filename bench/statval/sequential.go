@@ -66,3 +66,39 @@ func levels(seq *decide.Sequential) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// printPowerTenths prints the power of the designs held to benchstat and
+// of benchstat, to a tenth of a percent: the candidates' differences lie
+// within the whole percents of the main table.
+func printPowerTenths(held, all []decide.Row) {
+	fmt.Println("Power to a tenth of a percent (the designs held to benchstat, and benchstat):")
+	fmt.Println()
+	fmt.Println("| noise | design | +1% | +2% | +3% | +5% |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: |")
+	bench := map[string]decide.Row{}
+	for _, row := range all {
+		if row.Design == benchstat(benchstatPairs).Name {
+			bench[row.Model] = row
+		}
+	}
+	model := ""
+	for _, row := range held {
+		if model != "" && row.Model != model {
+			printPowerRow(bench[model])
+		}
+		model = row.Model
+		printPowerRow(row)
+	}
+	if model != "" {
+		printPowerRow(bench[model])
+	}
+	fmt.Println()
+}
+
+func printPowerRow(row decide.Row) {
+	cells := []string{row.Model, row.Design}
+	for _, p := range row.Power {
+		cells = append(cells, fmt.Sprintf("%.1f%%", 100*p))
+	}
+	fmt.Printf("| %s |\n", strings.Join(cells, " | "))
+}
