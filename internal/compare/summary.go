@@ -173,7 +173,7 @@ func (sw *Sweep) WriteSummary(w io.Writer, full string) error {
 		out.Printf("  the sweep is censored: %s\n", sw.Reasons[0].Lines()[0])
 	}
 	out.Println(fullReportLine(full, warnings))
-	out.Printf("sweep: %s (%s)\n", sw.Verdict, tail)
+	out.Printf("sweep: %s (%s)\n", sw.verdictWords(), tail)
 	return out.Err()
 }
 

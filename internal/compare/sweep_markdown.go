@@ -16,7 +16,7 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 		r := sw.Cells[0].Comparison
 		metric, baseline, higher = r.Metric, r.Baseline, r.HigherIsBetter
 	}
-	fmt.Fprintf(&b, "## abbench sweep: %s %s\n\n", verdictIcon[sw.Verdict], sw.Verdict)
+	fmt.Fprintf(&b, "## abbench sweep: %s %s\n\n", verdictIcon[sw.Verdict], sw.verdictWords())
 	fmt.Fprintf(&b, "Scenario **%s**, metric `%s` (%s is better), baseline **%s**: %d cell(s), each compared within itself; %s.\n\n",
 		sw.Scenario, metric, map[bool]string{true: "higher", false: "lower"}[higher], baseline, len(sw.Cells), sw.heldWords())
 	if len(sw.Reasons) > 0 {

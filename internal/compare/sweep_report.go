@@ -69,8 +69,34 @@ func (sw *Sweep) WriteText(w io.Writer) error {
 	for _, c := range sw.Cells {
 		out.Printf("verdict %s: %s\n", c.Cell, c.headline(sw.Correction, sw.Family))
 	}
-	out.Printf("sweep: %s (%s)\n", sw.Verdict, sw.familyWords())
+	out.Printf("sweep: %s (%s)\n", sw.verdictWords(), sw.familyWords())
 	return out.Err()
+}
+
+// verdictWords is the sweep's verdict as its verdict lines say it: an
+// accepted sweep with its tests' verdicts counted ("accepted: 2
+// improved, 1 inconclusive"), for "accepted" alone reads as if every cell
+// won; a censored one as it is.
+func (sw *Sweep) verdictWords() string {
+	if sw.Verdict == Censored {
+		return sw.Verdict
+	}
+	count := map[string]int{}
+	for _, c := range sw.Cells {
+		for _, d := range c.Comparison.Deltas {
+			count[d.Verdict]++
+		}
+	}
+	var said []string
+	for _, v := range []string{Improved, Regressed, NoChange, Inconclusive} {
+		if count[v] > 0 {
+			said = append(said, fmt.Sprintf("%d %s", count[v], v))
+		}
+	}
+	if len(said) == 0 {
+		return sw.Verdict
+	}
+	return sw.Verdict + ": " + strings.Join(said, ", ")
 }
 
 // heldWords says how the sweep's tests are held to its alpha, as its

@@ -129,6 +129,26 @@ func TestSweepHolmTakesBackWeakCells(t *testing.T) {
 	if sw.Cells[0].Comparison.Verdict != Improved {
 		t.Errorf("the clear cell: %s", sw.Cells[0].Comparison.Verdict)
 	}
+	// The sweep's verdict line counts its tests' verdicts: "accepted"
+	// alone read as if every cell won.
+	var text, summary, md strings.Builder
+	if err := sw.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.WriteSummary(&summary, "abbench compare out"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "summary": summary.String()} {
+		if !strings.Contains(out, "\nsweep: accepted: 1 improved, 2 inconclusive (") {
+			t.Errorf("%s: the verdict line does not count the tests' verdicts:\n%s", name, out)
+		}
+	}
+	if !strings.HasPrefix(md.String(), "## abbench sweep: ✅ accepted: 1 improved, 2 inconclusive\n") {
+		t.Errorf("markdown heading: %q", strings.SplitN(md.String(), "\n", 2)[0])
+	}
 }
 
 // A cell whose arm is broken is censored alone; the others stand, still
