@@ -129,12 +129,16 @@ func share(s decide.Share) string {
 }
 
 // scriptArgs are statval's arguments as bench/statistics.sh takes them
-// (--campaigns for -campaigns).
+// (--campaigns for -campaigns), quoted where a shell would split them
+// (--models "Student t"), so the printed command runs as it reads.
 func scriptArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
 			a = "-" + a
+		}
+		if strings.ContainsAny(a, " \t'\"$`\\*?[]();&|<>") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		out[i] = a
 	}
