@@ -26,9 +26,19 @@ func (sw *Sweep) Markdown(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("### Results\n\n| cell | arm | n | median | delta | " + sw.intervalHeader() + " | raw p | " + sw.pHeader() + " | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	// A sequential sweep's raw p is its p (each cell's test at its share
+	// of alpha: nothing adjusts it), so only Holm's sweep has the column.
+	raw := sw.Correction != SequentialShare
+	head := "| cell | arm | n | median | delta | " + sw.intervalHeader() + " | raw p | " + sw.pHeader() + " | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+	if !raw {
+		head = "| cell | arm | n | median | delta | " + sw.intervalHeader() + " | " + sw.pHeader() + " | verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+	}
+	b.WriteString("### Results\n\n" + head)
 	for _, c := range sw.Cells {
 		for _, row := range c.rows() {
+			if !raw {
+				row = append(row[:6], row[7:]...)
+			}
 			for i := range row {
 				row[i] = mdEscape(row[i])
 			}

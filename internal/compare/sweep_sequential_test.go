@@ -64,9 +64,16 @@ func TestSequentialSweepCellsAreOneFamilyWithTheirStops(t *testing.T) {
 	if sw.Correction != SequentialShare || sw.Family != 3 {
 		t.Errorf("a sequential sweep's correction %q over %d test(s), want %q over 3", sw.Correction, sw.Family, SequentialShare)
 	}
-	var text bytes.Buffer
+	var text, md bytes.Buffer
 	if err := sw.WriteText(&text); err != nil {
 		t.Fatal(err)
+	}
+	// Its raw p is its p: the Markdown table has no second column of it.
+	if err := sw.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "raw p") || !strings.Contains(md.String(), " | p | verdict |\n") {
+		t.Errorf("a sequential sweep's Markdown table:\n%s", md.String())
 	}
 	for _, c := range sw.Cells {
 		d := c.Comparison.Deltas[0]
