@@ -10,6 +10,20 @@ type Error struct {
 	File string
 	Line int
 	Msg  string
+	// Parse says the YAML itself was refused: a key the scenario has no
+	// place for, a value of the wrong kind (yamlErrors). The scenario's
+	// other errors name their own fix.
+	Parse bool
+}
+
+// HasParse says whether any of es is a Parse error.
+func (es Errors) HasParse() bool {
+	for _, e := range es {
+		if e.Parse {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Error) Error() string {

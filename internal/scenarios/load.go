@@ -67,7 +67,7 @@ func parse(data []byte, file string, prompts *digest.Digest) (*Scenario, error) 
 		return nil, Errors{{File: file, Line: 1, Msg: "empty scenario: see docs/scenario.md for the keys a scenario holds"}}
 	}
 	if root.Content[0].Kind != yaml.MappingNode {
-		return nil, Errors{{File: file, Line: root.Content[0].Line, Msg: "a scenario is a mapping of keys such as name, arms and roles"}}
+		return nil, Errors{{File: file, Line: root.Content[0].Line, Msg: "a scenario is a mapping of keys such as name, arms and roles", Parse: true}}
 	}
 	if err := checkSingleDocument(data); err != nil {
 		return nil, Errors{{File: file, Msg: err.Error()}}
@@ -123,7 +123,7 @@ func yamlErrors(file string, err error) error {
 	}
 	var out Errors
 	for _, m := range msgs {
-		e := &Error{File: file, Msg: strings.TrimPrefix(m, "yaml: ")}
+		e := &Error{File: file, Msg: strings.TrimPrefix(m, "yaml: "), Parse: true}
 		if sm := yamlLine.FindStringSubmatch(m); sm != nil {
 			e.Line, _ = strconv.Atoi(sm[1])
 			e.Msg = sm[2]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abbench/abbench/internal/field"
+	"github.com/abbench/abbench/internal/scenarios"
 )
 
 // Every error reaches the top with its status: a carried one as it is, a
@@ -24,6 +25,10 @@ func TestClassify(t *testing.T) {
 		{errors.New(`unknown flag: --nope`), ExitError, ""},
 		{errors.New(`unknown command "x" in a rank's log`), ExitError, ""},
 		{errors.New("disk full"), ExitError, ""},
+		// A scenario's errors: a pointer to every key only where the YAML
+		// itself was refused; the others name their own fix.
+		{scenarios.Errors{{File: "s.yaml", Line: 3, Msg: `unknown key "arm" in scenario`, Parse: true}}, ExitUsage, "see docs/scenario.md for every key a scenario may hold and what it takes"},
+		{scenarios.Errors{{File: "s.yaml", Line: 9, Msg: "prompts file p.jsonl does not exist"}}, ExitUsage, ""},
 	} {
 		if code, hint := Classify(c.err); code != c.code || hint != c.hint {
 			t.Errorf("%v: exit %d, hint %q; want %d, %q", c.err, code, hint, c.code, c.hint)

@@ -86,8 +86,12 @@ func Classify(err error) (int, string) {
 		return ExitUsage, ""
 	case errors.As(err, &openErr):
 		return ExitUsage, "check the scenario path; scenario paths are relative to the current directory"
+	case errors.As(err, &scenarioErrs) && scenarioErrs.HasParse():
+		return ExitUsage, "see docs/scenario.md for every key a scenario may hold and what it takes"
 	case errors.As(err, &scenarioErrs):
-		return ExitUsage, "see docs/scenario.md for every key a scenario may hold"
+		// Each error names its own fix; a pointer to every key read as
+		// if the fault were a key (a newcomer's mistyped path).
+		return ExitUsage, ""
 	case errors.As(err, &lineErr), errors.As(err, &algErr):
 		return ExitUsage, ""
 	case errors.As(err, &de):
