@@ -563,6 +563,10 @@ func TestInconclusiveStopShowsItsStagewiseP(t *testing.T) {
 	if how := r.Deltas[0].How(); !strings.Contains(how, "; at its look, not significant at ") {
 		t.Errorf("how %q: the look's own test unlabelled", how)
 	}
+	// And the table's p named beside it, with the level it is held to.
+	if how, want := r.Deltas[0].How(), "the p and interval reported are the stagewise ones at this stop, held to "+numfmt.Significant(r.Deltas[0].Alpha, 3); !strings.HasSuffix(how, want) {
+		t.Errorf("how %q: want it to end %q", how, want)
+	}
 }
 
 // A stored baseline's arm of another count than now's says both counts:

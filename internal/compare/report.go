@@ -76,6 +76,11 @@ func (d Delta) How() string {
 		// and no word of which was which.
 		why = "at its look, " + why
 	}
+	if d.Stagewise {
+		// and of the other p, what it is: three p and two levels of
+		// one cell read as three answers.
+		why += fmt.Sprintf("; the p and interval reported are the stagewise ones at this stop, held to %s", numfmt.Significant(d.Alpha, 3))
+	}
 	return fmt.Sprintf("%s over %s; smallest effect %.2f%% (%s); %s", d.Method, over, d.Effect, d.EffectOf, why)
 }
 
