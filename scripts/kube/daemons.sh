@@ -160,8 +160,13 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 resolvConf: /etc/resolv.conf
 YAML
+	# --cert-dir: the serving certificate the kubelet makes itself, in the
+	# node's own directory. Its default, /var/lib/kubelet/pki, is one for
+	# every kubelet of the machine: on a fresh machine the two nodes' kubelets
+	# wrote it at once, and one read the other's half-written pair and
+	# exited ("certificate and key must be supplied as a pair").
 	daemon "kubelet-$n" "$bin/kubelet" --config "$nd/kubelet/config.yaml" --kubeconfig "$pki_dir/$node.kubeconfig" \
-		--root-dir "$nd/kubelet" --hostname-override "$node"
+		--root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" --hostname-override "$node"
 }
 
 # stop NAME: TERM to the pid NAME's pid file names, KILL after 15 s.
