@@ -105,7 +105,7 @@ func (p *Progress) Event(e campaign.Event) {
 			// A sequential campaign may stop before its last planned run:
 			// the estimate is of the most that is left.
 			eta := p.ran / time.Duration(p.ended) * time.Duration(left)
-			line += fmt.Sprintf("  %d left, at most ~%s", left, eta.Round(time.Second))
+			line += p.leftWords(line, left, eta.Round(time.Second))
 		}
 	}
 	switch {
@@ -118,6 +118,24 @@ func (p *Progress) Event(e campaign.Event) {
 	case e.Ended || p.Verbose:
 		p.println(line)
 	}
+}
+
+// leftWords says what is left after line in the longest words that keep
+// it on one line of the width: a sweep's cell lengthens the arm column,
+// and a line wrapped for the estimate's words alone read as two runs.
+// Where even the count does not fit, the line wraps with it.
+func (p *Progress) leftWords(line string, left int, eta time.Duration) string {
+	words := []string{
+		fmt.Sprintf("  %d left, at most ~%s", left, eta),
+		fmt.Sprintf("  %d left, ~%s", left, eta),
+		fmt.Sprintf("  %d left", left),
+	}
+	for _, w := range words {
+		if p.cols <= 0 || termwidth.Display(line+w) <= p.cols {
+			return w
+		}
+	}
+	return words[len(words)-1]
 }
 
 // cut is s cut to at most cols columns.

@@ -96,6 +96,29 @@ func TestProgressLineNamesTheCell(t *testing.T) {
 	}
 }
 
+// A sweep's run line at 80 columns stays one line: the estimate's words
+// give way before the line wraps, and the count of runs left stays.
+func TestProgressLeftWordsGiveWayToTheCell(t *testing.T) {
+	for _, c := range []struct {
+		cell, want string
+	}{
+		{"", "  23 left, at most ~3m50s"},
+		{"x=1", "  23 left, ~3m50s"},
+		{"concurrency=128", "  23 left"},
+	} {
+		var b strings.Builder
+		p := newProgress(&b, false, 80)
+		p.Event(campaign.Event{Index: 61, Total: 84, Arm: "blocking", Cell: c.cell, State: "succeeded", Ended: true, Elapsed: 10 * time.Second, Evidence: measured(31337), Left: 23})
+		line := strings.TrimSuffix(b.String(), "\n")
+		if strings.Contains(line, "\n") || len(line) > 80 {
+			t.Errorf("cell %q: not one line of 80 columns:\n%s", c.cell, b.String())
+		}
+		if !strings.HasSuffix(line, c.want) {
+			t.Errorf("cell %q: %q, want it to end %q", c.cell, line, c.want)
+		}
+	}
+}
+
 // The summary gives every run that started a row and the runs after the
 // last of them one row that says why they did not run.
 func TestSummaryRowsAndWhyTheRestDidNotRun(t *testing.T) {
