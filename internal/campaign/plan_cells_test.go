@@ -95,9 +95,9 @@ func TestSweepPlanSignsTheFamilyOfCells(t *testing.T) {
 // decided: a cell its futility stop ended is no decided cell.
 func TestEveryCellStoppedCountsOnlyDecidedCells(t *testing.T) {
 	got := everyCellStopped(map[string]string{
-		"c=8":   "look at pair 5 of at most 14: improved",
-		"c=32":  "look at pair 9 of at most 14: inconclusive" + futileStop,
-		"c=128": "look at pair 6 of at most 14: no-change",
+		"c=8":   "look at pair 5 of at most 18: improved",
+		"c=32":  "look at pair 9 of at most 18: inconclusive" + futileStop,
+		"c=128": "look at pair 6 of at most 18: no-change",
 	}, []rundir.Look{
 		{Cell: "c=8", Pairs: 3, Verdict: compare.Inconclusive}, {Cell: "c=8", Pairs: 5, Verdict: compare.Improved},
 		{Cell: "c=32", Pairs: 9, Verdict: compare.Inconclusive},

@@ -316,8 +316,11 @@ func validationGoals(t *testing.T, m Model, designs []Design, rule Rule, seed ui
 		if wide := row.Wide(); len(wide) > 0 && (!knownWide || row.Design == "sequential") {
 			t.Errorf("%s, %s: %s", row.Model, row.Design, strings.Join(wide, "; "))
 		}
-		if m.Name == "normal, CV 1%" && row.Design == "sequential" && row.MeanRuns[4] > 12.5 {
-			t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 12", row.MeanRuns[4])
+		// The price of the strict first looks at low noise: a clear
+		// change takes 6 or 7 pairs (13.2 runs at 4,000 campaigns), still
+		// a third fewer than benchstat's 10+10.
+		if m.Name == "normal, CV 1%" && row.Design == "sequential" && row.MeanRuns[4] > 14 {
+			t.Errorf("sequential at +5%%, CV 1%%: %.1f runs on average, want <= 14", row.MeanRuns[4])
 		}
 	}
 }

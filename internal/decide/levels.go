@@ -23,7 +23,7 @@ type TabledDesign struct {
 }
 
 // TabledMaxPairs are the maximum pair counts whose designs levelTable
-// holds: every one up to 20 (the default 14 among them), then the round
+// holds: every one up to 20 (the default 18 among them), then the round
 // counts a campaign asks for, up to MaxLookPairs.
 var TabledMaxPairs = []int{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 24, 30, 40, 50, 100, MaxLookPairs}
 
