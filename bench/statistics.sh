@@ -4,7 +4,7 @@
 # one it replaced, and benchstat, from the same simulated campaigns (fixed
 # seeds: the same table every time), 4,000 per cell and effect unless
 # --campaigns says otherwise. Prints the Markdown tables of
-# docs/statistics.md; exits 1 when a cell misses a goal. The fast subset
+# docs/statistics-tables.md; exits 1 when a cell misses a goal. The fast subset
 # runs in go test (decide.TestValidationGoals).
 #
 #   bench/statistics.sh [--campaigns N] [--effect PCT] [--pairs 2,3,...] [--models WORDS] [--candidates]

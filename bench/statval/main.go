@@ -1,5 +1,5 @@
 // Command statval prints the statistical validation tables of
-// docs/statistics.md: for every noise model, fixed designs of 2 to 10
+// docs/statistics-tables.md: for every noise model, fixed designs of 2 to 10
 // pairs, the sequential designs and benchstat on the same runs (10+10),
 // the A/A false-verdict rate, the power at each effect, the mean runs and
 // the interval coverage, each from -campaigns simulated campaigns per
