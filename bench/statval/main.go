@@ -81,7 +81,7 @@ func main() {
 	}
 	fmt.Println()
 	if *candidates {
-		printPowerTenths(heldRows, all)
+		printPowerTenths(os.Stdout, heldRows, all)
 	}
 	printByVerdict(all)
 	misses = append(misses, printFamily(picked, seq, rule, *campaigns)...)

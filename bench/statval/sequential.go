@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/abbench/abbench/internal/decide"
@@ -67,14 +68,16 @@ func levels(seq *decide.Sequential) string {
 	return strings.Join(s, ", ")
 }
 
-// printPowerTenths prints the power of the designs held to benchstat and
-// of benchstat, to a tenth of a percent: the candidates' differences lie
-// within the whole percents of the main table.
-func printPowerTenths(held, all []decide.Row) {
-	fmt.Println("Power to a tenth of a percent (the designs held to benchstat, and benchstat):")
-	fmt.Println()
-	fmt.Println("| noise | design | +1% | +2% | +3% | +5% |")
-	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: |")
+// printPowerTenths prints to w the power of the designs held to
+// benchstat and of benchstat, to a tenth of a percent: the candidates'
+// differences lie within the whole percents of the main table. Each
+// model's rows are followed by its benchstat row, the figure they are
+// held to.
+func printPowerTenths(w io.Writer, held, all []decide.Row) {
+	fmt.Fprintln(w, "Power to a tenth of a percent (the designs held to benchstat, and benchstat):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| noise | design | +1% | +2% | +3% | +5% |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: |")
 	bench := map[string]decide.Row{}
 	for _, row := range all {
 		if row.Design == benchstat(benchstatPairs).Name {
@@ -84,21 +87,21 @@ func printPowerTenths(held, all []decide.Row) {
 	model := ""
 	for _, row := range held {
 		if model != "" && row.Model != model {
-			printPowerRow(bench[model])
+			printPowerRow(w, bench[model])
 		}
 		model = row.Model
-		printPowerRow(row)
+		printPowerRow(w, row)
 	}
 	if model != "" {
-		printPowerRow(bench[model])
+		printPowerRow(w, bench[model])
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 }
 
-func printPowerRow(row decide.Row) {
+func printPowerRow(w io.Writer, row decide.Row) {
 	cells := []string{row.Model, row.Design}
 	for _, p := range row.Power {
 		cells = append(cells, fmt.Sprintf("%.1f%%", 100*p))
 	}
-	fmt.Printf("| %s |\n", strings.Join(cells, " | "))
+	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 }
