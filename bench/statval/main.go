@@ -81,7 +81,10 @@ func main() {
 	}
 	fmt.Println()
 	if *candidates {
-		printPowerTenths(os.Stdout, heldRows, all)
+		if err := printPowerTenths(os.Stdout, heldRows, all); err != nil {
+			fmt.Fprintln(os.Stderr, "statval:", err)
+			os.Exit(1)
+		}
 	}
 	printByVerdict(all)
 	misses = append(misses, printFamily(picked, seq, rule, *campaigns)...)

@@ -72,12 +72,13 @@ func levels(seq *decide.Sequential) string {
 // benchstat and of benchstat, to a tenth of a percent: the candidates'
 // differences lie within the whole percents of the main table. Each
 // model's rows are followed by its benchstat row, the figure they are
-// held to.
-func printPowerTenths(w io.Writer, held, all []decide.Row) {
-	fmt.Fprintln(w, "Power to a tenth of a percent (the designs held to benchstat, and benchstat):")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| noise | design | +1% | +2% | +3% | +5% |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: |")
+// held to. The error is w's.
+func printPowerTenths(w io.Writer, held, all []decide.Row) error {
+	var b strings.Builder // written to w whole, so its one error is w's
+	fmt.Fprintln(&b, "Power to a tenth of a percent (the designs held to benchstat, and benchstat):")
+	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "| noise | design | +1% | +2% | +3% | +5% |")
+	fmt.Fprintln(&b, "| --- | --- | ---: | ---: | ---: | ---: |")
 	bench := map[string]decide.Row{}
 	for _, row := range all {
 		if row.Design == benchstat(benchstatPairs).Name {
@@ -87,18 +88,20 @@ func printPowerTenths(w io.Writer, held, all []decide.Row) {
 	model := ""
 	for _, row := range held {
 		if model != "" && row.Model != model {
-			printPowerRow(w, bench[model])
+			printPowerRow(&b, bench[model])
 		}
 		model = row.Model
-		printPowerRow(w, row)
+		printPowerRow(&b, row)
 	}
 	if model != "" {
-		printPowerRow(w, bench[model])
+		printPowerRow(&b, bench[model])
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-func printPowerRow(w io.Writer, row decide.Row) {
+func printPowerRow(w *strings.Builder, row decide.Row) {
 	cells := []string{row.Model, row.Design}
 	for _, p := range row.Power {
 		cells = append(cells, fmt.Sprintf("%.1f%%", 100*p))

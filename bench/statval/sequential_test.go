@@ -31,7 +31,9 @@ func TestPowerTenthsFollowEachModelWithItsBenchstat(t *testing.T) {
 	held := []decide.Row{row("m1", "default", 0.983), row("m1", "no stop", 0.992), row("m2", "default", 0.5)}
 	all := append(held, row("m1", bench, 0.993), row("m2", bench, 0.4), row("m1", "2 pairs", 0.1))
 	var b strings.Builder
-	printPowerTenths(&b, held, all)
+	if err := printPowerTenths(&b, held, all); err != nil {
+		t.Fatal(err)
+	}
 	var got []string
 	for _, l := range strings.Split(b.String(), "\n") {
 		if strings.HasPrefix(l, "| m") {
