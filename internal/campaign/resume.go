@@ -61,6 +61,10 @@ func Reopen(c *Config) (*Result, error) {
 	}
 	r := &Result{Out: fresh.Out, Plan: was, Runs: make([]Run, len(was.Runs)), given: c.Out}
 	for i := range was.Runs {
+		// Where the campaign lies now: a copied or moved campaign runs
+		// and reads its runs there, not where plan.json was first written
+		// (samePlan held the runs' names equal).
+		was.Runs[i].Dir = fresh.Plan.Runs[i].Dir
 		r.Runs[i].Planned = &was.Runs[i]
 		r.Runs[i].reopen()
 	}

@@ -104,13 +104,16 @@ func resumeChanges(was, fresh *rundir.Plan, name func(string) string) []string {
 }
 
 // samePlan says whether two plans are the same campaign: the fixed part
-// every run's provenance signs, the launcher and the design.
+// every run's provenance signs, the launcher and the design. A run is
+// its name in the campaign (N-ARM), not the path it lay at: a campaign
+// copied or moved to another directory is the same campaign (Reopen
+// takes the runs' paths of where it lies now).
 func samePlan(a, b *rundir.Plan) bool {
 	if a.Launcher != b.Launcher || a.Repeat != b.Repeat || len(a.Runs) != len(b.Runs) || a.Ref(1).PlanDigest != b.Ref(1).PlanDigest {
 		return false
 	}
 	for i := range a.Runs {
-		if a.Runs[i].Dir != b.Runs[i].Dir || a.Runs[i].Warmup != b.Runs[i].Warmup {
+		if filepath.Base(a.Runs[i].Dir) != filepath.Base(b.Runs[i].Dir) || a.Runs[i].Warmup != b.Runs[i].Warmup {
 			return false
 		}
 	}
