@@ -165,10 +165,12 @@ func beginRun(ctx context.Context, stderr io.Writer, opts *runOptions, path stri
 	// What validate warns of, run says too, before any run: a user who
 	// never ran validate otherwise learnt of an arm key nothing proves
 	// only from a campaign that ran one mode in every arm.
-	for _, w := range s.Warnings {
-		if _, err := fmt.Fprintf(stderr, "abbench: %s\n", w); err != nil {
-			return nil, nil, err
-		}
+	warnings := make([]string, len(s.Warnings))
+	for i, w := range s.Warnings {
+		warnings[i] = w.Error()
+	}
+	if err := cli.Warn(stderr, warnings); err != nil {
+		return nil, nil, err
 	}
 	if err := opts.compare.CheckScenarioMetrics(s); err != nil {
 		return nil, nil, err

@@ -68,3 +68,17 @@ func Fit(w io.Writer) (fitted io.Writer, done func() error) {
 	tw := termwidth.NewWriter(w, termwidth.Columns(w))
 	return tw, tw.Flush
 }
+
+// Warn writes each warning on stderr as a line of its own after
+// "abbench: ", fitted to stderr's width (a terminal's, else $COLUMNS,
+// else 80) as every report is: a scenario's warning names a key, why
+// it matters and its fix, several hundred columns as one line.
+func Warn(stderr io.Writer, warnings []string) error {
+	w, done := Fit(stderr)
+	for _, line := range warnings {
+		if _, err := io.WriteString(w, "abbench: "+line+"\n"); err != nil {
+			return err
+		}
+	}
+	return done()
+}

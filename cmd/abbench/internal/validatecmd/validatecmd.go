@@ -43,10 +43,12 @@ func runValidate(stdout, stderr io.Writer, opts validateOptions, files []string)
 		return err
 	}
 	report := scenarios.ValidateFiles(files)
-	for _, w := range report.Warnings {
-		if _, err := fmt.Fprintf(stderr, "abbench: %s:%d: %s\n", w.File, w.Line, w.Message); err != nil {
-			return err
-		}
+	warnings := make([]string, len(report.Warnings))
+	for i, w := range report.Warnings {
+		warnings[i] = fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message)
+	}
+	if err := cli.Warn(stderr, warnings); err != nil {
+		return err
 	}
 	var err error
 	if opts.format.Value == "json" {
