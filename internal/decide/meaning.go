@@ -14,7 +14,7 @@ func Meaning(verdict string, effect, alpha float64) string {
 	case NoChange:
 		return fmt.Sprintf("%s means any change is smaller than the smallest effect of interest: the interval lies within ±%.2f%%", verdict, effect)
 	case Inconclusive:
-		return fmt.Sprintf("%s means these runs cannot tell a change of %.2f%% from none: more pairs, or less noise, would decide", verdict, effect)
+		return fmt.Sprintf("%s means these runs cannot tell a change of %.2f%% from none: more pairs, or less noise, may decide", verdict, effect)
 	case Descriptive:
 		return fmt.Sprintf("%s means one run per arm: the change shown is no evidence either way", verdict)
 	}
